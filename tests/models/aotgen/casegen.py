@@ -1,0 +1,47 @@
+"""Reference test vectors: <out>/<name>.case/{case.json, inputs/*.npy, params/*.npy, expected/*.npy}.
+
+case.json follows /work/shared/fixtures/tvm/*/case.json, plus: "artifact" relative to the case
+folder, "system_lib", "constants", and "expect_error" for models whose run must fail. Inputs the
+factory supplies (listed in "params") get params/<name>.npy instead of inputs/<name>.npy.
+"""
+import json
+import os
+import shutil
+
+from . import binfmt, reference
+
+
+def write_case(model, case_dir):
+    if os.path.isdir(case_dir):
+        shutil.rmtree(case_dir)        # stale .npy files from an older spec must not linger
+    for sub in ("inputs", "expected", "params"):
+        os.makedirs(os.path.join(case_dir, sub))
+    case = {
+        "case": model.name,
+        "mod_name": model.mod_name,
+        "artifact": "../%s.so" % model.name,
+        "inputs": {t.name: [t.shape, t.dtype.name] for t in model.inputs},
+        "outputs": [[t.shape, t.dtype.name] for t in model.outputs],
+        "params": [p.name for p in model.params],
+        "constants": [c.name for c in model.constants],
+        "target": model.flavour,
+        "usmp": model.usmp,
+        "system_lib": model.system_lib,
+    }
+    if model.system_lib:
+        case["system_lib_prefix"] = model.prefix
+    param_names = {p.name for p in model.params}
+    for t, san in zip(model.inputs, model.sanitized_inputs):
+        sub = "params" if t.name in param_names else "inputs"
+        _write(os.path.join(case_dir, sub, san + ".npy"), binfmt.npy(t.dtype, t.shape, t.raw))
+    if model.expect_error:
+        case["expect_error"] = model.expect_error
+    else:
+        for t, raw in zip(model.outputs, reference.run(model)):
+            _write(os.path.join(case_dir, "expected", "output%d.npy" % t.index), binfmt.npy(t.dtype, t.shape, raw))
+    _write(os.path.join(case_dir, "case.json"), (json.dumps(case, indent=1) + "\n").encode())
+
+
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)

@@ -1,0 +1,425 @@
+"""C source of one model, shaped like a TVM v0.14 AOT export (ABI.md sections 2, 4, 5, 7).
+
+One translation unit holds what TVM splits over lib0.c (runner + operators), lib1.c (metadata)
+and devc.c (blob). Types are declared here rather than taken from any header, so the generated
+libraries check aotrt's headers instead of sharing them.
+"""
+from . import binfmt
+
+PREAMBLE = r"""#include <stddef.h>
+#include <stdint.h>
+
+/* TVM / DLPack types, layouts from ABI.md 1.4 and 7.1 (LP64). */
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
+typedef struct {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;
+  uint64_t byte_offset;
+} DLTensor;
+typedef union {
+  int64_t v_int64;
+  double v_float64;
+  void* v_handle;
+  const char* v_str;
+  DLDataType v_type;
+  DLDevice v_device;
+} TVMValue;
+struct TVMTensorInfo {
+  const char* name;
+  const int64_t* shape;
+  int64_t num_shape;
+  DLDataType dtype;
+};
+struct TVMConstantInfo {
+  const char* name_hint;
+  int64_t byte_offset;
+  int64_t data_len;
+  const void* data_bytes;
+};
+struct TVMMetadata {
+  int64_t version;
+  const struct TVMTensorInfo* inputs;
+  int64_t num_inputs;
+  const struct TVMTensorInfo* outputs;
+  int64_t num_outputs;
+  const struct TVMTensorInfo* workspace_pools;
+  int64_t num_workspace_pools;
+  const struct TVMConstantInfo* constant_pools;
+  int64_t num_constant_pools;
+  const char* mod_name;
+};
+typedef struct { void* sync_handle; int32_t num_task; } TVMParallelGroupEnv;
+typedef int (*FTVMParallelLambda)(int task_id, TVMParallelGroupEnv* penv, void* cdata);
+
+_Static_assert(sizeof(DLTensor) == 48 && offsetof(DLTensor, byte_offset) == 40, "DLTensor layout");
+_Static_assert(sizeof(TVMValue) == 8, "TVMValue layout");
+_Static_assert(sizeof(struct TVMTensorInfo) == 32 && offsetof(struct TVMTensorInfo, dtype) == 24,
+               "TVMTensorInfo layout");
+_Static_assert(sizeof(struct TVMConstantInfo) == 32, "TVMConstantInfo layout");
+_Static_assert(sizeof(struct TVMMetadata) == 80 && offsetof(struct TVMMetadata, mod_name) == 72,
+               "TVMMetadata layout");
+"""
+
+PACKED_PARAMS = ("TVMValue* args, int32_t* type_codes, int32_t num_args, "
+                 "TVMValue* out_ret_value, int32_t* out_ret_tcode, void* resource_handle")
+
+# The seven context pointers of ABI 2.1 plus the module context, in TVM's declaration style.
+LLVM_CONTEXT_VARS = [
+    ("__TVMFuncCall", "int32_t (*{})(void*, TVMValue*, int32_t*, int32_t, TVMValue*, int32_t*)"),
+    ("__TVMAPISetLastError", "void (*{})(const char*)"),
+    ("__TVMBackendGetFuncFromEnv", "int32_t (*{})(void*, const char*, void**)"),
+    ("__TVMBackendParallelLaunch", "int32_t (*{})(FTVMParallelLambda, void*, int32_t)"),
+    ("__TVMBackendParallelBarrier", "int32_t (*{})(int32_t, TVMParallelGroupEnv*)"),
+    ("__TVMBackendAllocWorkspace", "void* (*{})(int32_t, int32_t, uint64_t, int32_t, int32_t)"),
+    ("__TVMBackendFreeWorkspace", "int32_t (*{})(int32_t, int32_t, void*)"),
+    ("__tvm_module_ctx", "void* {}"),
+]
+RUNTIME_PROTOS = {
+    "TVMAPISetLastError": "void TVMAPISetLastError(const char* msg);",
+    "TVMBackendAllocWorkspace": "void* TVMBackendAllocWorkspace(int device_type, int device_id, "
+                                "uint64_t nbytes, int dtype_code_hint, int dtype_bits_hint);",
+    "TVMBackendFreeWorkspace": "int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr);",
+    "TVMBackendRegisterSystemLibSymbol": "int TVMBackendRegisterSystemLibSymbol(const char* name, void* ptr);",
+}
+
+
+def c_string(s):
+    out = []
+    for ch in s.encode("utf-8"):
+        c = chr(ch)
+        if c in '"\\':
+            out.append("\\" + c)
+        elif 32 <= ch < 127 and c != "?":        # '?' avoids trigraphs
+            out.append(c)
+        else:
+            out.append("\\%03o" % ch)
+    return '"' + "".join(out) + '"'
+
+
+def bytes_literal(raw, per_line=64):
+    """Hex-escaped string literal lines. gcc parses one big literal far faster than an
+    initializer list (16 MiB: ~1 s instead of ~30 s); the array is sized exactly, so no NUL."""
+    if not raw:
+        return ['""']
+    text = "\\x" + raw.hex("|").replace("|", "\\x")       # 4 characters per byte
+    step = 4 * per_line
+    return ['"%s"' % text[i:i + step] for i in range(0, len(text), step)]
+
+
+class Emitter:
+    def __init__(self, model):
+        self.m = model
+        self.lines = []
+        self.syslib = model.system_lib
+        # llvm and system-lib builds validate arguments like TVM's LLVM codegen.
+        self.validate = model.flavour == "llvm" or self.syslib
+        self.uses_workspace = bool(model.intermediates) and not model.usmp
+
+    # -- helpers ------------------------------------------------------------------------------
+    def w(self, *lines):
+        self.lines.extend(lines)
+
+    def rt(self, fn):
+        """How generated code calls runtime function `fn` (ABI 2.1, 10.2)."""
+        if self.m.flavour == "llvm" and not self.syslib:
+            return "__" + fn
+        return fn
+
+    def linkage(self):
+        return "static " if self.syslib else "AOTGEN_EXPORT "
+
+    def set_error(self, msg):
+        return "%s(%s);" % (self.rt("TVMAPISetLastError"), c_string(msg))
+
+    def needs_set_last_error(self):
+        return self.validate or any(n.op.name == "fail" for n in self.m.nodes)
+
+    # -- sections -----------------------------------------------------------------------------
+    def emit(self):
+        m = self.m
+        self.w("/* Generated by tests/models/aotgen from spec %r: do not edit. */" % m.name,
+               "/* flavour=%s system_lib=%s usmp=%s mod_name=%s */" % (m.flavour, m.system_lib, m.usmp, m.mod_name))
+        self.w(PREAMBLE)
+        self.w('#define AOTGEN_EXPORT __attribute__((visibility("default")))', "")
+        self.emit_runtime_decls()
+        self.emit_constants()
+        for node in m.nodes:
+            self.emit_operator(node)
+        self.emit_entry()
+        self.emit_metadata()
+        self.emit_blob()
+        if self.syslib:
+            self.emit_syslib_ctor()
+        return "\n".join(self.lines) + "\n"
+
+    def emit_runtime_decls(self):
+        m = self.m
+        if m.flavour == "llvm" and not self.syslib:
+            used = {"__TVMAPISetLastError"}
+            if self.uses_workspace:
+                used |= {"__TVMBackendAllocWorkspace", "__TVMBackendFreeWorkspace"}
+            self.w("/* Context pointers filled by the loader (ABI 2.1): weak, zero, exported. */")
+            for name, decl in LLVM_CONTEXT_VARS:
+                if m.context_vars == "all" or name in used:
+                    self.w("__attribute__((weak)) AOTGEN_EXPORT %s = 0;" % decl.format(name))
+            self.w("")
+            return
+        needed = []
+        if self.needs_set_last_error():
+            needed.append("TVMAPISetLastError")
+        if self.uses_workspace:
+            needed += ["TVMBackendAllocWorkspace", "TVMBackendFreeWorkspace"]
+        if self.syslib:
+            needed.append("TVMBackendRegisterSystemLibSymbol")
+        self.w("/* TVM runtime functions, resolved from the global scope (ABI 10.2). */")
+        for fn in needed:
+            self.w(RUNTIME_PROTOS[fn])
+        if self.syslib:
+            self.w("static void* __tvm_module_ctx = NULL;")
+        else:
+            self.w("AOTGEN_EXPORT void* __tvm_module_ctx = NULL;")
+        self.w("")
+
+    def emit_constants(self):
+        if self.m.usmp:
+            return
+        for c in self.m.constants:
+            self.w("/* constant %s: %s%s */" % (c.name, c.dtype.name, c.shape),
+                   "static const unsigned char aotgen_const_%d[%d] __attribute__((aligned(64))) ="
+                   % (c.index, c.nbytes))
+            self.w(*bytes_literal(c.raw))
+            self.w(";", "")
+
+    # -- argument validation (llvm flavour) ------------------------------------------------------
+    def emit_checks(self, fn, params):
+        """params: [(name, shape, dtype)]; mirrors the asserts of ABI 2.4."""
+        n = len(params)
+        self.w("  if (num_args != %d) {" % n,
+               "    " + self.set_error("%s: num_args should be %d" % (fn, n)),
+               "    return -1;", "  }")
+        for i, (name, shape, dt) in enumerate(params):
+            t = "((DLTensor*)args[%d].v_handle)" % i
+            arg = "%s.%s" % (fn, name)
+            checks = [
+                ("!(type_codes[%d] == 3 || type_codes[%d] == 4 || type_codes[%d] == 7 || type_codes[%d] == 13)"
+                 % (i, i, i, i), "%s: Expect arg[%d] to be pointer" % (fn, i)),
+                ("%s == NULL" % t, "%s is expected to have non-NULL DLTensor* pointer" % arg),
+                ("%s->ndim != %d" % (t, len(shape)), "%s.ndim is expected to equal %d" % (arg, len(shape))),
+                ("!(%s->dtype.code == %d && %s->dtype.bits == %d && %s->dtype.lanes == 1)"
+                 % (t, dt.code, t, dt.bits, t), "%s.dtype is expected to be %s" % (arg, dt.name)),
+            ]
+            for d, extent in enumerate(shape):
+                checks.append(("%s->shape[%d] != %d" % (t, d, extent),
+                               "Argument %s.shape[%d] has an unsatisfied constraint: %d == %s.shape[%d]"
+                               % (arg, d, extent, name, d)))
+            # strides: NULL, or exactly the compact row-major strides
+            compact = []
+            stride = 1
+            for d in reversed(range(len(shape))):
+                compact.append("%s->strides[%d] == %d" % (t, d, stride))
+                stride *= shape[d]
+            cond = "%s->strides != NULL" % t
+            if compact:
+                cond += " && !(%s)" % " && ".join(compact)
+            checks += [
+                (cond, "%s.strides: expected to be compact array" % arg),
+                ("%s->byte_offset != 0" % t,
+                 "Argument %s.byte_offset has an unsatisfied constraint: 0 == %s.byte_offset" % (arg, name)),
+                ("%s->device.device_type != 1" % t,
+                 "Argument %s.device_type has an unsatisfied constraint: 1 == %s.device_type" % (arg, name)),
+            ]
+            if i > 0:
+                checks.append(("%s->device.device_id != dev_id" % t,
+                               "Argument %s.device_id has an unsatisfied constraint: dev_id == %s.device_id"
+                               % (arg, name)))
+            for cond, msg in checks:
+                self.w("  if (%s) {" % cond, "    " + self.set_error(msg), "    return -1;", "  }")
+            if i == 0:
+                self.w("  int32_t dev_id = %s->device.device_id;" % t)
+        if n:
+            self.w("  (void)dev_id;")
+
+    def func_open(self, fn):
+        self.w("%sint32_t %s(%s) {" % (self.linkage(), fn, PACKED_PARAMS))
+
+    # -- operators ------------------------------------------------------------------------------
+    def emit_operator(self, node):
+        fn = node.symbol
+        params = [("p%d" % i, a.shape, a.dtype) for i, a in enumerate(node.args)]
+        params.append(("T_%s" % node.op.name, node.out.shape, node.out.dtype))
+        self.func_open(fn)
+        if self.validate:
+            self.emit_checks(fn, params)
+        for i, a in enumerate(node.args):
+            self.w("  const %s* p%d = (const %s*)(((DLTensor*)args[%d].v_handle)->data);"
+                   % (a.dtype.ctype, i, a.dtype.ctype, i))
+        o = node.out.dtype.ctype
+        self.w("  %s* out = (%s*)(((DLTensor*)args[%d].v_handle)->data);" % (o, o, len(node.args)))
+        if node.op.name == "fail":
+            self.w("  (void)out;")
+            for i in range(len(node.args)):
+                self.w("  (void)p%d;" % i)
+            self.w("  " + self.set_error(node.attrs["message"]), "  return -1;", "}", "")
+            return
+        for line in node.op.kernel(node.args, node.out, node.attrs):
+            self.w("  " + line)
+        self.w("  return 0;", "}", "")
+
+    # -- entry (AOT runner) -----------------------------------------------------------------------
+    def entry_params(self):
+        m = self.m
+        params = [(san, t.shape, t.dtype) for san, t in zip(m.sanitized_inputs, m.inputs)]
+        params += [("output%d" % t.index, t.shape, t.dtype) for t in m.outputs]
+        params += [(var, [size], _UINT8) for var, _, size in m.pools()]
+        return params
+
+    def emit_entry(self):
+        m = self.m
+        fn = m.entry
+        params = self.entry_params()
+        self.func_open(fn)
+        if self.validate:
+            self.emit_checks(fn, params)
+        else:
+            self.w("  int32_t dev_id = ((DLTensor*)args[0].v_handle)->device.device_id;")
+        names = {}   # tensor name -> C expression of its data pointer
+        for i, t in enumerate(m.inputs + m.outputs):
+            var = "arg%d" % i
+            self.w("  void* %s = ((DLTensor*)args[%d].v_handle)->data;" % (var, i))
+            names[t.name] = var
+        argi = len(m.inputs) + len(m.outputs)
+        for var, kind, _ in m.pools():
+            self.w("  uint8_t* %s = (uint8_t*)((DLTensor*)args[%d].v_handle)->data;" % (var, argi))
+            argi += 1
+            for t in (m.constants if kind == "const" else m.intermediates):
+                names[t.name] = "(void*)(%s + %d)" % (var, t.offset)
+        if not m.usmp:
+            for c in m.constants:
+                names[c.name] = "(void*)aotgen_const_%d" % c.index
+        if self.uses_workspace:
+            # every intermediate comes from the runtime's workspace allocator, each run
+            for t in m.intermediates:
+                sid = "sid_%d" % (t.index + 1)
+                self.w("  void* %s = %s(1, dev_id, (uint64_t)%d, %d, %d);"
+                       % (sid, self.rt("TVMBackendAllocWorkspace"), t.nbytes, t.dtype.code, t.dtype.bits),
+                       "  if (%s == NULL) {" % sid, "    return -1;", "  }")
+                # TVM marks the result 64-byte aligned and may use aligned vector ops on it.
+                self.w("  if (((uintptr_t)%s & 63) != 0) {" % sid)
+                if self.validate:
+                    self.w("    " + self.set_error("%s: workspace %s is not 64-byte aligned" % (fn, sid)))
+                self.w("    return -1;", "  }")
+                names[t.name] = sid
+        for node in m.nodes:
+            self.emit_call(node, names)
+        if self.uses_workspace:
+            for t in reversed(m.intermediates):
+                self.w("  if (%s(1, dev_id, sid_%d) != 0) {" % (self.rt("TVMBackendFreeWorkspace"), t.index + 1),
+                       "    return -1;", "  }")
+        self.w("  (void)dev_id;", "  return 0;", "}", "")
+
+    def emit_call(self, node, names):
+        """A C-packed call as TVM emits it: DLTensors, TVMValues and type codes on the stack."""
+        tensors = node.args + [node.out]
+        n = len(tensors)
+        self.w("  {  /* %s */" % node.symbol)
+        for i, t in enumerate(tensors):
+            self.w("    int64_t shape_%d[%d] = {%s};" % (i, max(1, len(t.shape)),
+                                                    ", ".join(str(d) for d in t.shape) or "0"))
+        self.w("    DLTensor tensors[%d];" % n, "    TVMValue values[%d];" % n,
+               "    int32_t tcodes[%d];" % n, "    TVMValue ret_value;", "    int32_t ret_tcode = 4;")
+        for i, t in enumerate(tensors):
+            self.w("    tensors[%d].data = %s;" % (i, names[t.name]),
+                   "    tensors[%d].device.device_type = 1;" % i,
+                   "    tensors[%d].device.device_id = dev_id;" % i,
+                   "    tensors[%d].ndim = %d;" % (i, len(t.shape)),
+                   "    tensors[%d].dtype.code = %d;" % (i, t.dtype.code),
+                   "    tensors[%d].dtype.bits = %d;" % (i, t.dtype.bits),
+                   "    tensors[%d].dtype.lanes = 1;" % i,
+                   "    tensors[%d].shape = shape_%d;" % (i, i),
+                   "    tensors[%d].strides = NULL;" % i,
+                   "    tensors[%d].byte_offset = 0;" % i,
+                   "    values[%d].v_handle = &tensors[%d];" % (i, i),
+                   "    tcodes[%d] = 7;" % i)
+        self.w("    if (%s(values, tcodes, %d, &ret_value, &ret_tcode, NULL) != 0) {" % (node.symbol, n),
+               "      return -1;", "    }", "  }")
+
+    # -- metadata (ABI 7.1) -----------------------------------------------------------------------
+    def tensor_infos(self, array, entries):
+        """entries: [(name, shape, dtype)] -> static arrays like TVM's MetadataSerializer."""
+        for i, (_, shape, _) in enumerate(entries):
+            self.w("static const int64_t %s_%d_shape[%d] = {%s};" % (
+                array, i, max(1, len(shape)), ", ".join("%dL" % d for d in shape) or "0"))
+        self.w("static const struct TVMTensorInfo %s[%d] = {" % (array, len(entries)))
+        for i, (name, shape, dt) in enumerate(entries):
+            self.w("  {%s, %s_%d_shape, %dL, {%d, %d, 1}}," % (c_string(name), array, i, len(shape), dt.code, dt.bits))
+        self.w("};")
+
+    def emit_metadata(self):
+        m = self.m
+        self.tensor_infos("kTvmgenMetadata_inputs",
+                          [(san, t.shape, t.dtype) for san, t in zip(m.sanitized_inputs, m.inputs)])
+        self.tensor_infos("kTvmgenMetadata_outputs",
+                          [("output%d" % t.index, t.shape, t.dtype) for t in m.outputs])
+        ws = [(var, [size], _UINT8) for var, kind, size in m.pools() if kind == "workspace"]
+        self.tensor_infos("kTvmgenMetadata_workspace_pools", ws)
+        consts = m.constants if m.has_const_pool else []
+        for c in consts:
+            blob = binfmt.ndarray(c.dtype, c.shape, c.raw)
+            self.w("static const unsigned char kTvmgenMetadata_constant_%d[%d] =" % (c.index, len(blob)))
+            self.w(*bytes_literal(blob))
+            self.w(";")
+            c.ndarray_len = len(blob)
+        self.w("static const struct TVMConstantInfo kTvmgenMetadata_constant_pools[%d] = {" % len(consts))
+        for c in consts:
+            self.w("  {%s, %dL, %dL, kTvmgenMetadata_constant_%d}," % (c_string(c.name), c.offset, c.ndarray_len, c.index))
+        self.w("};")
+        self.w("static const struct TVMMetadata kTvmgenMetadata[1] = {{",
+               "  1L /* version */,",
+               "  kTvmgenMetadata_inputs, %dL," % len(m.inputs),
+               "  kTvmgenMetadata_outputs, %dL," % len(m.outputs),
+               "  kTvmgenMetadata_workspace_pools, %dL," % len(ws),
+               "  kTvmgenMetadata_constant_pools, %dL," % len(consts),
+               "  %s /* mod_name */" % c_string(m.mangled),
+               "}};", "")
+        self.func_open("get_c_metadata")
+        self.w("  (void)args; (void)type_codes; (void)num_args; (void)resource_handle;",
+               "  out_ret_value[0].v_handle = (void*)kTvmgenMetadata;",
+               "  out_ret_tcode[0] = 3;  /* kTVMOpaqueHandle */",
+               "  return 0;", "}", "")
+
+    # -- module blob (ABI 5) ------------------------------------------------------------------------
+    def emit_blob(self):
+        m = self.m
+        params = [(p.name, p.dtype, p.shape, p.raw) for p in m.params]
+        blob = binfmt.module_blob(params, m.mod_name)
+        storage = "static " if self.syslib else "AOTGEN_EXPORT "
+        self.w("%sconst unsigned char __tvm_dev_mblob[%d] =" % (storage, len(blob)))
+        self.w(*bytes_literal(blob))
+        self.w(";", "")
+
+    # -- system library registration ----------------------------------------------------------------
+    def emit_syslib_ctor(self):
+        m = self.m
+        p = m.prefix
+        self.w("__attribute__((constructor)) static void aotgen_register_%s(void) {" % m.mangled)
+        for fn in [n.symbol for n in m.nodes] + [m.entry, "get_c_metadata"]:
+            self.w("  TVMBackendRegisterSystemLibSymbol(%s, (void*)&%s);" % (c_string(p + fn), fn))
+        self.w("  TVMBackendRegisterSystemLibSymbol(%s, (void*)&__tvm_module_ctx);" % c_string(p + "__tvm_module_ctx"),
+               "  TVMBackendRegisterSystemLibSymbol(%s, (void*)__tvm_dev_mblob);" % c_string(p + "__tvm_dev_mblob"),
+               "}")
+
+
+class _U8:
+    name, code, bits = "uint8", 1, 8
+
+
+_UINT8 = _U8()
+
+
+def generate(model):
+    return Emitter(model).emit()

@@ -1,0 +1,204 @@
+"""Operators: argument checking, output shape/dtype inference and the C kernel of each op.
+
+A kernel sees its arguments as typed pointers `p0..pN-1` and its result as `out`; all shapes are
+static, so loops use literal bounds. The Python reference lives in reference.py.
+"""
+from . import dtypes
+
+
+class SpecError(ValueError):
+    pass
+
+
+def _unsigned_wide(dt):
+    return "uint%d_t" % max(32, dt.bits)
+
+
+def _arith(dt, a, op, b):
+    """C expression for `a op b` in dtype dt; integer results wrap (no signed-overflow UB)."""
+    if dt.is_float:
+        return "%s %s %s" % (a, op, b)
+    u = _unsigned_wide(dt)
+    return "(%s)((%s)%s %s (%s)%s)" % (dt.ctype, u, a, op, u, b)
+
+
+class Op:
+    name = ""          # spec name
+    min_args = max_args = 1
+
+    def fused_name(self, args, attrs):
+        return self.name
+
+    def check_arity(self, args):
+        if not self.min_args <= len(args) <= self.max_args:
+            raise SpecError("%s takes %d..%d arguments, got %d" % (self.name, self.min_args, self.max_args, len(args)))
+
+    def infer(self, args, attrs):
+        raise NotImplementedError
+
+    def kernel(self, args, out, attrs):
+        raise NotImplementedError
+
+
+class Elementwise(Op):
+    min_args = max_args = 2
+    symbol = "+"
+
+    def infer(self, args, attrs):
+        a, b = args
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise SpecError("%s needs equal shapes and dtypes, got %s %s and %s %s" % (
+                self.name, a.shape, a.dtype.name, b.shape, b.dtype.name))
+        return a.shape, a.dtype
+
+    def kernel(self, args, out, attrs):
+        n = args[0].size
+        return ["for (int64_t i = 0; i < %d; ++i) {" % n,
+                "  out[i] = %s;" % _arith(out.dtype, "p0[i]", self.symbol, "p1[i]"),
+                "}"]
+
+
+class Add(Elementwise):
+    name, symbol = "add", "+"
+
+
+class Subtract(Elementwise):
+    name, symbol = "subtract", "-"
+
+
+class Multiply(Elementwise):
+    name, symbol = "multiply", "*"
+
+
+class Cast(Op):
+    name = "cast"
+
+    def infer(self, args, attrs):
+        if "dtype" not in attrs:
+            raise SpecError("cast needs attribute 'dtype'")
+        return args[0].shape, dtypes.get(attrs["dtype"])
+
+    def kernel(self, args, out, attrs):
+        src, dst = args[0].dtype, out.dtype
+        expr = "p0[i]"
+        if src.is_float and not dst.is_float:
+            expr = "(int64_t)p0[i]"      # truncate first: float -> unsigned of a negative is UB
+        elif not src.is_float and not dst.is_float and dst.bits < src.bits:
+            expr = "(%s)p0[i]" % _unsigned_wide(src)
+        return ["for (int64_t i = 0; i < %d; ++i) {" % args[0].size,
+                "  out[i] = (%s)%s;" % (dst.ctype, expr),
+                "}"]
+
+
+class Relu(Op):
+    name = "relu"
+
+    def fused_name(self, args, attrs):
+        return "nn_relu"
+
+    def infer(self, args, attrs):
+        return args[0].shape, args[0].dtype
+
+    def kernel(self, args, out, attrs):
+        return ["for (int64_t i = 0; i < %d; ++i) {" % args[0].size,
+                "  out[i] = p0[i] > 0 ? p0[i] : (%s)0;" % out.dtype.ctype,
+                "}"]
+
+
+class Dense(Op):
+    """out[n, m] = sum_k x[n, k] * w[m, k] (+ bias[m]); accumulates in out_dtype, k ascending."""
+    name = "dense"
+    min_args, max_args = 2, 3
+    transpose_w = True
+
+    def fused_name(self, args, attrs):
+        return "nn_dense_add" if len(args) == 3 else "nn_dense"
+
+    def dims(self, args):
+        x, w = args[0], args[1]
+        if len(x.shape) != 2 or len(w.shape) != 2:
+            raise SpecError("%s needs 2-D x and weight" % self.name)
+        n, k = x.shape
+        m, k2 = w.shape if self.transpose_w else (w.shape[1], w.shape[0])
+        if k != k2:
+            raise SpecError("%s: reduction sizes differ (%d vs %d)" % (self.name, k, k2))
+        return n, k, m
+
+    def infer(self, args, attrs):
+        n, k, m = self.dims(args)
+        out_dtype = dtypes.get(attrs.get("out_dtype", args[0].dtype.name))
+        if len(args) == 3 and (args[2].shape != [m] or args[2].dtype != out_dtype):
+            raise SpecError("%s bias must be %s[%d]" % (self.name, out_dtype.name, m))
+        return [n, m], out_dtype
+
+    def kernel(self, args, out, attrs):
+        n, k, m = self.dims(args)
+        dt = out.dtype
+        w_index = "j * %d + r" % k if self.transpose_w else "r * %d + j" % m
+        prod = _arith(dt, "(%s)p0[i * %d + r]" % (dt.ctype, k), "*", "(%s)p1[%s]" % (dt.ctype, w_index))
+        lines = ["for (int64_t i = 0; i < %d; ++i) {" % n,
+                 "  for (int64_t j = 0; j < %d; ++j) {" % m,
+                 "    %s acc = (%s)0;" % (dt.ctype, dt.ctype),
+                 "    for (int64_t r = 0; r < %d; ++r) {" % k,
+                 "      %s prod = %s;" % (dt.ctype, prod),
+                 "      acc = %s;" % _arith(dt, "acc", "+", "prod"),
+                 "    }"]
+        if len(args) == 3:
+            lines.append("    acc = %s;" % _arith(dt, "acc", "+", "p2[j]"))
+        lines += ["    out[i * %d + j] = acc;" % m, "  }", "}"]
+        return lines
+
+
+class Matmul(Dense):
+    """out[n, m] = sum_k x[n, k] * w[k, m] (weight not transposed)."""
+    name = "matmul"
+    max_args = 2
+    transpose_w = False
+
+    def fused_name(self, args, attrs):
+        return "nn_matmul"
+
+
+class Argmax(Op):
+    """Index of the first maximum along the last axis; int32 result without that axis."""
+    name = "argmax"
+
+    def infer(self, args, attrs):
+        if len(args[0].shape) < 1:
+            raise SpecError("argmax needs at least one dimension")
+        return args[0].shape[:-1], dtypes.get("int32")
+
+    def kernel(self, args, out, attrs):
+        c = args[0].shape[-1]
+        rows = args[0].size // c
+        return ["for (int64_t i = 0; i < %d; ++i) {" % rows,
+                "  int32_t best = 0;",
+                "  for (int32_t j = 1; j < %d; ++j) {" % c,
+                "    if (p0[i * %d + j] > p0[i * %d + best]) best = j;" % (c, c),
+                "  }",
+                "  out[i] = best;",
+                "}"]
+
+
+class Fail(Op):
+    """Sets the last error to attrs['message'] and returns -1 (see emit_c for the call)."""
+    name = "fail"
+    max_args = 8
+
+    def infer(self, args, attrs):
+        if "message" not in attrs:
+            raise SpecError("fail needs attribute 'message'")
+        return args[0].shape, args[0].dtype
+
+    def kernel(self, args, out, attrs):
+        return []          # emit_c writes the error call
+
+
+OPS = {op.name: op for op in (Add(), Subtract(), Multiply(), Cast(), Relu(), Dense(), Matmul(), Argmax(), Fail())}
+
+
+def get(name):
+    try:
+        return OPS[name]
+    except KeyError:
+        raise SpecError("unknown op %r (known: %s)" % (name, ", ".join(OPS))) from None

@@ -1,0 +1,108 @@
+"""Pure-Python evaluation of a Model, matching the C kernels bit for bit.
+
+Values are flat row-major lists. Every float32 step is rounded like the C code does (products and
+sums separately: the models are compiled with -ffp-contract=off). The inner loops of dense/matmul
+are vectorised over output columns with array('f'), which rounds to float32 in C.
+"""
+import math
+import operator
+from array import array
+
+
+def _round_vec(dtype, values):
+    if dtype.is_float:
+        if dtype.bits == 32:
+            return array("f", values)
+        return list(values)
+    return [dtype.normalize(v) for v in values]
+
+
+def _elementwise(fn):
+    def run(node, vals):
+        dt = node.out.dtype
+        return _round_vec(dt, map(fn, vals[0], vals[1]))
+    return run
+
+
+def _cast(node, vals):
+    src, dst = node.args[0].dtype, node.out.dtype
+    if src.is_float and not dst.is_float:
+        return [dst.normalize(math.trunc(v)) for v in vals[0]]
+    if dst.is_float:
+        return _round_vec(dst, [float(v) for v in vals[0]])
+    return [dst.normalize(v) for v in vals[0]]
+
+
+def _relu(node, vals):
+    return [v if v > 0 else type(v)(0) for v in vals[0]]
+
+
+def _dense(node, vals):
+    x, w = node.args[0], node.args[1]
+    dt = node.out.dtype
+    n, k = x.shape
+    transpose = node.op.transpose_w
+    m = w.shape[0] if transpose else w.shape[1]
+    xv, wv = vals[0], vals[1]
+    # rows[r] = [w(j, r) for j in columns]
+    if transpose:
+        rows = [wv[r::k] for r in range(k)]
+    else:
+        rows = [wv[r * m:(r + 1) * m] for r in range(k)]
+    out = []
+    for i in range(n):
+        acc = _round_vec(dt, [0] * m)
+        for r in range(k):
+            xi = xv[i * k + r]
+            prods = _round_vec(dt, [xi * wj for wj in rows[r]])
+            acc = _round_vec(dt, map(operator.add, acc, prods))
+        if len(vals) == 3:
+            acc = _round_vec(dt, map(operator.add, acc, vals[2]))
+        out.extend(acc)
+    return out
+
+
+def _argmax(node, vals):
+    c = node.args[0].shape[-1]
+    v = vals[0]
+    out = []
+    for i in range(len(v) // c):
+        row = v[i * c:(i + 1) * c]
+        best = 0
+        for j in range(1, c):
+            if row[j] > row[best]:
+                best = j
+        out.append(best)
+    return out
+
+
+KERNELS = {
+    "add": _elementwise(operator.add),
+    "subtract": _elementwise(operator.sub),
+    "multiply": _elementwise(operator.mul),
+    "cast": _cast,
+    "relu": _relu,
+    "dense": _dense,
+    "matmul": _dense,
+    "argmax": _argmax,
+}
+
+
+class ModelFails(Exception):
+    pass
+
+
+def run(model, input_raw=None):
+    """Evaluate the model; returns the raw bytes of each output. input_raw: {name: bytes}."""
+    values = {}
+    for t in model.inputs:
+        raw = (input_raw or {}).get(t.name, t.raw)
+        values[t.name] = t.dtype.unpack(raw)
+    for c in model.constants:
+        values[c.name] = c.dtype.unpack(c.raw)
+    for node in model.nodes:
+        if node.op.name == "fail":
+            raise ModelFails(node.attrs["message"])
+        result = KERNELS[node.op.name](node, [values[a.name] for a in node.args])
+        values[node.out.name] = result
+    return [t.dtype.pack(list(values[t.name])) for t in model.outputs]

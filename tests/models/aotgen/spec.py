@@ -1,0 +1,225 @@
+"""JSON model spec -> Model graph (tensors, ops, pools). Format: see ../README.md."""
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import data, dtypes, ops
+from .ops import SpecError
+
+USMP_ALIGN = 16          # byte alignment of offsets inside USMP pools (TVM's default)
+
+
+@dataclass
+class Tensor:
+    name: str                    # spec name (inputs: original, unsanitized)
+    shape: List[int]
+    dtype: dtypes.DType
+    kind: str                    # "input" | "const" | "intermediate" | "output"
+    index: int = 0               # position among inputs / outputs / constants / intermediates
+    raw: Optional[bytes] = None  # contents (inputs: test vector, constants/params: value)
+    offset: int = 0              # USMP pool offset
+
+    @property
+    def size(self):
+        return data.count_of(self.shape)
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+
+@dataclass
+class OpNode:
+    op: ops.Op
+    args: List[Tensor]
+    out: Tensor
+    attrs: dict
+    base: str = ""               # operator part of the symbol, e.g. "nn_dense_add"
+    symbol: str = ""             # C function name
+
+
+@dataclass
+class Model:
+    name: str
+    mod_name: str
+    flavour: str                 # "c" | "llvm"
+    system_lib: bool
+    prefix: str                  # system-lib symbol prefix
+    usmp: bool
+    context_vars: str            # llvm: "all" | "used"
+    inputs: List[Tensor]
+    outputs: List[Tensor]
+    constants: List[Tensor]
+    intermediates: List[Tensor]
+    nodes: List[OpNode]
+    params: List[Tensor] = field(default_factory=list)   # inputs whose value the factory supplies
+    sanitized_inputs: List[str] = field(default_factory=list)
+    expect_error: Optional[str] = None
+
+    @property
+    def mangled(self):
+        return "tvmgen_" + self.mod_name if self.mod_name else "tvmgen"
+
+    @property
+    def entry(self):
+        return self.mangled + "___tvm_main__"
+
+    @property
+    def const_pool_size(self):
+        return max((c.offset + c.nbytes for c in self.constants), default=0)
+
+    @property
+    def ws_pool_size(self):
+        return max((t.offset + t.nbytes for t in self.intermediates), default=0)
+
+    @property
+    def has_const_pool(self):
+        return self.usmp and bool(self.constants)
+
+    @property
+    def has_ws_pool(self):
+        return self.usmp and bool(self.intermediates)
+
+    def pools(self):
+        """USMP pool arguments of the entry, sorted by pool name: [(var name, kind, size)]."""
+        pools = []
+        if self.has_const_pool:
+            pools.append(("global_const_workspace", "const", self.const_pool_size))
+        if self.has_ws_pool:
+            pools.append(("global_workspace", "workspace", self.ws_pool_size))
+        pools.sort()
+        return [("%s_%d_var" % (name, k), kind, size) for k, (name, kind, size) in enumerate(pools)]
+
+
+def sanitize(name):
+    """TVM SanitizeName: every non-alphanumeric (C locale) character becomes '_'."""
+    if not name:
+        raise SpecError("Name is empty")
+    return "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
+
+
+def _align(n, a):
+    return (n + a - 1) // a * a
+
+
+def _tensor_decl(entry, what):
+    try:
+        return list(entry["shape"]), dtypes.get(entry["dtype"])
+    except KeyError as e:
+        raise SpecError("%s needs %s" % (what, e)) from None
+
+
+def load_file(path):
+    with open(path) as f:
+        spec = json.load(f)
+    name = spec.get("name") or os.path.splitext(os.path.basename(path))[0]
+    return build(spec, name, os.path.dirname(os.path.abspath(path)))
+
+
+def build(spec, name, base_dir="."):
+    mod_name = spec.get("mod_name", "default")
+    if not re.fullmatch(r"[A-Za-z0-9_]*", mod_name):
+        raise SpecError("mod_name %r must be usable in C identifiers" % mod_name)
+    flavour = spec.get("flavour", "c")
+    if flavour not in ("c", "llvm"):
+        raise SpecError("flavour must be 'c' or 'llvm'")
+    system_lib = bool(spec.get("system_lib", False))
+    seed = spec.get("seed", 0)
+    tensors = {}
+
+    def add(t):
+        if t.name in tensors:
+            raise SpecError("tensor name %r defined twice" % t.name)
+        tensors[t.name] = t
+
+    inputs = []
+    param_specs = spec.get("params", {})
+    for i, entry in enumerate(spec.get("inputs", [])):
+        shape, dt = _tensor_decl(entry, "input %d" % i)
+        t = Tensor(entry["name"], shape, dt, "input", i)
+        source = param_specs.get(t.name, entry.get("test_data", {}))
+        t.raw = data.load(source, dt, shape, "%s:input:%s" % (seed, t.name), base_dir)
+        inputs.append(t)
+        add(t)
+    sanitized = [sanitize(t.name) for t in inputs]
+    params = []
+    for pname in param_specs:
+        if pname not in tensors:
+            raise SpecError("param %r is not an input (the executor would reject it)" % pname)
+        params.append(tensors[pname])
+
+    constants = []
+    for cname, entry in spec.get("constants", {}).items():
+        shape, dt = _tensor_decl(entry, "constant %s" % cname)
+        t = Tensor(cname, shape, dt, "const", len(constants))
+        t.raw = data.load(entry, dt, shape, "%s:const:%s" % (seed, cname), base_dir)
+        constants.append(t)
+        add(t)
+
+    output_names = spec.get("outputs", [])
+    nodes = []
+    for entry in spec.get("ops", []):
+        op = ops.get(entry.get("op"))
+        args = []
+        for a in entry.get("args", []):
+            if a not in tensors:
+                raise SpecError("op %s: unknown argument %r" % (op.name, a))
+            args.append(tensors[a])
+        op.check_arity(args)
+        attrs = {k: v for k, v in entry.items() if k not in ("op", "args", "out", "fused_name")}
+        shape, dt = op.infer(args, attrs)
+        out_name = entry.get("out")
+        if not out_name:
+            raise SpecError("op %s needs 'out'" % op.name)
+        kind = "output" if out_name in output_names else "intermediate"
+        out = Tensor(out_name, list(shape), dt, kind)
+        add(out)
+        node = OpNode(op, args, out, attrs, base=entry.get("fused_name") or op.fused_name(args, attrs))
+        nodes.append(node)
+
+    outputs = []
+    for i, oname in enumerate(output_names):
+        t = tensors.get(oname)
+        if t is None or t.kind != "output":
+            raise SpecError("output %r must be the result of an op" % oname)
+        if t in outputs:
+            raise SpecError("output %r listed twice" % oname)
+        t.index = i
+        outputs.append(t)
+    if not outputs:
+        raise SpecError("model needs at least one output")
+
+    intermediates = [n.out for n in nodes if n.out.kind == "intermediate"]
+    for i, t in enumerate(intermediates):
+        t.index = i
+
+    usmp = bool(spec.get("usmp", False))
+    offset = 0
+    for c in constants:
+        c.offset, offset = offset, _align(offset + c.nbytes, USMP_ALIGN)
+    offset = 0
+    for t in intermediates:
+        t.offset, offset = offset, _align(offset + t.nbytes, USMP_ALIGN)
+
+    # Symbol names as TVM's NameSupply gives them: clashes get _1, _2, ...
+    mangled = "tvmgen_" + mod_name if mod_name else "tvmgen"
+    seen = {}
+    for node in nodes:
+        base = "%s_fused_%s" % (mangled, node.base)
+        k = seen.get(base, 0)
+        seen[base] = k + 1
+        node.symbol = base if k == 0 else "%s_%d" % (base, k)
+
+    fails = [n for n in nodes if n.op.name == "fail"]
+    model = Model(
+        name=name, mod_name=mod_name, flavour=flavour, system_lib=system_lib,
+        prefix=spec.get("system_lib_prefix", ""), usmp=usmp,
+        context_vars=spec.get("context_vars", "all"),
+        inputs=inputs, outputs=outputs, constants=constants, intermediates=intermediates,
+        nodes=nodes, params=params, sanitized_inputs=sanitized,
+        expect_error=spec.get("expect_error") or (fails[0].attrs["message"] if fails else None))
+    if model.context_vars not in ("all", "used"):
+        raise SpecError("context_vars must be 'all' or 'used'")
+    return model
