@@ -6,14 +6,7 @@ import sys
 from . import casegen, emit_c, spec
 
 
-def write_if_changed(path, text):
-    """Keep the mtime of unchanged sources so the C compile is skipped on re-generation."""
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                return
-    except OSError:
-        pass
+def write_atomic(path, text):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write(text)
@@ -36,7 +29,7 @@ def main(argv=None):
         except (ValueError, KeyError, OSError) as e:
             print("aotgen: %s: %s" % (path, e), file=sys.stderr)
             return 1
-        write_if_changed(os.path.join(c_dir, model.name + ".c"), emit_c.generate(model))
+        write_atomic(os.path.join(c_dir, model.name + ".c"), emit_c.generate(model))
         if not args.no_case:
             casegen.write_case(model, os.path.join(args.out_dir, model.name + ".case"))
     return 0
