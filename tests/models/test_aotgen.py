@@ -487,3 +487,39 @@ def test_cmake_function_present():
 
 def test_gcc_available():
     assert shutil.which("gcc") and shutil.which("nm")
+
+
+def test_data_sources(built, tmp_path):
+    """Weights given inline (data / base64) or as a side .npy file, as a digits MLP would; inexact
+    float32 arithmetic in C must still match the reference bit for bit."""
+    from aotgen import binfmt, dtypes, emit_c, reference, spec
+    f32 = dtypes.get("float32")
+    w = [0.1 * i for i in range(12)]
+    (tmp_path / "w.npy").write_bytes(binfmt.npy(f32, [3, 4], f32.pack(w)))
+    import base64
+    b64 = base64.b64encode(f32.pack([1.5, -2.0, 0.25])).decode()
+    model = spec.build({
+        "inputs": [{"name": "x", "shape": [1, 4], "dtype": "float32", "test_data": {"data": [1, 2, 3, 4]}}],
+        "constants": {"w": {"shape": [3, 4], "dtype": "float32", "npy": "w.npy"},
+                      "b": {"shape": [3], "dtype": "float32", "base64": b64}},
+        "ops": [{"op": "dense", "args": ["x", "w", "b"], "out": "h"},
+                {"op": "relu", "args": ["h"], "out": "r"},
+                {"op": "argmax", "args": ["r"], "out": "cls"}],
+        "outputs": ["r", "cls"]}, "mlp", str(tmp_path))
+    r, cls = reference.run(model)
+    f = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]  # noqa: E731
+    expect = []
+    for j, bias in enumerate([1.5, -2.0, 0.25]):
+        acc = 0.0
+        for k in range(4):
+            acc = f(acc + f(f(k + 1) * f(w[j * 4 + k])))
+        expect.append(max(f(acc + bias), 0.0))
+    assert list(struct.unpack("<3f", r)) == expect
+    assert struct.unpack("<i", cls)[0] == expect.index(max(expect))
+    (tmp_path / "mlp.c").write_text(emit_c.generate(model))
+    subprocess.check_call(["gcc"] + CFLAGS + ["-shared", str(tmp_path / "mlp.c"), "-o", str(tmp_path / "mlp.so")])
+    lib = ctypes.CDLL(str(tmp_path / "mlp.so"), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    md = metadata_of(ctypes.cast(lib.get_c_metadata, ctypes.c_void_p).value)
+    rc, outs = run_model(built, ctypes.cast(lib.tvmgen_default___tvm_main__, ctypes.c_void_p).value, md,
+                         {"x": model.inputs[0].raw})
+    assert rc == 0 and outs == [r, cls]
