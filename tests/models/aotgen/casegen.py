@@ -1,7 +1,7 @@
 """Reference test vectors: <out>/<name>.case/{case.json, inputs/*.npy, params/*.npy, expected/*.npy}.
 
 case.json follows /work/shared/fixtures/tvm/*/case.json, plus: "artifact" relative to the case
-folder, "system_lib", "constants", and "expect_error" for models whose run must fail. Inputs the
+folder (null for system libraries, which name their "cmake_target"), "system_lib", "constants", and "expect_error" for models whose run must fail. Inputs the
 factory supplies (listed in "params") get params/<name>.npy instead of inputs/<name>.npy.
 """
 import json
@@ -29,6 +29,9 @@ def write_case(model, case_dir):
         "system_lib": model.system_lib,
     }
     if model.system_lib:
+        # no .so: the C is built as the OBJECT library aotrt_test_<name>_model (see CMakeLists.txt)
+        case["artifact"] = None
+        case["cmake_target"] = "aotrt_test_%s_model" % model.name
         case["system_lib_prefix"] = model.prefix
     param_names = {p.name for p in model.params}
     for t, san in zip(model.inputs, model.sanitized_inputs):
