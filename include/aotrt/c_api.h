@@ -1,0 +1,39 @@
+/*
+ * aotrt's additions to the TVM C ABI. Same conventions as tvm/runtime/c_runtime_api.h:
+ * 0 on success, -1 on failure with the message in TVMGetLastError().
+ */
+#ifndef AOTRT_C_API_H_
+#define AOTRT_C_API_H_
+
+#include <stddef.h>
+#include <tvm/runtime/c_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AOTRT_VERSION "0.1.0"
+
+/*! \brief aotrt::ErrorCode of the calling thread's last error (0 when none; see aotrt/error.h).
+ *  Set together with TVMGetLastError() by every failing call; TVMAPISetLastError sets 11 (kInternal)
+ *  only when called by aotrt itself, and 9 (kModelError) when a model reports a failure. */
+TVM_DLL int AOTRTGetLastErrorCode(void);
+
+/*! \brief Load a model library from `size` bytes at `data` (copied into an anonymous in-memory
+ *  file, then dlopened). The bytes may be freed after the call. Owned module handle in *out. */
+TVM_DLL int AOTRTModLoadFromMemory(const void* data, size_t size, TVMModuleHandle* out);
+
+/*! \brief Receives each log record: level 0 trace .. 5 critical, a NUL-terminated message. Called
+ *  on the thread that logs; must be thread-safe. */
+typedef void (*AOTRTLogCallback)(int level, const char* message, void* user_data);
+/*! \brief Redirect logging to `cb` (NULL restores stderr). */
+TVM_DLL void AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data);
+/*! \brief Set the log level (0 trace .. 6 off); the default comes from AOTRT_LOG_LEVEL or is warn. */
+TVM_DLL void AOTRTSetLogLevel(int level);
+/*! \brief Version string of this library, e.g. "0.1.0". */
+TVM_DLL const char* AOTRTGetVersion(void);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+#endif  // AOTRT_C_API_H_

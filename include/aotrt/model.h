@@ -1,0 +1,111 @@
+// The aotrt C++ API for AOT models: load a model library, create executors, run them.
+//
+//   aotrt::Model model = aotrt::Model::Load("model.so");
+//   aotrt::Executor ex = model.CreateExecutor();
+//   ex.SetInput("data", input_tensor);   // any DLTensor; checked against the model
+//   ex.Run();
+//   aotrt::NDArray out = ex.GetOutput(0);
+//
+// Ownership and lifetime: Model and Executor are cheap reference-counted handles; an Executor
+// keeps its model library loaded, so it may outlive the Model it came from. Weights (constant
+// pool, factory params) are held once per loaded model and shared read-only by its executors.
+// Thread-safety: a Model may be used from any thread. One Executor is for one thread at a time;
+// different Executors may run concurrently on different threads without locks.
+// Errors: every call throws aotrt::Error (aotrt/error.h) with the code named per call.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aotrt/error.h"
+#include "aotrt/export.h"
+#include "aotrt/module.h"
+#include "aotrt/ndarray.h"
+
+namespace aotrt {
+
+class AotExecutorNode;
+class AotExecutorFactoryNode;
+
+struct TensorInfo {
+  std::string name;            // inputs: as in the metadata (sanitized); outputs: output0, ...
+  std::vector<int64_t> shape;  // static shape
+  DLDataType dtype;
+  size_t bytes;                // data size
+};
+
+class AOTRT_API Executor {
+ public:
+  Executor() = default;
+
+  size_t NumInputs() const;
+  size_t NumOutputs() const;
+  const TensorInfo& Input(size_t i) const;   // kOutOfRange
+  const TensorInfo& Output(size_t i) const;  // kOutOfRange
+  // Index of an input by name; `input:0` and `input_0` both match (TVM's sanitizing). kNotFound,
+  // with a message containing "Invalid input name", the name given and the valid names.
+  size_t InputIndex(const std::string& name) const;
+  size_t OutputIndex(const std::string& name) const;  // kNotFound
+
+  // Copy `t` into the input. Shape and dtype must equal the model's (kShapeMismatch,
+  // kTypeMismatch); CPU 0 and contiguous (kInvalidArgument).
+  void SetInput(const std::string& name, const DLTensor& t);
+  void SetInput(size_t index, const DLTensor& t);
+  // Use the caller's memory in place from now on: same checks plus 64-byte alignment. The memory
+  // must stay valid until replaced by another SetInput*/SetOutput* call or the executor is gone.
+  void SetInputZeroCopy(size_t index, const DLTensor& t);
+  void SetOutputZeroCopy(size_t index, const DLTensor& t);
+  // The tensors the model reads and writes (aliases: the next Run overwrites outputs).
+  NDArray GetInput(size_t index);
+  NDArray GetOutput(size_t index) const;
+  // Copy output `index` into `out` (same shape and dtype).
+  void CopyOutputTo(size_t index, DLTensor* out) const;
+  // Run the model once: no allocation, no lookup, no lock. kModelError carries the model's own
+  // message; the executor stays usable afterwards.
+  void Run();
+
+  // The executor as a TVM module (`set_input`, `run`, ... as packed functions).
+  const Module& module() const { return module_; }
+
+ private:
+  friend class Model;
+  Executor(Module module, AotExecutorNode* node, const std::vector<TensorInfo>* inputs,
+           const std::vector<TensorInfo>* outputs);
+  Module module_;
+  AotExecutorNode* node_ = nullptr;  // owned through module_
+  const std::vector<TensorInfo>* inputs_ = nullptr;   // owned by the model info inside module_
+  const std::vector<TensorInfo>* outputs_ = nullptr;
+  std::shared_ptr<const void> info_;  // keeps inputs_/outputs_ alive
+};
+
+class AOTRT_API Model {
+ public:
+  Model() = default;
+  // Load a TVM AOT export. Throws like Module::LoadFromFile, and kInvalidArgument when the
+  // library's root is not an AotExecutorFactory.
+  static Model Load(const std::string& path);
+  static Model LoadFromMemory(const void* data, size_t size);
+  // Wrap an already loaded factory module (e.g. from Module::SystemLib()).
+  static Model FromModule(Module factory);
+
+  // The factory's model name (e.g. "default"), as passed to factory["<name>"](device).
+  const std::string& name() const;
+  // A new executor with its own inputs, outputs and workspace (kInvalidArgument: not CPU 0).
+  Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}) const;
+
+  const std::vector<TensorInfo>& Inputs() const;
+  const std::vector<TensorInfo>& Outputs() const;
+  size_t WorkspaceBytes() const;  // per executor
+  size_t ConstantBytes() const;   // shared by all executors
+  size_t ParamBytes() const;      // shared by all executors
+  const Module& module() const { return factory_; }
+
+ private:
+  struct Info;
+  Module factory_;
+  std::shared_ptr<const Info> info_;
+};
+
+}  // namespace aotrt

@@ -1,0 +1,78 @@
+// Modules: named collections of packed functions with imports, as TVM's runtime::Module.
+//
+// A module loaded from a model library owns (through its import tree) the dlopen handle: the
+// library stays loaded while any module or function obtained from it is alive. Module objects are
+// immutable after loading except for Import(), which must not race with lookups on the same module.
+// GetFunction may be called from any thread; what the returned function does decides its own
+// thread-safety (an AotExecutor's functions: one thread at a time per executor).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "aotrt/export.h"
+#include "aotrt/object.h"
+#include "aotrt/packed_func.h"
+
+namespace aotrt {
+
+// Property bits of a module (TVM's ModulePropertyMask).
+enum ModuleProperty : int {
+  kModuleBinarySerializable = 1,
+  kModuleRunnable = 2,
+  kModuleDSOExportable = 4,
+};
+
+class AOTRT_API ModuleNode : public Object {
+ public:
+  ModuleNode() : Object(kTypeModule) {}
+  // The type key, e.g. "library", "metadata_module", "AotExecutorFactory", "AotExecutor".
+  virtual const char* type_key() const = 0;
+  // The function called `name`, or an empty PackedFunc. `self` is this module (functions keep it
+  // alive). Throws only for errors other than "not found".
+  virtual PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) = 0;
+  virtual int GetPropertyMask() const { return 0; }
+  // The module's payload in the blob format of its type key. Throws kNotImplemented by default.
+  virtual std::string SaveToBinary() const;
+
+  const std::vector<ObjectPtr<ModuleNode>>& imports() const { return imports_; }
+  // Append `dep` to the imports; throws kInvalidArgument if that would create a cycle.
+  void Import(ObjectPtr<ModuleNode> dep);
+
+ private:
+  std::vector<ObjectPtr<ModuleNode>> imports_;
+};
+
+class AOTRT_API Module {
+ public:
+  Module() = default;
+  explicit Module(ObjectPtr<ModuleNode> node) : node_(std::move(node)) {}
+
+  // Load a model library (.so) exported by TVM. dlopens RTLD_LAZY|RTLD_LOCAL, fills the context
+  // pointers, rebuilds the import tree from __tvm_dev_mblob and returns its root (for an AOT
+  // export, the AotExecutorFactory). `format` "" means the file extension. Throws kNotFound
+  // (missing file or loader), kIOError (not a loadable library), kFormatError (corrupt blob).
+  static Module LoadFromFile(const std::string& path, const std::string& format = "");
+  // Load a model library from bytes in memory (an in-memory file, never written to disk).
+  static Module LoadFromMemory(const void* data, size_t size);
+  // The module of the system library linked into this process (models built with
+  // --system-lib register themselves at start-up). `prefix` as given at build time.
+  static Module SystemLib(const std::string& prefix = "");
+
+  // Look a function up in this module, then (if query_imports) in its imports depth first.
+  // Returns an empty PackedFunc when absent.
+  PackedFunc GetFunction(const std::string& name, bool query_imports = false) const;
+  // Like GetFunction but throws Error(kNotFound) naming the function and the module when absent.
+  PackedFunc GetFunctionOrThrow(const std::string& name, bool query_imports = false) const;
+  void Import(const Module& other) { node_->Import(other.node_); }
+  std::vector<Module> imports() const;
+  std::string type_key() const { return node_->type_key(); }
+  bool defined() const { return static_cast<bool>(node_); }
+  ModuleNode* operator->() const { return node_.get(); }
+  const ObjectPtr<ModuleNode>& node() const { return node_; }
+
+ private:
+  ObjectPtr<ModuleNode> node_;
+};
+
+}  // namespace aotrt

@@ -1,0 +1,113 @@
+// NDArray: a reference-counted CPU tensor over DLPack's DLTensor.
+//
+// Storage is 64-byte aligned and owned by the array, borrowed from a DLPack producer (released
+// through its deleter when the last reference goes), or a view sharing another array's storage.
+// The C handle of an NDArray (kTVMNDArrayHandle, TVMArrayHandle) is the address of its DLTensor.
+// Metadata is immutable after construction; element data is not synchronised: concurrent writes,
+// or a write concurrent with a read, to the same array are the caller's to avoid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <dlpack/dlpack.h>
+
+#include "aotrt/export.h"
+#include "aotrt/object.h"
+
+namespace aotrt {
+
+constexpr size_t kAllocAlignment = 64;
+
+// "float32", "int8", "uint1" printed as "bool", "float32x4"; see DataTypeFromString for the inverse.
+AOTRT_API std::string DataTypeToString(DLDataType t);
+// Parses the forms above plus "handle"; throws Error(kInvalidArgument) on anything else.
+AOTRT_API DLDataType DataTypeFromString(const std::string& s);
+AOTRT_API bool DataTypeEqual(DLDataType a, DLDataType b);
+// Bytes of one element, (bits*lanes+7)/8 as TVM computes it.
+AOTRT_API size_t DataTypeBytes(DLDataType t);
+// "[1, 3, 64, 64]".
+AOTRT_API std::string ShapeToString(const int64_t* shape, int ndim);
+// Elements of a shape; throws Error(kShapeMismatch) on a negative dim or overflow past 2^62.
+AOTRT_API int64_t ShapeElements(const int64_t* shape, int ndim);
+// Byte size of a tensor's data (elements * element bytes). Throws like ShapeElements.
+AOTRT_API size_t TensorBytes(const DLTensor& t);
+// True when strides are null or describe a compact row-major layout.
+AOTRT_API bool IsContiguous(const DLTensor& t);
+
+class AOTRT_API NDArrayObj : public Object {
+ public:
+  ~NDArrayObj() override;
+  DLTensor dl_tensor;  // the C handle points here
+
+  // Recover the object from a handle made by this library (kTVMNDArrayHandle / TVMArrayHandle).
+  static NDArrayObj* FromHandle(DLTensor* handle);
+
+ private:
+  friend class NDArray;
+  NDArrayObj();
+  std::vector<int64_t> shape_;
+  std::vector<int64_t> strides_;
+  void* owned_data_ = nullptr;          // aligned allocation owned by this array
+  DLManagedTensor* managed_ = nullptr;  // DLPack producer kept alive by this array
+  ObjectPtr<Object> base_;              // array whose storage a view shares
+};
+
+class AOTRT_API NDArray {
+ public:
+  NDArray() = default;
+  explicit NDArray(ObjectPtr<NDArrayObj> obj) : obj_(std::move(obj)) {}
+
+  // A new zero-filled CPU array. Throws kInvalidArgument (bad dtype, non-CPU device, negative dim)
+  // or kOutOfMemory.
+  static NDArray Empty(const std::vector<int64_t>& shape, DLDataType dtype,
+                       DLDevice device = DLDevice{kDLCPU, 0});
+  // Take ownership of a DLPack tensor; its deleter runs when the last reference goes. On error the
+  // tensor is not consumed. CPU only (kDLCPU, kDLCUDAHost).
+  static NDArray FromDLPack(DLManagedTensor* tensor);
+  // A non-owning array over memory the caller keeps alive for the array's whole life.
+  static NDArray Borrow(const DLTensor& tensor);
+
+  // A DLPack tensor sharing this storage; it holds a reference until its deleter runs.
+  DLManagedTensor* ToDLPack() const;
+  // A view with another shape/dtype over the same bytes; the byte size must not grow.
+  NDArray CreateView(const std::vector<int64_t>& shape, DLDataType dtype) const;
+
+  // Copy `from` into this array; byte sizes must match exactly (kShapeMismatch), both must be
+  // contiguous CPU tensors. Shape and dtype are not compared (TVM semantics).
+  void CopyFrom(const DLTensor& from);
+  void CopyTo(DLTensor* to) const;
+  void CopyFromBytes(const void* data, size_t nbytes);
+  void CopyToBytes(void* data, size_t nbytes) const;
+
+  bool defined() const { return static_cast<bool>(obj_); }
+  DLTensor* operator->() const { return &obj_->dl_tensor; }
+  const DLTensor& tensor() const { return obj_->dl_tensor; }
+  DLTensor* handle() const { return obj_ ? &obj_->dl_tensor : nullptr; }
+  std::vector<int64_t> Shape() const;
+  DLDataType dtype() const { return obj_->dl_tensor.dtype; }
+  size_t NumBytes() const { return TensorBytes(obj_->dl_tensor); }
+  void* data() const { return static_cast<char*>(obj_->dl_tensor.data) + obj_->dl_tensor.byte_offset; }
+  const ObjectPtr<NDArrayObj>& object() const { return obj_; }
+
+ private:
+  ObjectPtr<NDArrayObj> obj_;
+};
+
+// Copy between two contiguous CPU tensors of equal byte size (shape/dtype not compared).
+// Throws kShapeMismatch naming both sizes, kInvalidArgument for a non-CPU or strided tensor.
+AOTRT_API void CopyTensorBytes(const DLTensor& from, DLTensor* to);
+
+// Binary formats (ABI.md 6.1, 6.2). Loaders validate every field and never read past `size`;
+// errors are kFormatError naming the field and what was expected.
+AOTRT_API std::string SaveNDArray(const DLTensor& t);
+AOTRT_API NDArray LoadNDArray(const void* data, size_t size);
+struct NamedArray {
+  std::string name;
+  NDArray array;
+};
+AOTRT_API std::string SaveParams(const std::vector<NamedArray>& params);
+AOTRT_API std::vector<NamedArray> LoadParams(const void* data, size_t size);
+
+}  // namespace aotrt

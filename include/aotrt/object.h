@@ -1,0 +1,99 @@
+// Reference-counted objects: the base of modules, packed functions, NDArrays and arrays.
+//
+// An Object starts with a reference count of zero; ObjectPtr<T> holds one reference. The count is
+// atomic, so references may be taken and dropped on any thread; the object itself states its own
+// thread-safety. A C handle (TVMModuleHandle, TVMFunctionHandle, TVMObjectHandle) is an Object*
+// carrying one reference owned by whoever received it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <utility>
+
+#include "aotrt/export.h"
+
+namespace aotrt {
+
+// Type indices, as TVM numbers its static runtime types (TVMObjectGetTypeIndex).
+enum TypeIndex : uint32_t {
+  kTypeObject = 0,
+  kTypeModule = 1,
+  kTypeNDArray = 2,
+  kTypeString = 3,
+  kTypeArray = 4,
+  kTypeMap = 5,
+  kTypeShapeTuple = 6,
+  kTypePackedFunc = 7,
+  kTypeStaticEnd = 64,
+};
+
+class AOTRT_API Object {
+ public:
+  explicit Object(uint32_t type_index) : type_index_(type_index) {}
+  Object(const Object&) = delete;
+  Object& operator=(const Object&) = delete;
+  virtual ~Object() = default;
+
+  uint32_t type_index() const { return type_index_; }
+  void IncRef() { ref_count_.fetch_add(1, std::memory_order_relaxed); }
+  void DecRef() {
+    if (ref_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  int32_t use_count() const { return ref_count_.load(std::memory_order_relaxed); }
+
+ private:
+  uint32_t type_index_;
+  std::atomic<int32_t> ref_count_{0};
+};
+
+// Intrusive strong reference. Not thread-safe as a variable (like std::shared_ptr).
+template <typename T>
+class ObjectPtr {
+ public:
+  ObjectPtr() = default;
+  ObjectPtr(std::nullptr_t) {}  // NOLINT(runtime/explicit)
+  explicit ObjectPtr(T* p) : p_(p) {
+    if (p_) p_->IncRef();
+  }
+  ObjectPtr(const ObjectPtr& o) : ObjectPtr(o.p_) {}
+  ObjectPtr(ObjectPtr&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  template <typename U>
+  ObjectPtr(const ObjectPtr<U>& o) : ObjectPtr(static_cast<T*>(o.get())) {}  // NOLINT
+  ~ObjectPtr() { reset(); }
+  ObjectPtr& operator=(ObjectPtr o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  void reset() {
+    if (p_) p_->DecRef();
+    p_ = nullptr;
+  }
+  T* get() const { return p_; }
+  T* operator->() const { return p_; }
+  T& operator*() const { return *p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+  bool operator==(const ObjectPtr& o) const { return p_ == o.p_; }
+  bool operator!=(const ObjectPtr& o) const { return p_ != o.p_; }
+  // Give up the reference without dropping it (for handing a handle to C).
+  T* release() {
+    T* p = p_;
+    p_ = nullptr;
+    return p;
+  }
+  // Adopt a reference that is already counted (from a C handle).
+  static ObjectPtr Adopt(T* p) {
+    ObjectPtr r;
+    r.p_ = p;
+    return r;
+  }
+
+ private:
+  T* p_ = nullptr;
+};
+
+template <typename T, typename... Args>
+ObjectPtr<T> MakeObject(Args&&... args) {
+  return ObjectPtr<T>(new T(std::forward<Args>(args)...));
+}
+
+}  // namespace aotrt

@@ -1,0 +1,157 @@
+// Packed functions: the calling convention that crosses every language boundary.
+//
+// A PackedFunc takes (TVMValue[], type code[], count) and may set one return value. Arguments are
+// borrowed for the duration of the call. PackedFunc is a reference to a shared, immutable function
+// object: copying it is cheap and calling it is as thread-safe as the function it wraps.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tvm/runtime/c_runtime_api.h>
+
+#include "aotrt/error.h"
+#include "aotrt/export.h"
+#include "aotrt/object.h"
+
+namespace aotrt {
+
+class ModuleNode;
+class NDArrayObj;
+class PackedFuncObj;
+
+// Human-readable name of a TVM type code, e.g. "int", "DLTensor*", "str".
+AOTRT_API const char* TypeCodeName(int type_code);
+
+// One borrowed argument with checked conversions. Each As* throws Error(kTypeMismatch) naming
+// the argument position and the type found when the code does not fit.
+class AOTRT_API TVMArgValue {
+ public:
+  TVMArgValue(TVMValue value, int code, int index) : value_(value), code_(code), index_(index) {}
+  int type_code() const { return code_; }
+  const TVMValue& value() const { return value_; }
+  int64_t AsInt() const;           // kTVMArgInt
+  double AsFloat() const;          // kTVMArgFloat or kTVMArgInt
+  std::string AsString() const;    // kTVMStr or kTVMBytes
+  DLDevice AsDevice() const;       // kDLDevice
+  DLDataType AsDataType() const;   // kTVMDataType or a dtype string
+  void* AsHandle() const;          // kTVMOpaqueHandle or kTVMNullptr
+  // A tensor: kTVMDLTensorHandle, kTVMNDArrayHandle (or kTVMOpaqueHandle). Never null.
+  DLTensor* AsDLTensor() const;
+  // The NDArray object behind a kTVMNDArrayHandle, or nullptr for any other code.
+  NDArrayObj* AsNDArrayObjOrNull() const;
+  ObjectPtr<ModuleNode> AsModule() const;        // kTVMModuleHandle
+  ObjectPtr<PackedFuncObj> AsFunction() const;   // kTVMPackedFuncHandle (null for kTVMNullptr)
+  bool IsString() const { return code_ == kTVMStr; }
+  bool IsInt() const { return code_ == kTVMArgInt; }
+
+ private:
+  [[noreturn]] void Mismatch(const char* expected) const;
+  TVMValue value_;
+  int code_;
+  int index_;
+};
+
+// The borrowed argument list of one call.
+class TVMArgs {
+ public:
+  TVMArgs(const TVMValue* values, const int* codes, int num) : values_(values), codes_(codes), num_(num) {}
+  int size() const { return num_; }
+  TVMArgValue operator[](int i) const { return TVMArgValue(values_[i], codes_[i], i); }
+  const TVMValue* values() const { return values_; }
+  const int* type_codes() const { return codes_; }
+
+ private:
+  const TVMValue* values_;
+  const int* codes_;
+  int num_;
+};
+
+// An owned return value. Holds one reference for object codes and its own copy of strings.
+class AOTRT_API TVMRetValue {
+ public:
+  TVMRetValue() { value_.v_handle = nullptr; }
+  TVMRetValue(const TVMRetValue&) = delete;
+  TVMRetValue& operator=(const TVMRetValue&) = delete;
+  ~TVMRetValue() { Clear(); }
+
+  int type_code() const { return code_; }
+  const TVMValue& value() const { return value_; }
+  const std::string& str() const { return str_; }  // for kTVMStr and kTVMBytes
+
+  void Clear();
+  void SetNull() { Clear(); }
+  void SetInt(int64_t v);
+  void SetFloat(double v);
+  void SetHandle(void* v);
+  void SetDevice(DLDevice v);
+  void SetDataType(DLDataType v);
+  void SetString(std::string v);
+  void SetBytes(std::string v);
+  // Take one reference to `obj`; code is kTVMModuleHandle, kTVMPackedFuncHandle, kTVMNDArrayHandle
+  // or kTVMObjectHandle.
+  void SetObject(ObjectPtr<Object> obj, int code);
+  // Copy a C value (as TVMCFuncSetReturn does): objects get a new reference, strings are copied.
+  void SetFromC(TVMValue value, int code);
+  // Hand the value to a C caller: objects are released into the handle (the caller owns it),
+  // strings and bytes move to thread-local storage valid until the next call on this thread.
+  void MoveToC(TVMValue* value, int* code);
+  // The object held, or nullptr when the code is not an object code.
+  Object* object() const { return object_; }
+
+ private:
+  TVMValue value_;
+  int code_ = kTVMNullptr;
+  Object* object_ = nullptr;  // owned reference for object codes
+  std::string str_;
+};
+
+using PackedFuncBody = std::function<void(TVMArgs args, TVMRetValue* rv)>;
+
+// The function object behind a TVMFunctionHandle.
+class AOTRT_API PackedFuncObj : public Object {
+ public:
+  explicit PackedFuncObj(PackedFuncBody body) : Object(kTypePackedFunc), body_(std::move(body)) {}
+  void Call(TVMArgs args, TVMRetValue* rv) const { body_(args, rv); }
+
+ private:
+  PackedFuncBody body_;
+};
+
+// A reference to a packed function; empty when a lookup found nothing.
+class AOTRT_API PackedFunc {
+ public:
+  PackedFunc() = default;
+  explicit PackedFunc(PackedFuncBody body) : obj_(MakeObject<PackedFuncObj>(std::move(body))) {}
+  explicit PackedFunc(ObjectPtr<PackedFuncObj> obj) : obj_(std::move(obj)) {}
+  explicit operator bool() const { return static_cast<bool>(obj_); }
+  void CallPacked(TVMArgs args, TVMRetValue* rv) const { obj_->Call(args, rv); }
+  const ObjectPtr<PackedFuncObj>& object() const { return obj_; }
+
+ private:
+  ObjectPtr<PackedFuncObj> obj_;
+};
+
+// Immutable string object (kTypeString), e.g. the elements of list_module_names.
+class AOTRT_API StringObj : public Object {
+ public:
+  explicit StringObj(std::string s) : Object(kTypeString), value(std::move(s)) {}
+  const std::string value;
+};
+
+// Immutable array of objects (kTypeArray).
+class AOTRT_API ArrayObj : public Object {
+ public:
+  explicit ArrayObj(std::vector<ObjectPtr<Object>> items) : Object(kTypeArray), items(std::move(items)) {}
+  const std::vector<ObjectPtr<Object>> items;
+};
+
+// The global function registry (TVMFuncGetGlobal and friends). Thread-safe.
+// Returns an empty PackedFunc when `name` is not registered.
+AOTRT_API PackedFunc GetGlobalFunction(const std::string& name);
+// Throws Error(kInvalidArgument) if `name` exists and `override` is false.
+AOTRT_API void RegisterGlobalFunction(const std::string& name, PackedFunc f, bool override = false);
+
+}  // namespace aotrt

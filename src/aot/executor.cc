@@ -1,0 +1,237 @@
+#include "aot/executor.h"
+
+#include <cstring>
+
+#include "base/error_util.h"
+#include "base/last_error.h"
+#include "base/logging.h"
+
+namespace aotrt {
+namespace {
+
+std::string SpecString(const TensorSpec& s) {
+  return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())) + " " + DataTypeToString(s.dtype);
+}
+
+std::string TensorString(const DLTensor& t) {
+  return (t.ndim == 0 || t.shape ? ShapeToString(t.shape, t.ndim) : std::string("[?]")) + " " + DataTypeToString(t.dtype);
+}
+
+bool SameShape(const TensorSpec& s, const DLTensor& t) {
+  if (static_cast<size_t>(t.ndim) != s.shape.size()) return false;
+  for (int d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] != s.shape[d]) return false;
+  }
+  return true;
+}
+
+DLTensor ArgTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
+  DLTensor t{};
+  t.data = data;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = dtype;
+  t.shape = const_cast<int64_t*>(shape.data());
+  t.strides = nullptr;
+  t.byte_offset = 0;
+  return t;
+}
+
+}  // namespace
+
+std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& name) {
+  std::string valid;
+  for (const TensorSpec& t : md.inputs) valid += (valid.empty() ? "'" : ", '") + t.name + "'";
+  std::string sanitized = SanitizeName(name);
+  return StrCat("Invalid input name. '", name, "'", sanitized != name ? " (sanitized '" + sanitized + "')" : "",
+                " is not an input of ", md.mod_name, "; valid names: ", valid.empty() ? "none" : valid);
+}
+
+AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ModelState> model,
+                                 std::shared_ptr<const ParamList> params, DLDevice device)
+    : metadata_module_(std::move(metadata_module)), model_(std::move(model)), params_(std::move(params)) {
+  AOTRT_REQUIRE(device.device_type == kDLCPU && device.device_id == 0, kInvalidArgument,
+                "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
+                " id ", device.device_id);
+  const ModelMetadata& md = model_->md;
+  size_t n = md.NumArgs();
+  arg_tensors_.resize(n);
+  arg_values_.resize(n);
+  arg_codes_.assign(n, kTVMDLTensorHandle);
+  for (size_t i = 0; i < n; ++i) arg_values_[i].v_handle = &arg_tensors_[i];
+  inputs_.resize(md.inputs.size());
+  outputs_.resize(md.outputs.size());
+  for (size_t i = 0; i < md.outputs.size(); ++i) {
+    outputs_[i].own = NDArray::Empty(md.outputs[i].shape, md.outputs[i].dtype);
+    Bind(md.inputs.size() + i, &outputs_[i], outputs_[i].own, Slot::kOwn);
+  }
+  // Params from the factory are bound in place, shared by every executor, until set_input.
+  if (params_) {
+    for (const NamedArray& p : *params_) {
+      auto it = md.input_index.find(SanitizeName(p.name));
+      if (it == md.input_index.end()) {
+        AOTRT_LOG_WARN("factory param '", p.name, "' is not an input of ", md.mod_name, "; ignored");
+        continue;
+      }
+      CheckTensor("param for input", it->second, md.inputs[it->second], p.array.tensor());
+      Bind(it->second, &inputs_[it->second], p.array, Slot::kParam);
+    }
+  }
+  for (size_t i = 0; i < md.inputs.size(); ++i) {
+    if (!inputs_[i].bound.defined()) {
+      inputs_[i].own = NDArray::Empty(md.inputs[i].shape, md.inputs[i].dtype);
+      Bind(i, &inputs_[i], inputs_[i].own, Slot::kOwn);
+    }
+  }
+  size_t arg = md.inputs.size() + md.outputs.size();
+  for (const PoolArg& p : md.pool_args) {
+    if (p.is_constant_pool) {
+      arg_tensors_[arg++] = model_->constant_pool.tensor();  // shared; the entry only reads it
+    } else {
+      const TensorSpec& spec = md.workspace_pools[p.workspace_index];
+      NDArray pool = NDArray::Empty(spec.shape, spec.dtype);
+      workspace_pools_.push_back(pool);
+      arg_tensors_[arg++] = ArgTensor(pool.data(), spec.shape, spec.dtype);
+    }
+  }
+}
+
+void AotExecutorNode::Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind) {
+  const TensorSpec& spec = arg < inputs_.size() ? model_->md.inputs[arg] : model_->md.outputs[arg - inputs_.size()];
+  arg_tensors_[arg] = ArgTensor(array.data(), spec.shape, spec.dtype);
+  slot->bound = std::move(array);
+  slot->kind = kind;
+}
+
+void AotExecutorNode::BindOwnInput(size_t i) {
+  Slot& s = inputs_[i];
+  if (s.kind == Slot::kOwn) return;
+  const TensorSpec& spec = model_->md.inputs[i];
+  if (!s.own.defined()) s.own = NDArray::Empty(spec.shape, spec.dtype);
+  if (s.kind == Slot::kParam) s.own.CopyFrom(s.bound.tensor());  // keep the param's value
+  Bind(i, &s, s.own, Slot::kOwn);
+}
+
+void AotExecutorNode::CheckIndex(const char* kind, size_t i, size_t n) const {
+  AOTRT_REQUIRE(i < n, kOutOfRange, kind, " index ", i, " out of range: ", model_->md.mod_name, " has ", n, " ", kind,
+                n == 1 ? "" : "s");
+}
+
+void AotExecutorNode::CheckTensor(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) const {
+  AOTRT_REQUIRE(t.device.device_type == kDLCPU && t.device.device_id == 0, kInvalidArgument, kind, " ", i, " ('",
+                spec.name, "'): expected a tensor on CPU 0, got device type ", static_cast<int>(t.device.device_type),
+                " id ", t.device.device_id);
+  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
+                "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
+  AOTRT_REQUIRE(DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
+                DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecString(spec),
+                ", got ", TensorString(t), ")");
+  AOTRT_REQUIRE(SameShape(spec, t), kShapeMismatch, kind, " ", i, " ('", spec.name, "'): expected shape ",
+                ShapeToString(spec.shape.data(), static_cast<int>(spec.shape.size())), ", got ",
+                ShapeToString(t.shape, t.ndim), " (dtype ", DataTypeToString(t.dtype), ")");
+  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, kind, " ", i, " ('", spec.name, "'): tensor is not contiguous");
+  AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
+}
+
+size_t AotExecutorNode::InputIndex(const std::string& name) const {
+  AOTRT_REQUIRE(!name.empty(), kInvalidArgument, "Invalid input name. Name is empty");
+  auto it = model_->md.input_index.find(SanitizeName(name));
+  if (it == model_->md.input_index.end()) throw Error(ErrorCode::kNotFound, InvalidInputNameMessage(model_->md, name));
+  return it->second;
+}
+
+size_t AotExecutorNode::OutputIndex(const std::string& name) const {
+  auto it = model_->md.output_index.find(name);
+  if (it == model_->md.output_index.end()) {
+    AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", model_->md.mod_name,
+                "; outputs are named output0 .. output", model_->md.outputs.size() - 1);
+  }
+  return it->second;
+}
+
+void AotExecutorNode::SetInput(size_t i, const DLTensor& t) {
+  CheckIndex("input", i, inputs_.size());
+  CheckTensor("input", i, model_->md.inputs[i], t);
+  BindOwnInput(i);
+  CopyTensorBytes(t, &inputs_[i].own.object()->dl_tensor);
+}
+
+namespace {
+void CheckZeroCopy(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) {
+  auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): zero-copy tensor data at 0x",
+                std::hex, addr, std::dec, " is not ", kAllocAlignment, "-byte aligned");
+}
+}  // namespace
+
+void AotExecutorNode::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
+  CheckIndex("input", i, inputs_.size());
+  CheckTensor("input", i, model_->md.inputs[i], t);
+  CheckZeroCopy("input", i, model_->md.inputs[i], t);
+  Bind(i, &inputs_[i], keep.defined() ? keep : NDArray::Borrow(t), Slot::kCaller);
+}
+
+void AotExecutorNode::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
+  CheckIndex("output", i, outputs_.size());
+  CheckTensor("output", i, model_->md.outputs[i], t);
+  CheckZeroCopy("output", i, model_->md.outputs[i], t);
+  Bind(inputs_.size() + i, &outputs_[i], keep.defined() ? keep : NDArray::Borrow(t), Slot::kCaller);
+}
+
+NDArray AotExecutorNode::GetInput(size_t i) {
+  CheckIndex("input", i, inputs_.size());
+  // The returned array aliases the input; a shared param must not be written through it.
+  if (inputs_[i].kind == Slot::kParam) BindOwnInput(i);
+  return inputs_[i].bound;
+}
+
+NDArray AotExecutorNode::GetOutput(size_t i) const {
+  CheckIndex("output", i, outputs_.size());
+  return outputs_[i].bound;
+}
+
+void AotExecutorNode::CopyOutputTo(size_t i, DLTensor* out) const {
+  CheckIndex("output", i, outputs_.size());
+  AOTRT_REQUIRE(out != nullptr, kInvalidArgument, "get_output(", i, ", out): out is null");
+  CheckTensor("output", i, model_->md.outputs[i], *out);
+  CopyTensorBytes(outputs_[i].bound.tensor(), out);
+}
+
+void AotExecutorNode::Run() {
+  const int n = static_cast<int>(arg_values_.size());
+  if (model_->entry) {
+    TVMValue ret;
+    ret.v_handle = nullptr;
+    int ret_code = kTVMNullptr;
+    uint64_t errors_before = LastErrorSequence();
+    int rc = model_->entry(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
+    if (rc != 0) {
+      const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
+      AOTRT_THROW(kModelError, "model ", model_->md.mod_name, " (", model_->library_name, ") failed: ",
+                  msg ? msg : "the entry function returned an error without a message");
+    }
+  } else {
+    TVMRetValue rv;
+    model_->entry_packed.CallPacked(TVMArgs(arg_values_.data(), arg_codes_.data(), n), &rv);
+  }
+}
+
+size_t AotExecutorNode::WorkspaceBytes() const {
+  size_t total = 0;
+  for (const TensorSpec& p : model_->md.workspace_pools) total += p.bytes;
+  return total;
+}
+
+size_t AotExecutorNode::ConstantBytes() const {
+  return model_->constant_pool.defined() ? model_->constant_pool.NumBytes() : 0;
+}
+
+size_t AotExecutorNode::ParamBytes() const {
+  size_t total = 0;
+  if (params_) {
+    for (const NamedArray& p : *params_) total += p.array.NumBytes();
+  }
+  return total;
+}
+
+}  // namespace aotrt

@@ -1,0 +1,82 @@
+// AotExecutor: runs one model with its own inputs, outputs and workspace pools.
+//
+// Created by an AotExecutorFactory. The argument list of the model's entry function is built once
+// at creation; Run() is a single indirect call with no allocation, lookup or lock. The constant
+// pool and the factory's params are shared read-only with every other executor of the model.
+// Thread-safety: one executor is for one thread at a time; different executors (of the same or
+// different models) may run concurrently on different threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aot/model_state.h"
+#include "aotrt/module.h"
+#include "aotrt/ndarray.h"
+
+namespace aotrt {
+
+// Parameters given to a factory, shared by the executors it creates.
+using ParamList = std::vector<NamedArray>;
+
+class AotExecutorNode : public ModuleNode {
+ public:
+  // Throws kInvalidArgument for a device other than CPU 0, and what the model state throws.
+  AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ModelState> model,
+                  std::shared_ptr<const ParamList> params, DLDevice device);
+  const char* type_key() const override { return "AotExecutor"; }
+  int GetPropertyMask() const override { return kModuleRunnable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+
+  const ModelMetadata& metadata() const { return model_->md; }
+  // Index of an input by name (sanitized before lookup). Throws kNotFound ("Invalid input name").
+  size_t InputIndex(const std::string& name) const;
+  // Index of an output by name (output0, output1, ...). Throws kNotFound.
+  size_t OutputIndex(const std::string& name) const;
+  // Copy `t` into input i after checking shape, dtype, device and contiguity (kOutOfRange,
+  // kShapeMismatch, kTypeMismatch, kInvalidArgument). Rebinds the input to executor storage.
+  void SetInput(size_t i, const DLTensor& t);
+  // Use the caller's memory for input/output i from now on (no copy). `keep` (may be undefined)
+  // is held while bound; a raw DLTensor must outlive its binding. Checks also 64-byte alignment.
+  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep);
+  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep);
+  // The tensor input/output i currently uses (aliases executor or caller storage).
+  NDArray GetInput(size_t i);
+  NDArray GetOutput(size_t i) const;
+  // Copy output i into `out` (same shape and dtype required).
+  void CopyOutputTo(size_t i, DLTensor* out) const;
+  // Run the model once. Throws kModelError with the model's message; the executor stays usable.
+  void Run();
+  size_t WorkspaceBytes() const;
+  size_t ConstantBytes() const;
+  size_t ParamBytes() const;
+
+ private:
+  struct Slot {
+    enum Kind { kOwn, kParam, kCaller };
+    NDArray own;    // this executor's storage, allocated when first needed
+    NDArray bound;  // the array whose memory the entry argument points into
+    Kind kind = kOwn;
+  };
+  void CheckTensor(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) const;
+  void CheckIndex(const char* kind, size_t i, size_t n) const;
+  void Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind);
+  void BindOwnInput(size_t i);
+
+  ObjectPtr<ModuleNode> metadata_module_;  // keeps the library loaded
+  std::shared_ptr<const ModelState> model_;
+  std::shared_ptr<const ParamList> params_;
+  std::vector<Slot> inputs_;
+  std::vector<Slot> outputs_;
+  std::vector<NDArray> workspace_pools_;
+  // The entry's arguments, built once: one DLTensor per argument, and the value/code arrays.
+  std::vector<DLTensor> arg_tensors_;
+  std::vector<TVMValue> arg_values_;
+  std::vector<int> arg_codes_;
+};
+
+// Sanitized-name lookup error message shared by the executor and the factory.
+std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& name);
+
+}  // namespace aotrt

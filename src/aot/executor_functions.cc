@@ -1,0 +1,140 @@
+// The packed-function interface of AotExecutor (ABI.md 8.2, plus what TVM leaves out).
+#include "aot/executor.h"
+#include "aot/json_util.h"
+#include "base/error_util.h"
+
+namespace aotrt {
+namespace {
+
+using Method = void (*)(AotExecutorNode* ex, TVMArgs args, TVMRetValue* rv);
+
+void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
+  AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ",
+                min == max ? std::to_string(min) : StrCat(min, " to ", max), " argument", max == 1 ? "" : "s", ", got ",
+                args.size());
+}
+
+size_t InputArg(AotExecutorNode* ex, TVMArgValue a) {
+  if (a.IsString()) return ex->InputIndex(a.AsString());
+  int64_t i = a.AsInt();
+  AOTRT_REQUIRE(i >= 0, kOutOfRange, "input index ", i, " is negative");
+  return static_cast<size_t>(i);
+}
+
+size_t OutputArg(AotExecutorNode* ex, TVMArgValue a) {
+  if (a.IsString()) return ex->OutputIndex(a.AsString());
+  int64_t i = a.AsInt();
+  AOTRT_REQUIRE(i >= 0, kOutOfRange, "output index ", i, " is negative");
+  return static_cast<size_t>(i);
+}
+
+NDArray KeepAlive(TVMArgValue a) {
+  NDArrayObj* obj = a.AsNDArrayObjOrNull();
+  return obj ? NDArray(ObjectPtr<NDArrayObj>(obj)) : NDArray();
+}
+
+void SetNDArray(TVMRetValue* rv, const NDArray& a) { rv->SetObject(a.object(), kTVMNDArrayHandle); }
+
+const std::pair<const char*, Method> kMethods[] = {
+    {"run", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgs("run", args, 0, 0);
+       ex->Run();
+     }},
+    {"set_input", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgs("set_input", args, 2, 2);
+       ex->SetInput(InputArg(ex, args[0]), *args[1].AsDLTensor());
+     }},
+    {"set_input_zero_copy", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgs("set_input_zero_copy", args, 2, 2);
+       ex->SetInputZeroCopy(InputArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
+     }},
+    {"set_output_zero_copy", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgs("set_output_zero_copy", args, 2, 2);
+       ex->SetOutputZeroCopy(OutputArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
+     }},
+    {"get_input", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("get_input", args, 1, 2);
+       NDArray in = ex->GetInput(InputArg(ex, args[0]));
+       if (args.size() == 2) {
+         DLTensor* out = args[1].AsDLTensor();
+         AOTRT_REQUIRE(TensorBytes(*out) == in.NumBytes() && DataTypeEqual(out->dtype, in.dtype()), kShapeMismatch,
+                       "get_input(i, out): out must have the input's dtype ", DataTypeToString(in.dtype()), " and ",
+                       in.NumBytes(), " bytes");
+         in.CopyTo(out);
+       } else {
+         SetNDArray(rv, in);
+       }
+     }},
+    {"get_output", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue* rv) {
+       AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "get_output takes 1 or 2 arguments, got 0");
+       size_t i = OutputArg(ex, args[0]);
+       if (args.size() == 2) {
+         ex->CopyOutputTo(i, args[1].AsDLTensor());
+       } else {
+         SetNDArray(rv, ex->GetOutput(i));
+       }
+     }},
+    {"get_num_inputs", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->metadata().inputs.size()));
+     }},
+    {"get_num_outputs", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->metadata().outputs.size()));
+     }},
+    {"get_input_index", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("get_input_index", args, 1, 1);
+       AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Input key is not a string (got ",
+                     TypeCodeName(args[0].type_code()), ")");
+       rv->SetInt(static_cast<int64_t>(ex->InputIndex(args[0].AsString())));
+     }},
+    {"get_output_index", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("get_output_index", args, 1, 1);
+       AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Output key is not a string (got ",
+                     TypeCodeName(args[0].type_code()), ")");
+       rv->SetInt(static_cast<int64_t>(ex->OutputIndex(args[0].AsString())));
+     }},
+    {"get_input_name", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("get_input_name", args, 1, 1);
+       int64_t i = args[0].AsInt();
+       const auto& in = ex->metadata().inputs;
+       AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(in.size()), kOutOfRange, "Index out of range: input ", i,
+                     " of ", in.size());
+       rv->SetString(in[i].name);
+     }},
+    {"get_output_name", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("get_output_name", args, 1, 1);
+       int64_t i = args[0].AsInt();
+       const auto& out = ex->metadata().outputs;
+       AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(out.size()), kOutOfRange, "Index out of range: output ", i,
+                     " of ", out.size());
+       rv->SetString(out[i].name);
+     }},
+    {"get_input_info", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetString(TensorSpecsJson(ex->metadata().inputs));
+     }},
+    {"get_output_info", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetString(TensorSpecsJson(ex->metadata().outputs));
+     }},
+    {"get_workspace_size", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->WorkspaceBytes()));
+     }},
+    {"get_constant_size", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->ConstantBytes()));
+     }},
+    {"get_params_size", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->ParamBytes()));
+     }},
+};
+
+}  // namespace
+
+PackedFunc AotExecutorNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  for (const auto& m : kMethods) {
+    if (name == m.first) {
+      Method method = m.second;
+      return PackedFunc([this, self, method](TVMArgs args, TVMRetValue* rv) { method(this, args, rv); });
+    }
+  }
+  return PackedFunc();
+}
+
+}  // namespace aotrt

@@ -1,0 +1,132 @@
+#include "aot/factory.h"
+
+#include <dmlc/memory_io.h>
+
+#include "aot/model_state.h"
+#include "base/byte_reader.h"
+#include "base/error_util.h"
+#include "ffi/registry.h"
+#include "ndarray/serialize.h"
+
+namespace aotrt {
+namespace {
+
+std::string DeviceString(DLDevice d) { return StrCat("(type ", static_cast<int>(d.device_type), ", id ", d.device_id, ")"); }
+
+MetadataModuleNode* MetadataOf(const AotExecutorFactoryNode& f) {
+  AOTRT_REQUIRE(!f.imports().empty(), kNotFound, "AotExecutorFactory '", f.module_name(),
+                "' has no imported metadata module: Expected a module with PackedFunc get_metadata");
+  auto* md = dynamic_cast<MetadataModuleNode*>(f.imports()[0].get());
+  AOTRT_REQUIRE(md != nullptr, kNotFound, "AotExecutorFactory '", f.module_name(), "': import 0 is a '",
+                f.imports()[0]->type_key(), "' module: Expected a module with PackedFunc get_metadata");
+  return md;
+}
+
+ObjectPtr<ModuleNode> LoadFactory(TVMArgs args) {
+  auto* stream = static_cast<dmlc::Stream*>(args[0].AsHandle());
+  BoundedReader r(stream, static_cast<uint64_t>(args[1].AsInt()),
+                  StrCat("AotExecutorFactory payload in ", args.size() > 2 ? args[2].AsString() : "blob"));
+  uint64_t count = r.ReadCount("params count", 8);
+  std::vector<std::string> names = r.ReadStringVector("params names");
+  if (names.size() != count) r.Fail(StrCat("params count ", count, " does not match ", names.size(), " names"));
+  auto params = std::make_shared<ParamList>();
+  for (uint64_t i = 0; i < count; ++i) params->push_back({names[i], ReadNDArray(r)});
+  std::string module_name = r.ReadString("module name");
+  if (module_name.empty()) r.Fail("module name is empty");
+  return MakeObject<AotExecutorFactoryNode>(module_name, params);
+}
+
+}  // namespace
+
+ObjectPtr<AotExecutorNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device) {
+  MetadataModuleNode* md = MetadataOf(*this);
+  std::shared_ptr<const ModelState> state = md->State();
+  return MakeObject<AotExecutorNode>(imports()[0], state, params_, device);
+}
+
+PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  if (name == module_name_) {
+    return PackedFunc([this, self](TVMArgs args, TVMRetValue* rv) {
+      AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "Must supply at least one device argument to create an "
+                    "executor of '", module_name_, "'");
+      std::string passed;
+      for (int i = 0; i < args.size(); ++i) {
+        passed += (i ? ", " : "") + (args[i].type_code() == kDLDevice ? DeviceString(args[i].AsDevice())
+                                                                       : std::string(TypeCodeName(args[i].type_code())));
+      }
+      AOTRT_REQUIRE(args.size() == 1, kInvalidArgument, "Expect exactly 1 device passed to create an executor of '",
+                    module_name_, "', got ", args.size(), ": ", passed);
+      rv->SetObject(CreateExecutor(args[0].AsDevice()), kTVMModuleHandle);
+    });
+  }
+  if (name == "list_module_names") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      std::vector<ObjectPtr<Object>> items{MakeObject<StringObj>(module_name_)};
+      rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
+    });
+  }
+  if (name == "remove_params") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      auto copy = MakeObject<AotExecutorFactoryNode>(module_name_, std::make_shared<ParamList>());
+      if (!imports().empty()) copy->Import(imports()[0]);
+      rv->SetObject(copy, kTVMModuleHandle);
+    });
+  }
+  if (name == "get_params") {  // name/array pairs, flattened: ["w", NDArray, ...]
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      std::vector<ObjectPtr<Object>> items;
+      for (const NamedArray& p : *params_) {
+        items.push_back(MakeObject<StringObj>(p.name));
+        items.push_back(p.array.object());
+      }
+      rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
+    });
+  }
+  return PackedFunc();
+}
+
+std::string AotExecutorFactoryNode::SaveToBinary() const {
+  std::string out;
+  dmlc::MemoryStringStream mem(&out);
+  dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
+  std::vector<std::string> names;
+  for (const NamedArray& p : *params_) names.push_back(p.name);
+  s->Write(static_cast<uint64_t>(names.size()));
+  s->Write(names);
+  for (const NamedArray& p : *params_) WriteNDArray(s, p.array.tensor());
+  s->Write(module_name_);
+  return out;
+}
+
+void RegisterAotGlobals(Registry& r) {
+  r.Register("runtime.module.loadbinary_AotExecutorFactory", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    rv->SetObject(LoadFactory(args), kTVMModuleHandle);
+  }), false);
+  r.Register("runtime.module.loadbinary_metadata_module", PackedFunc([](TVMArgs, TVMRetValue* rv) {
+    rv->SetObject(MakeObject<MetadataModuleNode>(), kTVMModuleHandle);
+  }), false);
+  r.Register("tvm.aot_executor_factory.create", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    AOTRT_REQUIRE(args.size() >= 2 && args.size() % 2 == 0, kInvalidArgument,
+                  "tvm.aot_executor_factory.create needs a module, a name and name/NDArray pairs; got ", args.size(),
+                  " arguments");
+    ObjectPtr<ModuleNode> lib = args[0].AsModule();
+    auto params = std::make_shared<ParamList>();
+    for (int i = 2; i < args.size(); i += 2) {
+      DLTensor* t = args[i + 1].AsDLTensor();
+      NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
+      copy.CopyFrom(*t);
+      params->push_back({args[i].AsString(), copy});
+    }
+    auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params);
+    if (dynamic_cast<MetadataModuleNode*>(lib.get()) == nullptr) {
+      // Given the code module itself: put the metadata module TVM expects in between.
+      auto md = MakeObject<MetadataModuleNode>();
+      md->Import(lib);
+      lib = md;
+    }
+    factory->Import(lib);
+    rv->SetObject(factory, kTVMModuleHandle);
+  }), false);
+}
+
+}  // namespace aotrt

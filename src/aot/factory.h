@@ -1,0 +1,34 @@
+// AotExecutorFactory: the root module of an AOT export. Holds the model name and params and
+// imports the metadata module; `factory[<model name>](device)` creates an AotExecutor.
+// Immutable after loading: safe to use from several threads.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "aot/executor.h"
+#include "aotrt/module.h"
+
+namespace aotrt {
+
+class AotExecutorFactoryNode : public ModuleNode {
+ public:
+  AotExecutorFactoryNode(std::string module_name, std::shared_ptr<const ParamList> params)
+      : module_name_(std::move(module_name)), params_(std::move(params)) {}
+  const char* type_key() const override { return "AotExecutorFactory"; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  // Payload of ABI.md 6.3: u64 count, names, arrays, module name.
+  std::string SaveToBinary() const override;
+
+  const std::string& module_name() const { return module_name_; }
+  const ParamList& params() const { return *params_; }
+  // A new executor on `device`. Throws kInvalidArgument (device), kNotFound/kFormatError (model).
+  ObjectPtr<AotExecutorNode> CreateExecutor(DLDevice device);
+
+ private:
+  std::string module_name_;
+  std::shared_ptr<const ParamList> params_;
+};
+
+}  // namespace aotrt

@@ -1,0 +1,169 @@
+#include "aot/metadata.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "base/error_util.h"
+
+namespace aotrt {
+namespace {
+
+constexpr int64_t kMaxTensors = 1 << 16;
+constexpr int64_t kMaxDims = 32;
+constexpr size_t kMaxName = 4096;
+constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
+
+std::string ReadName(const char* s, const std::string& field) {
+  AOTRT_REQUIRE(s != nullptr, kFormatError, field, " is a null pointer");
+  size_t n = strnlen(s, kMaxName + 1);
+  AOTRT_REQUIRE(n <= kMaxName, kFormatError, field, " is longer than ", kMaxName, " bytes");
+  return std::string(s, n);
+}
+
+void CheckCount(int64_t n, const void* ptr, const std::string& field) {
+  AOTRT_REQUIRE(n >= 0 && n <= kMaxTensors, kFormatError, field, " count ", n, " not in [0, ", kMaxTensors, "]");
+  AOTRT_REQUIRE(n == 0 || ptr != nullptr, kFormatError, field, " has ", n, " entries but a null pointer");
+}
+
+bool ValidDType(DLDataType t) {
+  bool known = t.code == kDLInt || t.code == kDLUInt || t.code == kDLFloat || t.code == kDLBfloat;
+  return known && t.bits > 0 && t.bits <= 128 && t.lanes >= 1;
+}
+
+std::vector<TensorSpec> ReadTensors(const TVMTensorInfo* infos, int64_t n, const std::string& field) {
+  CheckCount(n, infos, field);
+  std::vector<TensorSpec> out;
+  for (int64_t i = 0; i < n; ++i) {
+    const TVMTensorInfo& info = infos[i];
+    std::string where = StrCat(field, "[", i, "]");
+    TensorSpec t;
+    t.name = ReadName(info.name, where + ".name");
+    where += " ('" + t.name + "')";
+    AOTRT_REQUIRE(info.num_shape >= 0 && info.num_shape <= kMaxDims, kFormatError, where, ": ndim ", info.num_shape,
+                  " not in [0, ", kMaxDims, "]");
+    AOTRT_REQUIRE(info.num_shape == 0 || info.shape, kFormatError, where, ": null shape pointer");
+    t.shape.assign(info.shape, info.shape + info.num_shape);
+    t.dtype = info.dtype;
+    AOTRT_REQUIRE(ValidDType(t.dtype), kFormatError, where, ": invalid dtype (code ", int(t.dtype.code), ", bits ",
+                  int(t.dtype.bits), ", lanes ", t.dtype.lanes, ")");
+    DLTensor probe{};
+    probe.ndim = static_cast<int32_t>(t.shape.size());
+    probe.shape = t.shape.data();
+    probe.dtype = t.dtype;
+    try {
+      t.bytes = TensorBytes(probe);
+    } catch (const Error& e) {
+      AOTRT_THROW(kFormatError, where, ": ", e.what());
+    }
+    AOTRT_REQUIRE(t.bytes <= kMaxTensorBytes, kFormatError, where, ": ", t.bytes, " bytes is implausibly large");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Pools are passed sorted by pool name; TVM names their variables <pool>_<k>_var with k counting
+// main's pools in that order, so k is the position. Returns -1 when the name has another form.
+int PoolPosition(const std::string& var) {
+  const std::string suffix = "_var";
+  if (var.size() < suffix.size() + 2 || var.compare(var.size() - suffix.size(), suffix.size(), suffix) != 0) return -1;
+  size_t end = var.size() - suffix.size();
+  size_t start = end;
+  while (start > 0 && std::isdigit(static_cast<unsigned char>(var[start - 1]))) --start;
+  if (start == end || start == 0 || var[start - 1] != '_' || end - start > 6) return -1;
+  return std::stoi(var.substr(start, end - start));
+}
+
+std::vector<PoolArg> PoolArguments(const ModelMetadata& md) {
+  size_t total = md.workspace_pools.size() + (md.constants.empty() ? 0 : 1);
+  std::vector<int> slot(total, -2);  // -2 free, -1 constant pool, else workspace index
+  bool named = true;
+  for (size_t i = 0; i < md.workspace_pools.size() && named; ++i) {
+    int k = PoolPosition(md.workspace_pools[i].name);
+    if (k < 0 || static_cast<size_t>(k) >= total || slot[k] != -2) {
+      named = false;
+    } else {
+      slot[k] = static_cast<int>(i);
+    }
+  }
+  std::vector<PoolArg> args;
+  if (named) {
+    for (int s : slot) {
+      args.push_back(s < 0 ? PoolArg{true, 0} : PoolArg{false, static_cast<size_t>(s)});
+    }
+    return args;
+  }
+  // Names of another form: TVM's default pool names sort the constant pool first.
+  if (!md.constants.empty()) args.push_back(PoolArg{true, 0});
+  for (size_t i = 0; i < md.workspace_pools.size(); ++i) args.push_back(PoolArg{false, i});
+  return args;
+}
+
+}  // namespace
+
+std::string SanitizeName(const std::string& name) {
+  std::string s = name;
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return s;
+}
+
+ModelMetadata ReadMetadata(const TVMMetadata* raw, const std::string& what) {
+  AOTRT_REQUIRE(raw != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
+  AOTRT_REQUIRE(raw->version == TVM_METADATA_VERSION, kFormatError, what, ": metadata version ", raw->version,
+                " is not supported (expected ", TVM_METADATA_VERSION, ")");
+  ModelMetadata md;
+  try {
+    md.mod_name = ReadName(raw->mod_name, "mod_name");
+    md.inputs = ReadTensors(raw->inputs, raw->num_inputs, "inputs");
+    md.outputs = ReadTensors(raw->outputs, raw->num_outputs, "outputs");
+    md.workspace_pools = ReadTensors(raw->workspace_pools, raw->num_workspace_pools, "workspace_pools");
+    for (const TensorSpec& p : md.workspace_pools) {
+      AOTRT_REQUIRE(p.shape.size() == 1 && p.dtype.code == kDLUInt && p.dtype.bits == 8, kFormatError,
+                    "workspace pool '", p.name, "' must be a 1-D uint8 buffer");
+    }
+    CheckCount(raw->num_constant_pools, raw->constant_pools, "constant_pools");
+    for (int64_t i = 0; i < raw->num_constant_pools; ++i) {
+      const TVMConstantInfo& c = raw->constant_pools[i];
+      std::string where = StrCat("constant_pools[", i, "]");
+      ConstantSpec spec{ReadName(c.name_hint, where + ".name_hint"), c.byte_offset, c.data_len, c.data_bytes};
+      AOTRT_REQUIRE(c.byte_offset >= 0 && static_cast<uint64_t>(c.byte_offset) < kMaxTensorBytes, kFormatError, where,
+                    " ('", spec.name, "'): byte_offset ", c.byte_offset, " out of range");
+      AOTRT_REQUIRE(c.data_len > 0 && static_cast<uint64_t>(c.data_len) < kMaxTensorBytes && c.data_bytes,
+                    kFormatError, where, " ('", spec.name, "'): no data (data_len ", c.data_len, ")");
+      md.constants.push_back(spec);
+    }
+  } catch (const Error& e) {
+    AOTRT_THROW(kFormatError, what, ": invalid metadata: ", e.what());
+  }
+  for (size_t i = 0; i < md.inputs.size(); ++i) md.input_index.emplace(SanitizeName(md.inputs[i].name), i);
+  for (size_t i = 0; i < md.outputs.size(); ++i) md.output_index.emplace(md.outputs[i].name, i);
+  md.pool_args = PoolArguments(md);
+  return md;
+}
+
+NDArray BuildConstantPool(const ModelMetadata& md, const std::string& what) {
+  if (md.constants.empty()) return NDArray();
+  std::vector<NDArray> arrays;
+  uint64_t size = 0;
+  for (const ConstantSpec& c : md.constants) {
+    NDArray a;
+    try {
+      a = LoadNDArray(c.data, static_cast<size_t>(c.data_len));
+    } catch (const Error& e) {
+      AOTRT_THROW(kFormatError, what, ": constant '", c.name, "': ", e.what());
+    }
+    size = std::max<uint64_t>(size, static_cast<uint64_t>(c.byte_offset) + a.NumBytes());
+    arrays.push_back(a);
+  }
+  NDArray pool = NDArray::Empty({static_cast<int64_t>(size)}, DLDataType{kDLUInt, 8, 1});
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    if (arrays[i].NumBytes()) {
+      std::memcpy(static_cast<char*>(pool.data()) + md.constants[i].byte_offset, arrays[i].data(), arrays[i].NumBytes());
+    }
+  }
+  return pool;
+}
+
+}  // namespace aotrt

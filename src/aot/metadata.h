@@ -1,0 +1,61 @@
+// A model's AOT metadata (ABI.md 7), validated and copied out of the library's TVMMetadata, and
+// the layout of the entry function's argument list derived from it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <dlpack/dlpack.h>
+#include <tvm/runtime/metadata_types.h>
+
+#include "aotrt/ndarray.h"
+
+namespace aotrt {
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  DLDataType dtype;
+  size_t bytes;
+};
+
+struct ConstantSpec {
+  std::string name;
+  int64_t byte_offset;
+  int64_t data_len;
+  const void* data;  // serialized NDArray inside the library (lives as long as it)
+};
+
+// One pool argument of the entry function, after inputs and outputs.
+struct PoolArg {
+  bool is_constant_pool;
+  size_t workspace_index;  // into ModelMetadata::workspace_pools when !is_constant_pool
+};
+
+struct ModelMetadata {
+  std::string mod_name;  // mangled, e.g. tvmgen_default
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<TensorSpec> workspace_pools;
+  std::vector<ConstantSpec> constants;
+  std::vector<PoolArg> pool_args;  // in entry-argument order
+  std::unordered_map<std::string, size_t> input_index;   // sanitized name -> index
+  std::unordered_map<std::string, size_t> output_index;  // name -> index
+
+  std::string EntryName() const { return mod_name + "___tvm_main__"; }
+  size_t NumArgs() const { return inputs.size() + outputs.size() + pool_args.size(); }
+};
+
+// Validate every count, pointer, name, shape and dtype; throws Error(kFormatError) naming the field.
+ModelMetadata ReadMetadata(const TVMMetadata* md, const std::string& what);
+
+// The constant pool of a memory-planned model: one uint8 array holding every constant at its
+// byte offset. Empty (undefined) when the model has no constants.
+NDArray BuildConstantPool(const ModelMetadata& md, const std::string& what);
+
+// TVM's SanitizeName: every character that is not alphanumeric becomes '_'.
+std::string SanitizeName(const std::string& name);
+
+}  // namespace aotrt

@@ -1,0 +1,71 @@
+#include "aot/model_state.h"
+
+#include "base/error_util.h"
+#include "module/library_module.h"
+
+namespace aotrt {
+namespace {
+
+// The library module defining `symbol` among the imports of `node`, depth first.
+LibraryModuleNode* FindLibraryDefining(ModuleNode* node, const std::string& symbol) {
+  for (const auto& m : node->imports()) {
+    if (auto* lib = dynamic_cast<LibraryModuleNode*>(m.get())) {
+      if (lib->library().Lookup(symbol)) return lib;
+    }
+    if (LibraryModuleNode* found = FindLibraryDefining(m.get(), symbol)) return found;
+  }
+  return nullptr;
+}
+
+std::string LibraryName(ModuleNode* node) {
+  for (const auto& m : node->imports()) {
+    if (auto* lib = dynamic_cast<LibraryModuleNode*>(m.get())) return lib->library().name();
+    std::string n = LibraryName(m.get());
+    if (!n.empty()) return n;
+  }
+  return std::string();
+}
+
+const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what) {
+  PackedFunc get = self.GetFunction("get_c_metadata", true);
+  AOTRT_REQUIRE(static_cast<bool>(get), kNotFound, what, ": Unable to locate get_c_metadata PackedFunc");
+  TVMRetValue rv;
+  get.CallPacked(TVMArgs(nullptr, nullptr, 0), &rv);
+  AOTRT_REQUIRE(rv.type_code() == kTVMOpaqueHandle, kFormatError, what,
+                ": get_c_metadata: Expected kOpaqueHandle returned; got ", rv.type_code());
+  AOTRT_REQUIRE(rv.value().v_handle != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
+  return static_cast<const TVMMetadata*>(rv.value().v_handle);
+}
+
+}  // namespace
+
+PackedFunc MetadataModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  if (name == "get_metadata") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetHandle(const_cast<TVMMetadata*>(State()->raw)); });
+  }
+  return PackedFunc();
+}
+
+std::shared_ptr<const ModelState> MetadataModuleNode::State() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_) return state_;
+  auto state = std::make_shared<ModelState>();
+  state->library_name = LibraryName(this);
+  if (state->library_name.empty()) state->library_name = "model";
+  Module self{ObjectPtr<ModuleNode>(this)};
+  state->raw = FetchRawMetadata(self, state->library_name);
+  state->md = ReadMetadata(state->raw, state->library_name);
+  state->constant_pool = BuildConstantPool(state->md, state->library_name);
+  std::string entry = state->md.EntryName();
+  if (LibraryModuleNode* lib = FindLibraryDefining(this, entry)) {
+    state->entry = reinterpret_cast<TVMBackendPackedCFunc>(lib->library().Lookup(entry));
+  } else {
+    state->entry_packed = self.GetFunction(entry, true);
+    AOTRT_REQUIRE(static_cast<bool>(state->entry_packed), kNotFound, state->library_name,
+                  ": Module entrypoint is not defined: no function ", entry);
+  }
+  state_ = state;
+  return state_;
+}
+
+}  // namespace aotrt

@@ -1,0 +1,42 @@
+// The per-model state every executor of one loaded model shares, read-only: validated metadata,
+// the constant pool, the resolved entry function. Built once by the metadata module.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <tvm/runtime/c_backend_api.h>
+
+#include "aot/metadata.h"
+#include "aotrt/module.h"
+
+namespace aotrt {
+
+struct ModelState {
+  const TVMMetadata* raw = nullptr;
+  ModelMetadata md;
+  NDArray constant_pool;                  // undefined when the model has no constants
+  TVMBackendPackedCFunc entry = nullptr;  // direct pointer when a library module defines the entry
+  PackedFunc entry_packed;                // otherwise the packed function found through imports
+  std::string library_name;               // names the model library in messages
+};
+
+// The `metadata_module` node: gives `get_metadata` and the shared ModelState.
+class MetadataModuleNode : public ModuleNode {
+ public:
+  const char* type_key() const override { return "metadata_module"; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  std::string SaveToBinary() const override { return std::string(); }  // empty payload
+
+  // Built on first use from the imports (get_c_metadata, the entry symbol); thread-safe. Throws
+  // kNotFound (no get_c_metadata or entry) or kFormatError (invalid metadata or constants).
+  std::shared_ptr<const ModelState> State();
+
+ private:
+  std::mutex mu_;
+  std::shared_ptr<const ModelState> state_;
+};
+
+}  // namespace aotrt

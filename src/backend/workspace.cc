@@ -1,0 +1,92 @@
+#include "backend/workspace.h"
+
+#include <cstdlib>
+#include <vector>
+
+#include "base/error_util.h"
+#include "base/last_error.h"
+
+namespace aotrt {
+namespace {
+
+constexpr size_t kPageSize = 4096;
+constexpr size_t kWorkspaceAlignment = 64;
+constexpr uint64_t kMaxWorkspace = uint64_t{1} << 46;  // refuse absurd requests from corrupt models
+
+struct Block {
+  void* ptr;
+  size_t size;
+};
+
+class WorkspacePool {
+ public:
+  WorkspacePool() {
+    free_.reserve(64);
+    used_.reserve(64);
+  }
+  ~WorkspacePool() {
+    for (const Block& b : free_) std::free(b.ptr);
+    for (const Block& b : used_) std::free(b.ptr);
+  }
+
+  void* Alloc(uint64_t nbytes) {
+    if (nbytes > kMaxWorkspace) {
+      SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: request of ", nbytes, " bytes is too large"));
+      return nullptr;
+    }
+    size_t size = nbytes == 0 ? kPageSize : (nbytes + kPageSize - 1) / kPageSize * kPageSize;
+    size_t best = free_.size();
+    for (size_t i = 0; i < free_.size(); ++i) {
+      if (free_[i].size >= size && (best == free_.size() || free_[i].size < free_[best].size)) best = i;
+    }
+    Block b;
+    if (best != free_.size()) {
+      b = free_[best];
+      free_[best] = free_.back();
+      free_.pop_back();
+    } else {
+      void* p = std::aligned_alloc(kWorkspaceAlignment, size);
+      if (!p) {
+        SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: cannot allocate ", nbytes, " bytes"));
+        return nullptr;
+      }
+      b = Block{p, size};
+      bytes_ += size;
+    }
+    used_.push_back(b);
+    return b.ptr;
+  }
+
+  bool Free(void* ptr) {
+    // Allocations are nearly always freed last-in first-out: search from the back.
+    for (size_t i = used_.size(); i-- > 0;) {
+      if (used_[i].ptr != ptr) continue;
+      free_.push_back(used_[i]);
+      used_.erase(used_.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    }
+    SetLastError(ErrorCode::kInvalidArgument,
+                 StrCat("TVMBackendFreeWorkspace: pointer ", ptr, " was not allocated by this thread's workspace pool"));
+    return false;
+  }
+
+  size_t bytes() const { return bytes_; }
+
+ private:
+  std::vector<Block> free_;
+  std::vector<Block> used_;
+  size_t bytes_ = 0;
+};
+
+WorkspacePool& ThreadPool() {
+  static thread_local WorkspacePool pool;
+  return pool;
+}
+
+}  // namespace
+
+void* WorkspaceAlloc(uint64_t nbytes) { return ThreadPool().Alloc(nbytes); }
+bool WorkspaceFree(void* ptr) { return ThreadPool().Free(ptr); }
+size_t WorkspacePoolBytes() { return ThreadPool().bytes(); }
+
+}  // namespace aotrt

@@ -1,0 +1,21 @@
+// Per-thread workspace memory for generated code (TVMBackendAllocWorkspace / FreeWorkspace).
+//
+// Each thread owns a pool of 64-byte aligned blocks rounded up to 4 KiB. Freed blocks are kept and
+// reused best-fit, so a warm pool serves a model's allocations without calling malloc. Blocks are
+// released when the thread exits. Not shared between threads: a block must be freed on the thread
+// that allocated it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace aotrt {
+
+// nullptr (with a last error set) when the memory cannot be had.
+void* WorkspaceAlloc(uint64_t nbytes);
+// False (with a last error set) for a pointer this thread's pool did not hand out.
+bool WorkspaceFree(void* ptr);
+// Bytes currently held by this thread's pool (in use + cached), for tests and benchmarks.
+size_t WorkspacePoolBytes();
+
+}  // namespace aotrt

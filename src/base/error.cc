@@ -1,0 +1,23 @@
+#include "aotrt/error.h"
+
+namespace aotrt {
+
+const char* ErrorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk: return "Ok";
+    case ErrorCode::kInvalidArgument: return "InvalidArgument";
+    case ErrorCode::kNotFound: return "NotFound";
+    case ErrorCode::kOutOfRange: return "OutOfRange";
+    case ErrorCode::kTypeMismatch: return "TypeMismatch";
+    case ErrorCode::kShapeMismatch: return "ShapeMismatch";
+    case ErrorCode::kFormatError: return "FormatError";
+    case ErrorCode::kIOError: return "IOError";
+    case ErrorCode::kOutOfMemory: return "OutOfMemory";
+    case ErrorCode::kModelError: return "ModelError";
+    case ErrorCode::kNotImplemented: return "NotImplemented";
+    case ErrorCode::kInternal: return "Internal";
+  }
+  return "Unknown";
+}
+
+}  // namespace aotrt

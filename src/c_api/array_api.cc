@@ -1,0 +1,165 @@
+// C ABI: arrays, DLPack exchange, device memory and streams (CPU only; streams are no-ops).
+#include <cstdlib>
+#include <cstring>
+
+#include <tvm/runtime/c_runtime_api.h>
+
+#include "aotrt/ndarray.h"
+#include "base/error_util.h"
+#include "c_api/api_guard.h"
+
+using namespace aotrt;
+
+namespace {
+
+NDArrayObj* AsArray(TVMArrayHandle h, const char* fn) {
+  AOTRT_CHECK_HANDLE(h, fn);
+  NDArrayObj* obj = NDArrayObj::FromHandle(h);
+  AOTRT_REQUIRE(obj->type_index() == kTypeNDArray, kTypeMismatch, fn, ": handle is not an NDArray");
+  return obj;
+}
+
+void RequireCpuDevice(int device_type, const char* fn) {
+  AOTRT_REQUIRE(device_type == kDLCPU || device_type == kDLCUDAHost, kInvalidArgument, fn,
+                ": aotrt supports CPU devices only (device type 1), got ", device_type);
+}
+
+}  // namespace
+
+extern "C" {
+
+int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_bits, int dtype_lanes, int device_type,
+                  int device_id, TVMArrayHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(out && (ndim == 0 || shape) && ndim >= 0, kInvalidArgument, "TVMArrayAlloc: invalid shape or out");
+  AOTRT_REQUIRE(dtype_code >= 0 && dtype_code < 256 && dtype_bits > 0 && dtype_bits < 256 && dtype_lanes > 0 &&
+                    dtype_lanes < 65536,
+                kInvalidArgument, "TVMArrayAlloc: invalid dtype (code ", dtype_code, ", bits ", dtype_bits, ", lanes ",
+                dtype_lanes, ")");
+  DLDataType t{static_cast<uint8_t>(dtype_code), static_cast<uint8_t>(dtype_bits), static_cast<uint16_t>(dtype_lanes)};
+  NDArray a = NDArray::Empty(std::vector<int64_t>(shape, shape + ndim), t,
+                             DLDevice{static_cast<DLDeviceType>(device_type), device_id});
+  *out = &ObjectPtr<NDArrayObj>(a.object()).release()->dl_tensor;
+  AOTRT_API_END();
+}
+
+int TVMArrayFree(TVMArrayHandle handle) {
+  AOTRT_API_BEGIN();
+  AsArray(handle, "TVMArrayFree")->DecRef();
+  AOTRT_API_END();
+}
+
+int TVMArrayCopyFromBytes(TVMArrayHandle handle, void* data, size_t nbytes) {
+  AOTRT_API_BEGIN();
+  AOTRT_CHECK_HANDLE(handle, "TVMArrayCopyFromBytes");
+  AOTRT_REQUIRE(data || nbytes == 0, kInvalidArgument, "TVMArrayCopyFromBytes: null data");
+  NDArray::Borrow(*handle).CopyFromBytes(data, nbytes);
+  AOTRT_API_END();
+}
+
+int TVMArrayCopyToBytes(TVMArrayHandle handle, void* data, size_t nbytes) {
+  AOTRT_API_BEGIN();
+  AOTRT_CHECK_HANDLE(handle, "TVMArrayCopyToBytes");
+  AOTRT_REQUIRE(data || nbytes == 0, kInvalidArgument, "TVMArrayCopyToBytes: null data");
+  NDArray::Borrow(*handle).CopyToBytes(data, nbytes);
+  AOTRT_API_END();
+}
+
+int TVMArrayCopyFromTo(TVMArrayHandle from, TVMArrayHandle to, TVMStreamHandle) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(from && to, kInvalidArgument, "TVMArrayCopyFromTo: null handle");
+  CopyTensorBytes(*from, to);
+  AOTRT_API_END();
+}
+
+int TVMArrayFromDLPack(DLManagedTensor* from, TVMArrayHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(from && out, kInvalidArgument, "TVMArrayFromDLPack: null argument");
+  *out = &ObjectPtr<NDArrayObj>(NDArray::FromDLPack(from).object()).release()->dl_tensor;
+  AOTRT_API_END();
+}
+
+int TVMArrayToDLPack(TVMArrayHandle from, DLManagedTensor** out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(out, kInvalidArgument, "TVMArrayToDLPack: null out");
+  *out = NDArray(ObjectPtr<NDArrayObj>(AsArray(from, "TVMArrayToDLPack"))).ToDLPack();
+  AOTRT_API_END();
+}
+
+void TVMDLManagedTensorCallDeleter(DLManagedTensor* dltensor) {
+  if (dltensor && dltensor->deleter) dltensor->deleter(dltensor);
+}
+
+int TVMStreamCreate(int device_type, int, TVMStreamHandle* out) {
+  AOTRT_API_BEGIN();
+  RequireCpuDevice(device_type, "TVMStreamCreate");
+  if (out) *out = nullptr;
+  AOTRT_API_END();
+}
+
+int TVMStreamFree(int device_type, int, TVMStreamHandle) {
+  AOTRT_API_BEGIN();
+  RequireCpuDevice(device_type, "TVMStreamFree");
+  AOTRT_API_END();
+}
+
+int TVMSetStream(int device_type, int, TVMStreamHandle) {
+  AOTRT_API_BEGIN();
+  RequireCpuDevice(device_type, "TVMSetStream");
+  AOTRT_API_END();
+}
+
+int TVMSynchronize(int device_type, int, TVMStreamHandle) {
+  AOTRT_API_BEGIN();
+  RequireCpuDevice(device_type, "TVMSynchronize");
+  AOTRT_API_END();
+}
+
+int TVMStreamStreamSynchronize(int device_type, int, TVMStreamHandle, TVMStreamHandle) {
+  AOTRT_API_BEGIN();
+  RequireCpuDevice(device_type, "TVMStreamStreamSynchronize");
+  AOTRT_API_END();
+}
+
+int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDataType, void** out_data) {
+  AOTRT_API_BEGIN();
+  RequireCpuDevice(dev.device_type, "TVMDeviceAllocDataSpace");
+  AOTRT_REQUIRE(out_data, kInvalidArgument, "TVMDeviceAllocDataSpace: null out");
+  size_t align = alignment < kAllocAlignment ? kAllocAlignment : alignment;
+  AOTRT_REQUIRE((align & (align - 1)) == 0, kInvalidArgument, "TVMDeviceAllocDataSpace: alignment ", alignment,
+                " is not a power of two");
+  size_t size = (nbytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, size ? size : align);
+  AOTRT_REQUIRE(p, kOutOfMemory, "TVMDeviceAllocDataSpace: cannot allocate ", nbytes, " bytes");
+  *out_data = p;
+  AOTRT_API_END();
+}
+
+int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t* shape, DLDataType dtype,
+                                     const char* mem_scope, void** out_data) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(!mem_scope || !*mem_scope || std::strcmp(mem_scope, "global") == 0, kInvalidArgument,
+                "TVMDeviceAllocDataSpaceWithScope: memory scope '", mem_scope, "' is not supported on CPU");
+  DLTensor probe{};
+  probe.ndim = ndim;
+  probe.shape = const_cast<int64_t*>(shape);
+  probe.dtype = dtype;
+  if (TVMDeviceAllocDataSpace(dev, TensorBytes(probe), kAllocAlignment, dtype, out_data) != 0) return -1;
+  AOTRT_API_END();
+}
+
+int TVMDeviceFreeDataSpace(DLDevice dev, void* ptr) {
+  AOTRT_API_BEGIN();
+  RequireCpuDevice(dev.device_type, "TVMDeviceFreeDataSpace");
+  std::free(ptr);
+  AOTRT_API_END();
+}
+
+int TVMDeviceCopyDataFromTo(DLTensor* from, DLTensor* to, TVMStreamHandle) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(from && to, kInvalidArgument, "TVMDeviceCopyDataFromTo: null tensor");
+  CopyTensorBytes(*from, to);
+  AOTRT_API_END();
+}
+
+}  // extern "C"

@@ -1,0 +1,187 @@
+// C ABI: modules and functions (ABI.md 3).
+#include <tvm/runtime/c_runtime_api.h>
+
+#include "aotrt/c_api.h"
+#include <memory>
+
+#include "aotrt/module.h"
+#include "aotrt/ndarray.h"
+#include "base/error_util.h"
+#include "c_api/api_guard.h"
+#include "ffi/registry.h"
+
+using namespace aotrt;
+
+namespace {
+
+ModuleNode* AsModule(void* h, const char* fn) {
+  AOTRT_CHECK_HANDLE(h, fn);
+  auto* obj = static_cast<Object*>(h);
+  AOTRT_REQUIRE(obj->type_index() == kTypeModule, kTypeMismatch, fn, ": handle is not a module (type index ",
+                obj->type_index(), ")");
+  return static_cast<ModuleNode*>(obj);
+}
+
+PackedFuncObj* AsFunc(void* h, const char* fn) {
+  AOTRT_CHECK_HANDLE(h, fn);
+  auto* obj = static_cast<Object*>(h);
+  AOTRT_REQUIRE(obj->type_index() == kTypePackedFunc, kTypeMismatch, fn, ": handle is not a function (type index ",
+                obj->type_index(), ")");
+  return static_cast<PackedFuncObj*>(obj);
+}
+
+// A C callback wrapped as a packed function; the finalizer runs with the last reference.
+struct CFunc {
+  TVMPackedCFunc f;
+  void* resource;
+  TVMPackedCFuncFinalizer fin;
+  ~CFunc() {
+    if (fin) fin(resource);
+  }
+};
+
+}  // namespace
+
+extern "C" {
+
+int TVMModLoadFromFile(const char* file_name, const char* format, TVMModuleHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(file_name && out, kInvalidArgument, "TVMModLoadFromFile: null argument");
+  *out = ObjectPtr<ModuleNode>(Module::LoadFromFile(file_name, format ? format : "").node()).release();
+  AOTRT_API_END();
+}
+
+int AOTRTModLoadFromMemory(const void* data, size_t size, TVMModuleHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(out, kInvalidArgument, "AOTRTModLoadFromMemory: null out");
+  *out = ObjectPtr<ModuleNode>(Module::LoadFromMemory(data, size).node()).release();
+  AOTRT_API_END();
+}
+
+int TVMModImport(TVMModuleHandle mod, TVMModuleHandle dep) {
+  AOTRT_API_BEGIN();
+  AsModule(mod, "TVMModImport")->Import(ObjectPtr<ModuleNode>(AsModule(dep, "TVMModImport")));
+  AOTRT_API_END();
+}
+
+int TVMModGetFunction(TVMModuleHandle mod, const char* func_name, int query_imports, TVMFunctionHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(func_name && out, kInvalidArgument, "TVMModGetFunction: null argument");
+  *out = nullptr;
+  Module m{ObjectPtr<ModuleNode>(AsModule(mod, "TVMModGetFunction"))};
+  PackedFunc f = m.GetFunction(func_name, query_imports != 0);
+  if (f) *out = ObjectPtr<PackedFuncObj>(f.object()).release();
+  AOTRT_API_END();
+}
+
+int TVMModFree(TVMModuleHandle mod) {
+  AOTRT_API_BEGIN();
+  AsModule(mod, "TVMModFree")->DecRef();
+  AOTRT_API_END();
+}
+
+int TVMFuncFree(TVMFunctionHandle func) {
+  AOTRT_API_BEGIN();
+  AsFunc(func, "TVMFuncFree")->DecRef();
+  AOTRT_API_END();
+}
+
+int TVMFuncCall(TVMFunctionHandle func, TVMValue* args, int* codes, int num_args, TVMValue* ret_val, int* ret_code) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(num_args == 0 || (args && codes), kInvalidArgument, "TVMFuncCall: null argument arrays");
+  AOTRT_REQUIRE(ret_val && ret_code, kInvalidArgument, "TVMFuncCall: null return slots");
+  TVMRetValue rv;
+  AsFunc(func, "TVMFuncCall")->Call(TVMArgs(args, codes, num_args), &rv);
+  rv.MoveToC(ret_val, ret_code);
+  AOTRT_API_END();
+}
+
+int TVMCFuncSetReturn(TVMRetValueHandle ret, TVMValue* value, int* type_code, int num_ret) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(ret && value && type_code, kInvalidArgument, "TVMCFuncSetReturn: null argument");
+  AOTRT_REQUIRE(num_ret == 1, kInvalidArgument, "TVMCFuncSetReturn: num_ret must be 1, got ", num_ret);
+  static_cast<TVMRetValue*>(ret)->SetFromC(value[0], type_code[0]);
+  AOTRT_API_END();
+}
+
+int TVMCbArgToReturn(TVMValue* value, int* code) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(value && code, kInvalidArgument, "TVMCbArgToReturn: null argument");
+  switch (*code) {
+    case kTVMModuleHandle:
+    case kTVMPackedFuncHandle:
+    case kTVMObjectHandle:
+      if (value->v_handle) static_cast<Object*>(value->v_handle)->IncRef();
+      break;
+    case kTVMNDArrayHandle:
+      if (value->v_handle) NDArrayObj::FromHandle(static_cast<DLTensor*>(value->v_handle))->IncRef();
+      break;
+    case kTVMObjectRValueRefArg: {  // the callee takes the caller's reference
+      auto** slot = static_cast<Object**>(value->v_handle);
+      value->v_handle = slot ? *slot : nullptr;
+      if (slot) *slot = nullptr;
+      *code = kTVMObjectHandle;
+      break;
+    }
+    default:
+      break;
+  }
+  AOTRT_API_END();
+}
+
+int TVMFuncCreateFromCFunc(TVMPackedCFunc func, void* resource_handle, TVMPackedCFuncFinalizer fin,
+                           TVMFunctionHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(func && out, kInvalidArgument, "TVMFuncCreateFromCFunc: null argument");
+  auto state = std::make_shared<CFunc>(CFunc{func, resource_handle, fin});
+  PackedFunc f([state](TVMArgs args, TVMRetValue* rv) {
+    uint64_t before = LastErrorSequence();
+    int rc = state->f(const_cast<TVMValue*>(args.values()), const_cast<int*>(args.type_codes()), args.size(), rv,
+                      state->resource);
+    if (rc != 0) {
+      const char* msg = LastErrorSequence() != before ? LastErrorMessage() : nullptr;
+      ErrorCode code = msg ? LastErrorCode() : ErrorCode::kModelError;
+      throw Error(code, msg ? msg : "C callback returned an error without a message");
+    }
+  });
+  *out = ObjectPtr<PackedFuncObj>(f.object()).release();
+  AOTRT_API_END();
+}
+
+int TVMFuncRegisterGlobal(const char* name, TVMFunctionHandle f, int override) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(name, kInvalidArgument, "TVMFuncRegisterGlobal: null name");
+  Registry::Global().Register(name, PackedFunc(ObjectPtr<PackedFuncObj>(AsFunc(f, "TVMFuncRegisterGlobal"))),
+                              override != 0);
+  AOTRT_API_END();
+}
+
+int TVMFuncGetGlobal(const char* name, TVMFunctionHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(name && out, kInvalidArgument, "TVMFuncGetGlobal: null argument");
+  PackedFunc f = Registry::Global().Get(name);
+  *out = f ? ObjectPtr<PackedFuncObj>(f.object()).release() : nullptr;
+  AOTRT_API_END();
+}
+
+int TVMFuncListGlobalNames(int* out_size, const char*** out_array) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(out_size && out_array, kInvalidArgument, "TVMFuncListGlobalNames: null argument");
+  static thread_local std::vector<std::string> names;
+  static thread_local std::vector<const char*> ptrs;
+  names = Registry::Global().ListNames();
+  ptrs.clear();
+  for (const auto& n : names) ptrs.push_back(n.c_str());
+  *out_size = static_cast<int>(ptrs.size());
+  *out_array = ptrs.data();
+  AOTRT_API_END();
+}
+
+int TVMFuncRemoveGlobal(const char* name) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(name, kInvalidArgument, "TVMFuncRemoveGlobal: null name");
+  Registry::Global().Remove(name);
+  AOTRT_API_END();
+}
+
+}  // extern "C"

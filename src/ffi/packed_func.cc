@@ -1,0 +1,243 @@
+// Argument conversion and owned return values of packed functions.
+#include "aotrt/packed_func.h"
+
+#include "aotrt/module.h"
+#include "aotrt/ndarray.h"
+#include "base/error_util.h"
+
+namespace aotrt {
+
+const char* TypeCodeName(int code) {
+  switch (code) {
+    case kTVMArgInt: return "int";
+    case 1: return "uint";
+    case kTVMArgFloat: return "float";
+    case kTVMOpaqueHandle: return "handle";
+    case kTVMNullptr: return "null";
+    case kTVMDataType: return "DLDataType";
+    case kDLDevice: return "DLDevice";
+    case kTVMDLTensorHandle: return "DLTensor*";
+    case kTVMObjectHandle: return "Object";
+    case kTVMModuleHandle: return "Module";
+    case kTVMPackedFuncHandle: return "PackedFunc";
+    case kTVMStr: return "str";
+    case kTVMBytes: return "bytes";
+    case kTVMNDArrayHandle: return "NDArray";
+    case kTVMObjectRValueRefArg: return "ObjectRValueRef";
+    default: return "unknown type code";
+  }
+}
+
+void TVMArgValue::Mismatch(const char* expected) const {
+  AOTRT_THROW(kTypeMismatch, "argument ", index_, ": expected ", expected, ", got ", TypeCodeName(code_),
+              " (type code ", code_, ")");
+}
+
+int64_t TVMArgValue::AsInt() const {
+  if (code_ != kTVMArgInt) Mismatch("int");
+  return value_.v_int64;
+}
+
+double TVMArgValue::AsFloat() const {
+  if (code_ == kTVMArgFloat) return value_.v_float64;
+  if (code_ == kTVMArgInt) return static_cast<double>(value_.v_int64);
+  Mismatch("float");
+}
+
+std::string TVMArgValue::AsString() const {
+  if (code_ == kTVMStr) {
+    if (!value_.v_str) Mismatch("str (not a null pointer)");
+    return value_.v_str;
+  }
+  if (code_ == kTVMBytes) {
+    auto* b = static_cast<const TVMByteArray*>(value_.v_handle);
+    if (!b || (!b->data && b->size)) Mismatch("bytes (not a null pointer)");
+    return std::string(b->data, b->size);
+  }
+  Mismatch("str");
+}
+
+DLDevice TVMArgValue::AsDevice() const {
+  if (code_ != kDLDevice) Mismatch("DLDevice");
+  return value_.v_device;
+}
+
+DLDataType TVMArgValue::AsDataType() const {
+  if (code_ == kTVMDataType) return value_.v_type;
+  if (code_ == kTVMStr) return DataTypeFromString(AsString());
+  Mismatch("DLDataType or dtype string");
+}
+
+void* TVMArgValue::AsHandle() const {
+  if (code_ == kTVMOpaqueHandle || code_ == kTVMNullptr) return value_.v_handle;
+  Mismatch("handle");
+}
+
+DLTensor* TVMArgValue::AsDLTensor() const {
+  if (code_ != kTVMDLTensorHandle && code_ != kTVMNDArrayHandle && code_ != kTVMOpaqueHandle) {
+    Mismatch("a tensor (DLTensor* or NDArray)");
+  }
+  if (!value_.v_handle) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": tensor handle is null");
+  return static_cast<DLTensor*>(value_.v_handle);
+}
+
+NDArrayObj* TVMArgValue::AsNDArrayObjOrNull() const {
+  if (code_ != kTVMNDArrayHandle || !value_.v_handle) return nullptr;
+  return NDArrayObj::FromHandle(static_cast<DLTensor*>(value_.v_handle));
+}
+
+ObjectPtr<ModuleNode> TVMArgValue::AsModule() const {
+  if (code_ != kTVMModuleHandle) Mismatch("Module");
+  auto* obj = static_cast<Object*>(value_.v_handle);
+  if (!obj) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": module handle is null");
+  if (obj->type_index() != kTypeModule) Mismatch("Module (the handle is another kind of object)");
+  return ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(obj));
+}
+
+ObjectPtr<PackedFuncObj> TVMArgValue::AsFunction() const {
+  if (code_ == kTVMNullptr) return nullptr;
+  if (code_ != kTVMPackedFuncHandle) Mismatch("PackedFunc");
+  auto* obj = static_cast<Object*>(value_.v_handle);
+  if (!obj) return nullptr;
+  if (obj->type_index() != kTypePackedFunc) Mismatch("PackedFunc (the handle is another kind of object)");
+  return ObjectPtr<PackedFuncObj>(static_cast<PackedFuncObj*>(obj));
+}
+
+void TVMRetValue::Clear() {
+  if (object_) object_->DecRef();
+  object_ = nullptr;
+  code_ = kTVMNullptr;
+  value_.v_handle = nullptr;
+  str_.clear();
+}
+
+void TVMRetValue::SetInt(int64_t v) {
+  Clear();
+  code_ = kTVMArgInt;
+  value_.v_int64 = v;
+}
+
+void TVMRetValue::SetFloat(double v) {
+  Clear();
+  code_ = kTVMArgFloat;
+  value_.v_float64 = v;
+}
+
+void TVMRetValue::SetHandle(void* v) {
+  Clear();
+  code_ = v ? kTVMOpaqueHandle : kTVMNullptr;
+  value_.v_handle = v;
+}
+
+void TVMRetValue::SetDevice(DLDevice v) {
+  Clear();
+  code_ = kDLDevice;
+  value_.v_device = v;
+}
+
+void TVMRetValue::SetDataType(DLDataType v) {
+  Clear();
+  code_ = kTVMDataType;
+  value_.v_type = v;
+}
+
+void TVMRetValue::SetString(std::string v) {
+  Clear();
+  code_ = kTVMStr;
+  str_ = std::move(v);
+}
+
+void TVMRetValue::SetBytes(std::string v) {
+  Clear();
+  code_ = kTVMBytes;
+  str_ = std::move(v);
+}
+
+void TVMRetValue::SetObject(ObjectPtr<Object> obj, int code) {
+  Clear();
+  if (!obj) return;
+  object_ = obj.release();
+  code_ = code;
+  value_.v_handle = code == kTVMNDArrayHandle ? static_cast<void*>(&static_cast<NDArrayObj*>(object_)->dl_tensor)
+                                               : static_cast<void*>(object_);
+}
+
+void TVMRetValue::SetFromC(TVMValue value, int code) {
+  switch (code) {
+    case kTVMStr: SetString(value.v_str ? value.v_str : ""); return;
+    case kTVMBytes: {
+      auto* b = static_cast<const TVMByteArray*>(value.v_handle);
+      SetBytes(b ? std::string(b->data, b->size) : std::string());
+      return;
+    }
+    case kTVMNDArrayHandle:
+      SetObject(ObjectPtr<Object>(NDArrayObj::FromHandle(static_cast<DLTensor*>(value.v_handle))), code);
+      return;
+    case kTVMModuleHandle:
+    case kTVMPackedFuncHandle:
+    case kTVMObjectHandle:
+      SetObject(ObjectPtr<Object>(static_cast<Object*>(value.v_handle)), code);
+      return;
+    case kTVMArgInt:
+    case kTVMArgFloat:
+    case kTVMOpaqueHandle:
+    case kTVMNullptr:
+    case kTVMDataType:
+    case kDLDevice:
+    case kTVMDLTensorHandle:
+      Clear();
+      code_ = code;
+      value_ = value;
+      return;
+    default:
+      AOTRT_THROW(kTypeMismatch, "cannot return a value of type code ", code, " (", TypeCodeName(code), ")");
+  }
+}
+
+namespace {
+struct ReturnStorage {
+  std::string str;
+  TVMByteArray bytes{nullptr, 0};
+};
+ReturnStorage& TlsReturn() {
+  static thread_local ReturnStorage storage;
+  return storage;
+}
+}  // namespace
+
+void TVMRetValue::MoveToC(TVMValue* value, int* code) {
+  switch (code_) {
+    case kTVMStr: {
+      ReturnStorage& s = TlsReturn();
+      s.str.swap(str_);
+      value->v_str = s.str.c_str();
+      *code = kTVMStr;
+      break;
+    }
+    case kTVMBytes: {
+      ReturnStorage& s = TlsReturn();
+      s.str.swap(str_);
+      s.bytes.data = s.str.data();
+      s.bytes.size = s.str.size();
+      value->v_handle = &s.bytes;
+      *code = kTVMBytes;
+      break;
+    }
+    case kTVMDataType: {
+      ReturnStorage& s = TlsReturn();
+      s.str = DataTypeToString(value_.v_type);
+      value->v_str = s.str.c_str();
+      *code = kTVMStr;
+      break;
+    }
+    default:
+      *value = value_;
+      *code = code_;
+      object_ = nullptr;  // ownership goes with the handle
+      break;
+  }
+  code_ = kTVMNullptr;
+  value_.v_handle = nullptr;
+}
+
+}  // namespace aotrt

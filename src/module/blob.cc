@@ -1,0 +1,116 @@
+#include "module/blob.h"
+
+#include <cstring>
+#include <vector>
+
+#include "base/byte_reader.h"
+#include "ffi/registry.h"
+
+namespace aotrt {
+namespace {
+
+constexpr const char* kLoaderPrefix = "runtime.module.loadbinary_";
+
+std::string KnownLoaders() {
+  std::string known;
+  for (const std::string& n : Registry::Global().ListNames()) {
+    if (n.rfind(kLoaderPrefix, 0) == 0) known += (known.empty() ? "" : ", ") + n.substr(std::strlen(kLoaderPrefix));
+  }
+  return known;
+}
+
+// Call the registered loader for `key`; it reads its payload from `stream` (a SpanStream).
+ObjectPtr<ModuleNode> LoadEntry(const std::string& key, SpanStream* stream, BoundedReader& r) {
+  PackedFunc loader = Registry::Global().Get(BinaryLoaderName(key));
+  if (!loader) {
+    r.Fail(StrCat("Binary was created using {", key, "} but a loader of that name is not registered. "
+                  "Available loaders are ", KnownLoaders(), ", _lib, _import_tree"));
+  }
+  size_t start = stream->Tell();
+  TVMValue args[3];
+  int codes[3] = {kTVMOpaqueHandle, kTVMArgInt, kTVMStr};
+  args[0].v_handle = stream;
+  args[1].v_int64 = static_cast<int64_t>(r.remaining());
+  args[2].v_str = r.what().c_str();
+  TVMRetValue rv;
+  loader.CallPacked(TVMArgs(args, codes, 3), &rv);
+  r.Advance(stream->Tell() - start, key.c_str());
+  Object* obj = rv.object();
+  if (rv.type_code() != kTVMModuleHandle || !obj) r.Fail(StrCat("loader for '", key, "' returned no module"));
+  return ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(obj));
+}
+
+void LinkImportTree(const std::vector<ObjectPtr<ModuleNode>>& modules, const std::vector<uint64_t>& row_ptr,
+                    const std::vector<uint64_t>& children, BoundedReader& r) {
+  if (row_ptr.size() != modules.size() + 1) {
+    r.Fail(StrCat("import tree has ", row_ptr.size(), " row pointers for ", modules.size(), " modules (expected ",
+                  modules.size() + 1, ")"));
+  }
+  if (row_ptr[0] != 0 || row_ptr.back() != children.size()) {
+    r.Fail(StrCat("import tree row pointers must run from 0 to ", children.size(), ", got ", row_ptr[0], " to ",
+                  row_ptr.back()));
+  }
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (row_ptr[i] > row_ptr[i + 1]) r.Fail("import tree row pointers decrease");
+    for (uint64_t j = row_ptr[i]; j < row_ptr[i + 1]; ++j) {
+      uint64_t c = children[j];
+      if (c >= modules.size()) {
+        r.Fail(StrCat("import tree: module ", i, " imports index ", c, ", out of range [0, ", modules.size(), ")"));
+      }
+      try {
+        modules[i]->Import(modules[c]);
+      } catch (const Error& e) {
+        r.Fail(StrCat("import tree: module ", i, " imports module ", c, ": ", e.what()));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
+
+ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
+                                        const std::string& what) {
+  std::string where = "module blob (__tvm_dev_mblob) of " + what;
+  if (avail < 8) AOTRT_THROW(kFormatError, where, ": only ", avail, " bytes, need at least an 8-byte header");
+  uint64_t nbytes = 0;
+  for (int i = 0; i < 8; ++i) nbytes |= static_cast<uint64_t>(static_cast<unsigned char>(blob[i])) << (8 * i);
+  if (nbytes > avail - 8) {
+    AOTRT_THROW(kFormatError, where, ": header claims ", nbytes, " payload bytes but the symbol holds ", avail - 8);
+  }
+  SpanStream stream(blob + 8, nbytes);
+  BoundedReader r(&stream, nbytes, where);
+  uint64_t count = r.ReadCount("entry count", 8);
+  std::vector<ObjectPtr<ModuleNode>> modules;
+  std::vector<uint64_t> row_ptr, children;
+  bool has_tree = false, has_lib = false;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string key = r.ReadString("entry type key");
+    if (key == "_lib") {
+      if (has_lib) r.Fail("Multiple dso module detected: `_lib` appears twice");
+      has_lib = true;
+      modules.push_back(lib);
+    } else if (key == "_import_tree") {
+      if (has_tree) r.Fail("`_import_tree` appears twice");
+      has_tree = true;
+      row_ptr = r.ReadU64Vector("import tree row_ptr");
+      children = r.ReadU64Vector("import tree child_indices");
+    } else {
+      modules.push_back(LoadEntry(key, &stream, r));
+    }
+  }
+  if (r.remaining() != 0) r.Fail(StrCat(r.remaining(), " bytes of unexpected data after the last entry"));
+  if (has_tree) {
+    if (modules.empty()) r.Fail("import tree without modules");
+    LinkImportTree(modules, row_ptr, children, r);
+    return modules[0];
+  }
+  // Legacy blob: the library module imports every other module.
+  for (const auto& m : modules) {
+    if (m != lib) lib->Import(m);
+  }
+  return lib;
+}
+
+}  // namespace aotrt

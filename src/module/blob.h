@@ -1,0 +1,20 @@
+// Parsing of the packed module blob `__tvm_dev_mblob` (ABI.md 5.2, 5.3) into a module tree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "aotrt/module.h"
+
+namespace aotrt {
+
+// Rebuild the module tree from `blob` (the symbol's bytes, `avail` of them readable; the 8-byte
+// length header comes first). `lib` is the library module that `_lib` entries stand for; `what`
+// names the library in messages. Returns the root. Throws kFormatError or kNotFound (loader).
+ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
+                                        const std::string& what);
+
+// Name of the global that loads modules of `type_key` from a blob: runtime.module.loadbinary_<key>.
+std::string BinaryLoaderName(const std::string& type_key);
+
+}  // namespace aotrt

@@ -1,0 +1,53 @@
+#include "module/library_module.h"
+
+#include "base/error_util.h"
+#include "base/last_error.h"
+#include "ffi/registry.h"
+
+namespace aotrt {
+
+PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, ObjectPtr<Object> keep) {
+  return PackedFunc([f, name = std::move(name), keep = std::move(keep)](TVMArgs args, TVMRetValue* rv) {
+    TVMValue ret;
+    ret.v_handle = nullptr;
+    int ret_code = kTVMNullptr;  // generated code leaves it untouched when returning nothing
+    uint64_t errors_before = LastErrorSequence();
+    int rc = f(const_cast<TVMValue*>(args.values()), const_cast<int*>(args.type_codes()), args.size(), &ret,
+               &ret_code, nullptr);
+    if (rc != 0) {
+      const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
+      AOTRT_THROW(kModelError, name, " failed (returned ", rc, ")", msg ? ": " : " without an error message", msg ? msg : "");
+    }
+    if (ret_code != kTVMNullptr) rv->SetFromC(ret, ret_code);
+  });
+}
+
+PackedFunc LibraryModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  std::string symbol = name;
+  if (name == "__tvm_main__") {
+    auto* entry_name = static_cast<const char*>(lib_->Lookup("__tvm_main__"));
+    AOTRT_REQUIRE(entry_name != nullptr, kNotFound, "Symbol __tvm_main__ is not presented in ", lib_->name());
+    symbol = entry_name;
+  }
+  void* addr = lib_->Lookup(symbol);
+  if (!addr) return PackedFunc();
+  return WrapBackendFunction(reinterpret_cast<TVMBackendPackedCFunc>(addr), symbol, self);
+}
+
+PackedFuncObj* LibraryModuleNode::GetFuncFromEnv(const std::string& name) {
+  std::lock_guard<std::mutex> lock(env_mu_);
+  auto it = env_cache_.find(name);
+  if (it != env_cache_.end()) return it->second.object().get();
+  PackedFunc f;
+  for (const auto& m : imports()) {
+    f = Module(m).GetFunction(name, true);
+    if (f) break;
+  }
+  if (!f) f = Registry::Global().Get(name);
+  AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "Cannot find function ", name,
+                " in the imported modules or global registry (needed by ", lib_->name(), ")");
+  env_cache_[name] = f;
+  return f.object().get();
+}
+
+}  // namespace aotrt

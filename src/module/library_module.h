@@ -1,0 +1,44 @@
+// The `library` module: functions of a model library (dlopened file or system library), each
+// symbol wrapped as a packed function, plus the lookup generated code does through
+// TVMBackendGetFuncFromEnv.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <tvm/runtime/c_backend_api.h>
+
+#include "aotrt/module.h"
+#include "module/symbol_source.h"
+
+namespace aotrt {
+
+class LibraryModuleNode : public ModuleNode {
+ public:
+  explicit LibraryModuleNode(std::shared_ptr<SymbolSource> lib) : lib_(std::move(lib)) {}
+  const char* type_key() const override { return "library"; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+
+  const SymbolSource& library() const { return *lib_; }
+  // The function `name` from the imports, then the global registry; cached for the library's
+  // lifetime because generated code keeps the borrowed handle forever. Throws kNotFound.
+  PackedFuncObj* GetFuncFromEnv(const std::string& name);
+
+ private:
+  std::shared_ptr<SymbolSource> lib_;
+  std::mutex env_mu_;
+  std::map<std::string, PackedFunc> env_cache_;
+};
+
+// Wrap an exported TVMBackendPackedCFunc; `keep` stays alive as long as the function.
+// A non-zero return becomes Error(kModelError) carrying the message the model set.
+PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, ObjectPtr<Object> keep);
+
+// Build the module tree of a library: fill context pointers, parse __tvm_dev_mblob, write
+// __tvm_module_ctx. Returns the root (the library module itself when there is no blob).
+Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib);
+
+}  // namespace aotrt

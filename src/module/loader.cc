@@ -1,0 +1,141 @@
+// Loading model libraries: from a file, from memory, or the system library.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <tvm/runtime/c_backend_api.h>
+
+#include "base/error_util.h"
+#include "ffi/registry.h"
+#include "module/blob.h"
+#include "module/library_module.h"
+
+namespace aotrt {
+namespace {
+
+template <typename F>
+void SetPointer(const SymbolSource& lib, const char* name, F fn) {
+  if (auto* slot = static_cast<void**>(lib.Lookup(name))) *slot = reinterpret_cast<void*>(fn);
+}
+
+std::string Extension(const std::string& path) {
+  size_t dot = path.find_last_of('.');
+  size_t slash = path.find_last_of('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  return path.substr(dot + 1);
+}
+
+// Writes bytes into an anonymous in-memory file; closes it on destruction.
+class MemFile {
+ public:
+  MemFile(const void* data, size_t size) {
+    fd_ = ::memfd_create("aotrt-model", MFD_CLOEXEC);
+    if (fd_ < 0) AOTRT_THROW(kIOError, "LoadFromMemory: memfd_create failed: ", std::strerror(errno));
+    const char* p = static_cast<const char*>(data);
+    size_t left = size;
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        int err = errno;
+        ::close(fd_);
+        AOTRT_THROW(kIOError, "LoadFromMemory: writing ", size, " bytes failed: ", std::strerror(err));
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  ~MemFile() { ::close(fd_); }
+  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+void FillContextPointers(const SymbolSource& lib) {
+  SetPointer(lib, "__TVMFuncCall", &TVMFuncCall);
+  SetPointer(lib, "__TVMAPISetLastError", &TVMAPISetLastError);
+  SetPointer(lib, "__TVMBackendGetFuncFromEnv", &TVMBackendGetFuncFromEnv);
+  SetPointer(lib, "__TVMBackendParallelLaunch", &TVMBackendParallelLaunch);
+  SetPointer(lib, "__TVMBackendParallelBarrier", &TVMBackendParallelBarrier);
+  SetPointer(lib, "__TVMBackendAllocWorkspace", &TVMBackendAllocWorkspace);
+  SetPointer(lib, "__TVMBackendFreeWorkspace", &TVMBackendFreeWorkspace);
+}
+
+Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib) {
+  FillContextPointers(*lib);
+  auto lib_node = MakeObject<LibraryModuleNode>(lib);
+  ObjectPtr<ModuleNode> root = lib_node;
+  if (const auto* blob = static_cast<const char*>(lib->Lookup("__tvm_dev_mblob"))) {
+    uint64_t size = lib->SymbolSize("__tvm_dev_mblob");
+    // Unknown size (system library): trust the header, bounded by a sanity limit.
+    uint64_t avail = size ? size : (uint64_t{1} << 40);
+    root = ProcessModuleBlob(blob, avail, lib_node, lib->name());
+  }
+  // The context is the library module itself (not the root); it stays alive through the tree.
+  if (auto* ctx = static_cast<void**>(lib->Lookup("__tvm_module_ctx"))) *ctx = static_cast<ModuleNode*>(lib_node.get());
+  return Module(root);
+}
+
+Module Module::LoadFromFile(const std::string& path, const std::string& format) {
+  std::string fmt = format.empty() ? Extension(path) : format;
+  if (fmt == "dll" || fmt == "dylib" || fmt == "dso") fmt = "so";
+  PackedFunc loader = Registry::Global().Get("runtime.module.loadfile_" + fmt);
+  AOTRT_REQUIRE(static_cast<bool>(loader), kNotFound, "Loader for `.", fmt, "` files is not registered (loading ",
+                path, "); aotrt loads shared libraries: .so");
+  TVMValue args[2];
+  int codes[2] = {kTVMStr, kTVMStr};
+  args[0].v_str = path.c_str();
+  args[1].v_str = fmt.c_str();
+  TVMRetValue rv;
+  loader.CallPacked(TVMArgs(args, codes, 2), &rv);
+  AOTRT_REQUIRE(rv.type_code() == kTVMModuleHandle && rv.object(), kInternal, "loader for .", fmt,
+                " returned no module");
+  return Module(ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(rv.object())));
+}
+
+Module Module::LoadFromMemory(const void* data, size_t size) {
+  AOTRT_REQUIRE(data != nullptr || size == 0, kInvalidArgument, "LoadFromMemory: null data");
+  MemFile file(data, size);
+  std::string name = "<in-memory library of " + std::to_string(size) + " bytes>";
+  return LoadFromSymbolSource(OpenSharedLibrary(file.path(), name));
+}
+
+void RegisterModuleGlobals(Registry& r) {
+  r.Register("runtime.module.loadfile_so", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "runtime.module.loadfile_so needs a path");
+    std::string path = args[0].AsString();
+    rv->SetObject(LoadFromSymbolSource(OpenSharedLibrary(path, path)).node(), kTVMModuleHandle);
+  }), false);
+  r.Register("runtime.SystemLib", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    std::string prefix = args.size() > 0 ? args[0].AsString() : "";
+    rv->SetObject(Module::SystemLib(prefix).node(), kTVMModuleHandle);
+  }), false);
+  r.Register("runtime.ModuleLoadFromFile", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "runtime.ModuleLoadFromFile needs a path");
+    std::string fmt = args.size() > 1 ? args[1].AsString() : "";
+    rv->SetObject(Module::LoadFromFile(args[0].AsString(), fmt).node(), kTVMModuleHandle);
+  }), false);
+  r.Register("runtime.ModuleGetTypeKey", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    rv->SetString(args[0].AsModule()->type_key());
+  }), false);
+  r.Register("runtime.ModuleGetImport", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    auto m = args[0].AsModule();
+    int64_t i = args[1].AsInt();
+    AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(m->imports().size()), kOutOfRange, "import index ", i,
+                  " out of range [0, ", m->imports().size(), ")");
+    rv->SetObject(m->imports()[i], kTVMModuleHandle);
+  }), false);
+  r.Register("runtime.ModuleImportsSize", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    rv->SetInt(static_cast<int64_t>(args[0].AsModule()->imports().size()));
+  }), false);
+  r.Register("runtime.ModuleSaveToBinary", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
+    rv->SetBytes(args[0].AsModule()->SaveToBinary());
+  }), false);
+}
+
+}  // namespace aotrt

@@ -1,0 +1,66 @@
+// Module imports and function lookup through the import tree.
+#include "aotrt/module.h"
+
+#include <unordered_set>
+
+#include "base/error_util.h"
+
+namespace aotrt {
+namespace {
+
+bool Reaches(ModuleNode* from, ModuleNode* target, std::unordered_set<ModuleNode*>* seen) {
+  if (from == target) return true;
+  if (!seen->insert(from).second) return false;
+  for (const auto& m : from->imports()) {
+    if (Reaches(m.get(), target, seen)) return true;
+  }
+  return false;
+}
+
+PackedFunc FindInImports(const ObjectPtr<ModuleNode>& node, const std::string& name,
+                         std::unordered_set<ModuleNode*>* seen) {
+  for (const auto& m : node->imports()) {
+    if (!seen->insert(m.get()).second) continue;
+    PackedFunc f = m->GetFunction(name, m);
+    if (f) return f;
+    f = FindInImports(m, name, seen);
+    if (f) return f;
+  }
+  return PackedFunc();
+}
+
+}  // namespace
+
+std::string ModuleNode::SaveToBinary() const {
+  AOTRT_THROW(kNotImplemented, "module of type '", type_key(), "' cannot be serialized");
+}
+
+void ModuleNode::Import(ObjectPtr<ModuleNode> dep) {
+  AOTRT_REQUIRE(static_cast<bool>(dep), kInvalidArgument, "cannot import a null module");
+  std::unordered_set<ModuleNode*> seen;
+  AOTRT_REQUIRE(!Reaches(dep.get(), this, &seen), kInvalidArgument,
+                "Cyclic dependency detected during import: '", dep->type_key(), "' already reaches '", type_key(), "'");
+  imports_.push_back(std::move(dep));
+}
+
+PackedFunc Module::GetFunction(const std::string& name, bool query_imports) const {
+  AOTRT_REQUIRE(defined(), kInvalidArgument, "GetFunction('", name, "') on an undefined module");
+  PackedFunc f = node_->GetFunction(name, node_);
+  if (f || !query_imports) return f;
+  std::unordered_set<ModuleNode*> seen{node_.get()};
+  return FindInImports(node_, name, &seen);
+}
+
+PackedFunc Module::GetFunctionOrThrow(const std::string& name, bool query_imports) const {
+  PackedFunc f = GetFunction(name, query_imports);
+  AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "module '", node_->type_key(), "' has no function '", name, "'");
+  return f;
+}
+
+std::vector<Module> Module::imports() const {
+  std::vector<Module> out;
+  for (const auto& m : node_->imports()) out.emplace_back(m);
+  return out;
+}
+
+}  // namespace aotrt

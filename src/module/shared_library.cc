@@ -1,0 +1,124 @@
+// Opening model libraries with dlopen, with checks that turn every failure into a clear error.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "base/error_util.h"
+#include "base/logging.h"
+#include "module/elf_symbols.h"
+#include "module/symbol_source.h"
+
+namespace aotrt {
+namespace {
+
+// A read-only mapping of a whole file, unmapped on destruction.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path, const std::string& what) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      int err = errno;
+      if (err == ENOENT) AOTRT_THROW(kNotFound, what, ": no such file");
+      AOTRT_THROW(kIOError, what, ": cannot open: ", std::strerror(err));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      AOTRT_THROW(kIOError, what, ": not a regular file");
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ > 0) {
+      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (data_ == MAP_FAILED) {
+        data_ = nullptr;
+        ::close(fd);
+        AOTRT_THROW(kIOError, what, ": cannot map the file: ", std::strerror(errno));
+      }
+    }
+    ::close(fd);
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(data_, size_);
+  }
+  const void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class SharedLibrary : public SymbolSource {
+ public:
+  SharedLibrary(void* handle, std::string name, ElfDynamicSymbols symbols)
+      : handle_(handle), name_(std::move(name)), symbols_(std::move(symbols)) {}
+  ~SharedLibrary() override { ::dlclose(handle_); }
+  void* Lookup(const std::string& name) const override { return ::dlsym(handle_, name.c_str()); }
+  uint64_t SymbolSize(const std::string& name) const override {
+    const ElfSymbol* s = symbols_.FindDefined(name);
+    return s ? s->size : 0;
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  void* handle_;
+  std::string name_;
+  ElfDynamicSymbols symbols_;
+};
+
+bool IsRuntimeSymbol(const std::string& s) { return s.rfind("TVM", 0) == 0; }
+
+// Make libaotrt's own exported symbols globally visible, as TVM's Python does by loading its runtime
+// RTLD_GLOBAL, so `c`-target models resolve TVMBackendAllocWorkspace & co. against us.
+void PromoteSelfToGlobalScope() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScope), &info) && info.dli_fname) {
+      void* h = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
+      if (h) ::dlclose(h);  // drops the extra reference; the promotion stays
+    }
+  });
+}
+
+void CheckRuntimeSymbolsResolvable(const ElfDynamicSymbols& syms, const std::string& what) {
+  std::string missing;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    missing.clear();
+    for (const std::string& s : syms.undefined) {
+      if (IsRuntimeSymbol(s) && !::dlsym(RTLD_DEFAULT, s.c_str())) missing += (missing.empty() ? "" : ", ") + s;
+    }
+    if (missing.empty()) return;
+    PromoteSelfToGlobalScope();
+  }
+  AOTRT_THROW(kNotFound, what, " needs the runtime symbol(s) ", missing,
+              ", which are not visible in the process's global scope: link the application against libaotrt "
+              "(with -rdynamic when linking the static library) or dlopen libaotrt.so with RTLD_GLOBAL");
+}
+
+}  // namespace
+
+std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name) {
+  ElfDynamicSymbols syms;
+  {
+    MappedFile file(path, display_name);
+    syms = ReadElfDynamicSymbols(file.data(), file.size(), display_name);
+  }
+  CheckRuntimeSymbolsResolvable(syms, display_name);
+  ::dlerror();
+  void* handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (!handle) {
+    const char* err = ::dlerror();
+    AOTRT_THROW(kIOError, "Failed to load dynamic shared library ", display_name, ": ", err ? err : "unknown error");
+  }
+  AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
+  return std::make_shared<SharedLibrary>(handle, display_name, std::move(syms));
+}
+
+}  // namespace aotrt

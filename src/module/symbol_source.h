@@ -1,0 +1,31 @@
+// Where a library module finds its symbols: a dlopened file or the process's system library.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace aotrt {
+
+class SymbolSource {
+ public:
+  virtual ~SymbolSource() = default;
+  // Address of `name`, or nullptr when the library does not define it.
+  virtual void* Lookup(const std::string& name) const = 0;
+  // Size in bytes of the data symbol `name` if known, else 0 (then the caller trusts headers).
+  virtual uint64_t SymbolSize(const std::string& name) const = 0;
+  // Names the library in messages, e.g. its path.
+  virtual const std::string& name() const = 0;
+};
+
+// dlopen `path` RTLD_LAZY | RTLD_LOCAL after checking it is an ELF shared library whose undefined
+// TVM runtime symbols the process can resolve. `display_name` is used in messages (for a library
+// loaded from memory the path is /proc/self/fd/N). Throws kNotFound, kIOError, kFormatError.
+std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name);
+
+// The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.
+std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix);
+
+// Write aotrt's backend functions into the library's `__TVM*` context pointers that exist.
+void FillContextPointers(const SymbolSource& lib);
+
+}  // namespace aotrt

@@ -1,0 +1,74 @@
+// The system library: model code linked into the executable registers its symbols at start-up
+// through TVMBackendRegisterSystemLibSymbol; runtime.SystemLib(prefix) turns them into modules.
+#include <map>
+#include <mutex>
+
+#include "base/error_util.h"
+#include "base/logging.h"
+#include "module/library_module.h"
+#include "module/symbol_source.h"
+
+namespace aotrt {
+namespace {
+
+struct SymbolTable {
+  std::mutex mu;
+  std::map<std::string, void*> symbols;
+  std::map<std::string, Module> modules;  // one module tree per prefix, as TVM keeps it
+};
+
+SymbolTable& Table() {
+  static SymbolTable* table = new SymbolTable();  // registration runs from static constructors
+  return *table;
+}
+
+class SystemLibrary : public SymbolSource {
+ public:
+  explicit SystemLibrary(std::string prefix) : prefix_(std::move(prefix)), name_("system library") {
+    if (!prefix_.empty()) name_ += " '" + prefix_ + "'";
+  }
+  void* Lookup(const std::string& name) const override {
+    SymbolTable& t = Table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto it = t.symbols.find(prefix_ + name);
+    if (it == t.symbols.end()) it = t.symbols.find(name);
+    return it == t.symbols.end() ? nullptr : it->second;
+  }
+  uint64_t SymbolSize(const std::string&) const override { return 0; }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string prefix_;
+  std::string name_;
+};
+
+}  // namespace
+
+void RegisterSystemLibSymbol(const char* name, void* ptr) {
+  AOTRT_REQUIRE(name != nullptr, kInvalidArgument, "TVMBackendRegisterSystemLibSymbol: null name");
+  SymbolTable& t = Table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.symbols.find(name);
+  if (it != t.symbols.end() && it->second != ptr) {
+    AOTRT_LOG_WARN("system library symbol ", name, " registered again with another address; using the new one");
+  }
+  t.symbols[name] = ptr;
+}
+
+std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix) {
+  return std::make_shared<SystemLibrary>(prefix);
+}
+
+Module Module::SystemLib(const std::string& prefix) {
+  SymbolTable& t = Table();
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto it = t.modules.find(prefix);
+    if (it != t.modules.end()) return it->second;
+  }
+  Module m = LoadFromSymbolSource(SystemLibrarySymbols(prefix));
+  std::lock_guard<std::mutex> lock(t.mu);
+  return t.modules.emplace(prefix, m).first->second;
+}
+
+}  // namespace aotrt

@@ -1,0 +1,107 @@
+// Data type and shape helpers.
+#include <limits>
+
+#include "aotrt/ndarray.h"
+#include "base/error_util.h"
+
+namespace aotrt {
+
+std::string DataTypeToString(DLDataType t) {
+  if (t.code == kDLUInt && t.bits == 1 && t.lanes == 1) return "bool";
+  if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return "void";
+  std::string s;
+  switch (t.code) {
+    case kDLInt: s = "int"; break;
+    case kDLUInt: s = "uint"; break;
+    case kDLFloat: s = "float"; break;
+    case kDLOpaqueHandle: s = "handle"; break;
+    case kDLBfloat: s = "bfloat"; break;
+    case 6: return "e4m3_float8";
+    case 7: return "e5m2_float8";
+    default: s = StrCat("custom[", static_cast<int>(t.code), "]"); break;
+  }
+  s += std::to_string(t.bits);
+  if (t.lanes != 1) s += "x" + std::to_string(t.lanes);
+  return s;
+}
+
+DLDataType DataTypeFromString(const std::string& str) {
+  if (str == "bool") return DLDataType{kDLUInt, 1, 1};
+  if (str == "handle") return DLDataType{kDLOpaqueHandle, 64, 1};
+  struct Prefix { const char* name; uint8_t code; };
+  static const Prefix kPrefixes[] = {{"uint", kDLUInt}, {"int", kDLInt}, {"float", kDLFloat},
+                                     {"bfloat", kDLBfloat}, {"handle", kDLOpaqueHandle}};
+  for (const Prefix& p : kPrefixes) {
+    size_t n = std::char_traits<char>::length(p.name);
+    if (str.compare(0, n, p.name) != 0) continue;
+    size_t pos = n;
+    auto number = [&](const char* what) {
+      size_t start = pos;
+      unsigned long v = 0;
+      while (pos < str.size() && str[pos] >= '0' && str[pos] <= '9' && pos - start < 6) v = v * 10 + (str[pos++] - '0');
+      if (pos == start) AOTRT_THROW(kInvalidArgument, "invalid dtype '", str, "': missing ", what);
+      return v;
+    };
+    unsigned long bits = number("bit width");
+    unsigned long lanes = 1;
+    if (pos < str.size() && str[pos] == 'x') {
+      ++pos;
+      lanes = number("lane count");
+    }
+    if (pos != str.size() || bits == 0 || bits > 255 || lanes == 0 || lanes > 65535) break;
+    if (p.code == kDLBfloat && bits != 16) break;
+    return DLDataType{p.code, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
+  }
+  AOTRT_THROW(kInvalidArgument, "invalid dtype '", str, "': expected e.g. float32, int8, uint8, bool, float32x4");
+}
+
+bool DataTypeEqual(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+size_t DataTypeBytes(DLDataType t) { return (static_cast<size_t>(t.bits) * t.lanes + 7) / 8; }
+
+std::string ShapeToString(const int64_t* shape, int ndim) {
+  std::string s = "[";
+  for (int i = 0; i < ndim; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+int64_t ShapeElements(const int64_t* shape, int ndim) {
+  constexpr int64_t kMax = int64_t{1} << 62;
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i) {
+    AOTRT_REQUIRE(shape[i] >= 0, kShapeMismatch, "negative dimension ", shape[i], " in shape ", ShapeToString(shape, ndim));
+    if (shape[i] != 0 && n > kMax / shape[i]) {
+      AOTRT_THROW(kShapeMismatch, "shape ", ShapeToString(shape, ndim), " has too many elements");
+    }
+    n *= shape[i];
+  }
+  return n;
+}
+
+size_t TensorBytes(const DLTensor& t) {
+  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, "tensor has ndim ", t.ndim,
+                t.shape ? "" : " and a null shape");
+  int64_t n = ShapeElements(t.shape, t.ndim);
+  size_t eb = DataTypeBytes(t.dtype);
+  AOTRT_REQUIRE(eb == 0 || static_cast<uint64_t>(n) <= std::numeric_limits<uint64_t>::max() / 8 / eb, kShapeMismatch,
+                "tensor of shape ", ShapeToString(t.shape, t.ndim), " is too large");
+  return static_cast<size_t>(n) * eb;
+}
+
+bool IsContiguous(const DLTensor& t) {
+  if (!t.strides) return true;
+  int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] == 1) continue;  // any stride is fine for a unit dimension
+    if (t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+}  // namespace aotrt

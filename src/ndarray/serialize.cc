@@ -1,0 +1,121 @@
+#include "ndarray/serialize.h"
+
+#include <dmlc/memory_io.h>
+
+namespace aotrt {
+
+void WriteNDArray(dmlc::Stream* s, const DLTensor& t) {
+  AOTRT_REQUIRE(t.device.device_type == kDLCPU, kInvalidArgument, "can only save CPU tensors, got device type ",
+                static_cast<int>(t.device.device_type));
+  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, "can only save contiguous tensors");
+  s->Write(kNDArrayMagic);
+  s->Write(uint64_t{0});
+  DLDevice cpu{kDLCPU, 0};
+  s->Write(&cpu, sizeof(cpu));
+  s->Write(t.ndim);
+  s->Write(&t.dtype, sizeof(t.dtype));
+  if (t.ndim) s->Write(t.shape, sizeof(int64_t) * t.ndim);
+  int64_t nbytes = static_cast<int64_t>(TensorBytes(t));
+  s->Write(nbytes);
+  if (nbytes) s->Write(static_cast<const char*>(t.data) + t.byte_offset, nbytes);
+}
+
+NDArray ReadNDArray(BoundedReader& r) {
+  uint64_t magic = r.Read<uint64_t>("NDArray magic");
+  if (magic != kNDArrayMagic) {
+    r.Fail(StrCat("Invalid DLTensor file format: bad NDArray magic 0x", std::hex, magic, ", expected 0x",
+                  kNDArrayMagic));
+  }
+  r.Read<uint64_t>("NDArray reserved field");
+  DLDevice dev = r.Read<DLDevice>("NDArray device");
+  if (dev.device_type != kDLCPU) {
+    r.Fail(StrCat("Invalid DLTensor file format: device type ", static_cast<int>(dev.device_type),
+                  ", expected 1 (CPU)"));
+  }
+  int32_t ndim = r.Read<int32_t>("NDArray ndim");
+  if (ndim < 0 || ndim > 64) r.Fail(StrCat("Invalid DLTensor file format: ndim ", ndim, " not in [0, 64]"));
+  DLDataType dtype = r.Read<DLDataType>("NDArray dtype");
+  if (dtype.bits == 0 || dtype.lanes == 0) {
+    r.Fail(StrCat("Invalid DLTensor file format: invalid dtype (code ", int(dtype.code), ", bits ", int(dtype.bits),
+                  ", lanes ", dtype.lanes, ")"));
+  }
+  std::vector<int64_t> shape(ndim);
+  r.ReadBytes(shape.data(), sizeof(int64_t) * ndim, "NDArray shape");
+  for (int64_t d : shape) {
+    if (d < 0) r.Fail(StrCat("Invalid DLTensor file format: negative dimension in shape ", ShapeToString(shape.data(), ndim)));
+  }
+  int64_t nbytes = r.Read<int64_t>("NDArray data size");
+  DLTensor probe{};
+  probe.ndim = ndim;
+  probe.shape = shape.data();
+  probe.dtype = dtype;
+  size_t expected;
+  try {
+    expected = TensorBytes(probe);
+  } catch (const Error& e) {
+    r.Fail(StrCat("Invalid DLTensor file format: ", e.what()));
+  }
+  if (nbytes < 0 || static_cast<uint64_t>(nbytes) != expected) {
+    r.Fail(StrCat("Invalid DLTensor file format: data size ", nbytes, " does not match shape ",
+                  ShapeToString(shape.data(), ndim), " ", DataTypeToString(dtype), " (", expected, " bytes)"));
+  }
+  if (expected > r.remaining()) {
+    r.Fail(StrCat("Invalid DLTensor file format: data of ", expected, " bytes truncated, ", r.remaining(), " left"));
+  }
+  NDArray arr = NDArray::Empty(shape, dtype);
+  r.ReadBytes(arr.data(), expected, "NDArray data");
+  return arr;
+}
+
+void WriteNamedArrays(dmlc::Stream* s, const std::vector<NamedArray>& arrays) {
+  s->Write(static_cast<uint64_t>(arrays.size()));
+  for (const NamedArray& a : arrays) WriteNDArray(s, a.array.tensor());
+}
+
+std::string SaveNDArray(const DLTensor& t) {
+  std::string out;
+  dmlc::MemoryStringStream mem(&out);
+  dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
+  WriteNDArray(s, t);
+  return out;
+}
+
+NDArray LoadNDArray(const void* data, size_t size) {
+  SpanStream s(data, size);
+  BoundedReader r(&s, size, "NDArray");
+  return ReadNDArray(r);
+}
+
+std::string SaveParams(const std::vector<NamedArray>& params) {
+  std::string out;
+  dmlc::MemoryStringStream mem(&out);
+  dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
+  s->Write(kParamsMagic);
+  s->Write(uint64_t{0});
+  std::vector<std::string> names;
+  for (const NamedArray& p : params) names.push_back(p.name);
+  s->Write(names);
+  WriteNamedArrays(s, params);
+  return out;
+}
+
+std::vector<NamedArray> LoadParams(const void* data, size_t size) {
+  SpanStream s(data, size);
+  BoundedReader r(&s, size, "params");
+  uint64_t magic = r.Read<uint64_t>("params magic");
+  if (magic != kParamsMagic) {
+    r.Fail(StrCat("Invalid parameters file format: bad magic 0x", std::hex, magic, ", expected 0x", kParamsMagic));
+  }
+  r.Read<uint64_t>("params reserved field");
+  std::vector<std::string> names = r.ReadStringVector("params names");
+  uint64_t count = r.ReadCount("params array count", 8);
+  if (count != names.size()) {
+    r.Fail(StrCat("Invalid parameters file format: ", names.size(), " names but ", count, " arrays"));
+  }
+  std::vector<NamedArray> out;
+  out.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) out.push_back({names[i], ReadNDArray(r)});
+  return out;
+}
+
+}  // namespace aotrt

@@ -1,0 +1,5 @@
+#include "ffi/registry.h"
+
+namespace aotrt {
+void RegisterProfilingGlobals(Registry&) {}
+}  // namespace aotrt
