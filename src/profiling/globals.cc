@@ -1,5 +1,75 @@
+// Global functions of the profiling layer: runtime.RPCTimeEvaluator (TVM's contract, ABI.md 9.1),
+// cache_flush_cpu_non_first_arg, and aotrt.profiling.Benchmark (per-call samples as JSON).
+#include <climits>
+
+#include "aotrt/module.h"
+#include "aotrt/profiling.h"
+#include "base/error_util.h"
 #include "ffi/registry.h"
 
 namespace aotrt {
-void RegisterProfilingGlobals(Registry&) {}
+namespace {
+
+int IntArg(const char* fn, TVMArgs args, int i, const char* name) {
+  int64_t v = args[i].AsInt();
+  AOTRT_REQUIRE(v >= INT_MIN && v <= INT_MAX, kOutOfRange, fn, ": ", name, " = ", v, " does not fit in an int");
+  return static_cast<int>(v);
+}
+
+// Argument 0 of both factories: a module, or null for the global registry.
+Module ModuleArg(TVMArgs args) {
+  if (args[0].type_code() == kTVMNullptr) return Module();
+  return Module(args[0].AsModule());
+}
+
+void RequireCount(const char* fn, TVMArgs args, int n) {
+  AOTRT_REQUIRE(args.size() == n, kInvalidArgument, fn, " takes ", n, " arguments, got ", args.size());
+}
+
+void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
+  const char* fn = "runtime.RPCTimeEvaluator";
+  RequireCount(fn, args, 12);
+  Module mod = ModuleArg(args);
+  AOTRT_REQUIRE(!mod.defined() || mod.type_key() != "rpc", kNotImplemented, fn, ": RPC modules are not supported");
+  DLDevice dev;
+  dev.device_type = static_cast<DLDeviceType>(IntArg(fn, args, 2, "device_type"));
+  dev.device_id = IntArg(fn, args, 3, "device_id");
+  PackedFunc timer = mod.TimeEvaluator(
+      args[1].AsString(), dev, IntArg(fn, args, 4, "number"), IntArg(fn, args, 5, "repeat"),
+      IntArg(fn, args, 6, "min_repeat_ms"), IntArg(fn, args, 7, "limit_zero_time_iterations"),
+      IntArg(fn, args, 8, "cooldown_interval_ms"), IntArg(fn, args, 9, "repeats_to_cooldown"),
+      IntArg(fn, args, 10, "cache_flush_bytes"), args[11].AsString());
+  rv->SetObject(timer.object(), kTVMPackedFuncHandle);
+}
+
+void BenchmarkFactory(TVMArgs args, TVMRetValue* rv) {
+  const char* fn = "aotrt.profiling.Benchmark";
+  RequireCount(fn, args, 8);
+  Module mod = ModuleArg(args);
+  std::string name = args[1].AsString();
+  PackedFunc f = mod.defined() ? mod.GetFunction(name, true) : GetGlobalFunction(name);
+  AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "Cannot find ", name, " in the module or global registry");
+  BenchmarkOptions opt;
+  opt.warmup = IntArg(fn, args, 2, "warmup");
+  opt.number = IntArg(fn, args, 3, "number");
+  opt.repeat = IntArg(fn, args, 4, "repeat");
+  opt.min_repeat_ms = IntArg(fn, args, 5, "min_repeat_ms");
+  opt.cooldown_interval_ms = IntArg(fn, args, 6, "cooldown_interval_ms");
+  opt.cache_flush_bytes = IntArg(fn, args, 7, "cache_flush_bytes");
+  ValidateBenchmarkOptions(opt);  // errors now rather than at the first call
+  PackedFunc bench([f, opt](TVMArgs call_args, TVMRetValue* ret) {
+    ret->SetString(BenchmarkStatsToJson(Benchmark(f, call_args, opt)));
+  });
+  rv->SetObject(bench.object(), kTVMPackedFuncHandle);
+}
+
+}  // namespace
+
+void RegisterProfilingGlobals(Registry& r) {
+  r.Register("runtime.RPCTimeEvaluator", PackedFunc(RpcTimeEvaluator), false);
+  r.Register("cache_flush_cpu_non_first_arg",
+             PackedFunc([](TVMArgs args, TVMRetValue*) { CacheFlushNonFirstArg(args); }), false);
+  r.Register("aotrt.profiling.Benchmark", PackedFunc(BenchmarkFactory), false);
+}
+
 }  // namespace aotrt

@@ -1,0 +1,103 @@
+// Timing packed functions: TVM's time evaluator, and a benchmark that keeps every sample.
+//
+//   aotrt::Executor ex = model.CreateExecutor();
+//   aotrt::PackedFunc timer = ex.module().TimeEvaluator("run", DLDevice{kDLCPU, 0}, 10, 5);
+//   (timer returns repeat x 8 bytes: the mean seconds per call of each repeat, see ParseTimes)
+//
+//   aotrt::BenchmarkOptions opt;  opt.number = 10;  opt.repeat = 20;
+//   aotrt::BenchmarkStats s = aotrt::Benchmark(ex.module().GetFunction("run"), aotrt::TVMArgs(nullptr, nullptr, 0), opt);
+//
+// Thread-safety: the functions here are pure or only touch their arguments. A time evaluator
+// function keeps its (growing) `number` between calls, like TVM's: call one timer from one thread
+// at a time. Timing uses std::chrono::steady_clock (TVM uses high_resolution_clock, which is the
+// non-monotonic system clock on libstdc++).
+// Errors: aotrt::Error with kInvalidArgument for bad options, kNotFound for missing functions,
+// and whatever the timed function throws, unchanged.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <dlpack/dlpack.h>
+
+#include "aotrt/export.h"
+#include "aotrt/packed_func.h"
+
+namespace aotrt {
+
+// The options of TVM's time evaluator (ABI.md 9.1), in the order of runtime.RPCTimeEvaluator.
+struct TimeEvaluatorOptions {
+  int number = 10;                      // calls per measurement (>= 1); grows with min_repeat_ms
+  int repeat = 1;                       // measurements, i.e. doubles in the result (>= 0)
+  int min_repeat_ms = 0;                // grow `number` until one measurement lasts this long (>= 0)
+  int limit_zero_time_iterations = 100; // stop growing after this many 0 ns measurements (>= 0)
+  int cooldown_interval_ms = 0;         // sleep after repeats r with r % repeats_to_cooldown == 0
+  int repeats_to_cooldown = 1;          // >= 1 when cooldown_interval_ms > 0
+  int cache_flush_bytes = 0;            // > 0: copy between two arrays this big before each measurement
+};
+
+// Throws Error(kInvalidArgument) naming the first option out of range.
+AOTRT_API void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& opt);
+
+// TVM's WrapTimeEvaluator (ABI.md 9.2): a function that, called with `f`'s arguments, calls `f`
+// once to warm up, then `repeat` times: `f_preproc` (when defined) with the same arguments and one
+// measurement of `number` calls; it returns (kTVMBytes) `repeat` native doubles, the mean seconds
+// per call of each measurement. `number` growth persists across calls of the returned function.
+// `f` and `f_preproc` are held by the returned function. Throws kInvalidArgument for an empty `f`,
+// a device other than CPU or bad options.
+AOTRT_API PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOptions& opt,
+                                       PackedFunc f_preproc = PackedFunc());
+
+// The doubles in a time evaluator's result. Throws kFormatError if the size is not a multiple of 8.
+AOTRT_API std::vector<double> ParseTimes(const std::string& bytes);
+
+// Flush the CPU caches lines holding every tensor argument except the first (clflush on x86-64,
+// `dc civac` on AArch64, else a sweep through a large buffer). Non-tensor arguments are skipped.
+// This is the body of the global `cache_flush_cpu_non_first_arg`, meant as an f_preproc.
+AOTRT_API void CacheFlushNonFirstArg(TVMArgs args);
+
+// Options of Benchmark(). Every call is timed on its own (steady_clock).
+struct BenchmarkOptions {
+  int warmup = 1;                // untimed calls first (>= 0)
+  int number = 1;                // timed calls per repeat (>= 1); may grow, see min_repeat_ms
+  int repeat = 10;               // repeats (>= 1)
+  int min_repeat_ms = 0;         // > 0: after warm-up, grow `number` (TVM's rule) until one repeat
+                                 // lasts about this long; number * repeat is capped at kMaxSamples
+  int cooldown_interval_ms = 0;  // sleep after each repeat but the last (>= 0)
+  int cache_flush_bytes = 0;     // > 0: copy between two arrays this big before each repeat
+  // Called after each repeat with (repeats done, repeat), outside the timed region. May be empty.
+  std::function<void(int done, int total)> progress;
+};
+
+// Upper bound on number * repeat in Benchmark(): keeps the sample vector under 128 MiB.
+constexpr int64_t kMaxBenchmarkSamples = int64_t{1} << 24;
+
+// Statistics over the per-call samples, in seconds.
+struct BenchmarkStats {
+  std::vector<double> samples;  // seconds per individual call, in call order (number * repeat)
+  std::vector<double> repeats;  // mean of each repeat's samples
+  double min = 0, max = 0, mean = 0, median = 0;
+  double std = 0;  // population standard deviation (numpy's default ddof=0)
+  double p50 = 0, p90 = 0, p99 = 0, p999 = 0;
+  int number = 0;  // calls per repeat actually used
+  int repeat = 0;
+};
+
+// The q-th percentile (0 <= q <= 100) of ascending `sorted` values with linear interpolation
+// between closest ranks (numpy.percentile's default). Throws kInvalidArgument when `sorted` is
+// empty or q is out of range.
+AOTRT_API double PercentileSorted(const std::vector<double>& sorted, double q);
+// Fill min..p999 of `stats` from stats.samples (all zero when there are none). Pure.
+AOTRT_API void ComputeStats(BenchmarkStats* stats);
+// {"samples": [...], "repeats": [...], "min": ..., ..., "p999": ..., "number": N, "repeat": R}
+AOTRT_API std::string BenchmarkStatsToJson(const BenchmarkStats& stats);
+
+// Throws Error(kInvalidArgument) naming the first option out of range.
+AOTRT_API void ValidateBenchmarkOptions(const BenchmarkOptions& options);
+// Run `f(args)` options.warmup times, then options.repeat repeats of options.number timed calls.
+// The hot loop does not allocate. Throws kInvalidArgument (options, empty f) and what f throws.
+AOTRT_API BenchmarkStats Benchmark(const PackedFunc& f, TVMArgs args, const BenchmarkOptions& options);
+
+}  // namespace aotrt

@@ -1,0 +1,31 @@
+// Helpers shared by the profiling sources (not part of the public API).
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include "aotrt/ndarray.h"
+
+namespace aotrt {
+namespace profiling_internal {
+
+// Throws Error(kInvalidArgument) naming `what` unless `dev` is a CPU device.
+void RequireCpu(DLDevice dev, const char* what);
+
+// TVM's growth rule: int(max(min_repeat_ms / (duration_ms / number) + 1, number * 1.618)),
+// saturated at INT_MAX. `duration_ms` > 0.
+int GrowNumber(int number, int min_repeat_ms, double duration_ms);
+
+// Two int32 arrays of bytes/4 elements; Flush() copies one into the other (evicting other data
+// from the caches), as TVM's time evaluator does. Does nothing for bytes <= 0.
+class CacheFlusher {
+ public:
+  explicit CacheFlusher(int bytes);
+  void Flush();
+
+ private:
+  NDArray a_;
+  NDArray b_;
+};
+
+}  // namespace profiling_internal
+}  // namespace aotrt

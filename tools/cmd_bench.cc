@@ -1,0 +1,223 @@
+// aotrt bench MODEL.so [--input ...] [--number N] [--repeat R] [--min-repeat-ms MS] [--warmup W]
+//                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--json]
+#include <atomic>
+#include <climits>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <aotrt/model.h>
+#include <aotrt/profiling.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "model_io.h"
+#include "progress.h"
+#include "table.h"
+
+namespace aotrt_cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchOptions {
+  std::string path;
+  InputOptions inputs;
+  int number = 1, repeat = 100, min_repeat_ms = 0, warmup = 10, cooldown_ms = 0, cache_flush = 0, threads = 1;
+  bool json = false;
+};
+
+double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+struct ThreadResult {
+  aotrt::BenchmarkStats stats;
+  double warmup_ms = 0;
+  Clock::time_point start, end;  // of the timed phase
+  std::exception_ptr error;
+};
+
+struct BenchResult {
+  double load_ms = 0, create_ms = 0, wall_s = 0;
+  std::vector<ThreadResult> threads;
+  aotrt::BenchmarkStats all;  // every thread's samples pooled
+};
+
+// Warm up, wait for every thread, then benchmark. Errors are kept for the main thread.
+void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* ready, ThreadResult* r,
+                bool report) {
+  bool counted = false;
+  try {
+    aotrt::PackedFunc run = ex->module().GetFunctionOrThrow("run");
+    aotrt::TVMArgs no_args(nullptr, nullptr, 0);
+    aotrt::TVMRetValue rv;
+    Clock::time_point t0 = Clock::now();
+    for (int i = 0; i < o.warmup; ++i) run.CallPacked(no_args, &rv);
+    r->warmup_ms = MsSince(t0);
+    ready->fetch_sub(1);
+    counted = true;
+    while (ready->load() > 0) std::this_thread::yield();
+    aotrt::BenchmarkOptions bo;
+    bo.warmup = 0;
+    bo.number = o.number;
+    bo.repeat = o.repeat;
+    bo.min_repeat_ms = o.min_repeat_ms;
+    bo.cooldown_interval_ms = o.cooldown_ms;
+    bo.cache_flush_bytes = o.cache_flush;
+    std::unique_ptr<Progress> progress;
+    if (report) {
+      progress = std::make_unique<Progress>("bench");
+      bo.progress = [&progress](int done, int total) { progress->Update(done, total); };
+    }
+    r->start = Clock::now();
+    r->stats = aotrt::Benchmark(run, no_args, bo);
+    r->end = Clock::now();
+  } catch (...) {
+    r->error = std::current_exception();
+    if (!counted) ready->fetch_sub(1);
+  }
+}
+
+BenchResult RunBench(const BenchOptions& o) {
+  BenchResult res;
+  aotrt::BenchmarkOptions check;  // reject bad options before loading anything
+  check.number = o.number;
+  check.repeat = o.repeat;
+  check.min_repeat_ms = o.min_repeat_ms;
+  check.cooldown_interval_ms = o.cooldown_ms;
+  check.cache_flush_bytes = o.cache_flush;
+  aotrt::ValidateBenchmarkOptions(check);
+
+  Clock::time_point t0 = Clock::now();
+  aotrt::Model model = aotrt::Model::Load(o.path);
+  res.load_ms = MsSince(t0);
+  std::vector<aotrt::Executor> executors;
+  t0 = Clock::now();
+  for (int i = 0; i < o.threads; ++i) executors.push_back(model.CreateExecutor());
+  res.create_ms = MsSince(t0) / o.threads;
+  std::vector<PreparedInput> inputs = PrepareInputs(model, executors[0], o.inputs);
+  for (auto& ex : executors) ApplyInputs(ex, inputs);
+
+  res.threads.resize(o.threads);
+  std::atomic<int> ready(o.threads);
+  std::vector<std::thread> pool;
+  for (int i = 1; i < o.threads; ++i) {
+    pool.emplace_back(ThreadMain, &executors[i], std::cref(o), &ready, &res.threads[i], false);
+  }
+  ThreadMain(&executors[0], o, &ready, &res.threads[0], true);
+  for (auto& t : pool) t.join();
+  for (const ThreadResult& r : res.threads) {
+    if (r.error) std::rethrow_exception(r.error);
+  }
+  // Wall time of the timed phase: first start to last end over all threads.
+  Clock::time_point first = res.threads[0].start, last = res.threads[0].end;
+  for (const ThreadResult& r : res.threads) {
+    first = std::min(first, r.start);
+    last = std::max(last, r.end);
+    res.all.samples.insert(res.all.samples.end(), r.stats.samples.begin(), r.stats.samples.end());
+    res.all.repeats.insert(res.all.repeats.end(), r.stats.repeats.begin(), r.stats.repeats.end());
+  }
+  res.wall_s = std::chrono::duration<double>(last - first).count();
+  res.all.number = res.threads[0].stats.number;
+  res.all.repeat = o.repeat;
+  aotrt::ComputeStats(&res.all);
+  return res;
+}
+
+std::vector<std::string> Row(const std::string& label, const aotrt::BenchmarkStats& s, int digits) {
+  auto ms = [digits](double sec) { return Fixed(sec * 1e3, digits); };
+  return {label, ms(s.min), ms(s.mean), ms(s.median), ms(s.p90), ms(s.p99), ms(s.max), ms(s.std)};
+}
+
+void PrintText(const BenchOptions& o, const BenchResult& r) {
+  const aotrt::BenchmarkStats& all = r.all;
+  double min_ms = std::max(all.min * 1e3, 1e-6);
+  int digits = std::max(3, 2 - static_cast<int>(std::floor(std::log10(min_ms))));
+  std::cout << "model      " << o.path << "\n"
+            << "init       load " << Fixed(r.load_ms, 3) << " ms, create executor " << Fixed(r.create_ms, 3) << " ms\n"
+            << "warm-up    " << o.warmup << " runs in " << Fixed(r.threads[0].warmup_ms, 3) << " ms\n"
+            << "timed      " << o.repeat << " repeats x " << all.number << " runs"
+            << (all.number != o.number ? " (number grown by --min-repeat-ms)" : "") << ", "
+            << all.samples.size() / static_cast<size_t>(o.threads) << " samples per thread, " << o.threads
+            << (o.threads == 1 ? " thread\n\n" : " threads\n\n");
+  Table t({"latency (ms)", "min", "mean", "median", "p90", "p99", "max", "std"},
+          {false, true, true, true, true, true, true, true});
+  if (o.threads == 1) {
+    t.AddRow(Row("run", all, digits));
+  } else {
+    for (size_t i = 0; i < r.threads.size(); ++i) t.AddRow(Row("thread " + std::to_string(i), r.threads[i].stats, digits));
+    t.AddRow(Row("all", all, digits));
+  }
+  t.Print(std::cout);
+  double throughput = r.wall_s > 0 ? static_cast<double>(all.samples.size()) / r.wall_s : 0;
+  std::cout << "\nthroughput " << Fixed(throughput, 1) << " runs/s (" << o.threads
+            << (o.threads == 1 ? " thread)\n" : " threads, aggregate)\n");
+}
+
+nlohmann::ordered_json StatsJson(const aotrt::BenchmarkStats& s) {
+  return {{"min_ms", s.min * 1e3},       {"mean_ms", s.mean * 1e3}, {"median_ms", s.median * 1e3},
+          {"p90_ms", s.p90 * 1e3},       {"p99_ms", s.p99 * 1e3},   {"p999_ms", s.p999 * 1e3},
+          {"max_ms", s.max * 1e3},       {"std_ms", s.std * 1e3},   {"samples", s.samples.size()},
+          {"repeat_means_ms", [&] {
+             std::vector<double> v;
+             for (double x : s.repeats) v.push_back(x * 1e3);
+             return v;
+           }()}};
+}
+
+void PrintJson(const BenchOptions& o, const BenchResult& r) {
+  nlohmann::ordered_json per_thread = nlohmann::ordered_json::array();
+  for (const ThreadResult& t : r.threads) {
+    nlohmann::ordered_json j = StatsJson(t.stats);
+    j["warmup_ms"] = t.warmup_ms;
+    per_thread.push_back(j);
+  }
+  nlohmann::ordered_json j = {{"model", o.path},
+                      {"load_ms", r.load_ms},
+                      {"create_executor_ms", r.create_ms},
+                      {"warmup", o.warmup},
+                      {"number", r.all.number},
+                      {"repeat", o.repeat},
+                      {"min_repeat_ms", o.min_repeat_ms},
+                      {"cooldown_ms", o.cooldown_ms},
+                      {"cache_flush_bytes", o.cache_flush},
+                      {"threads", o.threads},
+                      {"latency", StatsJson(r.all)},
+                      {"per_thread", per_thread},
+                      {"throughput_runs_per_s", r.wall_s > 0 ? r.all.samples.size() / r.wall_s : 0.0}};
+  std::cout << j.dump(2) << "\n";
+}
+
+}  // namespace
+
+CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand("bench", "Measure a model's latency (every run timed) and throughput");
+  cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
+  AddInputOptions(cmd, &o->inputs);
+  cmd->add_option("-n,--number", o->number, "Runs per repeat (default 1)")->check(CLI::Range(1, INT_MAX));
+  cmd->add_option("-r,--repeat", o->repeat, "Repeats (default 100)")->check(CLI::Range(1, INT_MAX));
+  cmd->add_option("--min-repeat-ms", o->min_repeat_ms, "Grow --number until a repeat lasts this long (default 0)")
+      ->check(CLI::Range(0, INT_MAX));
+  cmd->add_option("-w,--warmup", o->warmup, "Untimed runs first (default 10)")->check(CLI::Range(0, INT_MAX));
+  cmd->add_option("--cooldown-ms", o->cooldown_ms, "Sleep between repeats (default 0)")->check(CLI::Range(0, INT_MAX));
+  cmd->add_option("--cache-flush", o->cache_flush, "Evict caches with a copy of this many bytes before each repeat")
+      ->check(CLI::Range(0, INT_MAX));
+  cmd->add_option("-t,--threads", o->threads, "Executors running concurrently, one per thread (default 1)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  *run = [o] {
+    BenchResult r = RunBench(*o);
+    if (o->json) {
+      PrintJson(*o, r);
+    } else {
+      PrintText(*o, r);
+    }
+    return 0;
+  };
+  return cmd;
+}
+
+}  // namespace aotrt_cli

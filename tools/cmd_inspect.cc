@@ -1,0 +1,114 @@
+// aotrt inspect MODEL.so [--json]
+#include <iostream>
+#include <memory>
+
+#include <aotrt/model.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "model_info.h"
+#include "table.h"
+
+namespace aotrt_cli {
+namespace {
+
+struct InspectOptions {
+  std::string path;
+  bool json = false;
+};
+
+nlohmann::ordered_json TensorsJson(const std::vector<aotrt::TensorInfo>& ts) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& t : ts) {
+    out.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", aotrt::DataTypeToString(t.dtype)},
+                   {"bytes", t.bytes}});
+  }
+  return out;
+}
+
+nlohmann::ordered_json SizesJson(const std::vector<NamedSize>& v) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& s : v) out.push_back({{"name", s.name}, {"bytes", s.bytes}});
+  return out;
+}
+
+void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d) {
+  nlohmann::ordered_json params = nlohmann::ordered_json::array();
+  for (const auto& p : d.params) {
+    params.push_back({{"name", p.name}, {"shape", p.shape}, {"dtype", p.dtype}, {"bytes", p.bytes}});
+  }
+  nlohmann::ordered_json j = {
+      {"path", o.path},
+      {"model_names", d.model_names},
+      {"mod_name", d.mod_name},
+      {"flavour", d.flavour},
+      {"flavour_reason", d.flavour_reason},
+      {"inputs", TensorsJson(m.Inputs())},
+      {"outputs", TensorsJson(m.Outputs())},
+      {"workspace_pools", SizesJson(d.workspace_pools)},
+      {"workspace_bytes", m.WorkspaceBytes()},
+      {"constant_pool_bytes", d.constant_pool_bytes},
+      {"constants", SizesJson(d.constants)},
+      {"params", params},
+      {"param_bytes", m.ParamBytes()},
+      {"undefined_runtime_symbols", d.undefined_runtime_symbols},
+      {"context_pointers", d.context_pointers},
+  };
+  std::cout << j.dump(2) << "\n";
+}
+
+void PrintTensors(const char* title, const std::vector<aotrt::TensorInfo>& ts) {
+  std::cout << title << " (" << ts.size() << ")\n";
+  Table t({"name", "dtype", "shape", "bytes"}, {false, false, false, true});
+  for (const auto& x : ts) t.AddRow({x.name, aotrt::DataTypeToString(x.dtype), Shape(x.shape), std::to_string(x.bytes)});
+  t.Print(std::cout, "  ");
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "(none)" : s;
+}
+
+void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d) {
+  std::cout << "model library   " << o.path << "\n"
+            << "model name      " << Join(d.model_names) << " (symbols " << d.mod_name << "_*)\n"
+            << "build flavour   " << d.flavour << " (" << d.flavour_reason << ")\n\n";
+  PrintTensors("inputs", m.Inputs());
+  std::cout << "\n";
+  PrintTensors("outputs", m.Outputs());
+  std::cout << "\nworkspace pools (per executor): " << Bytes(m.WorkspaceBytes()) << "\n";
+  for (const auto& p : d.workspace_pools) std::cout << "  " << p.name << "  " << Bytes(p.bytes) << "\n";
+  std::cout << "constant pool (shared): " << Bytes(d.constant_pool_bytes) << "\n";
+  for (const auto& c : d.constants) std::cout << "  " << c.name << "  " << Bytes(c.bytes) << "\n";
+  std::cout << "params (shared): " << d.params.size() << ", " << Bytes(m.ParamBytes()) << "\n";
+  if (!d.params.empty()) {
+    Table t({"name", "dtype", "shape", "bytes"}, {false, false, false, true});
+    for (const auto& p : d.params) t.AddRow({p.name, p.dtype, Shape(p.shape), std::to_string(p.bytes)});
+    t.Print(std::cout, "  ");
+  }
+  std::cout << "\nruntime symbols the library needs: " << Join(d.undefined_runtime_symbols) << "\n"
+            << "runtime context pointers it defines: " << Join(d.context_pointers) << "\n";
+}
+
+}  // namespace
+
+CLI::App* AddInspectCommand(CLI::App& app, Action* run) {
+  auto opt = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Show a model library's inputs, outputs, memory and runtime needs");
+  cmd->add_option("model", opt->path, "Model library (.so) exported by TVM")->required();
+  cmd->add_flag("--json", opt->json, "Print JSON instead of text");
+  *run = [opt] {
+    aotrt::Model model = aotrt::Model::Load(opt->path);
+    ModelDetails details = GatherDetails(opt->path, model);
+    if (opt->json) {
+      PrintJson(*opt, model, details);
+    } else {
+      PrintText(*opt, model, details);
+    }
+    return 0;
+  };
+  return cmd;
+}
+
+}  // namespace aotrt_cli

@@ -1,0 +1,53 @@
+// aotrt: inspect, run and benchmark TVM AOT model libraries.
+//
+// Exit status: 0 success, 1 usage error (bad command line), 2 runtime error (file, model, input).
+// Every error is one line on stderr.
+#include <iostream>
+#include <string>
+
+#include <aotrt/error.h>
+
+#include "commands.h"
+
+namespace {
+
+std::string OneLine(std::string msg) {
+  for (char& c : msg) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  while (!msg.empty() && msg.back() == ' ') msg.pop_back();
+  return msg;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"aotrt: inspect, run and benchmark Apache TVM AOT model libraries (.so)", "aotrt"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "aotrt 0.1.0");
+  aotrt_cli::Action inspect, run, bench;
+  CLI::App* inspect_cmd = aotrt_cli::AddInspectCommand(app, &inspect);
+  CLI::App* run_cmd = aotrt_cli::AddRunCommand(app, &run);
+  CLI::App* bench_cmd = aotrt_cli::AddBenchCommand(app, &bench);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "aotrt: " << OneLine(e.what()) << " (see 'aotrt --help')\n";
+    return 1;
+  }
+  try {
+    if (inspect_cmd->parsed()) return inspect();
+    if (run_cmd->parsed()) return run();
+    if (bench_cmd->parsed()) return bench();
+    return 1;
+  } catch (const aotrt::Error& e) {
+    std::cerr << "aotrt: error: " << OneLine(e.what()) << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "aotrt: error: " << OneLine(e.what()) << "\n";
+  } catch (...) {
+    std::cerr << "aotrt: error: unknown exception\n";
+  }
+  return 2;
+}

@@ -1,0 +1,196 @@
+#include "model_io.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <aotrt/error.h>
+
+#include "model_info.h"
+#include "npy.h"
+#include "table.h"
+
+namespace aotrt_cli {
+namespace {
+
+using aotrt::DataTypeToString;
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        man <<= 1;
+      } while ((man & 0x400u) == 0);
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+    }
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename T>
+double Load(const void* p, int64_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const char*>(p) + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return static_cast<double>(v);
+}
+
+// Element i of a contiguous tensor as a double. kTypeMismatch for a dtype the tool cannot show.
+double Element(const aotrt::NDArray& a, int64_t i) {
+  DLDataType t = a.dtype();
+  const void* p = a.data();
+  if (t.lanes == 1) {
+    if (t.code == kDLFloat && t.bits == 32) return Load<float>(p, i);
+    if (t.code == kDLFloat && t.bits == 64) return Load<double>(p, i);
+    if (t.code == kDLFloat && t.bits == 16) return HalfToFloat(static_cast<uint16_t>(Load<uint16_t>(p, i)));
+    if (t.code == kDLInt && t.bits == 8) return Load<int8_t>(p, i);
+    if (t.code == kDLInt && t.bits == 16) return Load<int16_t>(p, i);
+    if (t.code == kDLInt && t.bits == 32) return Load<int32_t>(p, i);
+    if (t.code == kDLInt && t.bits == 64) return Load<int64_t>(p, i);
+    if (t.code == kDLUInt && (t.bits == 8 || t.bits == 1)) return Load<uint8_t>(p, i);
+    if (t.code == kDLUInt && t.bits == 16) return Load<uint16_t>(p, i);
+    if (t.code == kDLUInt && t.bits == 32) return Load<uint32_t>(p, i);
+    if (t.code == kDLUInt && t.bits == 64) return Load<uint64_t>(p, i);
+  }
+  throw aotrt::Error(aotrt::ErrorCode::kTypeMismatch, "cannot show values of dtype " + DataTypeToString(t));
+}
+
+template <typename T>
+void Store(void* p, int64_t i, T v) {
+  std::memcpy(static_cast<char*>(p) + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
+}
+
+// Random data: floats uniform in [0, 1), signed integers in [-128, 127], unsigned in [0, 255],
+// bool 0/1 (clipped to the type's range).
+void FillRandom(aotrt::NDArray& a, std::mt19937_64& rng) {
+  DLDataType t = a.dtype();
+  int64_t n = aotrt::ShapeElements(a->shape, a->ndim);
+  void* p = a.data();
+  std::uniform_real_distribution<double> real(0.0, 1.0);
+  std::uniform_int_distribution<int> s8(-128, 127), u8(0, 255), b(0, 1);
+  for (int64_t i = 0; i < n; ++i) {
+    if (t.code == kDLFloat && t.bits == 32) Store<float>(p, i, static_cast<float>(real(rng)));
+    else if (t.code == kDLFloat && t.bits == 64) Store<double>(p, i, real(rng));
+    else if (t.code == kDLFloat && t.bits == 16) Store<uint16_t>(p, i, static_cast<uint16_t>(0x3800 + (u8(rng) << 1)));
+    else if (t.code == kDLInt && t.bits == 8) Store<int8_t>(p, i, static_cast<int8_t>(s8(rng)));
+    else if (t.code == kDLInt && t.bits == 16) Store<int16_t>(p, i, static_cast<int16_t>(s8(rng)));
+    else if (t.code == kDLInt && t.bits == 32) Store<int32_t>(p, i, s8(rng));
+    else if (t.code == kDLInt && t.bits == 64) Store<int64_t>(p, i, s8(rng));
+    else if (t.code == kDLUInt && t.bits == 1) Store<uint8_t>(p, i, static_cast<uint8_t>(b(rng)));
+    else if (t.code == kDLUInt && t.bits == 8) Store<uint8_t>(p, i, static_cast<uint8_t>(u8(rng)));
+    else if (t.code == kDLUInt && t.bits == 16) Store<uint16_t>(p, i, static_cast<uint16_t>(u8(rng)));
+    else if (t.code == kDLUInt && t.bits == 32) Store<uint32_t>(p, i, static_cast<uint32_t>(u8(rng)));
+    else if (t.code == kDLUInt && t.bits == 64) Store<uint64_t>(p, i, static_cast<uint64_t>(u8(rng)));
+    else throw aotrt::Error(aotrt::ErrorCode::kTypeMismatch, "cannot make random data of dtype " + DataTypeToString(t));
+  }
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  for (const std::string& x : v) {
+    if (x == s) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void AddInputOptions(CLI::App* cmd, InputOptions* opt) {
+  cmd->add_option("-i,--input", opt->inputs, "Input from a .npy file: NAME=FILE (repeatable; 'input:0' = 'input_0')")
+      ->type_name("NAME=FILE");
+  auto* random = cmd->add_flag("--random", opt->random, "Random data for inputs not given (the default)");
+  auto* zeros = cmd->add_flag("--zeros", opt->zeros, "Zeros for inputs not given");
+  random->excludes(zeros);
+  cmd->add_option("--seed", opt->seed, "Seed of the random inputs (default 0)");
+}
+
+std::vector<PreparedInput> PrepareInputs(const aotrt::Model& model, const aotrt::Executor& ex,
+                                         const InputOptions& opt) {
+  std::vector<PreparedInput> out;
+  std::vector<bool> given(ex.NumInputs(), false);
+  for (const std::string& spec : opt.inputs) {
+    size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument, "--input '" + spec + "': expected NAME=FILE.npy");
+    }
+    std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+    size_t index = ex.InputIndex(name);
+    const aotrt::TensorInfo& info = ex.Input(index);
+    aotrt::NDArray arr = ReadNpy(file);
+    std::vector<int64_t> shape = arr.Shape();
+    if (!aotrt::DataTypeEqual(arr.dtype(), info.dtype) || shape != info.shape) {
+      throw aotrt::Error(aotrt::ErrorCode::kShapeMismatch,
+                         "input '" + info.name + "': expected " + DataTypeToString(info.dtype) + " " +
+                             Shape(info.shape) + ", got " + DataTypeToString(arr.dtype()) + " " + Shape(shape) +
+                             " from " + file);
+    }
+    if (given[index]) {
+      throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument, "input '" + info.name + "' is given twice");
+    }
+    given[index] = true;
+    out.push_back({index, info.name, file, arr});
+  }
+  std::vector<std::string> params = ParamNames(model);
+  std::mt19937_64 rng(opt.seed);
+  for (size_t i = 0; i < ex.NumInputs(); ++i) {
+    const aotrt::TensorInfo& info = ex.Input(i);
+    if (given[i] || Contains(params, info.name)) continue;
+    aotrt::NDArray arr = aotrt::NDArray::Empty(info.shape, info.dtype);
+    std::string source = "zeros";
+    if (!opt.zeros) {
+      FillRandom(arr, rng);
+      source = "random (seed " + std::to_string(opt.seed) + ")";
+    }
+    out.push_back({i, info.name, source, arr});
+  }
+  return out;
+}
+
+void ApplyInputs(aotrt::Executor& ex, const std::vector<PreparedInput>& inputs) {
+  for (const PreparedInput& in : inputs) ex.SetInput(in.index, in.array.tensor());
+}
+
+OutputSummary Summarize(const std::string& name, const aotrt::NDArray& out) {
+  OutputSummary s;
+  s.name = name;
+  s.shape = out.Shape();
+  s.dtype = DataTypeToString(out.dtype());
+  s.elements = aotrt::ShapeElements(out->shape, out->ndim);
+  if (s.elements == 0) return s;
+  double sum = 0;
+  s.min = s.max = Element(out, 0);
+  int64_t best = 0;
+  for (int64_t i = 0; i < s.elements; ++i) {
+    double v = Element(out, i);
+    sum += v;
+    if (v < s.min) s.min = v;
+    if (v > s.max) {
+      s.max = v;
+      best = i;
+    }
+  }
+  s.mean = sum / static_cast<double>(s.elements);
+  bool vector = s.shape.size() == 1 || (s.shape.size() == 2 && s.shape[0] == 1);
+  if (vector && s.elements > 1) s.argmax = best;
+  return s;
+}
+
+std::string FormatValues(const aotrt::NDArray& a, int64_t limit) {
+  int64_t n = aotrt::ShapeElements(a->shape, a->ndim);
+  std::string s = "[";
+  for (int64_t i = 0; i < n && i < limit; ++i) s += (i ? ", " : "") + Number(Element(a, i));
+  if (n > limit) s += ", ...";
+  return s + "]";
+}
+
+}  // namespace aotrt_cli

@@ -1,0 +1,50 @@
+// Inputs and outputs for `run` and `bench`: .npy files, random or zero inputs, output summaries.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <aotrt/model.h>
+
+namespace aotrt_cli {
+
+struct InputOptions {
+  std::vector<std::string> inputs;  // "name=file.npy"
+  bool zeros = false;
+  bool random = false;
+  uint64_t seed = 0;
+};
+
+// Adds --input, --random, --zeros, --seed to `cmd`.
+void AddInputOptions(CLI::App* cmd, InputOptions* opt);
+
+struct PreparedInput {
+  size_t index;
+  std::string name;
+  std::string source;  // "file.npy", "random (seed 0)", "zeros"
+  aotrt::NDArray array;
+};
+
+// Read the .npy files (checking dtype and shape against the model, one line naming the input and
+// expected vs actual on mismatch) and make random/zero data for the other inputs, except the
+// factory's params. Throws aotrt::Error.
+std::vector<PreparedInput> PrepareInputs(const aotrt::Model& model, const aotrt::Executor& ex,
+                                         const InputOptions& opt);
+void ApplyInputs(aotrt::Executor& ex, const std::vector<PreparedInput>& inputs);
+
+struct OutputSummary {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;
+  double min = 0, max = 0, mean = 0;
+  int64_t argmax = -1;  // for a [N] or [1, N] output, else -1
+  int64_t elements = 0;
+};
+
+OutputSummary Summarize(const std::string& name, const aotrt::NDArray& out);
+// Up to `limit` values of `a` as text, e.g. "[1, 2.5, 3]" (", ..." when cut).
+std::string FormatValues(const aotrt::NDArray& a, int64_t limit);
+
+}  // namespace aotrt_cli
