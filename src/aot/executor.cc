@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "base/logging.h"
@@ -204,8 +205,10 @@ void AotExecutorNode::Run() {
     ret.v_handle = nullptr;
     int ret_code = kTVMNullptr;
     uint64_t errors_before = LastErrorSequence();
+    size_t workspace_mark = WorkspaceMark();
     int rc = model_->entry(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
     if (rc != 0) {
+      WorkspaceReleaseTo(workspace_mark);
       const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
       AOTRT_THROW(kModelError, "model ", model_->md.mod_name, " (", model_->library_name, ") failed: ",
                   msg ? msg : "the entry function returned an error without a message");

@@ -70,6 +70,14 @@ class WorkspacePool {
     return false;
   }
 
+  size_t mark() const { return used_.size(); }
+  void ReleaseTo(size_t mark) {
+    while (used_.size() > mark) {
+      free_.push_back(used_.back());
+      used_.pop_back();
+    }
+  }
+
   size_t bytes() const { return bytes_; }
 
  private:
@@ -87,6 +95,8 @@ WorkspacePool& ThreadPool() {
 
 void* WorkspaceAlloc(uint64_t nbytes) { return ThreadPool().Alloc(nbytes); }
 bool WorkspaceFree(void* ptr) { return ThreadPool().Free(ptr); }
+size_t WorkspaceMark() { return ThreadPool().mark(); }
+void WorkspaceReleaseTo(size_t mark) { ThreadPool().ReleaseTo(mark); }
 size_t WorkspacePoolBytes() { return ThreadPool().bytes(); }
 
 }  // namespace aotrt

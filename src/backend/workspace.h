@@ -15,6 +15,11 @@ namespace aotrt {
 void* WorkspaceAlloc(uint64_t nbytes);
 // False (with a last error set) for a pointer this thread's pool did not hand out.
 bool WorkspaceFree(void* ptr);
+// Generated code that fails returns at once and never frees its workspace (TVM behaves so too).
+// A caller marks the pool before calling into a model and, when the call fails, returns every
+// block allocated since the mark to the pool, so failures do not leak.
+size_t WorkspaceMark();
+void WorkspaceReleaseTo(size_t mark);
 // Bytes currently held by this thread's pool (in use + cached), for tests and benchmarks.
 size_t WorkspacePoolBytes();
 

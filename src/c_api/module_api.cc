@@ -32,6 +32,9 @@ PackedFuncObj* AsFunc(void* h, const char* fn) {
 
 // A C callback wrapped as a packed function; the finalizer runs with the last reference.
 struct CFunc {
+  CFunc(TVMPackedCFunc f, void* resource, TVMPackedCFuncFinalizer fin) : f(f), resource(resource), fin(fin) {}
+  CFunc(const CFunc&) = delete;
+  CFunc& operator=(const CFunc&) = delete;
   TVMPackedCFunc f;
   void* resource;
   TVMPackedCFuncFinalizer fin;
@@ -133,7 +136,7 @@ int TVMFuncCreateFromCFunc(TVMPackedCFunc func, void* resource_handle, TVMPacked
                            TVMFunctionHandle* out) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(func && out, kInvalidArgument, "TVMFuncCreateFromCFunc: null argument");
-  auto state = std::make_shared<CFunc>(CFunc{func, resource_handle, fin});
+  auto state = std::make_shared<CFunc>(func, resource_handle, fin);
   PackedFunc f([state](TVMArgs args, TVMRetValue* rv) {
     uint64_t before = LastErrorSequence();
     int rc = state->f(const_cast<TVMValue*>(args.values()), const_cast<int*>(args.type_codes()), args.size(), rv,

@@ -23,9 +23,9 @@ T ReadAt(const char* base, size_t size, uint64_t off, const std::string& what, c
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
   const char* base = static_cast<const char*>(data);
+  AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
+                ": not an ELF file (bad magic); expected a shared library");
   auto eh = ReadAt<Elf64_Ehdr>(base, size, 0, what, "header");
-  AOTRT_REQUIRE(std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0, kFormatError, what,
-                ": not an ELF file (bad magic)");
   AOTRT_REQUIRE(eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB, kFormatError, what,
                 ": not a 64-bit little-endian ELF file");
   AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr) || eh.e_shnum == 0, kFormatError, what,

@@ -1,5 +1,6 @@
 #include "module/library_module.h"
 
+#include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "ffi/registry.h"
@@ -12,9 +13,11 @@ PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, Object
     ret.v_handle = nullptr;
     int ret_code = kTVMNullptr;  // generated code leaves it untouched when returning nothing
     uint64_t errors_before = LastErrorSequence();
+    size_t workspace_mark = WorkspaceMark();
     int rc = f(const_cast<TVMValue*>(args.values()), const_cast<int*>(args.type_codes()), args.size(), &ret,
                &ret_code, nullptr);
     if (rc != 0) {
+      WorkspaceReleaseTo(workspace_mark);
       const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
       AOTRT_THROW(kModelError, name, " failed (returned ", rc, ")", msg ? ": " : " without an error message", msg ? msg : "");
     }

@@ -1,0 +1,199 @@
+// The C++ executor API: validation of every input, zero-copy I/O, params, several models.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "common/run_case.h"
+
+using namespace aotrt;
+using namespace aotrt_test;
+
+namespace {
+
+const DLDataType kF32{kDLFloat, 32, 1};
+
+template <typename F>
+void ExpectError(F&& f, ErrorCode code, std::initializer_list<const char*> fragments) {
+  try {
+    f();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const char* frag : fragments) EXPECT_NE(std::string(e.what()).find(frag), std::string::npos) << e.what();
+  }
+}
+
+// 64-byte aligned float buffer viewed as a DLTensor of `shape`.
+struct AlignedTensor {
+  explicit AlignedTensor(std::vector<int64_t> s, size_t offset_bytes = 0) : shape(std::move(s)) {
+    size_t n = 1;
+    for (int64_t d : shape) n *= d;
+    storage = static_cast<float*>(std::aligned_alloc(64, 64 + n * 4));
+    std::memset(storage, 0, 64 + n * 4);
+    t = DLTensor{reinterpret_cast<char*>(storage) + offset_bytes, {kDLCPU, 0}, static_cast<int32_t>(shape.size()),
+                 kF32, shape.data(), nullptr, 0};
+  }
+  ~AlignedTensor() { std::free(storage); }
+  float* data() { return static_cast<float*>(t.data); }
+  std::vector<int64_t> shape;
+  float* storage;
+  DLTensor t;
+};
+
+}  // namespace
+
+TEST(ExecutorApi, InputValidationNamesTheTensor) {
+  Executor ex = Model::Load(ModelPath("add_c")).CreateExecutor();
+  ASSERT_EQ(ex.NumInputs(), 2u);
+  ExpectError([&] { ex.InputIndex("nope"); }, ErrorCode::kNotFound,
+              {"Invalid input name", "'nope'", "valid names: 'a', 'b'"});
+  NDArray f32x2 = NDArray::Empty({2}, kF32);
+  ExpectError([&] { ex.SetInput("a", f32x2.tensor()); }, ErrorCode::kShapeMismatch,
+              {"input 0 ('a')", "expected shape [1]", "got [2]"});
+  NDArray i32 = NDArray::Empty({1}, DLDataType{kDLInt, 32, 1});  // same byte size, wrong dtype
+  ExpectError([&] { ex.SetInput("b", i32.tensor()); }, ErrorCode::kTypeMismatch,
+              {"input 1 ('b')", "expected dtype float32", "got int32"});
+  ExpectError([&] { ex.SetInput(2, f32x2.tensor()); }, ErrorCode::kOutOfRange, {"input index 2 out of range"});
+  ExpectError([&] { ex.GetOutput(1); }, ErrorCode::kOutOfRange, {"output index 1"});
+  DLTensor gpu = NDArray::Empty({1}, kF32).tensor();
+  gpu.device = DLDevice{kDLCUDA, 0};
+  ExpectError([&] { ex.SetInput(0, gpu); }, ErrorCode::kInvalidArgument, {"CPU 0", "device type 2"});
+}
+
+TEST(ExecutorApi, RejectsNonCpuDevice) {
+  Model m = Model::Load(ModelPath("add_c"));
+  ExpectError([&] { m.CreateExecutor(DLDevice{kDLCUDA, 0}); }, ErrorCode::kInvalidArgument, {"kDLCPU 0"});
+  ExpectError([&] { m.CreateExecutor(DLDevice{kDLCPU, 1}); }, ErrorCode::kInvalidArgument, {"id 1"});
+}
+
+TEST(ExecutorApi, ZeroCopyInputsAndOutputs) {
+  Case c = GeneratedCase("add_c");
+  Executor ex = Model::Load(c.library).CreateExecutor();
+  AlignedTensor a({1}), b({1}), out({1});
+  a.data()[0] = 1.5f;
+  b.data()[0] = 2.25f;
+  ex.SetInputZeroCopy(0, a.t);
+  ex.SetInputZeroCopy(1, b.t);
+  ex.SetOutputZeroCopy(0, out.t);
+  ex.Run();
+  EXPECT_EQ(out.data()[0], 3.75f);
+  EXPECT_EQ(ex.GetOutput(0).data(), out.data());  // the executor reports the bound tensor
+  a.data()[0] = 10.0f;  // no copy: the next run sees the change
+  ex.Run();
+  EXPECT_EQ(out.data()[0], 12.25f);
+  // Replace the caller tensors: the executor keeps working with its own storage again.
+  ex.SetInput(0, c.inputs[0].tensor());
+  ex.SetInput(1, c.inputs[1].tensor());
+  AlignedTensor out2({1});
+  ex.SetOutputZeroCopy(0, out2.t);
+  ex.Run();
+  EXPECT_EQ(std::memcmp(out2.data(), c.expected[0].data(), 4), 0);
+}
+
+TEST(ExecutorApi, ZeroCopyChecksAlignmentAndLayout) {
+  Executor ex = Model::Load(ModelPath("multi_io_c")).CreateExecutor();
+  size_t f32_input = ex.InputIndex(ex.Input(2).name);  // float32 [2, 4]
+  AlignedTensor misaligned({2, 4}, 4);
+  ExpectError([&] { ex.SetInputZeroCopy(f32_input, misaligned.t); }, ErrorCode::kInvalidArgument,
+              {"not 64-byte aligned"});
+  AlignedTensor strided({2, 4});
+  int64_t strides[2] = {1, 2};
+  strided.t.strides = strides;
+  ExpectError([&] { ex.SetInputZeroCopy(f32_input, strided.t); }, ErrorCode::kInvalidArgument, {"not contiguous"});
+  AlignedTensor wrong({4, 2});
+  ExpectError([&] { ex.SetInputZeroCopy(f32_input, wrong.t); }, ErrorCode::kShapeMismatch, {"expected shape [2, 4]"});
+}
+
+TEST(ExecutorApi, CopyOutputToChecksTheDestination) {
+  Case c = GeneratedCase("add_c");
+  Executor ex = Model::Load(c.library).CreateExecutor();
+  SetCaseInputs(c, ex);
+  ex.Run();
+  NDArray out = NDArray::Empty({1}, kF32);
+  ex.CopyOutputTo(0, out.handle());
+  EXPECT_TRUE(BytesEqual(out, c.expected[0]));
+  NDArray wrong = NDArray::Empty({1}, DLDataType{kDLInt, 32, 1});
+  EXPECT_THROW(ex.CopyOutputTo(0, wrong.handle()), Error);
+  EXPECT_THROW(ex.CopyOutputTo(0, nullptr), Error);
+}
+
+TEST(ExecutorApi, SanitizedAndOriginalNamesBothWork) {
+  Case c = GeneratedCase("custom_name");
+  Model m = Model::Load(c.library);
+  EXPECT_EQ(m.name(), "unusual_module_name_fred");
+  Executor ex = m.CreateExecutor();
+  EXPECT_EQ(ex.InputIndex("input:0"), 0u);
+  EXPECT_EQ(ex.InputIndex("input_0"), 0u);
+  EXPECT_EQ(ex.InputIndex("input@1"), 1u);
+  EXPECT_EQ(ex.Input(0).name, "input_0");
+  SetCaseInputs(c, ex);
+  ex.Run();
+  ExpectOutputsMatch(c, ex);
+}
+
+TEST(ExecutorApi, ModelsWithClashingSymbolsLoadSideBySide) {
+  Case a = GeneratedCase("clash_a"), b = GeneratedCase("clash_b");
+  Model ma = Model::Load(a.library), mb = Model::Load(b.library);
+  Executor ea = ma.CreateExecutor(), eb = mb.CreateExecutor();
+  SetCaseInputs(a, ea);
+  SetCaseInputs(b, eb);
+  ea.Run();
+  eb.Run();
+  ExpectOutputsMatch(a, ea);  // a + b
+  ExpectOutputsMatch(b, eb);  // a - b: not captured by the first library's symbols
+  EXPECT_FALSE(BytesEqual(ea.GetOutput(0), eb.GetOutput(0)));
+}
+
+TEST(ExecutorApi, FactoryParamsAreSharedUntilWritten) {
+  Case c = GeneratedCase("big_params");
+  Model m = Model::Load(c.library);
+  EXPECT_EQ(m.ParamBytes(), 1024u * 4096 * 4);
+  Executor e1 = m.CreateExecutor(), e2 = m.CreateExecutor();
+  SetCaseInputs(c, e1);  // sets only `data`; `weight` comes from the factory
+  SetCaseInputs(c, e2);
+  e1.Run();
+  e2.Run();
+  ExpectOutputsMatch(c, e1);
+  ExpectOutputsMatch(c, e2);
+  // Writing the weight of e1 makes it private: e2 keeps the shared one.
+  NDArray zeros = NDArray::Empty({1024, 4096}, kF32);
+  e1.SetInput("weight", zeros.tensor());
+  e1.Run();
+  e2.Run();
+  ExpectOutputsMatch(c, e2);
+  EXPECT_EQ(static_cast<float*>(e1.GetOutput(0).data())[0], 0.0f);
+  // get_input of a shared param hands out a private copy, never the shared weights.
+  NDArray w = e2.GetInput(e2.InputIndex("weight"));
+  static_cast<float*>(w.data())[0] = 1e9f;
+  Executor e3 = m.CreateExecutor();
+  SetCaseInputs(c, e3);
+  e3.Run();
+  ExpectOutputsMatch(c, e3);
+}
+
+TEST(ExecutorApi, FailingModelKeepsWorking) {
+  Case c = GeneratedCase("failing_llvm");
+  Executor ex = Model::Load(c.library).CreateExecutor();
+  SetCaseInputs(c, ex);
+  EXPECT_THROW(ex.Run(), Error);
+  // A different, healthy model on the same thread is not disturbed by the leftover error.
+  Case ok = GeneratedCase("add_llvm");
+  Executor good = Model::Load(ok.library).CreateExecutor();
+  SetCaseInputs(ok, good);
+  good.Run();
+  ExpectOutputsMatch(ok, good);
+  EXPECT_THROW(ex.Run(), Error);
+}
+
+TEST(ExecutorApi, ExecutorOutlivesItsModel) {
+  Case c = GeneratedCase("add_c");
+  Executor ex;
+  {
+    Model m = Model::Load(c.library);
+    ex = m.CreateExecutor();
+  }
+  SetCaseInputs(c, ex);
+  ex.Run();
+  ExpectOutputsMatch(c, ex);
+}

@@ -1,0 +1,109 @@
+// Loading bad files: every failure is an error naming the file and the problem, never a crash.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include <tvm/runtime/c_runtime_api.h>
+
+#include "aotrt/c_api.h"
+#include "common/cases.h"
+#include "aotrt/model.h"
+
+using namespace aotrt;
+using namespace aotrt_test;
+
+namespace {
+
+template <typename F>
+void ExpectError(F&& f, ErrorCode code, std::initializer_list<std::string> fragments) {
+  try {
+    f();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const auto& frag : fragments) EXPECT_NE(std::string(e.what()).find(frag), std::string::npos) << e.what();
+  }
+}
+
+std::string TempFile(const std::string& name, const std::string& bytes) {
+  std::string path = ::testing::TempDir() + "/aotrt_" + std::to_string(::getpid()) + "_" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string DataDir() { return AOTRT_TEST_DATA_DIR; }
+
+}  // namespace
+
+TEST(LoadErrors, MissingFile) {
+  ExpectError([] { Module::LoadFromFile("/nonexistent/model.so"); }, ErrorCode::kNotFound,
+              {"/nonexistent/model.so", "no such file"});
+  void* h = nullptr;
+  EXPECT_EQ(TVMModLoadFromFile("/nonexistent/model.so", "so", &h), -1);
+  EXPECT_NE(std::string(TVMGetLastError()).find("/nonexistent/model.so"), std::string::npos);
+  EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(ErrorCode::kNotFound));
+}
+
+TEST(LoadErrors, UnknownFormat) {
+  ExpectError([] { Module::LoadFromFile("model.onnx"); }, ErrorCode::kNotFound,
+              {"Loader for `.onnx` files is not registered"});
+}
+
+TEST(LoadErrors, NotASharedLibrary) {
+  std::string path = TempFile("text.so", "this is not a shared library\n");
+  ExpectError([&] { Module::LoadFromFile(path); }, ErrorCode::kFormatError, {path, "not an ELF file"});
+  std::string empty = TempFile("empty.so", "");
+  EXPECT_THROW(Module::LoadFromFile(empty), Error);
+}
+
+TEST(LoadErrors, TruncatedModelFiles) {
+  std::string good = ReadFile(ModelPath("add_c"));
+  ASSERT_GT(good.size(), 1000u);
+  for (size_t cut : {size_t{16}, size_t{64}, good.size() / 4, good.size() / 2, good.size() - 100}) {
+    std::string path = TempFile("cut.so", good.substr(0, cut));
+    EXPECT_THROW(Module::LoadFromFile(path), Error) << "cut at " << cut;
+  }
+}
+
+TEST(LoadErrors, LibraryWithoutBlobIsNotAnAotModel) {
+  std::string path = DataDir() + "/not_a_model.so";
+  Module m = Module::LoadFromFile(path);
+  EXPECT_EQ(m.type_key(), "library");
+  ExpectError([&] { Model::Load(path); }, ErrorCode::kInvalidArgument, {"not an AOT model", "'library'"});
+}
+
+TEST(LoadErrors, MissingRuntimeSymbolIsReportedAtLoad) {
+  std::string path = DataDir() + "/needs_missing_symbol.so";
+  ExpectError([&] { Module::LoadFromFile(path); }, ErrorCode::kNotFound,
+              {"TVMBackendSomethingThatDoesNotExist", "not visible"});
+}
+
+TEST(LoadErrors, CorruptBlobInsideARealLibrary) {
+  // Flip the blob's length header in a copy of a model: the loader reports, nothing runs.
+  std::string bytes = ReadFile(ModelPath("add_c"));
+  std::string entry_key("AotExecutorFactory");
+  size_t key = bytes.find(entry_key);
+  ASSERT_NE(key, std::string::npos);
+  size_t header = key - 8 - 8 - 8;  // u64 payload length, u64 count, u64 key length
+  std::string bad = bytes;
+  bad[header + 5] = 0x7f;
+  ExpectError([&] { Module::LoadFromFile(TempFile("blob_len.so", bad)); }, ErrorCode::kFormatError,
+              {"__tvm_dev_mblob", "header claims"});
+  bad = bytes;
+  bad[key] = 'X';  // unknown type key
+  ExpectError([&] { Module::LoadFromFile(TempFile("blob_key.so", bad)); }, ErrorCode::kFormatError,
+              {"XotExecutorFactory", "loader of that name is not registered"});
+}
+
+TEST(LoadErrors, ManyLoadsOfTheSameFileAreIndependent) {
+  std::vector<Model> models;
+  for (int i = 0; i < 5; ++i) models.push_back(Model::Load(ModelPath("add_c")));
+  for (Model& m : models) EXPECT_EQ(m.Inputs().size(), 2u);
+}

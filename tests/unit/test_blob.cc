@@ -1,0 +1,183 @@
+// The module blob parser (ABI.md 5) on crafted bytes: valid trees and every corruption.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+#include "aotrt/error.h"
+#include "module/blob.h"
+#include "module/library_module.h"
+
+using namespace aotrt;
+
+namespace {
+
+class FakeSymbols : public SymbolSource {
+ public:
+  void* Lookup(const std::string&) const override { return nullptr; }
+  uint64_t SymbolSize(const std::string&) const override { return 0; }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string name_ = "fake.so";
+};
+
+// dmlc::Stream encodings (ABI.md 5.1).
+struct Writer {
+  std::string out;
+  void U64(uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+  void Str(const std::string& s) {
+    U64(s.size());
+    out += s;
+  }
+  void Factory(const std::string& name) {
+    U64(0);  // params count
+    U64(0);  // names
+    Str(name);
+  }
+  void Tree(std::vector<uint64_t> rows, std::vector<uint64_t> children) {
+    Str("_import_tree");
+    U64(rows.size());
+    for (uint64_t r : rows) U64(r);
+    U64(children.size());
+    for (uint64_t c : children) U64(c);
+  }
+  std::string Blob() const {
+    std::string b;
+    uint64_t n = out.size();
+    b.append(reinterpret_cast<const char*>(&n), 8);
+    return b + out;
+  }
+};
+
+std::string AotBlob(const std::string& name = "default") {
+  Writer w;
+  w.U64(4);
+  w.Str("AotExecutorFactory");
+  w.Factory(name);
+  w.Str("metadata_module");
+  w.Str("_lib");
+  w.Tree({0, 1, 2, 2}, {1, 2});
+  return w.Blob();
+}
+
+ObjectPtr<ModuleNode> Parse(const std::string& blob) {
+  auto lib = MakeObject<LibraryModuleNode>(std::make_shared<FakeSymbols>());
+  return ProcessModuleBlob(blob.data(), blob.size(), lib, "fake.so");
+}
+
+void ExpectFormatError(const std::string& blob, const std::string& fragment) {
+  try {
+    Parse(blob);
+    FAIL() << "accepted, expected: " << fragment;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kFormatError) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fake.so"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(Blob, AotTreeIsRebuilt) {
+  ObjectPtr<ModuleNode> root = Parse(AotBlob());
+  EXPECT_STREQ(root->type_key(), "AotExecutorFactory");
+  ASSERT_EQ(root->imports().size(), 1u);
+  EXPECT_STREQ(root->imports()[0]->type_key(), "metadata_module");
+  ASSERT_EQ(root->imports()[0]->imports().size(), 1u);
+  EXPECT_STREQ(root->imports()[0]->imports()[0]->type_key(), "library");
+}
+
+TEST(Blob, LegacyBlobWithoutTreeHangsOffTheLibrary) {
+  Writer w;
+  w.U64(2);
+  w.Str("_lib");
+  w.Str("metadata_module");
+  ObjectPtr<ModuleNode> root = Parse(w.Blob());
+  EXPECT_STREQ(root->type_key(), "library");
+  ASSERT_EQ(root->imports().size(), 1u);
+}
+
+TEST(Blob, EveryTruncationIsAnError) {
+  std::string good = AotBlob();
+  for (size_t cut = 0; cut < good.size(); ++cut) {
+    auto lib = MakeObject<LibraryModuleNode>(std::make_shared<FakeSymbols>());
+    EXPECT_THROW(ProcessModuleBlob(good.data(), cut, lib, "fake.so"), Error) << cut;
+  }
+  // Header claims less than the entries need: the parser stops at the claimed end.
+  std::string shorter = good;
+  uint64_t n = good.size() - 8 - 10;
+  std::memcpy(&shorter[0], &n, 8);
+  ExpectFormatError(shorter, "bytes remain");
+}
+
+TEST(Blob, OversizedHeader) {
+  std::string b = AotBlob();
+  uint64_t n = uint64_t{1} << 50;
+  std::memcpy(&b[0], &n, 8);
+  ExpectFormatError(b, "header claims");
+}
+
+TEST(Blob, UnknownTypeKeyListsLoaders) {
+  Writer w;
+  w.U64(1);
+  w.Str("cuda");
+  try {
+    Parse(w.Blob());
+    FAIL();
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("{cuda}"), std::string::npos) << m;
+    EXPECT_NE(m.find("AotExecutorFactory"), std::string::npos) << m;
+    EXPECT_NE(m.find("metadata_module"), std::string::npos) << m;
+  }
+}
+
+TEST(Blob, ImportTreeErrors) {
+  auto blob_with_tree = [](std::vector<uint64_t> rows, std::vector<uint64_t> children) {
+    Writer w;
+    w.U64(4);
+    w.Str("AotExecutorFactory");
+    w.Factory("default");
+    w.Str("metadata_module");
+    w.Str("_lib");
+    w.Tree(rows, children);
+    return w.Blob();
+  };
+  ExpectFormatError(blob_with_tree({0, 1, 2, 2}, {1, 7}), "out of range");
+  ExpectFormatError(blob_with_tree({0, 1, 2}, {1, 2}), "row pointers");
+  ExpectFormatError(blob_with_tree({0, 1, 2, 3}, {1, 2, 0}), "Cyclic dependency");
+  ExpectFormatError(blob_with_tree({0, 1, 1, 1}, {0}), "Cyclic dependency");  // self import
+  ExpectFormatError(blob_with_tree({0, 2, 1, 2}, {1, 2}), "decrease");
+}
+
+TEST(Blob, DuplicateLibAndTrailingBytes) {
+  Writer w;
+  w.U64(2);
+  w.Str("_lib");
+  w.Str("_lib");
+  ExpectFormatError(w.Blob(), "Multiple dso module");
+  std::string b = AotBlob();
+  std::string padded = b + "xyz";
+  uint64_t n = padded.size() - 8;
+  std::memcpy(&padded[0], &n, 8);
+  ExpectFormatError(padded, "unexpected data");
+}
+
+TEST(Blob, FactoryPayloadErrors) {
+  Writer w;
+  w.U64(4);
+  w.Str("AotExecutorFactory");
+  w.U64(1);  // one param ...
+  w.U64(0);  // ... but no names
+  w.Str("default");
+  w.Str("metadata_module");
+  w.Str("_lib");
+  w.Tree({0, 1, 2, 2}, {1, 2});
+  ExpectFormatError(w.Blob(), "params count 1 does not match 0 names");
+  Writer e;
+  e.U64(1);
+  e.Str("AotExecutorFactory");
+  e.Factory("");
+  ExpectFormatError(e.Blob(), "module name is empty");
+}

@@ -1,0 +1,53 @@
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include <tvm/runtime/c_backend_api.h>
+
+#include "backend/workspace.h"
+
+TEST(Workspace, AlignedAndReusedBestFit) {
+  void* a = TVMBackendAllocWorkspace(kDLCPU, 0, 1 << 20, kDLFloat, 32);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, a), 0);
+  size_t held = aotrt::WorkspacePoolBytes();
+  void* b = TVMBackendAllocWorkspace(kDLCPU, 0, 1 << 20, kDLFloat, 32);
+  EXPECT_EQ(a, b);  // reused, no new memory
+  EXPECT_EQ(aotrt::WorkspacePoolBytes(), held);
+  void* small = TVMBackendAllocWorkspace(kDLCPU, 0, 0, 0, 0);  // 0 bytes still gives a block
+  ASSERT_NE(small, nullptr);
+  EXPECT_NE(small, b);
+  EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, small), 0);
+  EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, b), 0);
+}
+
+TEST(Workspace, NestedLifoAllocations) {
+  std::vector<void*> ptrs;
+  for (int i = 1; i <= 8; ++i) ptrs.push_back(TVMBackendAllocWorkspace(kDLCPU, 0, 1000 * i, 0, 0));
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    for (size_t j = i + 1; j < ptrs.size(); ++j) EXPECT_NE(ptrs[i], ptrs[j]);
+  }
+  for (auto it = ptrs.rbegin(); it != ptrs.rend(); ++it) EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, *it), 0);
+}
+
+TEST(Workspace, Errors) {
+  int x;
+  EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, &x), -1);
+  EXPECT_NE(std::string(TVMGetLastError()).find("not allocated by this thread"), std::string::npos);
+  EXPECT_EQ(TVMBackendAllocWorkspace(kDLCPU, 0, uint64_t{1} << 62, 0, 0), nullptr);
+  EXPECT_NE(std::string(TVMGetLastError()).find("too large"), std::string::npos);
+  EXPECT_EQ(TVMBackendAllocWorkspace(kDLCUDA, 0, 16, 0, 0), nullptr);
+  EXPECT_NE(std::string(TVMGetLastError()).find("only CPU"), std::string::npos);
+}
+
+TEST(Workspace, PoolsArePerThread) {
+  void* mine = TVMBackendAllocWorkspace(kDLCPU, 0, 4096, 0, 0);
+  int rc = 0;
+  std::thread t([&] { rc = TVMBackendFreeWorkspace(kDLCPU, 0, mine); });
+  t.join();
+  EXPECT_EQ(rc, -1);  // another thread's pool does not know it
+  EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, mine), 0);
+}
