@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the `aotrt` command line (inspect, run, bench) on the bundled digits sample
+and, when present, the real TVM exports in the fixtures folder.
+
+  /usr/bin/python3 tests/cli/test_cli.py --aotrt BUILD/bin/aotrt --sample BUILD/samples/digits.so \
+      --sample-src samples/digits [--fixtures ../shared/fixtures/tvm]
+
+Needs python3-numpy. Exit status 0 when every check passes; failures are listed on stderr.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL: " + what, file=sys.stderr)
+
+
+def aotrt(args, *cmd):
+    p = subprocess.run([args.aotrt] + [str(c) for c in cmd], capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect_error(args, code, needle, *cmd):
+    rc, out, err = aotrt(args, *cmd)
+    name = " ".join(str(c) for c in cmd)
+    check(rc == code, "%s: exit %d, expected %d (stderr: %r)" % (name, rc, code, err))
+    lines = [l for l in err.splitlines() if l.strip()]
+    check(len(lines) == 1, "%s: expected one error line, got %r" % (name, err))
+    check(needle in err, "%s: %r not in %r" % (name, needle, err))
+
+
+def test_sample(args, tmp):
+    src = args.sample_src
+    rc, out, err = aotrt(args, "inspect", args.sample, "--json")
+    check(rc == 0, "inspect --json exit %d: %s" % (rc, err))
+    info = json.loads(out)
+    check(info["model_names"] == ["default"], "model_names %r" % info["model_names"])
+    check(info["flavour"] == "c", "flavour %r" % info["flavour"])
+    check(info["inputs"] == [{"name": "image", "shape": [1, 64], "dtype": "float32", "bytes": 256}],
+          "inputs %r" % info["inputs"])
+    check([o["shape"] for o in info["outputs"]] == [[1, 10], [1]], "outputs %r" % info["outputs"])
+    check(info["constant_pool_bytes"] > 9000, "constant pool %r" % info["constant_pool_bytes"])
+    rc, out, err = aotrt(args, "inspect", args.sample)
+    check(rc == 0 and "image" in out and "build flavour   c" in out, "inspect text: %s %s" % (out, err))
+
+    # Every bundled digit is classified correctly; outputs written as .npy equal the summary.
+    for label in range(10):
+        outdir = os.path.join(tmp, "out%d" % label)
+        rc, out, err = aotrt(args, "run", args.sample, "--input",
+                             "image=%s/inputs/digit_%d.npy" % (src, label), "--output-dir", outdir)
+        check(rc == 0, "run digit %d: exit %d: %s" % (label, rc, err))
+        if rc != 0:
+            continue
+        logits = np.load(os.path.join(outdir, "output0.npy"))
+        digit = np.load(os.path.join(outdir, "output1.npy"))
+        check(logits.shape == (1, 10) and logits.dtype == np.float32, "logits %r %r" % (logits.shape, logits.dtype))
+        check(digit.tolist() == [label], "digit_%d.npy classified as %r" % (label, digit.tolist()))
+        check(int(logits.argmax()) == label, "argmax of logits for %d" % label)
+        row = [l for l in out.splitlines() if l.startswith("output0")][0]
+        check(row.split()[-1] == str(label), "summary argmax column for %d: %r" % (label, row))
+
+    # The generator's reference case: bit-exact.
+    case = os.path.join(os.path.dirname(args.sample), "digits.case")
+    if os.path.isdir(case):
+        outdir = os.path.join(tmp, "case")
+        rc, _, err = aotrt(args, "run", args.sample, "--input", "image=%s/inputs/image.npy" % case, "-o", outdir)
+        check(rc == 0, "run reference case: %s" % err)
+        for i in range(2):
+            got = np.load(os.path.join(outdir, "output%d.npy" % i))
+            want = np.load(os.path.join(case, "expected", "output%d.npy" % i))
+            check(got.tobytes() == want.tobytes(), "reference output%d differs" % i)
+
+    # Random and zero inputs; sanitized names (image == image).
+    rc, out, err = aotrt(args, "run", args.sample, "--seed", "3")
+    check(rc == 0 and "random (seed 3)" in out, "run random: %s %s" % (out, err))
+    rc, out, err = aotrt(args, "run", args.sample, "--zeros", "--print")
+    check(rc == 0 and "zeros" in out and "output0 = [" in out, "run zeros: %s %s" % (out, err))
+
+    # bench: table and JSON, threads.
+    rc, out, err = aotrt(args, "bench", args.sample, "--repeat", "20", "--number", "5", "--warmup", "2")
+    check(rc == 0, "bench exit %d: %s" % (rc, err))
+    for word in ("init", "load", "min", "mean", "median", "p90", "p99", "max", "std", "throughput"):
+        check(word in out, "bench output lacks %r: %s" % (word, out))
+    rc, out, err = aotrt(args, "bench", args.sample, "--repeat", "10", "--threads", "2", "--json",
+                         "--input", "image=%s/inputs/digit_5.npy" % src, "--cache-flush", "65536")
+    check(rc == 0, "bench --threads 2 --json: %s" % err)
+    if rc == 0:
+        j = json.loads(out)
+        check(j["threads"] == 2 and len(j["per_thread"]) == 2, "threads in %r" % j)
+        check(j["latency"]["samples"] == 20, "samples %r" % j["latency"]["samples"])
+        check(j["throughput_runs_per_s"] > 0, "throughput %r" % j["throughput_runs_per_s"])
+        lat = j["latency"]
+        check(lat["min_ms"] <= lat["median_ms"] <= lat["p99_ms"] <= lat["max_ms"], "ordering %r" % lat)
+    rc, out, err = aotrt(args, "bench", args.sample, "--repeat", "3", "--min-repeat-ms", "5", "--json")
+    check(rc == 0 and json.loads(out)["number"] > 1, "bench --min-repeat-ms: %s %s" % (out, err))
+
+
+def test_errors(args, tmp):
+    src = args.sample_src
+    good = "%s/inputs/digit_1.npy" % src
+    expect_error(args, 2, "no such file", "run", os.path.join(tmp, "missing.so"))
+    expect_error(args, 2, "no such file", "inspect", os.path.join(tmp, "missing.so"))
+    notso = os.path.join(tmp, "not_a_library.so")
+    with open(notso, "w") as f:
+        f.write("hello")
+    rc, _, err = aotrt(args, "inspect", notso)
+    check(rc == 2 and len(err.strip().splitlines()) == 1, "inspect of a text file: %d %r" % (rc, err))
+    expect_error(args, 1, "model is required", "run")
+    expect_error(args, 1, "", "frobnicate")
+    expect_error(args, 1, "--repeat", "bench", args.sample, "--repeat", "0")
+    expect_error(args, 1, "excludes", "run", args.sample, "--random", "--zeros")
+    expect_error(args, 2, "cannot open", "run", args.sample, "--input", "image=" + os.path.join(tmp, "nope.npy"))
+    expect_error(args, 2, "NAME=FILE", "run", args.sample, "--input", "image")
+    expect_error(args, 2, "Invalid input name", "run", args.sample, "--input", "picture=" + good)
+
+    def save(name, arr, **kw):
+        path = os.path.join(tmp, name)
+        np.save(path, arr, **kw)
+        return path
+
+    img = np.load(good)
+    bad_npy = os.path.join(tmp, "bad.npy")
+    with open(bad_npy, "wb") as f:
+        f.write(b"not numpy at all")
+    expect_error(args, 2, "bad magic", "run", args.sample, "--input", "image=" + bad_npy)
+    expect_error(args, 2, "expected float32 [1, 64], got float64 [1, 64]", "run", args.sample, "--input",
+                 "image=" + save("f64.npy", img.astype(np.float64)))
+    expect_error(args, 2, "expected float32 [1, 64], got float32 [8, 8]", "run", args.sample, "--input",
+                 "image=" + save("shape.npy", img.reshape(8, 8)))
+    expect_error(args, 2, "Fortran", "run", args.sample, "--input",
+                 "image=" + save("fortran.npy", np.asfortranarray(np.ones((4, 16), np.float32))))
+    expect_error(args, 2, "big-endian", "run", args.sample, "--input", "image=" + save("be.npy", img.astype(">f4")))
+    expect_error(args, 2, "unsupported dtype", "run", args.sample, "--input",
+                 "image=" + save("c64.npy", img.astype(np.complex64)))
+    raw = open(good, "rb").read()
+    trunc = os.path.join(tmp, "trunc.npy")
+    with open(trunc, "wb") as f:
+        f.write(raw[:-10])
+    expect_error(args, 2, "truncated data", "run", args.sample, "--input", "image=" + trunc)
+    # .npy versions 2.0 and 3.0 are read.
+    for version in ((2, 0), (3, 0)):
+        path = os.path.join(tmp, "v%d.npy" % version[0])
+        with open(path, "wb") as f:
+            np.lib.format.write_array(f, img, version=version)
+        rc, out, err = aotrt(args, "run", args.sample, "--input", "image=" + path)
+        check(rc == 0, ".npy version %r: %s" % (version, err))
+
+
+def test_fixtures(args, tmp):
+    for so in sorted(glob.glob(os.path.join(args.fixtures, "*", "model.so"))):
+        name = os.path.basename(os.path.dirname(so))
+        case = json.load(open(os.path.join(os.path.dirname(so), "case.json")))
+        rc, out, err = aotrt(args, "inspect", so, "--json")
+        check(rc == 0, "inspect %s: %s" % (name, err))
+        if rc == 0:
+            info = json.loads(out)
+            check(info["flavour"] == case["target"], "%s: flavour %r, case says %r" % (name, info["flavour"], case["target"]))
+            check([i["name"] for i in info["inputs"]][:len(case["inputs"])] == list(case["inputs"]),
+                  "%s: inputs %r" % (name, info["inputs"]))
+        # Reference inputs from inputs.npz, outputs compared with expected.npz.
+        inputs = np.load(os.path.join(os.path.dirname(so), "inputs.npz"))
+        expected = np.load(os.path.join(os.path.dirname(so), "expected.npz"))
+        cmd = ["run", so, "-o", os.path.join(tmp, name)]
+        for key in inputs.files:
+            path = os.path.join(tmp, "%s_%s.npy" % (name, key))
+            np.save(path, inputs[key])
+            cmd += ["--input", "%s=%s" % (key, path)]
+        rc, out, err = aotrt(args, *cmd)
+        check(rc == 0, "run %s: %s" % (name, err))
+        if rc == 0:
+            for i, key in enumerate(sorted(expected.files)):
+                got = np.load(os.path.join(tmp, name, "output%d.npy" % i))
+                check(np.allclose(got, expected[key], rtol=1e-5, atol=1e-5), "%s: output%d differs" % (name, i))
+        rc, out, err = aotrt(args, "bench", so, "--repeat", "5", "--warmup", "1")
+        check(rc == 0 and "throughput" in out, "bench %s: %s" % (name, err))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--aotrt", required=True)
+    ap.add_argument("--sample", required=True, help="built digits.so")
+    ap.add_argument("--sample-src", required=True, help="samples/digits source folder")
+    ap.add_argument("--fixtures", default="", help="folder of real TVM exports (*/model.so); skipped if absent")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        test_sample(args, tmp)
+        test_errors(args, tmp)
+        if args.fixtures and os.path.isdir(args.fixtures):
+            test_fixtures(args, tmp)
+        else:
+            print("fixtures not found: skipped")
+    if FAILURES:
+        print("%d check(s) failed" % len(FAILURES), file=sys.stderr)
+        return 1
+    print("all CLI checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
