@@ -1,0 +1,136 @@
+"""Module: a runtime module (owned handle), load_module, and Module.time_evaluator."""
+import ctypes
+import os
+import struct
+
+from . import _ffi, packed_func
+from .benchmark import BenchmarkResult
+from .error import FunctionNotFoundError, TVMNotImplementedError, check_call
+from .packed_func import PackedFunc, get_global_func
+
+
+class Module:
+    """A runtime module; functions by ``m["name"]`` or ``m.get_function(name)``."""
+
+    __slots__ = ("handle", "_entry", "__weakref__")
+
+    def __init__(self, handle):
+        self.handle = ctypes.c_void_p(handle)
+        self._entry = None
+
+    def get_function(self, name, query_imports=False):
+        """The function ``name``; FunctionNotFoundError (an AttributeError) if absent."""
+        h = ctypes.c_void_p()
+        check_call(_ffi.TVMModGetFunction(self.handle, _ffi.c_str(name), 1 if query_imports else 0,
+                                          ctypes.byref(h)))
+        if not h.value:
+            raise FunctionNotFoundError("Module has no function '%s'" % name)
+        return PackedFunc(h.value)
+
+    def __getitem__(self, name):
+        if not isinstance(name, str):
+            raise ValueError("Can only take string as function name")
+        return self.get_function(name)
+
+    def __contains__(self, name):
+        try:
+            self.get_function(name)
+            return True
+        except FunctionNotFoundError:
+            return False
+
+    def implements_function(self, name, query_imports=False):
+        try:
+            self.get_function(name, query_imports)
+            return True
+        except FunctionNotFoundError:
+            return False
+
+    def __call__(self, *args):
+        """Call the module's entry function (``__tvm_main__``), as TVM does."""
+        if self._entry is None:
+            self._entry = self.get_function("__tvm_main__", query_imports=True)
+        return self._entry(*args)
+
+    def import_module(self, module):
+        """Add ``module`` to this module's imports."""
+        check_call(_ffi.TVMModImport(self.handle, module.handle))
+
+    @property
+    def type_key(self):
+        return packed_func._global("runtime.ModuleGetTypeKey")(self)
+
+    @property
+    def imports(self):
+        """The imported modules, in order."""
+        size = packed_func._global("runtime.ModuleImportsSize")(self)
+        get = packed_func._global("runtime.ModuleGetImport")
+        return [get(self, i) for i in range(size)]
+
+    def save_to_bytes(self):
+        """The module's binary serialisation (runtime.ModuleSaveToBinary)."""
+        return packed_func._global("runtime.ModuleSaveToBinary")(self)
+
+    def time_evaluator(self, func_name, dev, number=10, repeat=1, min_repeat_ms=0,
+                       limit_zero_time_iterations=100, cooldown_interval_ms=0, repeats_to_cooldown=1,
+                       cache_flush_bytes=0, f_preproc=""):
+        """A function that times ``func_name`` (called with the same arguments) and returns a
+        BenchmarkResult: ``repeat`` means of ``number`` calls each (TVM semantics, ABI.md 9)."""
+        feval = get_global_func("runtime.RPCTimeEvaluator", allow_missing=True)
+        if feval is None:
+            raise TVMNotImplementedError("runtime.RPCTimeEvaluator is not available in %s" % _ffi.LIB_PATH)
+        timer = feval(self, func_name, dev.device_type, dev.device_id, number, repeat, min_repeat_ms,
+                      limit_zero_time_iterations, cooldown_interval_ms, repeats_to_cooldown, cache_flush_bytes,
+                      f_preproc)
+
+        def evaluator(*args):
+            blob = timer(*args)
+            return BenchmarkResult(struct.unpack("@" + "d" * (len(blob) // 8), blob))
+
+        return evaluator
+
+    def same_as(self, other):
+        return isinstance(other, Module) and other.handle.value == self.handle.value
+
+    def __repr__(self):
+        return "Module(%s, %x)" % (self.type_key, self.handle.value)
+
+    def __del__(self, _free=_ffi.TVMModFree):
+        h = getattr(self, "handle", None)
+        if h is not None and h.value:
+            self.handle = None
+            _free(h)
+
+
+packed_func._MODULE_CLASS = Module
+
+
+def load_module(path, fmt=""):
+    """Load a model library (``.so``); returns the root module (the AotExecutorFactory for AOT exports)."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise ValueError("cannot find file %s" % path)
+    path = os.path.realpath(path)
+    if path.endswith((".o", ".tar")):
+        raise TVMNotImplementedError("aotrt loads shared libraries only; link %s into a .so first" % path)
+    h = ctypes.c_void_p()
+    check_call(_ffi.TVMModLoadFromFile(_ffi.c_str(path), _ffi.c_str(fmt), ctypes.byref(h)))
+    return Module(h.value)
+
+
+def load_module_from_bytes(data):
+    """Load a model library from its bytes (AOTRTModLoadFromMemory; aotrt only)."""
+    data = bytes(data)
+    h = ctypes.c_void_p()
+    check_call(_ffi.AOTRTModLoadFromMemory(data, len(data), ctypes.byref(h)))
+    return Module(h.value)
+
+
+def system_lib(symbol_prefix=""):
+    """The module of the libraries linked with ``--system-lib`` (runtime.SystemLib)."""
+    return get_global_func("runtime.SystemLib")(symbol_prefix)
+
+
+def enabled(target):
+    """Whether a target's runtime is enabled: only the CPU is."""
+    return str(target).split()[0] in ("cpu", "llvm", "c", "stackvm")

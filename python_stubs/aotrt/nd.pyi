@@ -1,0 +1,2 @@
+from .device import cpu as cpu, device as device
+from .ndarray import NDArray as NDArray, array as array, empty as empty, from_dlpack as from_dlpack

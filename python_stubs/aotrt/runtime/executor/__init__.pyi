@@ -1,0 +1,1 @@
+from .aot_executor import AotModule as AotModule

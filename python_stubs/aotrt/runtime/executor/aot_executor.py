@@ -1,0 +1,333 @@
+"""AotModule: TVM's Python wrapper of an AotExecutor, with cached fast paths.
+
+The hot calls (run, set_input with a numpy array, get_output) reuse pre-built TVMValue / type-code
+/ DLTensor buffers and call TVMFuncCall by address. Those buffers are shared by the module's calls,
+so they are guarded by a lock taken without blocking: a call that finds it held (another thread is
+in a fast call) takes the ordinary PackedFunc path with fresh buffers instead. ``run`` needs no
+lock (it reads nothing back). The executor itself, like TVM's, is not meant for concurrent use.
+"""
+import ctypes
+import json
+import threading
+import time
+
+import numpy as np
+
+from ... import _ffi
+from ...device import parse_dtype, str_to_numpy_dtype, dtype_str
+from ...error import OutOfRangeError, ShapeMismatchError, last_error
+from ...ndarray import NDArray, _make, np_data_ptr
+from ...packed_func import get_global_func
+from ...benchmark import BenchmarkResult
+
+_FuncCall = _ffi.TVMFuncCall
+_addressof = ctypes.addressof
+_ndarray = np.ndarray
+_kNDArray = _ffi.kNDArray
+
+
+def _numpy_dtype(dtype):
+    code, bits, lanes = parse_dtype(dtype)
+    return str_to_numpy_dtype(dtype_str(code, bits, 1)), lanes
+
+
+class _Call:
+    """Pre-built arguments of one call: TVMValue/type-code arrays (+ a DLTensor for a tensor arg)."""
+
+    __slots__ = ("values", "codes", "va", "ca", "tensor", "shape_buf", "index", "shape", "npdt")
+
+    def __init__(self, index, tensor_spec=None):
+        n = 1 if tensor_spec is None else 2
+        self.values = (_ffi.TVMValue * n)()
+        self.codes = (ctypes.c_int * n)()
+        self.values[0].v_int64 = index
+        self.codes[0] = _ffi.kInt
+        self.va, self.ca = _addressof(self.values), _addressof(self.codes)
+        self.index = index
+        self.tensor = self.shape_buf = self.shape = self.npdt = None
+        if tensor_spec is not None:
+            shape, dtype = tensor_spec
+            code, bits, lanes = parse_dtype(dtype)
+            npdt, _ = _numpy_dtype(dtype)
+            self.shape = tuple(shape) if lanes == 1 else tuple(shape) + (lanes,)
+            self.npdt = npdt
+            self.shape_buf = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+            t = self.tensor = _ffi.DLTensor()
+            t.device.device_type = 1
+            t.ndim = len(shape)
+            t.dtype.code, t.dtype.bits, t.dtype.lanes = code, bits, lanes
+            t.shape = self.shape_buf
+            self.values[1].v_handle = _addressof(t)
+            self.codes[1] = _ffi.kDLTensor
+
+
+def _info_dicts(info):
+    shapes = {n: tuple(s) for n, s in zip(info["names"], info["shapes"])}
+    dtypes = dict(zip(info["names"], info["dtypes"]))
+    return shapes, dtypes
+
+
+class AotModule:
+    """Wraps an executor module: ``AotModule(lib["default"](aotrt.cpu(0)))``."""
+
+    def __init__(self, module):
+        self.module = module
+        try:
+            self._set_input = module["set_input"]
+            self._run = module["run"]
+            self._get_output = module["get_output"]
+            self._get_input = module["get_input"]
+            self._get_num_outputs = module["get_num_outputs"]
+            self._get_num_inputs = module["get_num_inputs"]
+            self._get_input_index = module["get_input_index"]
+            self._get_input_name = module["get_input_name"]
+        except AttributeError as e:
+            raise ValueError("AotModule needs an AOT executor module (lib[\"default\"](dev)), got %r: %s"
+                             % (module, e)) from None
+        self._num_inputs = self._get_num_inputs()
+        self._num_outputs = self._get_num_outputs()
+        self._in_info = self._tensor_info("get_input_info", self._num_inputs, self._get_input_name,
+                                          self._get_input)
+        self._out_info = self._tensor_info("get_output_info", self._num_outputs, self._output_name,
+                                           self._get_output)
+        self._lock = threading.Lock()
+        self._rv, self._rc = _ffi.TVMValue(), ctypes.c_int()
+        self._rva, self._rca = _addressof(self._rv), _addressof(self._rc)
+        self._run_rv, self._run_rc = _ffi.TVMValue(), ctypes.c_int()   # run's own: never read
+        self._run_args = (self._run._h, None, None, 0, _addressof(self._run_rv), _addressof(self._run_rc))
+        self._set_input_h = self._set_input._h
+        self._get_output_h = self._get_output._h
+        self._in_calls = {}    # key (name as given, or index) -> _Call
+        specs = list(zip(self._in_info["shapes"], self._in_info["dtypes"]))
+        for i, spec in enumerate(specs):
+            self._in_calls[i] = _Call(i, spec)
+        self._out_calls = [_Call(i) for i in range(self._num_outputs)]
+        self._out_meta = [(tuple(s), d) for s, d in zip(self._out_info["shapes"], self._out_info["dtypes"])]
+        self._zero_copy = {}   # ("in"|"out", index) -> array the runtime reads/writes in place
+
+    # --- metadata ---------------------------------------------------------------------------------
+    def _optional(self, name):
+        try:
+            return self.module[name]
+        except AttributeError:
+            return None
+
+    def _output_name(self, i):
+        f = self._optional("get_output_name")
+        return f(i) if f is not None else "output%d" % i
+
+    def _tensor_info(self, fname, count, name_of, tensor_of):
+        f = self._optional(fname)
+        if f is not None:
+            return json.loads(f())
+        tensors = [tensor_of(i) for i in range(count)]   # runtimes without the info functions
+        return {"names": [name_of(i) for i in range(count)], "shapes": [list(t.shape) for t in tensors],
+                "dtypes": [t.dtype for t in tensors]}
+
+    def get_num_inputs(self):
+        return self._num_inputs
+
+    def get_num_outputs(self):
+        return self._num_outputs
+
+    def get_input_index(self, name):
+        """Index of input ``name`` (original or sanitized); NotFoundError "Invalid input name" if unknown."""
+        return self._get_input_index(name)
+
+    def get_input_name(self, index):
+        return self._get_input_name(index)
+
+    def get_output_index(self, name):
+        f = self._optional("get_output_index")
+        if f is not None:
+            return f(name)
+        return self._out_info["names"].index(name)
+
+    def get_output_name(self, index):
+        return self._output_name(index)
+
+    def get_input_info(self):
+        """({name: shape tuple}, {name: dtype string}) of the inputs."""
+        return _info_dicts(self._in_info)
+
+    def get_output_info(self):
+        """({name: shape tuple}, {name: dtype string}) of the outputs (aotrt; names ``output<i>``)."""
+        return _info_dicts(self._out_info)
+
+    def get_workspace_size(self):
+        return self.module["get_workspace_size"]()
+
+    def get_constant_size(self):
+        return self.module["get_constant_size"]()
+
+    def get_params_size(self):
+        return self.module["get_params_size"]()
+
+    # --- inputs -----------------------------------------------------------------------------------
+    def _input_call(self, key):
+        call = self._in_calls.get(key)
+        if call is None:
+            if isinstance(key, str):
+                index = self._get_input_index(key)     # raises for an unknown name
+            elif isinstance(key, (int, np.integer)):
+                index = int(key)
+                if not 0 <= index < self._num_inputs:
+                    raise OutOfRangeError("Index out of range: input %d of %d" % (index, self._num_inputs))
+            else:
+                raise TypeError("input key must be a name or an index, got %s" % type(key).__name__)
+            call = self._in_calls[key] = self._in_calls[index]
+        return call
+
+    def set_input(self, key=None, value=None, **params):
+        """Copy ``value`` into input ``key`` (name or index), and each ``name=value`` of params.
+
+        Values may be numpy arrays (anything numpy.asarray takes is converted to the input's dtype, as
+        TVM's copyfrom does) or NDArrays; the shape must match exactly.
+        """
+        if key is not None:
+            if value is None:
+                raise ValueError("set_input(%r): no value given" % (key,))
+            self._set_one(key, value)
+        for k, v in params.items():
+            self._set_one(k, v)
+
+    def _set_one(self, key, value):
+        call = self._in_calls.get(key)
+        if call is None:
+            call = self._input_call(key)
+        if (type(value) is not _ndarray or value.dtype != call.npdt or value.shape != call.shape
+                or not value.flags.c_contiguous):
+            if isinstance(value, NDArray):
+                self._set_input(call.index, value)
+                return
+            value = self._coerce(value, call)
+        ptr = np_data_ptr(value)
+        lock = self._lock
+        if not lock.acquire(False):
+            self._set_input(call.index, value)
+            return
+        try:
+            call.tensor.data = ptr
+            rc = _FuncCall(self._set_input_h, call.va, call.ca, 2, self._rva, self._rca)
+        finally:
+            lock.release()
+        if rc != 0:
+            raise last_error()
+
+    @staticmethod
+    def _coerce(value, call):
+        arr = np.asarray(value, dtype=call.npdt)
+        if arr.shape != call.shape:
+            raise ShapeMismatchError("array shape do not match the shape of input %d: %s vs %s"
+                                     % (call.index, arr.shape, call.shape))
+        return np.ascontiguousarray(arr)
+
+    def get_input(self, index, out=None):
+        """Input ``index`` (name or index): an NDArray aliasing the executor's buffer, or copied into ``out``."""
+        if out is not None:
+            self._get_input(index, self._writable_out(out))
+            return out
+        return self._get_input(index)
+
+    def set_input_zero_copy(self, key, value):
+        """Make the executor read input ``key`` straight from ``value`` (64-byte aligned, contiguous,
+        exact shape/dtype). ``value`` is kept alive by this AotModule until replaced."""
+        index = self._input_call(key).index
+        if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
+            raise ValueError("set_input_zero_copy needs a C-contiguous array")
+        self._module_func("set_input_zero_copy")(index, value)
+        self._zero_copy[("in", index)] = value
+
+    def set_output_zero_copy(self, key, value):
+        """Make the executor write output ``key`` straight into ``value`` (same rules as inputs)."""
+        index = key if isinstance(key, (int, np.integer)) else self.get_output_index(key)
+        if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
+            raise ValueError("set_output_zero_copy needs a C-contiguous array")
+        self._module_func("set_output_zero_copy")(int(index), value)
+        self._zero_copy[("out", int(index))] = value
+
+    def _module_func(self, name):
+        f = self._optional(name)
+        if f is None:
+            raise NotImplementedError("the executor has no %s" % name)
+        return f
+
+    # --- run / outputs ----------------------------------------------------------------------------
+    def run(self, **input_dict):
+        """Set the given inputs (if any), then run the model."""
+        if input_dict:
+            self.set_input(**input_dict)
+        if _FuncCall(*self._run_args) != 0:
+            raise last_error()
+
+    def get_output(self, index, out=None):
+        """Output ``index``: an NDArray aliasing the executor's buffer (overwritten by the next run),
+        or copied into ``out`` (an NDArray or a C-contiguous writable numpy array), which is returned."""
+        if out is not None:
+            self._get_output(index, self._writable_out(out))
+            return out
+        if type(index) is not int or not 0 <= index < self._num_outputs:
+            return self._get_output(index)
+        lock = self._lock
+        if not lock.acquire(False):
+            return self._get_output(index)
+        try:
+            call = self._out_calls[index]
+            rc = _FuncCall(self._get_output_h, call.va, call.ca, 1, self._rva, self._rca)
+            h = self._rv.v_handle if rc == 0 and self._rc.value == _kNDArray else None
+        finally:
+            lock.release()
+        if rc != 0:
+            raise last_error()
+        if h is None:
+            return self._get_output(index)
+        shape, dtype = self._out_meta[index]
+        return _make(h, shape, dtype)
+
+    @staticmethod
+    def _writable_out(out):
+        if isinstance(out, np.ndarray) and (not out.flags.c_contiguous or not out.flags.writeable):
+            raise ValueError("out must be a C-contiguous, writable numpy array or an NDArray")
+        return out
+
+    # --- timing -----------------------------------------------------------------------------------
+    def benchmark(self, device, func_name="run", repeat=5, number=5, min_repeat_ms=None,
+                  limit_zero_time_iterations=100, end_to_end=False, cooldown_interval_ms=0,
+                  repeats_to_cooldown=1, cache_flush_bytes=0, warmup=1, **inputs):
+        """Time ``func_name`` (after setting ``inputs``) and return a BenchmarkResult in seconds.
+
+        Uses aotrt.profiling.Benchmark when the runtime has it (``results`` = per-repeat means,
+        ``samples`` = every call), else Module.time_evaluator. ``end_to_end=True`` times
+        ``run(**inputs)`` from Python instead (input copies included).
+        """
+        min_repeat_ms = 0 if min_repeat_ms is None else min_repeat_ms
+        if end_to_end:
+            return self._benchmark_end_to_end(repeat, number, min_repeat_ms, warmup, inputs)
+        if inputs:
+            self.set_input(**inputs)
+        bench = get_global_func("aotrt.profiling.Benchmark", allow_missing=True)
+        if bench is not None and limit_zero_time_iterations == 100 and repeats_to_cooldown == 1:
+            timer = bench(self.module, func_name, warmup, number, repeat, min_repeat_ms, cooldown_interval_ms,
+                          cache_flush_bytes)
+            report = json.loads(timer())
+            return BenchmarkResult(report["repeats"], report.get("samples"))
+        return self.module.time_evaluator(
+            func_name, device, repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,
+            limit_zero_time_iterations=limit_zero_time_iterations, cooldown_interval_ms=cooldown_interval_ms,
+            repeats_to_cooldown=repeats_to_cooldown, cache_flush_bytes=cache_flush_bytes)()
+
+    def _benchmark_end_to_end(self, repeat, number, min_repeat_ms, warmup, inputs):
+        for _ in range(warmup):
+            self.run(**inputs)
+        results = []
+        for _ in range(repeat):
+            calls, start = 0, time.perf_counter()
+            while True:
+                for _ in range(number):
+                    self.run(**inputs)
+                calls += number
+                elapsed = time.perf_counter() - start
+                if elapsed * 1000 >= min_repeat_ms:
+                    break
+            results.append(elapsed / calls)
+        return BenchmarkResult(results)
