@@ -113,10 +113,25 @@ using PackedFuncBody = std::function<void(TVMArgs args, TVMRetValue* rv)>;
 // The function object behind a TVMFunctionHandle.
 class AOTRT_API PackedFuncObj : public Object {
  public:
+  // A plain function with a context pointer: the hot path (e.g. an executor's `run`) without
+  // std::function's indirection. `keep` owns whatever `ctx` points into.
+  using RawFn = void (*)(void* ctx, TVMArgs args, TVMRetValue* rv);
+
   explicit PackedFuncObj(PackedFuncBody body) : Object(kTypePackedFunc), body_(std::move(body)) {}
-  void Call(TVMArgs args, TVMRetValue* rv) const { body_(args, rv); }
+  PackedFuncObj(RawFn fn, void* ctx, ObjectPtr<Object> keep)
+      : Object(kTypePackedFunc), raw_(fn), ctx_(ctx), keep_(std::move(keep)) {}
+  void Call(TVMArgs args, TVMRetValue* rv) const {
+    if (raw_) {
+      raw_(ctx_, args, rv);
+    } else {
+      body_(args, rv);
+    }
+  }
 
  private:
+  RawFn raw_ = nullptr;
+  void* ctx_ = nullptr;
+  ObjectPtr<Object> keep_;
   PackedFuncBody body_;
 };
 
@@ -126,6 +141,8 @@ class AOTRT_API PackedFunc {
   PackedFunc() = default;
   explicit PackedFunc(PackedFuncBody body) : obj_(MakeObject<PackedFuncObj>(std::move(body))) {}
   explicit PackedFunc(ObjectPtr<PackedFuncObj> obj) : obj_(std::move(obj)) {}
+  PackedFunc(PackedFuncObj::RawFn fn, void* ctx, ObjectPtr<Object> keep)
+      : obj_(MakeObject<PackedFuncObj>(fn, ctx, std::move(keep))) {}
   explicit operator bool() const { return static_cast<bool>(obj_); }
   void CallPacked(TVMArgs args, TVMRetValue* rv) const { obj_->Call(args, rv); }
   const ObjectPtr<PackedFuncObj>& object() const { return obj_; }

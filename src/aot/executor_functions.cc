@@ -36,10 +36,6 @@ NDArray KeepAlive(TVMArgValue a) {
 void SetNDArray(TVMRetValue* rv, const NDArray& a) { rv->SetObject(a.object(), kTVMNDArrayHandle); }
 
 const std::pair<const char*, Method> kMethods[] = {
-    {"run", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgs("run", args, 0, 0);
-       ex->Run();
-     }},
     {"set_input", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("set_input", args, 2, 2);
        ex->SetInput(InputArg(ex, args[0]), *args[1].AsDLTensor());
@@ -128,6 +124,13 @@ const std::pair<const char*, Method> kMethods[] = {
 }  // namespace
 
 PackedFunc AotExecutorNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  if (name == "run") {  // the hot path: no std::function, no method table
+    auto thunk = [](void* ctx, TVMArgs args, TVMRetValue*) {
+      if (args.size() != 0) RequireArgs("run", args, 0, 0);
+      static_cast<AotExecutorNode*>(ctx)->Run();
+    };
+    return PackedFunc(thunk, this, self);
+  }
   for (const auto& m : kMethods) {
     if (name == m.first) {
       Method method = m.second;

@@ -7,6 +7,10 @@
 #include "base/last_error.h"
 
 namespace aotrt {
+
+// Mirrors the calling thread's pool's used_.size(), readable without touching the pool object.
+__thread size_t t_workspace_blocks_in_use __attribute__((tls_model("initial-exec"))) = 0;
+
 namespace {
 
 constexpr size_t kPageSize = 4096;
@@ -54,6 +58,7 @@ class WorkspacePool {
       bytes_ += size;
     }
     used_.push_back(b);
+    t_workspace_blocks_in_use = used_.size();
     return b.ptr;
   }
 
@@ -63,6 +68,7 @@ class WorkspacePool {
       if (used_[i].ptr != ptr) continue;
       free_.push_back(used_[i]);
       used_.erase(used_.begin() + static_cast<std::ptrdiff_t>(i));
+      t_workspace_blocks_in_use = used_.size();
       return true;
     }
     SetLastError(ErrorCode::kInvalidArgument,
@@ -70,12 +76,12 @@ class WorkspacePool {
     return false;
   }
 
-  size_t mark() const { return used_.size(); }
   void ReleaseTo(size_t mark) {
     while (used_.size() > mark) {
       free_.push_back(used_.back());
       used_.pop_back();
     }
+    t_workspace_blocks_in_use = used_.size();
   }
 
   size_t bytes() const { return bytes_; }
@@ -95,7 +101,6 @@ WorkspacePool& ThreadPool() {
 
 void* WorkspaceAlloc(uint64_t nbytes) { return ThreadPool().Alloc(nbytes); }
 bool WorkspaceFree(void* ptr) { return ThreadPool().Free(ptr); }
-size_t WorkspaceMark() { return ThreadPool().mark(); }
 void WorkspaceReleaseTo(size_t mark) { ThreadPool().ReleaseTo(mark); }
 size_t WorkspacePoolBytes() { return ThreadPool().bytes(); }
 

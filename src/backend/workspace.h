@@ -18,7 +18,8 @@ bool WorkspaceFree(void* ptr);
 // Generated code that fails returns at once and never frees its workspace (TVM behaves so too).
 // A caller marks the pool before calling into a model and, when the call fails, returns every
 // block allocated since the mark to the pool, so failures do not leak.
-size_t WorkspaceMark();
+extern __thread size_t t_workspace_blocks_in_use __attribute__((tls_model("initial-exec")));
+inline size_t WorkspaceMark() { return t_workspace_blocks_in_use; }
 void WorkspaceReleaseTo(size_t mark);
 // Bytes currently held by this thread's pool (in use + cached), for tests and benchmarks.
 size_t WorkspacePoolBytes();

@@ -1,13 +1,15 @@
 #include "base/last_error.h"
 
 namespace aotrt {
+
+__thread uint64_t t_last_error_sequence __attribute__((tls_model("initial-exec"))) = 0;
+
 namespace {
 
 struct LastError {
   std::string message;
   ErrorCode code = ErrorCode::kOk;
   bool set = false;
-  uint64_t sequence = 0;
 };
 
 LastError& Slot() {
@@ -22,7 +24,7 @@ void SetLastError(ErrorCode code, const std::string& message) {
   s.message = message;
   s.code = code;
   s.set = true;
-  ++s.sequence;
+  ++t_last_error_sequence;
 }
 
 const char* LastErrorMessage() {
@@ -31,7 +33,5 @@ const char* LastErrorMessage() {
 }
 
 ErrorCode LastErrorCode() { return Slot().code; }
-
-uint64_t LastErrorSequence() { return Slot().sequence; }
 
 }  // namespace aotrt

@@ -29,8 +29,9 @@ struct AlignedTensor {
   explicit AlignedTensor(std::vector<int64_t> s, size_t offset_bytes = 0) : shape(std::move(s)) {
     size_t n = 1;
     for (int64_t d : shape) n *= d;
-    storage = static_cast<float*>(std::aligned_alloc(64, 64 + n * 4));
-    std::memset(storage, 0, 64 + n * 4);
+    size_t bytes = (64 + n * 4 + 63) / 64 * 64;  // aligned_alloc wants a multiple of the alignment
+    storage = static_cast<float*>(std::aligned_alloc(64, bytes));
+    std::memset(storage, 0, bytes);
     t = DLTensor{reinterpret_cast<char*>(storage) + offset_bytes, {kDLCPU, 0}, static_cast<int32_t>(shape.size()),
                  kF32, shape.data(), nullptr, 0};
   }
