@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install the Debian packages aotrt needs to build, test and benchmark, skipping those present.
+set -euo pipefail
+
+packages=(
+  cmake make g++ gcc pkg-config        # toolchain
+  libdlpack-dev                        # DLTensor & co.
+  libdmlc-dev                          # dmlc::Stream for the binary formats
+  libspdlog-dev libfmt-dev             # logging
+  libgtest-dev                         # tests
+  libbenchmark-dev                     # bench/
+  libcli11-dev nlohmann-json3-dev      # the aotrt command line
+  python3 python3-numpy python3-pytest # model generator, Python package and its tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "aotrt: installing missing Debian packages: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "aotrt: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
