@@ -47,6 +47,7 @@ class AOTRT_API NDArrayObj : public Object {
  private:
   friend class NDArray;
   NDArrayObj();
+  static ObjectPtr<NDArrayObj> Describe(const DLTensor& src, const char* what);
   std::vector<int64_t> shape_;
   std::vector<int64_t> strides_;
   void* owned_data_ = nullptr;          // aligned allocation owned by this array

@@ -65,34 +65,28 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   return NDArray(obj);
 }
 
-NDArray NDArray::FromDLPack(DLManagedTensor* tensor) {
-  AOTRT_REQUIRE(tensor != nullptr, kInvalidArgument, "FromDLPack: null DLManagedTensor");
-  const DLTensor& src = tensor->dl_tensor;
-  RequireCpu(src.device, "FromDLPack");
-  AOTRT_REQUIRE(src.ndim >= 0 && src.ndim <= 64 && (src.ndim == 0 || src.shape), kInvalidArgument,
-                "FromDLPack: invalid ndim ", src.ndim);
+// A new array object describing `src`'s memory (shape and strides copied, data not owned).
+ObjectPtr<NDArrayObj> NDArrayObj::Describe(const DLTensor& src, const char* what) {
+  RequireCpu(src.device, what);
+  AOTRT_REQUIRE(src.ndim >= 0 && src.ndim <= 64 && (src.ndim == 0 || src.shape), kInvalidArgument, what,
+                ": invalid ndim ", src.ndim);
   auto obj = ObjectPtr<NDArrayObj>(new NDArrayObj());
   obj->shape_.assign(src.shape, src.shape + src.ndim);
   if (src.strides) obj->strides_.assign(src.strides, src.strides + src.ndim);
   obj->dl_tensor = src;
   obj->dl_tensor.shape = obj->shape_.data();
   obj->dl_tensor.strides = src.strides ? obj->strides_.data() : nullptr;
+  return obj;
+}
+
+NDArray NDArray::FromDLPack(DLManagedTensor* tensor) {
+  AOTRT_REQUIRE(tensor != nullptr, kInvalidArgument, "FromDLPack: null DLManagedTensor");
+  ObjectPtr<NDArrayObj> obj = NDArrayObj::Describe(tensor->dl_tensor, "FromDLPack");
   obj->managed_ = tensor;  // consumed only now that nothing can throw
   return NDArray(obj);
 }
 
-NDArray NDArray::Borrow(const DLTensor& src) {
-  RequireCpu(src.device, "NDArray::Borrow");
-  AOTRT_REQUIRE(src.ndim >= 0 && src.ndim <= 64 && (src.ndim == 0 || src.shape), kInvalidArgument,
-                "NDArray::Borrow: invalid ndim ", src.ndim);
-  auto obj = ObjectPtr<NDArrayObj>(new NDArrayObj());
-  obj->shape_.assign(src.shape, src.shape + src.ndim);
-  if (src.strides) obj->strides_.assign(src.strides, src.strides + src.ndim);
-  obj->dl_tensor = src;
-  obj->dl_tensor.shape = obj->shape_.data();
-  obj->dl_tensor.strides = src.strides ? obj->strides_.data() : nullptr;
-  return NDArray(obj);
-}
+NDArray NDArray::Borrow(const DLTensor& src) { return NDArray(NDArrayObj::Describe(src, "NDArray::Borrow")); }
 
 DLManagedTensor* NDArray::ToDLPack() const {
   AOTRT_REQUIRE(defined(), kInvalidArgument, "ToDLPack on an undefined NDArray");

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aotrt/ndarray.h"
-#include "common/npy.h"
+#include "npy.h"  // tools/: the CLI's .npy reader
 
 namespace aotrt_test {
 
@@ -70,10 +70,10 @@ inline Case LoadCase(const std::string& dir, const std::string& library) {
   for (auto& kv : j.at("inputs").items()) {
     c.input_names.push_back(kv.key());
     bool is_param = std::find(c.params.begin(), c.params.end(), kv.key()) != c.params.end();
-    c.inputs.push_back(is_param ? aotrt::NDArray() : ReadNpy(dir + "/inputs/" + Sanitize(kv.key()) + ".npy"));
+    c.inputs.push_back(is_param ? aotrt::NDArray() : aotrt_cli::ReadNpy(dir + "/inputs/" + Sanitize(kv.key()) + ".npy"));
   }
   for (size_t i = 0; c.expect_error.empty() && i < j.at("outputs").size(); ++i) {
-    c.expected.push_back(ReadNpy(dir + "/expected/output" + std::to_string(i) + ".npy"));
+    c.expected.push_back(aotrt_cli::ReadNpy(dir + "/expected/output" + std::to_string(i) + ".npy"));
   }
   return c;
 }

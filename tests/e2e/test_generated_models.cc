@@ -8,36 +8,26 @@ using namespace aotrt_test;
 
 namespace {
 
-std::vector<Case> AllCases() {
-  std::vector<Case> cases;
-  for (const std::string& n : GeneratedCaseNames()) cases.push_back(GeneratedCase(n));
+// Names only: each test loads the one case it needs (ctest runs every test in its own process).
+std::vector<std::string> CaseNames() {
+  std::vector<std::string> names = GeneratedCaseNames();
   if (!FixturesDir().empty()) {
     for (const std::string& n : ListDir(FixturesDir())) {
-      std::string dir = FixturesDir() + "/" + n;
-      if (!IsDir(dir)) continue;
-      std::ifstream in(dir + "/case.json");
-      auto j = nlohmann::json::parse(in);
-      cases.push_back(LoadCase(dir, j.at("artifact").get<std::string>()));
+      if (IsDir(FixturesDir() + "/" + n)) names.push_back("fixture_" + n);
     }
   }
-  return cases;
+  return names;
+}
+
+Case FindCase(const std::string& name) {
+  const std::string prefix = "fixture_";
+  if (name.compare(0, prefix.size(), prefix) != 0) return GeneratedCase(name);
+  std::string dir = FixturesDir() + "/" + name.substr(prefix.size());
+  std::ifstream in(dir + "/case.json");
+  return LoadCase(dir, nlohmann::json::parse(in).at("artifact").get<std::string>());
 }
 
 class EveryModel : public ::testing::TestWithParam<std::string> {};
-
-const Case& FindCase(const std::string& name) {
-  static const std::vector<Case> cases = AllCases();
-  for (const Case& c : cases) {
-    if (c.name == name) return c;
-  }
-  throw std::runtime_error("no case " + name);
-}
-
-std::vector<std::string> CaseNames() {
-  std::vector<std::string> names;
-  for (const Case& c : AllCases()) names.push_back(c.name);
-  return names;
-}
 
 }  // namespace
 
@@ -47,7 +37,7 @@ TEST(Cases, GeneratedModelsArePresent) {
 }
 
 TEST_P(EveryModel, RunsBitExact) {
-  const Case& c = FindCase(GetParam());
+  const Case c = FindCase(GetParam());
   Model model = Model::Load(c.library);
   EXPECT_EQ(model.name(), c.mod_name);
   Executor ex = model.CreateExecutor();
@@ -71,7 +61,7 @@ TEST_P(EveryModel, RunsBitExact) {
 }
 
 TEST_P(EveryModel, ExecutorsAreIndependent) {
-  const Case& c = FindCase(GetParam());
+  const Case c = FindCase(GetParam());
   if (!c.expect_error.empty()) GTEST_SKIP() << "failing model";
   Model model = Model::Load(c.library);
   Executor a = model.CreateExecutor();
@@ -88,7 +78,7 @@ TEST_P(EveryModel, ExecutorsAreIndependent) {
 }
 
 TEST_P(EveryModel, LoadsFromMemory) {
-  const Case& c = FindCase(GetParam());
+  const Case c = FindCase(GetParam());
   if (!c.expect_error.empty()) GTEST_SKIP() << "failing model";
   std::ifstream in(c.library, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
