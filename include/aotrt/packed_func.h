@@ -70,16 +70,19 @@ class TVMArgs {
 };
 
 // An owned return value. Holds one reference for object codes and its own copy of strings.
+// Cheap when unused: no string is allocated unless a string or bytes value is set.
 class AOTRT_API TVMRetValue {
  public:
   TVMRetValue() { value_.v_handle = nullptr; }
   TVMRetValue(const TVMRetValue&) = delete;
   TVMRetValue& operator=(const TVMRetValue&) = delete;
-  ~TVMRetValue() { Clear(); }
+  ~TVMRetValue() {
+    if (object_ || str_) Clear();
+  }
 
   int type_code() const { return code_; }
   const TVMValue& value() const { return value_; }
-  const std::string& str() const { return str_; }  // for kTVMStr and kTVMBytes
+  const std::string& str() const;  // for kTVMStr and kTVMBytes; empty otherwise
 
   void Clear();
   void SetNull() { Clear(); }
@@ -102,10 +105,11 @@ class AOTRT_API TVMRetValue {
   Object* object() const { return object_; }
 
  private:
+  void SetText(int code, std::string v);
   TVMValue value_;
   int code_ = kTVMNullptr;
-  Object* object_ = nullptr;  // owned reference for object codes
-  std::string str_;
+  Object* object_ = nullptr;    // owned reference for object codes
+  std::string* str_ = nullptr;  // owned, for kTVMStr and kTVMBytes
 };
 
 using PackedFuncBody = std::function<void(TVMArgs args, TVMRetValue* rv)>;

@@ -50,7 +50,10 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
 
 AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ModelState> model,
                                  std::shared_ptr<const ParamList> params, DLDevice device)
-    : metadata_module_(std::move(metadata_module)), model_(std::move(model)), params_(std::move(params)) {
+    : metadata_module_(std::move(metadata_module)),
+      model_(std::move(model)),
+      params_(std::move(params)),
+      entry_(model_->entry) {
   AOTRT_REQUIRE(device.device_type == kDLCPU && device.device_id == 0, kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
@@ -200,13 +203,13 @@ void AotExecutorNode::CopyOutputTo(size_t i, DLTensor* out) const {
 
 void AotExecutorNode::Run() {
   const int n = static_cast<int>(arg_values_.size());
-  if (model_->entry) {
+  if (entry_) {
     TVMValue ret;
     ret.v_handle = nullptr;
     int ret_code = kTVMNullptr;
     uint64_t errors_before = LastErrorSequence();
     size_t workspace_mark = WorkspaceMark();
-    int rc = model_->entry(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
+    int rc = entry_(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
       const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;

@@ -70,6 +70,7 @@ class AotExecutorNode : public ModuleNode {
   std::vector<Slot> inputs_;
   std::vector<Slot> outputs_;
   std::vector<NDArray> workspace_pools_;
+  TVMBackendPackedCFunc entry_ = nullptr;  // model_->entry, kept here for the hot path
   // The entry's arguments, built once: one DLTensor per argument, and the value/code arrays.
   std::vector<DLTensor> arg_tensors_;
   std::vector<TVMValue> arg_values_;

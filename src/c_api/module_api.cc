@@ -95,7 +95,12 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue* args, int* codes, int num_args
   AOTRT_REQUIRE(ret_val && ret_code, kInvalidArgument, "TVMFuncCall: null return slots");
   TVMRetValue rv;
   AsFunc(func, "TVMFuncCall")->Call(TVMArgs(args, codes, num_args), &rv);
-  rv.MoveToC(ret_val, ret_code);
+  if (rv.type_code() == kTVMNullptr) {
+    *ret_code = kTVMNullptr;  // the common case of set_input / run: nothing to hand over
+    ret_val->v_handle = nullptr;
+  } else {
+    rv.MoveToC(ret_val, ret_code);
+  }
   AOTRT_API_END();
 }
 

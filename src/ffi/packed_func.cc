@@ -106,9 +106,15 @@ ObjectPtr<PackedFuncObj> TVMArgValue::AsFunction() const {
 void TVMRetValue::Clear() {
   if (object_) object_->DecRef();
   object_ = nullptr;
+  delete str_;
+  str_ = nullptr;
   code_ = kTVMNullptr;
   value_.v_handle = nullptr;
-  str_.clear();
+}
+
+const std::string& TVMRetValue::str() const {
+  static const std::string kEmpty;
+  return str_ ? *str_ : kEmpty;
 }
 
 void TVMRetValue::SetInt(int64_t v) {
@@ -141,17 +147,15 @@ void TVMRetValue::SetDataType(DLDataType v) {
   value_.v_type = v;
 }
 
-void TVMRetValue::SetString(std::string v) {
+void TVMRetValue::SetText(int code, std::string v) {
   Clear();
-  code_ = kTVMStr;
-  str_ = std::move(v);
+  str_ = new std::string(std::move(v));
+  code_ = code;
 }
 
-void TVMRetValue::SetBytes(std::string v) {
-  Clear();
-  code_ = kTVMBytes;
-  str_ = std::move(v);
-}
+void TVMRetValue::SetString(std::string v) { SetText(kTVMStr, std::move(v)); }
+
+void TVMRetValue::SetBytes(std::string v) { SetText(kTVMBytes, std::move(v)); }
 
 void TVMRetValue::SetObject(ObjectPtr<Object> obj, int code) {
   Clear();
@@ -209,14 +213,14 @@ void TVMRetValue::MoveToC(TVMValue* value, int* code) {
   switch (code_) {
     case kTVMStr: {
       ReturnStorage& s = TlsReturn();
-      s.str.swap(str_);
+      s.str.swap(*str_);
       value->v_str = s.str.c_str();
       *code = kTVMStr;
       break;
     }
     case kTVMBytes: {
       ReturnStorage& s = TlsReturn();
-      s.str.swap(str_);
+      s.str.swap(*str_);
       s.bytes.data = s.str.data();
       s.bytes.size = s.str.size();
       value->v_handle = &s.bytes;
@@ -236,8 +240,7 @@ void TVMRetValue::MoveToC(TVMValue* value, int* code) {
       object_ = nullptr;  // ownership goes with the handle
       break;
   }
-  code_ = kTVMNullptr;
-  value_.v_handle = nullptr;
+  Clear();
 }
 
 }  // namespace aotrt
