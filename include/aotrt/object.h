@@ -40,6 +40,15 @@ class AOTRT_API Object {
     if (ref_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
   int32_t use_count() const { return ref_count_.load(std::memory_order_relaxed); }
+  // Take a reference only if the object is still alive (count > 0): for registries holding weak
+  // pointers. False when the object is already being destroyed.
+  bool TryIncRef() {
+    int32_t c = ref_count_.load(std::memory_order_relaxed);
+    while (c > 0) {
+      if (ref_count_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return true;
+    }
+    return false;
+  }
 
  private:
   uint32_t type_index_;

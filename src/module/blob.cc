@@ -71,7 +71,7 @@ void LinkImportTree(const std::vector<ObjectPtr<ModuleNode>>& modules, const std
 std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
 
 ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
-                                        const std::string& what) {
+                                        const ObjectPtr<ModuleNode>& legacy_root, const std::string& what) {
   std::string where = "module blob (__tvm_dev_mblob) of " + what;
   if (avail < 8) AOTRT_THROW(kFormatError, where, ": only ", avail, " bytes, need at least an 8-byte header");
   uint64_t nbytes = 0;
@@ -106,11 +106,11 @@ ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const 
     LinkImportTree(modules, row_ptr, children, r);
     return modules[0];
   }
-  // Legacy blob: the library module imports every other module.
+  // Legacy blob: a library module imports every other module.
   for (const auto& m : modules) {
-    if (m != lib) lib->Import(m);
+    if (m != lib) legacy_root->Import(m);
   }
-  return lib;
+  return legacy_root;
 }
 
 }  // namespace aotrt

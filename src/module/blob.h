@@ -10,9 +10,11 @@ namespace aotrt {
 
 // Rebuild the module tree from `blob` (the symbol's bytes, `avail` of them readable; the 8-byte
 // length header comes first). `lib` is the library module that `_lib` entries stand for; `what`
-// names the library in messages. Returns the root. Throws kFormatError or kNotFound (loader).
+// names the library in messages. A legacy blob without an import tree hangs every module off
+// `legacy_root` (a library module of this load only; `lib` may be shared by several loads).
+// Returns the root. Throws kFormatError or kNotFound (loader).
 ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
-                                        const std::string& what);
+                                        const ObjectPtr<ModuleNode>& legacy_root, const std::string& what);
 
 // Name of the global that loads modules of `type_key` from a blob: runtime.module.loadbinary_<key>.
 std::string BinaryLoaderName(const std::string& type_key);

@@ -18,11 +18,13 @@ namespace aotrt {
 class LibraryModuleNode : public ModuleNode {
  public:
   explicit LibraryModuleNode(std::shared_ptr<SymbolSource> lib) : lib_(std::move(lib)) {}
+  ~LibraryModuleNode() override;
   const char* type_key() const override { return "library"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
 
   const SymbolSource& library() const { return *lib_; }
+  const std::shared_ptr<SymbolSource>& shared_library() const { return lib_; }
   // The function `name` from the imports, then the global registry; cached for the library's
   // lifetime because generated code keeps the borrowed handle forever. Throws kNotFound.
   PackedFuncObj* GetFuncFromEnv(const std::string& name);
@@ -37,8 +39,13 @@ class LibraryModuleNode : public ModuleNode {
 // A non-zero return becomes Error(kModelError) carrying the message the model set.
 PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, ObjectPtr<Object> keep);
 
-// Build the module tree of a library: fill context pointers, parse __tvm_dev_mblob, write
-// __tvm_module_ctx. Returns the root (the library module itself when there is no blob).
+// The library module of `lib`. Loads of one library share one node, because they share the
+// library's globals: the context pointers and __tvm_module_ctx are written once, by the load that
+// creates the node, and stay valid while any load is alive. Thread-safe.
+ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> lib);
+
+// Build the module tree of a library: the shared library module (above), then the modules of
+// __tvm_dev_mblob. Returns the root (the library module itself when there is no blob).
 Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib);
 
 }  // namespace aotrt

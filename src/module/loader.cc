@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
 #include <tvm/runtime/c_backend_api.h>
 
@@ -66,18 +68,63 @@ void FillContextPointers(const SymbolSource& lib) {
   SetPointer(lib, "__TVMBackendFreeWorkspace", &TVMBackendFreeWorkspace);
 }
 
-Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib) {
+namespace {
+
+// Library module nodes by library identity; the nodes unregister themselves when destroyed.
+struct LiveLibraries {
+  std::mutex mu;
+  std::unordered_map<const void*, LibraryModuleNode*> nodes;
+};
+
+LiveLibraries& Live() {
+  static LiveLibraries* live = new LiveLibraries();  // outlives every node, even at exit
+  return *live;
+}
+
+ObjectPtr<LibraryModuleNode> NewLibraryModule(std::shared_ptr<SymbolSource> lib) {
+  auto node = MakeObject<LibraryModuleNode>(lib);
   FillContextPointers(*lib);
-  auto lib_node = MakeObject<LibraryModuleNode>(lib);
+  // The context is the library module itself (not the tree's root); it stays alive through the tree.
+  if (auto* ctx = static_cast<void**>(lib->Lookup("__tvm_module_ctx"))) *ctx = static_cast<ModuleNode*>(node.get());
+  return node;
+}
+
+}  // namespace
+
+ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> lib) {
+  const void* id = lib->identity();
+  if (!id) return NewLibraryModule(std::move(lib));
+  LiveLibraries& live = Live();
+  std::lock_guard<std::mutex> lock(live.mu);
+  auto it = live.nodes.find(id);
+  if (it != live.nodes.end() && it->second->TryIncRef()) {
+    return ObjectPtr<LibraryModuleNode>::Adopt(it->second);  // `lib` (an extra dlopen reference) goes
+  }
+  ObjectPtr<LibraryModuleNode> node = NewLibraryModule(std::move(lib));
+  live.nodes[id] = node.get();
+  return node;
+}
+
+LibraryModuleNode::~LibraryModuleNode() {
+  if (const void* id = lib_->identity()) {
+    LiveLibraries& live = Live();
+    std::lock_guard<std::mutex> lock(live.mu);
+    auto it = live.nodes.find(id);
+    if (it != live.nodes.end() && it->second == this) live.nodes.erase(it);
+  }
+}
+
+Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib) {
+  ObjectPtr<LibraryModuleNode> lib_node = AcquireLibraryModule(std::move(lib));
+  const SymbolSource& symbols = lib_node->library();
   ObjectPtr<ModuleNode> root = lib_node;
-  if (const auto* blob = static_cast<const char*>(lib->Lookup("__tvm_dev_mblob"))) {
-    uint64_t size = lib->SymbolSize("__tvm_dev_mblob");
+  if (const auto* blob = static_cast<const char*>(symbols.Lookup("__tvm_dev_mblob"))) {
+    uint64_t size = symbols.SymbolSize("__tvm_dev_mblob");
     // Unknown size (system library): trust the header, bounded by a sanity limit.
     uint64_t avail = size ? size : (uint64_t{1} << 40);
-    root = ProcessModuleBlob(blob, avail, lib_node, lib->name());
+    auto legacy_root = MakeObject<LibraryModuleNode>(lib_node->shared_library());
+    root = ProcessModuleBlob(blob, avail, lib_node, legacy_root, symbols.name());
   }
-  // The context is the library module itself (not the root); it stays alive through the tree.
-  if (auto* ctx = static_cast<void**>(lib->Lookup("__tvm_module_ctx"))) *ctx = static_cast<ModuleNode*>(lib_node.get());
   return Module(root);
 }
 

@@ -65,6 +65,7 @@ class SharedLibrary : public SymbolSource {
     return s ? s->size : 0;
   }
   const std::string& name() const override { return name_; }
+  const void* identity() const override { return handle_; }
 
  private:
   void* handle_;

@@ -15,6 +15,9 @@ class SymbolSource {
   virtual uint64_t SymbolSize(const std::string& name) const = 0;
   // Names the library in messages, e.g. its path.
   virtual const std::string& name() const = 0;
+  // What makes two sources the same loaded library (the dlopen handle: dlopen of one file twice
+  // gives one handle, hence one set of globals), or nullptr when sources are never shared.
+  virtual const void* identity() const { return nullptr; }
 };
 
 // dlopen `path` RTLD_LAZY | RTLD_LOCAL after checking it is an ELF shared library whose undefined

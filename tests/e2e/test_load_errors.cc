@@ -8,7 +8,7 @@
 #include <tvm/runtime/c_runtime_api.h>
 
 #include "aotrt/c_api.h"
-#include "common/cases.h"
+#include "common/run_case.h"
 #include "aotrt/model.h"
 
 using namespace aotrt;
@@ -106,4 +106,21 @@ TEST(LoadErrors, ManyLoadsOfTheSameFileAreIndependent) {
   std::vector<Model> models;
   for (int i = 0; i < 5; ++i) models.push_back(Model::Load(ModelPath("add_c")));
   for (Model& m : models) EXPECT_EQ(m.Inputs().size(), 2u);
+}
+
+TEST(LoadErrors, LoadsOfOneFileShareTheLibraryContext) {
+  // dlopen of one file twice gives one library, hence one __tvm_module_ctx: freeing the later load
+  // must leave the earlier one working (it reads the context through TVMBackendGetFuncFromEnv).
+  Case c = GeneratedCase("multi_io_llvm");
+  Model first = Model::Load(c.library);
+  {
+    Model second = Model::Load(c.library);
+    Executor ex = second.CreateExecutor();
+    SetCaseInputs(c, ex);
+    ex.Run();
+  }
+  Executor ex = first.CreateExecutor();
+  SetCaseInputs(c, ex);
+  ex.Run();
+  ExpectOutputsMatch(c, ex);
 }

@@ -7,6 +7,8 @@
 #include "aotrt/error.h"
 #include "module/blob.h"
 #include "module/library_module.h"
+#include "aotrt/ndarray.h"
+#include "aotrt/packed_func.h"
 
 using namespace aotrt;
 
@@ -62,8 +64,9 @@ std::string AotBlob(const std::string& name = "default") {
 }
 
 ObjectPtr<ModuleNode> Parse(const std::string& blob) {
-  auto lib = MakeObject<LibraryModuleNode>(std::make_shared<FakeSymbols>());
-  return ProcessModuleBlob(blob.data(), blob.size(), lib, "fake.so");
+  auto symbols = std::make_shared<FakeSymbols>();
+  auto lib = MakeObject<LibraryModuleNode>(symbols);
+  return ProcessModuleBlob(blob.data(), blob.size(), lib, MakeObject<LibraryModuleNode>(symbols), "fake.so");
 }
 
 void ExpectFormatError(const std::string& blob, const std::string& fragment) {
@@ -102,7 +105,7 @@ TEST(Blob, EveryTruncationIsAnError) {
   std::string good = AotBlob();
   for (size_t cut = 0; cut < good.size(); ++cut) {
     auto lib = MakeObject<LibraryModuleNode>(std::make_shared<FakeSymbols>());
-    EXPECT_THROW(ProcessModuleBlob(good.data(), cut, lib, "fake.so"), Error) << cut;
+    EXPECT_THROW(ProcessModuleBlob(good.data(), cut, lib, lib, "fake.so"), Error) << cut;
   }
   // Header claims less than the entries need: the parser stops at the claimed end.
   std::string shorter = good;
@@ -180,4 +183,44 @@ TEST(Blob, FactoryPayloadErrors) {
   e.Str("AotExecutorFactory");
   e.Factory("");
   ExpectFormatError(e.Blob(), "module name is empty");
+}
+
+TEST(Blob, FactorySaveToBinaryRoundTrips) {
+  // A factory with two params, created as TVM's Python would (tvm.aot_executor_factory.create).
+  auto lib = MakeObject<LibraryModuleNode>(std::make_shared<FakeSymbols>());
+  NDArray w = NDArray::Empty({2, 3}, DLDataType{kDLFloat, 32, 1});
+  NDArray b = NDArray::Empty({3}, DLDataType{kDLInt, 8, 1});
+  for (int i = 0; i < 6; ++i) static_cast<float*>(w.data())[i] = 0.5f * i;
+  static_cast<int8_t*>(b.data())[2] = -7;
+  TVMValue args[6];
+  int codes[6] = {kTVMModuleHandle, kTVMStr, kTVMStr, kTVMNDArrayHandle, kTVMStr, kTVMNDArrayHandle};
+  args[0].v_handle = static_cast<ModuleNode*>(lib.get());
+  args[1].v_str = "my_model";
+  args[2].v_str = "w";
+  args[3].v_handle = w.handle();
+  args[4].v_str = "b";
+  args[5].v_handle = b.handle();
+  TVMRetValue rv;
+  GetGlobalFunction("tvm.aot_executor_factory.create").CallPacked(TVMArgs(args, codes, 6), &rv);
+  ObjectPtr<ModuleNode> factory(static_cast<ModuleNode*>(rv.object()));
+  std::string payload = factory->SaveToBinary();
+
+  Writer wr;
+  wr.U64(4);
+  wr.Str("AotExecutorFactory");
+  wr.out += payload;
+  wr.Str("metadata_module");
+  wr.Str("_lib");
+  wr.Tree({0, 1, 2, 2}, {1, 2});
+  ObjectPtr<ModuleNode> root = Parse(wr.Blob());
+  EXPECT_EQ(root->SaveToBinary(), payload);  // byte-identical after a round trip
+  PackedFunc get_params = Module(root).GetFunction("get_params");
+  TVMRetValue params;
+  get_params.CallPacked(TVMArgs(nullptr, nullptr, 0), &params);
+  const auto& items = static_cast<ArrayObj*>(params.object())->items;
+  ASSERT_EQ(items.size(), 4u);
+  EXPECT_EQ(static_cast<StringObj*>(items[0].get())->value, "w");
+  auto* w2 = static_cast<NDArrayObj*>(items[1].get());
+  EXPECT_EQ(std::memcmp(w2->dl_tensor.data, w.data(), 24), 0);
+  EXPECT_TRUE(static_cast<bool>(Module(root).GetFunction("my_model")));
 }
