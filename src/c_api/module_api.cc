@@ -22,11 +22,15 @@ ModuleNode* AsModule(void* h, const char* fn) {
   return static_cast<ModuleNode*>(obj);
 }
 
-PackedFuncObj* AsFunc(void* h, const char* fn) {
+[[noreturn]] __attribute__((noinline, cold)) void BadFunctionHandle(void* h, const char* fn) {
   AOTRT_CHECK_HANDLE(h, fn);
+  AOTRT_THROW(kTypeMismatch, fn, ": handle is not a function (type index ", static_cast<Object*>(h)->type_index(), ")");
+}
+
+// Checked on every TVMFuncCall: the test inline, the message out of line.
+inline PackedFuncObj* AsFunc(void* h, const char* fn) {
   auto* obj = static_cast<Object*>(h);
-  AOTRT_REQUIRE(obj->type_index() == kTypePackedFunc, kTypeMismatch, fn, ": handle is not a function (type index ",
-                obj->type_index(), ")");
+  if (__builtin_expect(!obj || obj->type_index() != kTypePackedFunc, 0)) BadFunctionHandle(h, fn);
   return static_cast<PackedFuncObj*>(obj);
 }
 
