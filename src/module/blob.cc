@@ -50,8 +50,11 @@ void LinkImportTree(const std::vector<ObjectPtr<ModuleNode>>& modules, const std
     r.Fail(StrCat("import tree row pointers must run from 0 to ", children.size(), ", got ", row_ptr[0], " to ",
                   row_ptr.back()));
   }
+  // Validate every row before following any: a later row may be what makes an earlier one wrong.
   for (size_t i = 0; i < modules.size(); ++i) {
     if (row_ptr[i] > row_ptr[i + 1]) r.Fail("import tree row pointers decrease");
+  }
+  for (size_t i = 0; i < modules.size(); ++i) {
     for (uint64_t j = row_ptr[i]; j < row_ptr[i + 1]; ++j) {
       uint64_t c = children[j];
       if (c >= modules.size()) {

@@ -58,7 +58,9 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   t.dtype = dtype;
   t.shape = obj->shape_.data();
   size_t nbytes = TensorBytes(t);
-  size_t align = std::max(kAllocAlignment, DataTypeBytes(dtype));
+  // At least the element size (TVM's rule), as a power of two (aligned_alloc's rule).
+  size_t align = kAllocAlignment;
+  while (align < DataTypeBytes(dtype)) align *= 2;
   obj->owned_data_ = AlignedAlloc(nbytes, align);
   std::memset(obj->owned_data_, 0, nbytes);
   t.data = obj->owned_data_;

@@ -27,10 +27,11 @@ NDArray ReadNDArray(BoundedReader& r) {
                   kNDArrayMagic));
   }
   r.Read<uint64_t>("NDArray reserved field");
-  DLDevice dev = r.Read<DLDevice>("NDArray device");
-  if (dev.device_type != kDLCPU) {
-    r.Fail(StrCat("Invalid DLTensor file format: device type ", static_cast<int>(dev.device_type),
-                  ", expected 1 (CPU)"));
+  // Read as plain integers: any 32-bit value may be in the file, not only DLDeviceType's.
+  int32_t device_type = r.Read<int32_t>("NDArray device type");
+  r.Read<int32_t>("NDArray device id");
+  if (device_type != kDLCPU) {
+    r.Fail(StrCat("Invalid DLTensor file format: device type ", device_type, ", expected 1 (CPU)"));
   }
   int32_t ndim = r.Read<int32_t>("NDArray ndim");
   if (ndim < 0 || ndim > 64) r.Fail(StrCat("Invalid DLTensor file format: ndim ", ndim, " not in [0, 64]"));

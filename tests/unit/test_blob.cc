@@ -152,6 +152,8 @@ TEST(Blob, ImportTreeErrors) {
   ExpectFormatError(blob_with_tree({0, 1, 2, 3}, {1, 2, 0}), "Cyclic dependency");
   ExpectFormatError(blob_with_tree({0, 1, 1, 1}, {0}), "Cyclic dependency");  // self import
   ExpectFormatError(blob_with_tree({0, 2, 1, 2}, {1, 2}), "decrease");
+  // A first row reaching past the children, made wrong only by the next row (found by fuzz_blob).
+  ExpectFormatError(blob_with_tree({0, 100, 2, 2}, {1, 2}), "decrease");
 }
 
 TEST(Blob, DuplicateLibAndTrailingBytes) {

@@ -23,6 +23,13 @@ TEST(NDArray, EmptyIsAlignedAndZeroed) {
   EXPECT_EQ(NDArray::Empty({}, kF32).NumBytes(), 4u);  // a scalar
 }
 
+TEST(NDArray, OddElementSizesGetAPowerOfTwoAlignment) {
+  // float32x80 is 320 bytes an element: aligned to 512 (found by fuzz_ndarray).
+  NDArray a = NDArray::Empty({2}, DLDataType{kDLFloat, 32, 80});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % 512, 0u);
+  EXPECT_EQ(a.NumBytes(), 640u);
+}
+
 TEST(NDArray, EmptyRejectsBadInput) {
   EXPECT_THROW(NDArray::Empty({-1}, kF32), Error);
   EXPECT_THROW(NDArray::Empty({2}, DLDataType{kDLFloat, 0, 1}), Error);

@@ -52,6 +52,9 @@ TEST(Serialize, NDArrayCorruptions) {
   bad[16] = 2;  // device type CUDA
   ExpectFormatError(bad, "device type 2");
   bad = good;
+  bad[17] = 1;  // device type 257: not even a DLDeviceType value (found by fuzz_ndarray)
+  ExpectFormatError(bad, "device type 257");
+  bad = good;
   bad[24] = 100;  // ndim
   ExpectFormatError(bad, "ndim 100");
   bad = good;
