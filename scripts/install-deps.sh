@@ -11,6 +11,7 @@ packages=(
   libbenchmark-dev                     # bench/
   libcli11-dev nlohmann-json3-dev      # the aotrt command line
   python3 python3-numpy python3-pytest # model generator, Python package and its tests
+  python3-pip python3-setuptools python3-wheel  # installing the Python package offline
 )
 
 missing=()
