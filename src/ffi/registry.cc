@@ -23,6 +23,7 @@ Registry& Registry::Global() {
     RegisterModuleGlobals(*r);
     RegisterAotGlobals(*r);
     RegisterProfilingGlobals(*r);
+    RegisterContribGlobals(*r);
     return r;
   }();
   return *registry;

@@ -31,5 +31,6 @@ void RegisterNDArrayGlobals(Registry& r);
 void RegisterModuleGlobals(Registry& r);
 void RegisterAotGlobals(Registry& r);
 void RegisterProfilingGlobals(Registry& r);
+void RegisterContribGlobals(Registry& r);
 
 }  // namespace aotrt

@@ -85,6 +85,9 @@ RUNTIME_PROTOS = {
                                 "uint64_t nbytes, int dtype_code_hint, int dtype_bits_hint);",
     "TVMBackendFreeWorkspace": "int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr);",
     "TVMBackendRegisterSystemLibSymbol": "int TVMBackendRegisterSystemLibSymbol(const char* name, void* ptr);",
+    "TVMBackendGetFuncFromEnv": "int TVMBackendGetFuncFromEnv(void* mod_node, const char* func_name, void** out);",
+    "TVMFuncCall": "int TVMFuncCall(void* func, TVMValue* arg_values, int* type_codes, int num_args, "
+                   "TVMValue* ret_val, int* ret_type_code);",
 }
 
 
@@ -139,6 +142,10 @@ class Emitter:
     def needs_set_last_error(self):
         return self.validate or any(n.op.name == "fail" for n in self.m.nodes)
 
+    def calls_env(self):
+        """Operators that call runtime globals through TVMBackendGetFuncFromEnv + TVMFuncCall."""
+        return any(n.op.name == "argsort" for n in self.m.nodes)
+
     # -- sections -----------------------------------------------------------------------------
     def emit(self):
         m = self.m
@@ -163,6 +170,8 @@ class Emitter:
             used = {"__TVMAPISetLastError"}
             if self.uses_workspace:
                 used |= {"__TVMBackendAllocWorkspace", "__TVMBackendFreeWorkspace"}
+            if self.calls_env():
+                used |= {"__TVMBackendGetFuncFromEnv", "__TVMFuncCall", "__tvm_module_ctx"}
             self.w("/* Context pointers filled by the loader (ABI 2.1): weak, zero, exported. */")
             for name, decl in LLVM_CONTEXT_VARS:
                 if m.context_vars == "all" or name in used:
@@ -176,6 +185,8 @@ class Emitter:
             needed += ["TVMBackendAllocWorkspace", "TVMBackendFreeWorkspace"]
         if self.syslib:
             needed.append("TVMBackendRegisterSystemLibSymbol")
+        if self.calls_env():
+            needed += ["TVMBackendGetFuncFromEnv", "TVMFuncCall"]
         self.w("/* TVM runtime functions, resolved from the global scope (ABI 10.2). */")
         for fn in needed:
             self.w(RUNTIME_PROTOS[fn])
@@ -255,6 +266,9 @@ class Emitter:
         self.func_open(fn)
         if self.validate:
             self.emit_checks(fn, params)
+        if node.op.name == "argsort":
+            self.emit_env_call(node)
+            return
         for i, a in enumerate(node.args):
             self.w("  const %s* p%d = (const %s*)(((DLTensor*)args[%d].v_handle)->data);"
                    % (a.dtype.ctype, i, a.dtype.ctype, i))
@@ -269,6 +283,30 @@ class Emitter:
         for line in node.op.kernel(node.args, node.out, node.attrs):
             self.w("  " + line)
         self.w("  return 0;", "}", "")
+
+    def emit_env_call(self, node):
+        """tvm_call_packed as TVM lowers it: the handle from TVMBackendGetFuncFromEnv, cached in a
+        static for the library's lifetime, then TVMFuncCall with stack-built arguments."""
+        cache = "aotgen_packed_%s" % node.symbol
+        axis = node.attrs.get("axis", -1)
+        ascend = 1 if node.attrs.get("is_ascend", True) else 0
+        self.w("  static void* %s = NULL;" % cache,
+               "  if (%s == NULL &&" % cache,
+               "      %s(__tvm_module_ctx, %s, &%s) != 0) {"
+               % (self.rt("TVMBackendGetFuncFromEnv"), c_string(node.op.function), cache),
+               "    return -1;",
+               "  }",
+               "  TVMValue call_args[4];",
+               "  int32_t call_codes[4] = {7, 7, 0, 0};  /* DLTensor*, DLTensor*, int, int */",
+               "  call_args[0].v_handle = args[0].v_handle;",
+               "  call_args[1].v_handle = args[1].v_handle;",
+               "  call_args[2].v_int64 = %d;  /* axis */" % axis,
+               "  call_args[3].v_int64 = %d;  /* is_ascend */" % ascend,
+               "  TVMValue call_ret;",
+               "  int32_t call_ret_code = 4;",
+               "  if (%s(%s, call_args, call_codes, 4, &call_ret, &call_ret_code) != 0) return -1;"
+               % (self.rt("TVMFuncCall"), cache),
+               "  return 0;", "}", "")
 
     # -- entry (AOT runner) -----------------------------------------------------------------------
     def entry_params(self):

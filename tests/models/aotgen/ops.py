@@ -194,7 +194,27 @@ class Fail(Op):
         return []          # emit_c writes the error call
 
 
-OPS = {op.name: op for op in (Add(), Subtract(), Multiply(), Cast(), Relu(), Dense(), Matmul(), Argmax(), Fail())}
+class Argsort(Op):
+    """Indices that sort x along attrs['axis'] (default -1), computed by the runtime: the operator
+    looks up the global tvm.contrib.sort.argsort through TVMBackendGetFuncFromEnv and calls it with
+    TVMFuncCall, as TVM's generated code does for sort/argsort/topk (see emit_c)."""
+    name = "argsort"
+    function = "tvm.contrib.sort.argsort"
+
+    def infer(self, args, attrs):
+        if not args[0].shape:
+            raise SpecError("argsort needs at least one dimension")
+        axis = attrs.get("axis", -1)
+        if not -len(args[0].shape) <= axis < len(args[0].shape):
+            raise SpecError("argsort axis %d out of range" % axis)
+        return args[0].shape, dtypes.get(attrs.get("dtype", "int32"))
+
+    def kernel(self, args, out, attrs):
+        return []          # emit_c writes the environment call
+
+
+OPS = {op.name: op for op in (Add(), Subtract(), Multiply(), Cast(), Relu(), Dense(), Matmul(), Argmax(), Fail(),
+                              Argsort())}
 
 
 def get(name):

@@ -62,6 +62,26 @@ def _dense(node, vals):
     return out
 
 
+def _argsort(node, vals):
+    """Stable sort along the axis (Python's sort keeps equal keys in order, also with reverse)."""
+    shape = node.args[0].shape
+    axis = node.attrs.get("axis", -1) % len(shape)
+    n = shape[axis]
+    after = 1
+    for d in shape[axis + 1:]:
+        after *= d
+    before = len(vals[0]) // (n * after)
+    out = [0] * len(vals[0])
+    descending = not node.attrs.get("is_ascend", True)
+    for i in range(before):
+        for j in range(after):
+            line = [vals[0][(i * n + k) * after + j] for k in range(n)]
+            order = sorted(range(n), key=lambda k: line[k], reverse=descending)
+            for k, idx in enumerate(order):
+                out[(i * n + k) * after + j] = idx
+    return _round_vec(node.out.dtype, [float(v) for v in out]) if node.out.dtype.is_float else out
+
+
 def _argmax(node, vals):
     c = node.args[0].shape[-1]
     v = vals[0]
@@ -85,6 +105,7 @@ KERNELS = {
     "dense": _dense,
     "matmul": _dense,
     "argmax": _argmax,
+    "argsort": _argsort,
 }
 
 

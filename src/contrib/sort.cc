@@ -1,0 +1,248 @@
+// TVM's sorting externs, which generated code reaches through TVMBackendGetFuncFromEnv
+// (ABI.md 2.3): tvm.contrib.sort.argsort, .sort and .topk (not yet argsort_nms).
+//
+// Semantics follow TVM: a stable sort on value along `axis` (ascending with <, descending with >),
+// ties in index order; topk keeps the first k of that order (k < 1: the whole axis). Unlike TVM,
+// every tensor is checked (device, contiguity, dtype, shape) before anything is written.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aotrt/ndarray.h"
+#include "base/error_util.h"
+#include "ffi/registry.h"
+
+namespace aotrt {
+namespace {
+
+// IEEE half to float, for float16 inputs.
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000 | (mant << 13);  // inf / nan
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else {  // subnormal: renormalise
+    int e = -1;
+    do {
+      ++e;
+      mant <<= 1;
+    } while ((mant & 0x400) == 0);
+    bits = sign | ((112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Sort keys: every integer type compares exactly as int64, every float type as double.
+template <typename Key>
+Key ReadKey(const void* base, DLDataType t, int64_t i);
+
+template <>
+double ReadKey<double>(const void* base, DLDataType t, int64_t i) {
+  const char* p = static_cast<const char*>(base);
+  if (t.bits == 32) return reinterpret_cast<const float*>(p)[i];
+  if (t.bits == 64) return reinterpret_cast<const double*>(p)[i];
+  return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
+}
+
+template <>
+int64_t ReadKey<int64_t>(const void* base, DLDataType t, int64_t i) {
+  const char* p = static_cast<const char*>(base);
+  if (t.code == kDLUInt) return reinterpret_cast<const uint8_t*>(p)[i];
+  if (t.bits == 8) return reinterpret_cast<const int8_t*>(p)[i];
+  if (t.bits == 32) return reinterpret_cast<const int32_t*>(p)[i];
+  return reinterpret_cast<const int64_t*>(p)[i];
+}
+
+inline bool IsNan(double v) { return v != v; }
+inline bool IsNan(int64_t) { return false; }
+
+// The order of a stable sort on value (ties keep index order), as a strict weak order so that the
+// non-allocating std::sort gives exactly the stable result. NaNs, which TVM leaves wherever an
+// inconsistent comparison puts them, go last in both directions.
+template <typename Key, bool kAscend>
+bool Before(const std::pair<int64_t, Key>& a, const std::pair<int64_t, Key>& b) {
+  bool an = IsNan(a.second), bn = IsNan(b.second);
+  if (an || bn) return an == bn ? a.first < b.first : bn;
+  if (a.second != b.second) return kAscend ? a.second < b.second : a.second > b.second;
+  return a.first < b.first;
+}
+
+void WriteIndex(void* base, DLDataType t, int64_t i, int64_t v) {
+  char* p = static_cast<char*>(base);
+  if (t.code == kDLInt && t.bits == 32) reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
+  else if (t.code == kDLInt && t.bits == 64) reinterpret_cast<int64_t*>(p)[i] = v;
+  else if (t.code == kDLFloat && t.bits == 32) reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
+  else reinterpret_cast<double*>(p)[i] = static_cast<double>(v);
+}
+
+bool IsOneOf(DLDataType t, std::initializer_list<const char*> names) {
+  std::string s = DataTypeToString(t);
+  for (const char* n : names) {
+    if (s == n) return true;
+  }
+  return false;
+}
+
+// A checked view of one tensor argument.
+struct View {
+  const DLTensor* t;
+  char* data;
+};
+
+View CheckTensor(const char* fn, const char* what, const DLTensor* t) {
+  AOTRT_REQUIRE(t != nullptr, kInvalidArgument, fn, ": ", what, " is null");
+  AOTRT_REQUIRE(t->device.device_type == kDLCPU, kInvalidArgument, fn, ": ", what, " is not on the CPU");
+  AOTRT_REQUIRE(IsContiguous(*t), kInvalidArgument, fn, ": ", what, " is not contiguous");
+  AOTRT_REQUIRE(t->ndim >= 1 && t->shape, kShapeMismatch, fn, ": ", what, " needs at least one dimension");
+  AOTRT_REQUIRE(t->dtype.lanes == 1, kTypeMismatch, fn, ": ", what, " has ", t->dtype.lanes, " lanes");
+  return View{t, static_cast<char*>(t->data) + t->byte_offset};
+}
+
+int NormaliseAxis(const char* fn, int64_t axis, int ndim) {
+  if (axis < 0) axis += ndim;
+  AOTRT_REQUIRE(axis >= 0 && axis < ndim, kOutOfRange, fn, ": axis ", axis, " out of range for ndim ", ndim);
+  return static_cast<int>(axis);
+}
+
+// `out` must have `in`'s shape except `extent` along `axis`.
+void CheckShape(const char* fn, const char* what, const DLTensor* in, const DLTensor* out, int axis, int64_t extent) {
+  bool ok = out->ndim == in->ndim;
+  for (int d = 0; ok && d < in->ndim; ++d) ok = out->shape[d] == (d == axis ? extent : in->shape[d]);
+  if (!ok) {
+    std::vector<int64_t> want(in->shape, in->shape + in->ndim);
+    want[axis] = extent;
+    AOTRT_THROW(kShapeMismatch, fn, ": ", what, " has shape ", ShapeToString(out->shape, out->ndim), ", expected ",
+                ShapeToString(want.data(), static_cast<int>(want.size())));
+  }
+}
+
+// Sort every line along `axis` and hand each line's sorted (index, key) pairs to `emit`. The line
+// buffer is per thread and kept: a warm model run does not allocate.
+template <typename Key, typename Emit>
+void SortLines(const View& in, int axis, bool ascend, Emit emit) {
+  int64_t before = 1, after = 1, n = in.t->shape[axis];
+  for (int d = 0; d < in.t->ndim; ++d) {
+    if (d < axis) before *= in.t->shape[d];
+    if (d > axis) after *= in.t->shape[d];
+  }
+  static thread_local std::vector<std::pair<int64_t, Key>> line;
+  line.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < before; ++i) {
+    for (int64_t j = 0; j < after; ++j) {
+      for (int64_t k = 0; k < n; ++k) line[k] = {k, ReadKey<Key>(in.data, in.t->dtype, (i * n + k) * after + j)};
+      std::sort(line.begin(), line.end(), ascend ? Before<Key, true> : Before<Key, false>);
+      for (int64_t k = 0; k < n; ++k) emit(i, j, after, n, k, line[k].first);
+    }
+  }
+}
+
+// emit(i, j, after, n, rank, index): `index` is the element at position `rank` of line (i, j).
+template <typename Emit>
+void ForEachSortedLine(const View& in, int axis, bool ascend, Emit emit) {
+  if (in.t->dtype.code == kDLFloat) {
+    SortLines<double>(in, axis, ascend, emit);
+  } else {
+    SortLines<int64_t>(in, axis, ascend, emit);
+  }
+}
+
+const std::initializer_list<const char*> kSortable = {"float16", "float32", "float64", "int8", "uint8", "int32",
+                                                      "int64"};
+const std::initializer_list<const char*> kIndexTypes = {"int32", "int64", "float32", "float64"};
+
+void Argsort(TVMArgs args, TVMRetValue*) {
+  const char* fn = "tvm.contrib.sort.argsort";
+  AOTRT_REQUIRE(args.size() == 4, kInvalidArgument, fn, " takes (input, output, axis, is_ascend), got ", args.size(),
+                " arguments");
+  View in = CheckTensor(fn, "input", args[0].AsDLTensor()), out = CheckTensor(fn, "output", args[1].AsDLTensor());
+  int axis = NormaliseAxis(fn, args[2].AsInt(), in.t->ndim);
+  AOTRT_REQUIRE(IsOneOf(in.t->dtype, kSortable), kTypeMismatch, fn, ": unsupported input dtype ",
+                DataTypeToString(in.t->dtype));
+  AOTRT_REQUIRE(IsOneOf(out.t->dtype, kIndexTypes), kTypeMismatch, fn, ": unsupported output dtype ",
+                DataTypeToString(out.t->dtype));
+  CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
+  ForEachSortedLine(in, axis, args[3].AsInt() != 0,
+                    [&](int64_t i, int64_t j, int64_t after, int64_t n, int64_t rank, int64_t index) {
+                      WriteIndex(out.data, out.t->dtype, (i * n + rank) * after + j, index);
+                    });
+}
+
+void Sort(TVMArgs args, TVMRetValue*) {
+  const char* fn = "tvm.contrib.sort.sort";
+  AOTRT_REQUIRE(args.size() == 4, kInvalidArgument, fn, " takes (input, output, axis, is_ascend), got ", args.size(),
+                " arguments");
+  View in = CheckTensor(fn, "input", args[0].AsDLTensor()), out = CheckTensor(fn, "output", args[1].AsDLTensor());
+  int axis = NormaliseAxis(fn, args[2].AsInt(), in.t->ndim);
+  AOTRT_REQUIRE(IsOneOf(in.t->dtype, kSortable), kTypeMismatch, fn, ": unsupported input dtype ",
+                DataTypeToString(in.t->dtype));
+  AOTRT_REQUIRE(DataTypeEqual(in.t->dtype, out.t->dtype), kTypeMismatch, fn, ": output dtype ",
+                DataTypeToString(out.t->dtype), " differs from input dtype ", DataTypeToString(in.t->dtype));
+  CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
+  size_t elem = DataTypeBytes(in.t->dtype);
+  ForEachSortedLine(in, axis, args[3].AsInt() != 0,
+                    [&](int64_t i, int64_t j, int64_t after, int64_t n, int64_t rank, int64_t index) {
+                      // copy the original bytes: exact for every dtype
+                      std::memcpy(out.data + ((i * n + rank) * after + j) * elem,
+                                  in.data + ((i * n + index) * after + j) * elem, elem);
+                    });
+}
+
+void Topk(TVMArgs args, TVMRetValue*) {
+  const char* fn = "tvm.contrib.sort.topk";
+  AOTRT_REQUIRE(args.size() == 6 || args.size() == 7, kInvalidArgument, fn,
+                " takes (input, outputs..., k, axis, ret_type, is_ascend), got ", args.size(), " arguments");
+  int n = args.size();
+  std::string ret_type = args[n - 2].AsString();
+  AOTRT_REQUIRE(ret_type == "both" || ret_type == "values" || ret_type == "indices", kInvalidArgument, fn,
+                ": ret_type '", ret_type, "' is not both, values or indices");
+  AOTRT_REQUIRE((ret_type == "both") == (n == 7), kInvalidArgument, fn, ": ret_type '", ret_type, "' with ", n - 5,
+                " output tensor(s)");
+  View in = CheckTensor(fn, "input", args[0].AsDLTensor());
+  int axis = NormaliseAxis(fn, args[n - 3].AsInt(), in.t->ndim);
+  int64_t k = args[n - 4].AsInt();
+  if (k < 1) k = in.t->shape[axis];  // TVM: k < 1 means the whole axis
+  k = std::min<int64_t>(k, in.t->shape[axis]);
+  AOTRT_REQUIRE(IsOneOf(in.t->dtype, kSortable), kTypeMismatch, fn, ": unsupported input dtype ",
+                DataTypeToString(in.t->dtype));
+  View values{nullptr, nullptr}, indices{nullptr, nullptr};
+  if (ret_type != "indices") {
+    values = CheckTensor(fn, "values", args[1].AsDLTensor());
+    AOTRT_REQUIRE(DataTypeEqual(values.t->dtype, in.t->dtype), kTypeMismatch, fn, ": values dtype ",
+                  DataTypeToString(values.t->dtype), " differs from input dtype ", DataTypeToString(in.t->dtype));
+    CheckShape(fn, "values", in.t, values.t, axis, k);
+  }
+  if (ret_type != "values") {
+    indices = CheckTensor(fn, "indices", args[ret_type == "both" ? 2 : 1].AsDLTensor());
+    AOTRT_REQUIRE(IsOneOf(indices.t->dtype, kIndexTypes), kTypeMismatch, fn, ": unsupported indices dtype ",
+                  DataTypeToString(indices.t->dtype));
+    CheckShape(fn, "indices", in.t, indices.t, axis, k);
+  }
+  size_t elem = DataTypeBytes(in.t->dtype);
+  ForEachSortedLine(in, axis, args[n - 1].AsInt() != 0,
+                    [&](int64_t i, int64_t j, int64_t after, int64_t len, int64_t rank, int64_t index) {
+                      if (rank >= k) return;
+                      int64_t dst = (i * k + rank) * after + j;
+                      if (indices.t) WriteIndex(indices.data, indices.t->dtype, dst, index);
+                      if (values.t) {
+                        std::memcpy(values.data + dst * elem, in.data + ((i * len + index) * after + j) * elem, elem);
+                      }
+                    });
+}
+
+}  // namespace
+
+void RegisterContribGlobals(Registry& r) {
+  r.Register("tvm.contrib.sort.argsort", PackedFunc(Argsort), false);
+  r.Register("tvm.contrib.sort.sort", PackedFunc(Sort), false);
+  r.Register("tvm.contrib.sort.topk", PackedFunc(Topk), false);
+}
+
+}  // namespace aotrt
