@@ -158,40 +158,46 @@ const std::initializer_list<const char*> kSortable = {"float16", "float32", "flo
                                                       "int64"};
 const std::initializer_list<const char*> kIndexTypes = {"int32", "int64", "float32", "float64"};
 
-void Argsort(TVMArgs args, TVMRetValue*) {
-  const char* fn = "tvm.contrib.sort.argsort";
+// The arguments of argsort and sort: (input, output, axis, is_ascend), checked.
+struct SortCall {
+  View in, out;
+  int axis;
+  bool ascend;
+};
+
+SortCall ParseSortCall(const char* fn, TVMArgs args) {
   AOTRT_REQUIRE(args.size() == 4, kInvalidArgument, fn, " takes (input, output, axis, is_ascend), got ", args.size(),
                 " arguments");
   View in = CheckTensor(fn, "input", args[0].AsDLTensor()), out = CheckTensor(fn, "output", args[1].AsDLTensor());
   int axis = NormaliseAxis(fn, args[2].AsInt(), in.t->ndim);
   AOTRT_REQUIRE(IsOneOf(in.t->dtype, kSortable), kTypeMismatch, fn, ": unsupported input dtype ",
                 DataTypeToString(in.t->dtype));
-  AOTRT_REQUIRE(IsOneOf(out.t->dtype, kIndexTypes), kTypeMismatch, fn, ": unsupported output dtype ",
-                DataTypeToString(out.t->dtype));
   CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
-  ForEachSortedLine(in, axis, args[3].AsInt() != 0,
+  return SortCall{in, out, axis, args[3].AsInt() != 0};
+}
+
+void Argsort(TVMArgs args, TVMRetValue*) {
+  const char* fn = "tvm.contrib.sort.argsort";
+  SortCall c = ParseSortCall(fn, args);
+  AOTRT_REQUIRE(IsOneOf(c.out.t->dtype, kIndexTypes), kTypeMismatch, fn, ": unsupported output dtype ",
+                DataTypeToString(c.out.t->dtype));
+  ForEachSortedLine(c.in, c.axis, c.ascend,
                     [&](int64_t i, int64_t j, int64_t after, int64_t n, int64_t rank, int64_t index) {
-                      WriteIndex(out.data, out.t->dtype, (i * n + rank) * after + j, index);
+                      WriteIndex(c.out.data, c.out.t->dtype, (i * n + rank) * after + j, index);
                     });
 }
 
 void Sort(TVMArgs args, TVMRetValue*) {
   const char* fn = "tvm.contrib.sort.sort";
-  AOTRT_REQUIRE(args.size() == 4, kInvalidArgument, fn, " takes (input, output, axis, is_ascend), got ", args.size(),
-                " arguments");
-  View in = CheckTensor(fn, "input", args[0].AsDLTensor()), out = CheckTensor(fn, "output", args[1].AsDLTensor());
-  int axis = NormaliseAxis(fn, args[2].AsInt(), in.t->ndim);
-  AOTRT_REQUIRE(IsOneOf(in.t->dtype, kSortable), kTypeMismatch, fn, ": unsupported input dtype ",
-                DataTypeToString(in.t->dtype));
-  AOTRT_REQUIRE(DataTypeEqual(in.t->dtype, out.t->dtype), kTypeMismatch, fn, ": output dtype ",
-                DataTypeToString(out.t->dtype), " differs from input dtype ", DataTypeToString(in.t->dtype));
-  CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
-  size_t elem = DataTypeBytes(in.t->dtype);
-  ForEachSortedLine(in, axis, args[3].AsInt() != 0,
+  SortCall c = ParseSortCall(fn, args);
+  AOTRT_REQUIRE(DataTypeEqual(c.in.t->dtype, c.out.t->dtype), kTypeMismatch, fn, ": output dtype ",
+                DataTypeToString(c.out.t->dtype), " differs from input dtype ", DataTypeToString(c.in.t->dtype));
+  size_t elem = DataTypeBytes(c.in.t->dtype);
+  ForEachSortedLine(c.in, c.axis, c.ascend,
                     [&](int64_t i, int64_t j, int64_t after, int64_t n, int64_t rank, int64_t index) {
                       // copy the original bytes: exact for every dtype
-                      std::memcpy(out.data + ((i * n + rank) * after + j) * elem,
-                                  in.data + ((i * n + index) * after + j) * elem, elem);
+                      std::memcpy(c.out.data + ((i * n + rank) * after + j) * elem,
+                                  c.in.data + ((i * n + index) * after + j) * elem, elem);
                     });
 }
 
