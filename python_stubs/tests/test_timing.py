@@ -26,7 +26,7 @@ def test_time_evaluator(tvm, add_model):
     timer = add_model.module.time_evaluator("run", tvm.cpu(0), number=20, repeat=3)
     res = timer()
     assert isinstance(res, tvm.BenchmarkResult) and len(res.results) == 3
-    assert all(0 < t < 0.01 for t in res.results)
+    assert all(t > 0 for t in res.results)  # no upper bound: the machine may be loaded
     assert res.min <= res.median <= res.max
     with pytest.raises(tvm.TVMError):
         add_model.module.time_evaluator("no_such_function", tvm.cpu(0))()

@@ -174,10 +174,7 @@ TEST(TimeEvaluator, NumberGrowsUntilMinRepeatMsAndPersistsAcrossCalls) {
   PackedFunc timer = WrapTimeEvaluator(c.Func(std::chrono::microseconds(2000)), kCpu, Opt(1, 2, 10));
   std::vector<double> first = CallTimer(timer);
   ASSERT_EQ(first.size(), 2u);
-  for (double t : first) {
-    EXPECT_GE(t, 1.9e-3);
-    EXPECT_LT(t, 0.1);  // mean per call, not per measurement
-  }
+  for (double t : first) EXPECT_GE(t, 1.9e-3);  // a mean per call (sleep_for lasts at least 2 ms)
   int first_calls = c.Take();
   EXPECT_GE(first_calls, 1 + 1 + 2 * 3);
   // Second call: `number` kept its grown value, so no 1-call attempt: fewer calls than the first
@@ -194,10 +191,8 @@ TEST(TimeEvaluator, ZeroTimeLimitEndsTheGrowthLoop) {
   Counter c;
   TimeEvaluatorOptions o = Opt(2, 3, 1000000);
   o.limit_zero_time_iterations = 0;
-  auto start = std::chrono::steady_clock::now();
   CallTimer(WrapTimeEvaluator(c.Func(), kCpu, o));
-  EXPECT_EQ(c.Take(), 1 + 2 * 3);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(c.Take(), 1 + 2 * 3);  // one attempt per repeat: the loop did not go on
 }
 
 TEST(TimeEvaluator, PreprocIsCalledOncePerRepeatWithTheSameArguments) {
@@ -366,10 +361,7 @@ TEST(Benchmark, SamplesMeasureEachCall) {
   o.number = 2;
   o.repeat = 2;
   BenchmarkStats s = Benchmark(c.Func(std::chrono::microseconds(2000)), kNoArgs, o);
-  for (double t : s.samples) {
-    EXPECT_GE(t, 1.9e-3);
-    EXPECT_LT(t, 0.5);
-  }
+  for (double t : s.samples) EXPECT_GE(t, 1.9e-3);  // each call on its own: at least its 2 ms sleep
 }
 
 TEST(Benchmark, MinRepeatMsGrowsNumber) {
@@ -380,7 +372,8 @@ TEST(Benchmark, MinRepeatMsGrowsNumber) {
   o.repeat = 2;
   o.min_repeat_ms = 10;
   BenchmarkStats s = Benchmark(c.Func(std::chrono::microseconds(1000)), kNoArgs, o);
-  EXPECT_GE(s.number, 5);  // int(10 / t + 1) with t, about 1 ms, below 2.5 ms
+  // Grown past 1 (unless a 1 ms call took 10 ms); the exact value depends on the machine's timing.
+  EXPECT_GE(s.number, 2);
   EXPECT_EQ(s.samples.size(), static_cast<size_t>(s.number) * 2);
 }
 
