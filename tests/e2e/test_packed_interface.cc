@@ -46,14 +46,8 @@ Handle Load(const std::string& path) {
   return Handle(h, kTVMModuleHandle);
 }
 
-// Call mod[name](args...); returns rc and fills `out` (caller owns object results).
-int Call(void* mod, const char* name, std::vector<Value> args, Value* out) {
-  void* f = nullptr;
-  if (TVMModGetFunction(mod, name, 0, &f) != 0) return -1;
-  if (!f) {
-    TVMAPISetLastError("no such function");
-    return -2;
-  }
+// TVMFuncCall f(args...), then release f; `out` receives the result (caller owns objects).
+int Invoke(void* f, const std::vector<Value>& args, Value* out) {
   std::vector<TVMValue> vals;
   std::vector<int> codes;
   for (const Value& a : args) {
@@ -63,6 +57,24 @@ int Call(void* mod, const char* name, std::vector<Value> args, Value* out) {
   int rc = TVMFuncCall(f, vals.data(), codes.data(), static_cast<int>(vals.size()), &out->v, &out->code);
   TVMFuncFree(f);
   return rc;
+}
+
+// Call mod[name](args...); returns rc (-2 when the function does not exist).
+int Call(void* mod, const char* name, std::vector<Value> args, Value* out) {
+  void* f = nullptr;
+  if (TVMModGetFunction(mod, name, 0, &f) != 0) return -1;
+  if (!f) {
+    TVMAPISetLastError("no such function");
+    return -2;
+  }
+  return Invoke(f, args, out);
+}
+
+// Call the global function `name`(args...); same contract as Call.
+int CallGlobal(const char* name, std::vector<Value> args, Value* out) {
+  void* f = nullptr;
+  if (TVMFuncGetGlobal(name, &f) != 0 || !f) return -1;
+  return Invoke(f, args, out);
 }
 
 Value Str(const char* s) {
@@ -83,6 +95,12 @@ Value Dev() {
   v.code = kDLDevice;
   return v;
 }
+Value Object(void* h, int code) {
+  Value v;
+  v.v.v_handle = h;
+  v.code = code;
+  return v;
+}
 Value Tensor(DLTensor* t) {
   Value v;
   v.v.v_handle = t;
@@ -99,20 +117,9 @@ TEST(PackedInterface, FullFlowThroughTheCAbi) {
   ASSERT_EQ(Call(lib.get(), "list_module_names", {}, &r), 0);
   ASSERT_EQ(r.code, kTVMObjectHandle);
   Handle names(r.v.v_handle, kTVMObjectHandle);
-  {
-    void* size_fn = nullptr;
-    ASSERT_EQ(TVMFuncGetGlobal("runtime.ArrayGetItem", &size_fn), 0);
-    TVMValue args[2];
-    int codes[2] = {kTVMObjectHandle, kTVMArgInt};
-    args[0].v_handle = names.get();
-    args[1].v_int64 = 0;
-    TVMValue ret;
-    int code;
-    ASSERT_EQ(TVMFuncCall(size_fn, args, codes, 2, &ret, &code), 0);
-    ASSERT_EQ(code, kTVMStr);
-    EXPECT_STREQ(ret.v_str, "unusual_module_name_fred");
-    TVMFuncFree(size_fn);
-  }
+  ASSERT_EQ(CallGlobal("runtime.ArrayGetItem", {Object(names.get(), kTVMObjectHandle), Int(0)}, &r), 0);
+  ASSERT_EQ(r.code, kTVMStr);
+  EXPECT_STREQ(r.v.v_str, "unusual_module_name_fred");
   ASSERT_EQ(Call(lib.get(), "unusual_module_name_fred", {Dev()}, &r), 0) << TVMGetLastError();
   ASSERT_EQ(r.code, kTVMModuleHandle);
   Handle ex(r.v.v_handle, kTVMModuleHandle);
@@ -195,21 +202,8 @@ TEST(PackedInterface, RemoveParamsAndFactoryCreate) {
   // Rebuild a factory over the same metadata module with tvm.aot_executor_factory.create.
   void* create = nullptr;
   ASSERT_EQ(TVMFuncGetGlobal("tvm.aot_executor_factory.create", &create), 0);
-  void* metadata = nullptr;
-  {
-    void* get_import = nullptr;
-    ASSERT_EQ(TVMFuncGetGlobal("runtime.ModuleGetImport", &get_import), 0);
-    TVMValue args[2];
-    int codes[2] = {kTVMModuleHandle, kTVMArgInt};
-    args[0].v_handle = lib.get();
-    args[1].v_int64 = 0;
-    TVMValue ret;
-    int code;
-    ASSERT_EQ(TVMFuncCall(get_import, args, codes, 2, &ret, &code), 0);
-    metadata = ret.v_handle;
-    TVMFuncFree(get_import);
-  }
-  Handle md(metadata, kTVMModuleHandle);
+  ASSERT_EQ(CallGlobal("runtime.ModuleGetImport", {Object(lib.get(), kTVMModuleHandle), Int(0)}, &r), 0);
+  Handle md(r.v.v_handle, kTVMModuleHandle);
   aotrt::NDArray w = aotrt::NDArray::Empty({1024, 4096}, DLDataType{kDLFloat, 32, 1});
   TVMValue args[4];
   int codes[4] = {kTVMModuleHandle, kTVMStr, kTVMStr, kTVMDLTensorHandle};
