@@ -222,21 +222,9 @@ void AotExecutorNode::Run() {
   }
 }
 
-size_t AotExecutorNode::WorkspaceBytes() const {
+size_t ParamListBytes(const ParamList& params) {
   size_t total = 0;
-  for (const TensorSpec& p : model_->md.workspace_pools) total += p.bytes;
-  return total;
-}
-
-size_t AotExecutorNode::ConstantBytes() const {
-  return model_->constant_pool.defined() ? model_->constant_pool.NumBytes() : 0;
-}
-
-size_t AotExecutorNode::ParamBytes() const {
-  size_t total = 0;
-  if (params_) {
-    for (const NamedArray& p : *params_) total += p.array.NumBytes();
-  }
+  for (const NamedArray& p : params) total += p.array.NumBytes();
   return total;
 }
 

@@ -20,6 +20,9 @@ namespace aotrt {
 // Parameters given to a factory, shared by the executors it creates.
 using ParamList = std::vector<NamedArray>;
 
+// Bytes of all arrays in `params`.
+size_t ParamListBytes(const ParamList& params);
+
 class AotExecutorNode : public ModuleNode {
  public:
   // Throws kInvalidArgument for a device other than CPU 0, and what the model state throws.
@@ -30,6 +33,7 @@ class AotExecutorNode : public ModuleNode {
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
 
   const ModelMetadata& metadata() const { return model_->md; }
+  const ModelState& model() const { return *model_; }
   // Index of an input by name (sanitized before lookup). Throws kNotFound ("Invalid input name").
   size_t InputIndex(const std::string& name) const;
   // Index of an output by name (output0, output1, ...). Throws kNotFound.
@@ -48,9 +52,8 @@ class AotExecutorNode : public ModuleNode {
   void CopyOutputTo(size_t i, DLTensor* out) const;
   // Run the model once. Throws kModelError with the model's message; the executor stays usable.
   void Run();
-  size_t WorkspaceBytes() const;
-  size_t ConstantBytes() const;
-  size_t ParamBytes() const;
+  // Bytes of the factory params this executor's inputs started from (shared, counted once).
+  size_t ParamBytes() const { return params_ ? ParamListBytes(*params_) : 0; }
 
  private:
   struct Slot {

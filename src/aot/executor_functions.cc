@@ -111,10 +111,10 @@ const std::pair<const char*, Method> kMethods[] = {
        rv->SetString(TensorSpecsJson(ex->metadata().outputs));
      }},
     {"get_workspace_size", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->WorkspaceBytes()));
+       rv->SetInt(static_cast<int64_t>(ex->model().WorkspaceBytes()));
      }},
     {"get_constant_size", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->ConstantBytes()));
+       rv->SetInt(static_cast<int64_t>(ex->model().ConstantBytes()));
      }},
     {"get_params_size", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
        rv->SetInt(static_cast<int64_t>(ex->ParamBytes()));

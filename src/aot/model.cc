@@ -59,21 +59,9 @@ Executor Model::CreateExecutor(DLDevice device) const {
 const std::vector<TensorInfo>& Model::Inputs() const { return info_->inputs; }
 const std::vector<TensorInfo>& Model::Outputs() const { return info_->outputs; }
 
-size_t Model::WorkspaceBytes() const {
-  size_t total = 0;
-  for (const TensorSpec& p : info_->state->md.workspace_pools) total += p.bytes;
-  return total;
-}
-
-size_t Model::ConstantBytes() const {
-  return info_->state->constant_pool.defined() ? info_->state->constant_pool.NumBytes() : 0;
-}
-
-size_t Model::ParamBytes() const {
-  size_t total = 0;
-  for (const NamedArray& p : info_->factory->params()) total += p.array.NumBytes();
-  return total;
-}
+size_t Model::WorkspaceBytes() const { return info_->state->WorkspaceBytes(); }
+size_t Model::ConstantBytes() const { return info_->state->ConstantBytes(); }
+size_t Model::ParamBytes() const { return ParamListBytes(info_->factory->params()); }
 
 Executor::Executor(Module module, AotExecutorNode* node, const std::vector<TensorInfo>* inputs,
                    const std::vector<TensorInfo>* outputs)

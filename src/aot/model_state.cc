@@ -39,6 +39,12 @@ const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what)
 
 }  // namespace
 
+size_t ModelState::WorkspaceBytes() const {
+  size_t total = 0;
+  for (const TensorSpec& p : md.workspace_pools) total += p.bytes;
+  return total;
+}
+
 PackedFunc MetadataModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "get_metadata") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetHandle(const_cast<TVMMetadata*>(State()->raw)); });

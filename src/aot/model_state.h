@@ -20,6 +20,11 @@ struct ModelState {
   TVMBackendPackedCFunc entry = nullptr;  // direct pointer when a library module defines the entry
   PackedFunc entry_packed;                // otherwise the packed function found through imports
   std::string library_name;               // names the model library in messages
+
+  // Bytes of every workspace pool (each executor allocates its own).
+  size_t WorkspaceBytes() const;
+  // Bytes of the constant pool (one, shared by every executor).
+  size_t ConstantBytes() const { return constant_pool.defined() ? constant_pool.NumBytes() : 0; }
 };
 
 // The `metadata_module` node: gives `get_metadata` and the shared ModelState.

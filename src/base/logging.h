@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "aotrt/c_api.h"
+
 namespace aotrt {
 namespace log {
 
@@ -12,6 +14,9 @@ enum Level : int { kTrace = 0, kDebug = 1, kInfo = 2, kWarn = 3, kError = 4, kOf
 
 bool Enabled(Level level);
 void Write(Level level, const std::string& message);
+// Behind AOTRTSetLogCallback (NULL restores stderr) and AOTRTSetLogLevel.
+void SetCallback(AOTRTLogCallback cb, void* user);
+void SetLevel(int level);
 
 }  // namespace log
 }  // namespace aotrt

@@ -8,16 +8,9 @@
 #include "base/logging.h"
 #include "c_api/api_guard.h"
 #include "module/library_module.h"
+#include "module/symbol_source.h"
 
 using namespace aotrt;
-
-namespace aotrt {
-void RegisterSystemLibSymbol(const char* name, void* ptr);
-namespace log {
-void SetCallback(AOTRTLogCallback cb, void* user);
-void SetLevel(int level);
-}  // namespace log
-}  // namespace aotrt
 
 extern "C" {
 

@@ -28,6 +28,10 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
 // The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.
 std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix);
 
+// Record a system-library symbol (TVMBackendRegisterSystemLibSymbol): process-wide, thread-safe;
+// a second address for a name replaces the first, with a warning. Throws kInvalidArgument (null name).
+void RegisterSystemLibSymbol(const char* name, void* ptr);
+
 // Write aotrt's backend functions into the library's `__TVM*` context pointers that exist.
 void FillContextPointers(const SymbolSource& lib);
 
