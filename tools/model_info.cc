@@ -5,6 +5,7 @@
 #include "aot/factory.h"
 #include "aot/model_state.h"
 #include "module/elf_symbols.h"
+#include "module/model_contract.h"
 #include "npy.h"
 
 namespace aotrt_cli {
@@ -31,7 +32,7 @@ void InferFlavour(const aotrt::ElfDynamicSymbols& syms, ModelDetails* d) {
       return;
     }
   }
-  if (syms.FindDefined("__tvm_module_ctx")) {
+  if (syms.FindDefined(aotrt::contract::kModuleContext)) {
     d->flavour = "c";
     d->flavour_reason = "defines __tvm_module_ctx but no __TVM* pointers";
     return;
@@ -76,12 +77,17 @@ ModelDetails GatherDetails(const std::string& path, const aotrt::Model& model) {
     d.constant_pool_bytes = state->constant_pool.defined() ? state->constant_pool.NumBytes() : 0;
   }
   std::string file = ReadFile(path);
+  if (file.compare(0, 4, "\x7f" "ELF") != 0) {  // an object export (.tar), linked at load
+    d.flavour = "objects";
+    d.flavour_reason = "an archive of object files (e.g. a system-lib export), linked into a shared library at load";
+    return d;
+  }
   aotrt::ElfDynamicSymbols syms = aotrt::ReadElfDynamicSymbols(file.data(), file.size(), path);
   for (const std::string& s : syms.undefined) {
     if (StartsWith(s, "TVM")) d.undefined_runtime_symbols.push_back(s);
   }
   for (const aotrt::ElfSymbol& s : syms.defined) {
-    if (StartsWith(s.name, "__TVM")) d.context_pointers.push_back(s.name);
+    if (StartsWith(s.name, aotrt::contract::kContextPointerPrefix)) d.context_pointers.push_back(s.name);
   }
   std::sort(d.undefined_runtime_symbols.begin(), d.undefined_runtime_symbols.end());
   std::sort(d.context_pointers.begin(), d.context_pointers.end());

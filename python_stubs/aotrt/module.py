@@ -106,13 +106,15 @@ packed_func._MODULE_CLASS = Module
 
 
 def load_module(path, fmt=""):
-    """Load a model library (``.so``); returns the root module (the AotExecutorFactory for AOT exports)."""
+    """Load a model library; returns the root module (the AotExecutorFactory for AOT exports).
+
+    ``path`` is a shared library (``.so``) or, as TVM's ``load_module`` accepts, an object export
+    (``.tar`` of objects or ``.o``, e.g. a system-lib build), which the runtime links into a
+    temporary shared library with the system C compiler (``$CC``, default ``cc``) and loads."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ValueError("cannot find file %s" % path)
     path = os.path.realpath(path)
-    if path.endswith((".o", ".tar")):
-        raise TVMNotImplementedError("aotrt loads shared libraries only; link %s into a .so first" % path)
     h = ctypes.c_void_p()
     check_call(_ffi.TVMModLoadFromFile(_ffi.c_str(path), _ffi.c_str(fmt), ctypes.byref(h)))
     return Module(h.value)

@@ -111,8 +111,8 @@ std::string SanitizeName(const std::string& name) {
 
 ModelMetadata ReadMetadata(const TVMMetadata* raw, const std::string& what) {
   AOTRT_REQUIRE(raw != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
-  AOTRT_REQUIRE(raw->version == TVM_METADATA_VERSION, kFormatError, what, ": metadata version ", raw->version,
-                " is not supported (expected ", TVM_METADATA_VERSION, ")");
+  AOTRT_REQUIRE(raw->version == contract::kMetadataVersion, kFormatError, what, ": metadata version ", raw->version,
+                " is not supported (expected ", contract::kMetadataVersion, ")");
   ModelMetadata md;
   try {
     md.mod_name = ReadName(raw->mod_name, "mod_name");

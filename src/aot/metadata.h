@@ -10,6 +10,8 @@
 #include <dlpack/dlpack.h>
 #include <tvm/runtime/metadata_types.h>
 
+#include "module/model_contract.h"
+
 #include "aotrt/ndarray.h"
 
 namespace aotrt {
@@ -44,7 +46,7 @@ struct ModelMetadata {
   std::unordered_map<std::string, size_t> input_index;   // sanitized name -> index
   std::unordered_map<std::string, size_t> output_index;  // name -> index
 
-  std::string EntryName() const { return mod_name + "___tvm_main__"; }
+  std::string EntryName() const { return mod_name + contract::kEntrySuffix; }
   size_t NumArgs() const { return inputs.size() + outputs.size() + pool_args.size(); }
 };
 

@@ -26,9 +26,22 @@ std::string LibraryName(ModuleNode* node) {
   return std::string();
 }
 
+// Why the library module among the imports of `node` may lack `symbol`, or "".
+std::string MissingSymbolHint(ModuleNode* node, const std::string& symbol) {
+  for (const auto& m : node->imports()) {
+    if (auto* lib = dynamic_cast<LibraryModuleNode*>(m.get())) return lib->library().MissingSymbolHint(symbol);
+    std::string hint = MissingSymbolHint(m.get(), symbol);
+    if (!hint.empty()) return hint;
+  }
+  return std::string();
+}
+
 const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what) {
-  PackedFunc get = self.GetFunction("get_c_metadata", true);
-  AOTRT_REQUIRE(static_cast<bool>(get), kNotFound, what, ": Unable to locate get_c_metadata PackedFunc");
+  PackedFunc get = self.GetFunction(contract::kGetCMetadata, true);
+  if (!get) {
+    std::string hint = MissingSymbolHint(self.node().get(), contract::kGetCMetadata);
+    AOTRT_THROW(kNotFound, what, ": Unable to locate get_c_metadata PackedFunc", hint.empty() ? "" : ": ", hint);
+  }
   TVMRetValue rv;
   get.CallPacked(TVMArgs(nullptr, nullptr, 0), &rv);
   AOTRT_REQUIRE(rv.type_code() == kTVMOpaqueHandle, kFormatError, what,

@@ -1,8 +1,7 @@
 #include "module/elf_symbols.h"
 
-#include <elf.h>
-
 #include <cstring>
+#include <functional>
 
 #include "base/error_util.h"
 
@@ -19,9 +18,9 @@ T ReadAt(const char* base, size_t size, uint64_t off, const std::string& what, c
   return v;
 }
 
-}  // namespace
-
-ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
+// Calls `visit(name, symbol)` for every named symbol of every section of type `section_type`.
+void ForEachSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
+                   const std::function<void(std::string, const Elf64_Sym&)>& visit) {
   const char* base = static_cast<const char*>(data);
   AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
                 ": not an ELF file (bad magic); expected a shared library");
@@ -30,32 +29,49 @@ ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std
                 ": not a 64-bit little-endian ELF file");
   AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr) || eh.e_shnum == 0, kFormatError, what,
                 ": unexpected ELF section header size ", eh.e_shentsize);
-  ElfDynamicSymbols out;
   for (uint64_t i = 0; i < eh.e_shnum; ++i) {
     auto sh = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
-    if (sh.sh_type != SHT_DYNSYM) continue;
-    AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": .dynsym links to section ", sh.sh_link,
+    if (sh.sh_type != section_type) continue;
+    AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link,
                   " of ", eh.e_shnum);
     auto strtab = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
     AOTRT_REQUIRE(strtab.sh_offset <= size && strtab.sh_size <= size - strtab.sh_offset, kFormatError, what,
-                  ": .dynstr lies outside the file");
+                  ": symbol string table lies outside the file");
     AOTRT_REQUIRE(sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset, kFormatError, what,
-                  ": .dynsym lies outside the file");
+                  ": symbol table lies outside the file");
     uint64_t count = sh.sh_size / sizeof(Elf64_Sym);
     for (uint64_t k = 1; k < count; ++k) {
       auto sym = ReadAt<Elf64_Sym>(base, size, sh.sh_offset + k * sizeof(Elf64_Sym), what, "symbol");
       if (sym.st_name == 0 || sym.st_name >= strtab.sh_size) continue;
       const char* name = base + strtab.sh_offset + sym.st_name;
-      size_t max_len = strtab.sh_size - sym.st_name;
-      std::string s(name, strnlen(name, max_len));
-      if (sym.st_shndx == SHN_UNDEF) {
-        out.undefined.push_back(s);
-      } else {
-        out.defined.push_back({s, sym.st_size});
-      }
+      visit(std::string(name, strnlen(name, strtab.sh_size - sym.st_name)), sym);
     }
   }
+}
+
+}  // namespace
+
+ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
+  ElfDynamicSymbols out;
+  ForEachSymbol(data, size, what, SHT_DYNSYM, [&out](std::string name, const Elf64_Sym& sym) {
+    if (sym.st_shndx == SHN_UNDEF) {
+      out.undefined.push_back(std::move(name));
+    } else {
+      out.defined.push_back({std::move(name), sym.st_size});
+    }
+  });
   return out;
+}
+
+uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name) {
+  uint64_t value = 0;
+  ForEachSymbol(data, size, what, SHT_SYMTAB, [&](const std::string& n, const Elf64_Sym& sym) {
+    int type = ELF64_ST_TYPE(sym.st_info), bind = ELF64_ST_BIND(sym.st_info);
+    bool usable = sym.st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_OBJECT) &&
+                  (bind == STB_GLOBAL || bind == STB_WEAK);
+    if (value == 0 && usable && n == name) value = sym.st_value;
+  });
+  return value;
 }
 
 }  // namespace aotrt

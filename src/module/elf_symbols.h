@@ -1,7 +1,11 @@
-// Reads the dynamic symbol table of an ELF64 shared library from its bytes, to tell which runtime
-// symbols a model library leaves undefined (checked before anything runs, and shown by `inspect`).
-// Bounded: never reads outside the given buffer; corrupt input gives Error(kFormatError).
+// Reads the symbol tables of an ELF64 file from its bytes: the dynamic symbols of a model library,
+// to tell which runtime symbols it leaves undefined (checked before anything runs, and shown by
+// `inspect`), and the static table of the executable, where TVM's system-lib exports leave a symbol
+// they do not register. Bounded: never reads outside the given buffer; corrupt input gives
+// Error(kFormatError).
 #pragma once
+
+#include <elf.h>
 
 #include <cstdint>
 #include <string>
@@ -27,5 +31,9 @@ struct ElfDynamicSymbols {
 };
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what);
+
+// st_value of the defined global or weak function or object symbol `name` in the file's static
+// symbol table (.symtab), or 0 when the file has none (stripped) or does not define `name`.
+uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name);
 
 }  // namespace aotrt

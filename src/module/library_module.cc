@@ -1,4 +1,5 @@
 #include "module/library_module.h"
+#include "module/model_contract.h"
 
 #include "backend/workspace.h"
 #include "base/error_util.h"
@@ -27,8 +28,8 @@ PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, Object
 
 PackedFunc LibraryModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   std::string symbol = name;
-  if (name == "__tvm_main__") {
-    auto* entry_name = static_cast<const char*>(lib_->Lookup("__tvm_main__"));
+  if (name == contract::kMainAlias) {
+    auto* entry_name = static_cast<const char*>(lib_->Lookup(contract::kMainAlias));
     AOTRT_REQUIRE(entry_name != nullptr, kNotFound, "Symbol __tvm_main__ is not presented in ", lib_->name());
     symbol = entry_name;
   }

@@ -1,4 +1,5 @@
 // Loading model libraries: from a file, from memory, or the system library.
+#include <elf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 #include "ffi/registry.h"
 #include "module/blob.h"
 #include "module/library_module.h"
+#include "module/model_contract.h"
+#include "module/object_linker.h"
 
 namespace aotrt {
 namespace {
@@ -50,11 +53,28 @@ class MemFile {
     }
   }
   ~MemFile() { ::close(fd_); }
-  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+  // Names the file for this process and for the tools it starts (tar, cc).
+  std::string path() const { return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd_); }
 
  private:
   int fd_ = -1;
 };
+
+// "tar" for a tar archive (TVM's export_library writes it gzip-compressed), "o" for an ELF
+// relocatable object, nullptr for anything else.
+const char* ObjectExportFormat(const void* data, size_t size) {
+  const char* bytes = static_cast<const char*>(data);
+  if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return "tar";
+  if (size >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
+    return "tar";
+  }
+  Elf64_Ehdr eh;
+  if (size >= sizeof(eh) && std::memcmp(bytes, ELFMAG, SELFMAG) == 0) {
+    std::memcpy(&eh, bytes, sizeof(eh));
+    if (eh.e_type == ET_REL) return "o";
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -85,7 +105,7 @@ ObjectPtr<LibraryModuleNode> NewLibraryModule(std::shared_ptr<SymbolSource> lib)
   auto node = MakeObject<LibraryModuleNode>(lib);
   FillContextPointers(*lib);
   // The context is the library module itself (not the tree's root); it stays alive through the tree.
-  if (auto* ctx = static_cast<void**>(lib->Lookup("__tvm_module_ctx"))) *ctx = static_cast<ModuleNode*>(node.get());
+  if (auto* ctx = static_cast<void**>(lib->Lookup(contract::kModuleContext))) *ctx = static_cast<ModuleNode*>(node.get());
   return node;
 }
 
@@ -118,8 +138,8 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib) {
   ObjectPtr<LibraryModuleNode> lib_node = AcquireLibraryModule(std::move(lib));
   const SymbolSource& symbols = lib_node->library();
   ObjectPtr<ModuleNode> root = lib_node;
-  if (const auto* blob = static_cast<const char*>(symbols.Lookup("__tvm_dev_mblob"))) {
-    uint64_t size = symbols.SymbolSize("__tvm_dev_mblob");
+  if (const auto* blob = static_cast<const char*>(symbols.Lookup(contract::kModuleBlob))) {
+    uint64_t size = symbols.SymbolSize(contract::kModuleBlob);
     // Unknown size (system library): trust the header, bounded by a sanity limit.
     uint64_t avail = size ? size : (uint64_t{1} << 40);
     auto legacy_root = MakeObject<LibraryModuleNode>(lib_node->shared_library());
@@ -149,6 +169,8 @@ Module Module::LoadFromMemory(const void* data, size_t size) {
   AOTRT_REQUIRE(data != nullptr || size == 0, kInvalidArgument, "LoadFromMemory: null data");
   MemFile file(data, size);
   std::string name = "<in-memory library of " + std::to_string(size) + " bytes>";
+  const char* format = ObjectExportFormat(data, size);
+  if (format) return LoadFromSymbolSource(OpenObjectFiles(file.path(), format));
   return LoadFromSymbolSource(OpenSharedLibrary(file.path(), name));
 }
 
@@ -158,6 +180,13 @@ void RegisterModuleGlobals(Registry& r) {
     std::string path = args[0].AsString();
     rv->SetObject(LoadFromSymbolSource(OpenSharedLibrary(path, path)).node(), kTVMModuleHandle);
   }), false);
+  // TVM exports of object files (export_library("x.tar") or ".o"), linked into a shared library first.
+  for (const char* fmt : {"tar", "o"}) {
+    r.Register(std::string("runtime.module.loadfile_") + fmt, PackedFunc([fmt](TVMArgs args, TVMRetValue* rv) {
+      AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "runtime.module.loadfile_", fmt, " needs a path");
+      rv->SetObject(LoadFromSymbolSource(OpenObjectFiles(args[0].AsString(), fmt)).node(), kTVMModuleHandle);
+    }), false);
+  }
   r.Register("runtime.SystemLib", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
     std::string prefix = args.size() > 0 ? args[0].AsString() : "";
     rv->SetObject(Module::SystemLib(prefix).node(), kTVMModuleHandle);

@@ -1,58 +1,16 @@
 // Opening model libraries with dlopen, with checks that turn every failure into a clear error.
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <mutex>
 
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "module/elf_symbols.h"
+#include "module/mapped_file.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
 namespace {
-
-// A read-only mapping of a whole file, unmapped on destruction.
-class MappedFile {
- public:
-  explicit MappedFile(const std::string& path, const std::string& what) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      int err = errno;
-      if (err == ENOENT) AOTRT_THROW(kNotFound, what, ": no such file");
-      AOTRT_THROW(kIOError, what, ": cannot open: ", std::strerror(err));
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      AOTRT_THROW(kIOError, what, ": not a regular file");
-    }
-    size_ = static_cast<size_t>(st.st_size);
-    if (size_ > 0) {
-      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (data_ == MAP_FAILED) {
-        data_ = nullptr;
-        ::close(fd);
-        AOTRT_THROW(kIOError, what, ": cannot map the file: ", std::strerror(errno));
-      }
-    }
-    ::close(fd);
-  }
-  ~MappedFile() {
-    if (data_) ::munmap(data_, size_);
-  }
-  const void* data() const { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
 
 class SharedLibrary : public SymbolSource {
  public:
@@ -113,7 +71,11 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   }
   CheckRuntimeSymbolsResolvable(syms, display_name);
   ::dlerror();
-  void* handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  void* handle = nullptr;
+  {
+    IgnoreSystemLibRegistrations loading_as_module;  // its constructors run inside dlopen
+    handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  }
   if (!handle) {
     const char* err = ::dlerror();
     AOTRT_THROW(kIOError, "Failed to load dynamic shared library ", display_name, ": ", err ? err : "unknown error");

@@ -18,6 +18,8 @@ class SymbolSource {
   // What makes two sources the same loaded library (the dlopen handle: dlopen of one file twice
   // gives one handle, hence one set of globals), or nullptr when sources are never shared.
   virtual const void* identity() const { return nullptr; }
+  // Why `name` may be missing and how to make it findable, for error messages; empty if nothing to say.
+  virtual std::string MissingSymbolHint(const std::string& name) const { (void)name; return std::string(); }
 };
 
 // dlopen `path` RTLD_LAZY | RTLD_LOCAL after checking it is an ELF shared library whose undefined
@@ -31,6 +33,20 @@ std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix);
 // Record a system-library symbol (TVMBackendRegisterSystemLibSymbol): process-wide, thread-safe;
 // a second address for a name replaces the first, with a warning. Throws kInvalidArgument (null name).
 void RegisterSystemLibSymbol(const char* name, void* ptr);
+
+// While alive on a thread, system-library registrations from that thread are ignored: the static
+// constructors of objects linked into a library that aotrt itself loads as a module (a system-lib
+// `.tar` loaded as a library) must not overwrite the process's real system library.
+class IgnoreSystemLibRegistrations {
+ public:
+  IgnoreSystemLibRegistrations();
+  ~IgnoreSystemLibRegistrations();
+  IgnoreSystemLibRegistrations(const IgnoreSystemLibRegistrations&) = delete;
+  IgnoreSystemLibRegistrations& operator=(const IgnoreSystemLibRegistrations&) = delete;
+
+ private:
+  bool previous_;
+};
 
 // Write aotrt's backend functions into the library's `__TVM*` context pointers that exist.
 void FillContextPointers(const SymbolSource& lib);

@@ -6,6 +6,8 @@
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "module/library_module.h"
+#include "module/model_contract.h"
+#include "module/process_symbols.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -16,6 +18,8 @@ struct SymbolTable {
   std::map<std::string, void*> symbols;
   std::map<std::string, Module> modules;  // one module tree per prefix, as TVM keeps it
 };
+
+thread_local bool ignore_registrations = false;
 
 SymbolTable& Table() {
   static SymbolTable* table = new SymbolTable();  // registration runs from static constructors
@@ -28,24 +32,43 @@ class SystemLibrary : public SymbolSource {
     if (!prefix_.empty()) name_ += " '" + prefix_ + "'";
   }
   void* Lookup(const std::string& name) const override {
+    if (void* p = LookupRegistered(name)) return p;
+    // TVM defines the metadata function in the executable but never registers it (ABI.md 4).
+    return name == contract::kGetCMetadata ? FindProcessSymbol(name) : nullptr;
+  }
+  uint64_t SymbolSize(const std::string&) const override { return 0; }
+  const std::string& name() const override { return name_; }
+  std::string MissingSymbolHint(const std::string& name) const override {
+    return name == contract::kGetCMetadata ? ProcessSymbolHint(name) : std::string();
+  }
+
+ private:
+  void* LookupRegistered(const std::string& name) const {
     SymbolTable& t = Table();
     std::lock_guard<std::mutex> lock(t.mu);
     auto it = t.symbols.find(prefix_ + name);
     if (it == t.symbols.end()) it = t.symbols.find(name);
     return it == t.symbols.end() ? nullptr : it->second;
   }
-  uint64_t SymbolSize(const std::string&) const override { return 0; }
-  const std::string& name() const override { return name_; }
 
- private:
   std::string prefix_;
   std::string name_;
 };
 
 }  // namespace
 
+IgnoreSystemLibRegistrations::IgnoreSystemLibRegistrations() : previous_(ignore_registrations) {
+  ignore_registrations = true;
+}
+
+IgnoreSystemLibRegistrations::~IgnoreSystemLibRegistrations() { ignore_registrations = previous_; }
+
 void RegisterSystemLibSymbol(const char* name, void* ptr) {
   AOTRT_REQUIRE(name != nullptr, kInvalidArgument, "TVMBackendRegisterSystemLibSymbol: null name");
+  if (ignore_registrations) {
+    AOTRT_LOG_DEBUG("system library symbol ", name, " of a library loaded as a module: not registered");
+    return;
+  }
   SymbolTable& t = Table();
   std::lock_guard<std::mutex> lock(t.mu);
   auto it = t.symbols.find(name);

@@ -124,3 +124,28 @@ TEST(LoadErrors, LoadsOfOneFileShareTheLibraryContext) {
   ex.Run();
   ExpectOutputsMatch(c, ex);
 }
+
+// Object exports (.tar of objects, .o) are linked into a library with the system compiler, as
+// TVM's Python load_module does; every failure of that step is an error naming the file.
+TEST(LoadErrors, ObjectExportFailures) {
+  ExpectError([] { Module::LoadFromFile("/nonexistent/model.tar"); }, ErrorCode::kNotFound,
+              {"/nonexistent/model.tar", "no such file"});
+  std::string not_tar = TempFile("not_an_archive.tar", "plain text, not an archive\n");
+  ExpectError([&] { Module::LoadFromFile(not_tar); }, ErrorCode::kIOError, {"extracting", not_tar, "tar"});
+  std::string dir = TempFile("empty_dir_marker", "");
+  std::string empty_tar = dir + ".tar";
+  ASSERT_EQ(std::system(("tar -cf " + empty_tar + " -C " + ::testing::TempDir() + " " +
+                         dir.substr(dir.find_last_of('/') + 1)).c_str()), 0);
+  ExpectError([&] { Module::LoadFromFile(empty_tar); }, ErrorCode::kNotFound, {empty_tar, "no object files"});
+  std::string bad_object = TempFile("bad.o", "\x7f" "ELF but nothing more");
+  ExpectError([&] { Module::LoadFromFile(bad_object); }, ErrorCode::kIOError, {"linking", bad_object, "failed"});
+}
+
+TEST(LoadErrors, ObjectExportWithoutACompiler) {
+  std::string bad_object = TempFile("any.o", "whatever");
+  const char* old = std::getenv("CC");
+  std::string saved = old ? old : "";
+  ::setenv("CC", "/nonexistent/cc", 1);
+  ExpectError([&] { Module::LoadFromFile(bad_object); }, ErrorCode::kIOError, {"cannot run", "/nonexistent/cc"});
+  if (old) ::setenv("CC", saved.c_str(), 1); else ::unsetenv("CC");
+}

@@ -424,7 +424,8 @@ class Emitter:
                "  kTvmgenMetadata_constant_pools, %dL," % len(consts),
                "  %s /* mod_name */" % c_string(m.mangled),
                "}};", "")
-        self.func_open("get_c_metadata")
+        # A global symbol even in a system library, where TVM does not register it (ABI.md 4).
+        self.w("int32_t get_c_metadata(%s) {" % PACKED_PARAMS)
         self.w("  (void)args; (void)type_codes; (void)num_args; (void)resource_handle;",
                "  out_ret_value[0].v_handle = (void*)kTvmgenMetadata;",
                "  out_ret_tcode[0] = 3;  /* kTVMOpaqueHandle */",
@@ -445,7 +446,9 @@ class Emitter:
         m = self.m
         p = m.prefix
         self.w("__attribute__((constructor)) static void aotgen_register_%s(void) {" % m.mangled)
-        for fn in [n.symbol for n in m.nodes] + [m.entry, "get_c_metadata"]:
+        # As TVM registers them: the operators and the runner, the module context and the blob;
+        # never get_c_metadata, which the runtime has to find among the process's symbols.
+        for fn in [n.symbol for n in m.nodes] + [m.entry]:
             self.w("  TVMBackendRegisterSystemLibSymbol(%s, (void*)&%s);" % (c_string(p + fn), fn))
         self.w("  TVMBackendRegisterSystemLibSymbol(%s, (void*)&__tvm_module_ctx);" % c_string(p + "__tvm_module_ctx"),
                "  TVMBackendRegisterSystemLibSymbol(%s, (void*)__tvm_dev_mblob);" % c_string(p + "__tvm_dev_mblob"),
