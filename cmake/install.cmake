@@ -2,7 +2,7 @@
 # pkg-config file.
 include(CMakePackageConfigHelpers)
 
-install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/ ${AOTRT_GENERATED_INCLUDE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS aotrt aotrt_static EXPORT aotrtTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -15,5 +15,23 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/aotrtConfigVersion.
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/aotrtConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/aotrtConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/aotrt)
+# From <prefix>/<libdir>/pkgconfig back up to <prefix>, e.g. "../.." for lib/pkgconfig.
+file(RELATIVE_PATH AOTRT_PC_PREFIX_FROM_PCFILEDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(cmake/aotrt.pc.in ${CMAKE_CURRENT_BINARY_DIR}/aotrt.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/aotrt.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The Python package, into <prefix>/lib/pythonX.Y/dist-packages (where Debian's python3 looks for
+# /usr/local installs; elsewhere PYTHONPATH=<that folder> alone imports it), with a small generated
+# module telling it where the installed libaotrt.so lies relative to itself.
+if(AOTRT_PYTHON)
+  execute_process(COMMAND ${AOTRT_PYTHON} -c "import sys; print('lib/python%d.%d/dist-packages' % sys.version_info[:2])"
+    OUTPUT_VARIABLE _aotrt_py_dir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _aotrt_py_rc)
+  if(_aotrt_py_rc EQUAL 0)
+    set(AOTRT_PYTHON_INSTALL_DIR ${_aotrt_py_dir} CACHE STRING "Where cmake --install puts the Python package, under the prefix")
+    file(RELATIVE_PATH AOTRT_PY_LIB_FROM_PACKAGE /prefix/${AOTRT_PYTHON_INSTALL_DIR}/aotrt /prefix/${CMAKE_INSTALL_LIBDIR})
+    configure_file(cmake/_install_paths.py.in ${CMAKE_CURRENT_BINARY_DIR}/python/_install_paths.py @ONLY)
+    install(DIRECTORY python_stubs/aotrt DESTINATION ${AOTRT_PYTHON_INSTALL_DIR}
+      PATTERN "__pycache__" EXCLUDE PATTERN "_install_paths.py" EXCLUDE)
+    install(FILES ${CMAKE_CURRENT_BINARY_DIR}/python/_install_paths.py DESTINATION ${AOTRT_PYTHON_INSTALL_DIR}/aotrt)
+  endif()
+endif()

@@ -1,35 +1,67 @@
 #!/usr/bin/env bash
-# Install a built tree into a scratch prefix, build examples/ against it with find_package(aotrt)
-# and pkg-config, run both examples on the bundled sample model, then pip-install the Python
-# package offline and classify a digit through the installed copy.
+# The install commands the README gives, run as a user would, into a scratch prefix that is not the
+# configured one:
+#   1. cmake --install, then examples/ built with find_package(aotrt) (C++ and C), and the C example
+#      compiled with pkg-config's flags alone;
+#   2. the Python package cmake --install put under the prefix, imported with PYTHONPATH alone (it
+#      finds the installed libaotrt.so by itself);
+#   3. the venv recipe for pip users.
+# Each classifies the bundled sample digit. Prints `installed package: N passed, M failed`.
 #   scripts/test-installed.sh BUILD_DIR
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
-cmake --install "$build" --prefix "$prefix" >/dev/null
-cmake -S examples -B "$prefix/examples" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build "$prefix/examples" -j"$(nproc)" >/dev/null
-export LD_LIBRARY_PATH="$prefix/lib:$prefix/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-"$prefix/examples/run_model_cpp" "$build/samples/digits.so"
-"$prefix/examples/run_model_c" "$build/samples/digits.so"
-# pkg-config finds the same library.
-PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --exists aotrt
-# The Python package, installed offline from a copy (the build must not write into the tree).
-cp -r python_stubs "$prefix/python_src"
-/usr/bin/python3 -m pip install -q --root-user-action=ignore --no-build-isolation --no-index --target "$prefix/python" "$prefix/python_src"
-PYTHONPATH="$prefix/python" AOTRT_LIBRARY="$prefix/lib/libaotrt.so" /usr/bin/python3 - "$build/samples/digits.so" <<'PY'
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+model=$build/samples/digits.so
+passed=0 failed=0
+check() {  # name, command...
+  local name=$1; shift
+  if "$@" >"$work/log" 2>&1; then
+    passed=$((passed + 1)); echo "ok    $name"
+  else
+    failed=$((failed + 1)); echo "FAIL  $name"; sed 's/^/      /' "$work/log"
+  fi
+}
+
+check "cmake --install into $prefix" cmake --install "$build" --prefix "$prefix"
+libdir=$(find "$prefix" -name libaotrt.so -printf '%h\n' | head -1)
+
+# 1. C++ and C against the installed package.
+check "examples/ with find_package(aotrt)" bash -c "
+  cmake -S examples -B '$work/examples' -DCMAKE_PREFIX_PATH='$prefix' &&
+  cmake --build '$work/examples' -j$(nproc) &&
+  LD_LIBRARY_PATH='$libdir' '$work/examples/run_model_cpp' '$model' &&
+  LD_LIBRARY_PATH='$libdir' '$work/examples/run_model_c' '$model'"
+check "the C example with pkg-config's flags alone" bash -c "
+  export PKG_CONFIG_PATH='$libdir/pkgconfig'
+  pkg-config --cflags aotrt | grep -q -- '-I$prefix/' &&
+  cc examples/run_model.c -o '$work/run_model_pc' \$(pkg-config --cflags --libs aotrt) -Wl,-rpath,'$libdir' &&
+  '$work/run_model_pc' '$model'"
+
+# 2 and 3: Python. No AOTRT_LIBRARY, no LD_LIBRARY_PATH: the package finds its library itself.
+classify='
 import sys
 import numpy as np
 import aotrt as tvm
 from aotrt.runtime.executor import AotModule
-assert tvm.__file__.startswith(sys.path[0]), tvm.__file__  # the installed copy, not the tree
+print("imported", tvm.__file__, "over", tvm._ffi.LIB_PATH)
+assert not tvm.__file__.startswith(sys.argv[2]), "imported the source tree, not the installed copy"
 m = AotModule(tvm.runtime.load_module(sys.argv[1])["default"](tvm.cpu(0)))
 m.set_input("image", np.load("samples/digits/inputs/digit_3.npy"))
 m.run()
-label = int(m.get_output(1).numpy()[0])
-print(f"python (installed copy at {tvm.__file__}): digit_3.npy classified as {label}")
-assert label == 3
-PY
-echo "installed package: 3 passed, 0 failed"
+assert int(m.get_output(1).numpy()[0]) == 3
+'
+pydir=$(find "$prefix" -type d -name dist-packages | head -1)
+check "Python: PYTHONPATH=$pydir alone" env -u AOTRT_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$pydir" \
+  /usr/bin/python3 -c "$classify" "$model" "$PWD/python_stubs"
+# (From a copy: building the package writes build/ and *.egg-info/ next to its sources.)
+cp -r python_stubs "$work/python_src"
+check "Python: the venv recipe" bash -c "
+  /usr/bin/python3 -m venv --system-site-packages '$work/venv' &&
+  '$work/venv/bin/pip' install -q --no-index --no-build-isolation '$work/python_src' &&
+  AOTRT_LIBRARY='$libdir' '$work/venv/bin/python' -c '$classify' '$model' '$PWD/python_stubs'"
+
+echo "installed package: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <aotrt/error.h>
+#include <aotrt/version.h>
 
 #include "commands.h"
 
@@ -24,7 +25,7 @@ std::string OneLine(std::string msg) {
 int main(int argc, char** argv) {
   CLI::App app{"aotrt: inspect, run and benchmark Apache TVM AOT model libraries (.so)", "aotrt"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "aotrt 0.1.0");
+  app.set_version_flag("--version", "aotrt " AOTRT_VERSION);
   aotrt_cli::Action inspect, run, bench;
   CLI::App* inspect_cmd = aotrt_cli::AddInspectCommand(app, &inspect);
   CLI::App* run_cmd = aotrt_cli::AddRunCommand(app, &run);

@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <tvm/runtime/c_runtime_api.h>
 
+#include "aotrt/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define AOTRT_VERSION "0.1.0"
 
 /*! \brief aotrt::ErrorCode of the calling thread's last error (0 when none; see aotrt/error.h).
  *  Set together with TVMGetLastError() by every failing call; TVMAPISetLastError sets 11 (kInternal)

@@ -12,7 +12,7 @@ from .packed_func import (Object, PackedFunc, convert_to_tvm_func, get_global_fu
 from . import nd
 from . import runtime
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 def runtime_version():

@@ -54,6 +54,11 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 def _candidates():
     """Paths to try, in order (see find_lib_path)."""
     yield os.path.join(_PKG_DIR, "lib", LIBRARY_NAME)
+    try:  # written by `cmake --install`: the library installed with this copy of the package
+        from ._install_paths import LIBRARY_DIR_FROM_PACKAGE
+        yield os.path.normpath(os.path.join(_PKG_DIR, LIBRARY_DIR_FROM_PACKAGE, LIBRARY_NAME))
+    except ImportError:
+        pass
     # Source tree: python_stubs/aotrt -> repository root -> build*/src
     repo = os.path.dirname(os.path.dirname(_PKG_DIR))
     builds = glob.glob(os.path.join(repo, "build*", "src", LIBRARY_NAME))
@@ -80,7 +85,8 @@ def find_lib_path():
     """The libaotrt.so to load.
 
     Order: $AOTRT_LIBRARY (a file, or a folder holding libaotrt.so; an explicit setting that does not
-    exist is an error rather than silently ignored), aotrt/lib/ next to this package, ../build*/src/
+    exist is an error rather than silently ignored), aotrt/lib/ next to this package, the library
+    `cmake --install` put beside this package (aotrt/_install_paths.py), ../build*/src/
     of the source tree (newest first), /usr/local/lib and /usr/lib, then ctypes.util.find_library.
     The automatic search skips sanitizer (ASan/TSan) builds.
     """
@@ -103,6 +109,24 @@ LIB_PATH = find_lib_path()
 # RTLD_GLOBAL: target-c model libraries leave TVMBackend* symbols undefined and resolve them from the
 # global scope (ABI.md 10.2/10.3).
 _LIB = ctypes.CDLL(LIB_PATH, mode=ctypes.RTLD_GLOBAL)
+
+
+def _check_library_version():
+    """Refuse a libaotrt.so other than the one this package was made for: its C ABI may differ."""
+    from ._version import __version__
+    get = getattr(_LIB, "AOTRTGetVersion", None)
+    if get is None:
+        raise ImportError("%s is not libaotrt (no AOTRTGetVersion); the aotrt Python package %s needs libaotrt %s"
+                          % (LIB_PATH, __version__, __version__))
+    get.restype = ctypes.c_char_p
+    found = get().decode()
+    if found != __version__:
+        raise ImportError("the aotrt Python package %s needs libaotrt %s, but %s is version %s: install matching "
+                          "versions, or point AOTRT_LIBRARY at the right library" % (__version__, __version__,
+                                                                                     LIB_PATH, found))
+
+
+_check_library_version()
 
 # --- declarations -----------------------------------------------------------------------------------
 
