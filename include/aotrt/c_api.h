@@ -26,10 +26,14 @@ TVM_DLL int AOTRTModLoadFromMemory(const void* data, size_t size, TVMModuleHandl
 /*! \brief Receives each log record: level 0 trace .. 5 critical, a NUL-terminated message. Called
  *  on the thread that logs; must be thread-safe. */
 typedef void (*AOTRTLogCallback)(int level, const char* message, void* user_data);
-/*! \brief Redirect logging to `cb` (NULL restores stderr). */
-TVM_DLL void AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data);
-/*! \brief Set the log level (0 trace .. 6 off); the default comes from AOTRT_LOG_LEVEL or is warn. */
-TVM_DLL void AOTRTSetLogLevel(int level);
+/*! \brief Redirect logging to `cb` (NULL restores stderr); `user_data` is passed back to it and
+ *  must stay valid until the next call. Thread-safe. Returns 0, or -1 with kOutOfMemory. */
+TVM_DLL int AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data);
+/*! \brief Set the log level: 0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 critical, 6 off. The
+ *  default comes from AOTRT_LOG_LEVEL (a name, case-insensitive, or a digit; an unknown value is
+ *  reported on stderr and warn kept) or is warn. Thread-safe. Returns 0, or -1 with
+ *  kInvalidArgument (1) for a level outside 0..6, the old level kept. */
+TVM_DLL int AOTRTSetLogLevel(int level);
 /*! \brief Version string of this library, e.g. "0.1.0". */
 TVM_DLL const char* AOTRTGetVersion(void);
 

@@ -4,7 +4,7 @@ from . import _ffi
 from . import error
 from .benchmark import BenchmarkResult
 from .device import DataType, Device, cl, cpu, cuda, device, ext_dev, gpu, hexagon, metal, opencl, rocm, vulkan, webgpu
-from .error import TVMError
+from .error import TVMError, check_call
 from .module import Module, load_module, load_module_from_bytes, system_lib
 from .ndarray import NDArray
 from .packed_func import (Object, PackedFunc, convert_to_tvm_func, get_global_func, list_global_func_names,
@@ -22,7 +22,7 @@ def runtime_version():
 
 def set_log_level(level):
     """Runtime log level: 0 trace .. 5 critical, 6 off."""
-    _ffi.AOTRTSetLogLevel(int(level))
+    check_call(_ffi.AOTRTSetLogLevel(int(level)))
 
 
 __all__ = ["BenchmarkResult", "DataType", "Device", "Module", "NDArray", "Object", "PackedFunc", "TVMError",

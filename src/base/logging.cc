@@ -1,5 +1,7 @@
 #include "base/logging.h"
 
+#include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -8,8 +10,6 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "aotrt/c_api.h"
-
 namespace aotrt {
 namespace log {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 // Forwards formatted records to the user's callback.
 class CallbackSink : public spdlog::sinks::base_sink<std::mutex> {
  public:
-  CallbackSink(AOTRTLogCallback cb, void* user) : cb_(cb), user_(user) {}
+  CallbackSink(Callback cb, void* user) : cb_(cb), user_(user) {}
 
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
@@ -27,23 +27,32 @@ class CallbackSink : public spdlog::sinks::base_sink<std::mutex> {
   void flush_() override {}
 
  private:
-  AOTRTLogCallback cb_;
+  Callback cb_;
   void* user_;
 };
 
-spdlog::level::level_enum LevelFromEnv() {
-  const char* env = std::getenv("AOTRT_LOG_LEVEL");
-  if (!env || !*env) return spdlog::level::warn;
-  return spdlog::level::from_str(env);
+std::shared_ptr<spdlog::logger> MakeLogger(std::shared_ptr<spdlog::sinks::sink> sink) {
+  auto logger = std::make_shared<spdlog::logger>("aotrt", std::move(sink));
+  logger->set_pattern("[aotrt] [%l] %v");
+  logger->set_level(spdlog::level::trace);  // filtering is ours (Logger::level), before formatting
+  return logger;
 }
 
 struct Logger {
+  std::atomic<int> level{kWarn};
   std::mutex mu;
-  std::shared_ptr<spdlog::logger> logger;
+  std::shared_ptr<spdlog::logger> logger = MakeLogger(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+
   Logger() {
-    logger = std::make_shared<spdlog::logger>("aotrt", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
-    logger->set_level(LevelFromEnv());
-    logger->set_pattern("[aotrt] [%l] %v");
+    const char* env = std::getenv("AOTRT_LOG_LEVEL");
+    if (!env || !*env) return;
+    int parsed = ParseLevel(env);
+    if (parsed >= 0) {
+      level = parsed;
+    } else {
+      logger->warn("AOTRT_LOG_LEVEL={} is not a level (trace, debug, info, warn, error, critical, off or 0..6); "
+                   "using warn", env);
+    }
   }
   std::shared_ptr<spdlog::logger> Get() {
     std::lock_guard<std::mutex> lock(mu);
@@ -58,31 +67,42 @@ Logger& Instance() {
 
 }  // namespace
 
-bool Enabled(Level level) {
-  return Instance().Get()->should_log(static_cast<spdlog::level::level_enum>(level));
+int ParseLevel(const std::string& text) {
+  std::string t;
+  for (char c : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const struct { const char* name; int level; } kNames[] = {
+      {"trace", kTrace}, {"debug", kDebug},   {"info", kInfo},         {"warn", kWarn}, {"warning", kWarn},
+      {"error", kError}, {"err", kError},     {"critical", kCritical}, {"off", kOff},   {"none", kOff}};
+  for (const auto& n : kNames) {
+    if (t == n.name) return n.level;
+  }
+  if (t.size() == 1 && t[0] >= '0' && t[0] <= '6') return t[0] - '0';
+  return -1;
 }
+
+bool Enabled(Level level) { return level >= Instance().level.load(std::memory_order_relaxed) && level != kOff; }
 
 void Write(Level level, const std::string& message) {
   Instance().Get()->log(static_cast<spdlog::level::level_enum>(level), message);
 }
 
-void SetCallback(AOTRTLogCallback cb, void* user) {
-  Logger& l = Instance();
+void SetCallback(Callback cb, void* user) {
   std::shared_ptr<spdlog::sinks::sink> sink;
   if (cb) {
     sink = std::make_shared<CallbackSink>(cb, user);
   } else {
     sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
   }
-  auto logger = std::make_shared<spdlog::logger>("aotrt", sink);
-  logger->set_pattern("[aotrt] [%l] %v");
+  auto logger = MakeLogger(std::move(sink));
+  Logger& l = Instance();
   std::lock_guard<std::mutex> lock(l.mu);
-  logger->set_level(l.logger->level());
   l.logger = logger;
 }
 
 void SetLevel(int level) {
-  Instance().Get()->set_level(static_cast<spdlog::level::level_enum>(level));
+  AOTRT_REQUIRE(level >= kTrace && level <= kOff, kInvalidArgument, "log level ", level,
+                " is out of range: expected 0 (trace) .. 6 (off)");
+  Instance().level = level;
 }
 
 }  // namespace log

@@ -1,21 +1,29 @@
-// Internal logging over spdlog. Level from the AOTRT_LOG_LEVEL environment variable
-// (trace, debug, info, warn, error, off; default warn); output to stderr unless a callback was set
-// with AOTRTSetLogCallback (aotrt/c_api.h).
+// Internal logging over spdlog. Level from the AOTRT_LOG_LEVEL environment variable (a name,
+// case-insensitive: trace, debug, info, warn or warning, error, critical, off; or 0..6; default
+// warn; an unknown value is reported once and the default kept); output to stderr unless a callback
+// was set with AOTRTSetLogCallback (aotrt/c_api.h).
 #pragma once
 
 #include <string>
 
-#include "aotrt/c_api.h"
+#include "base/error_util.h"
 
 namespace aotrt {
 namespace log {
 
-enum Level : int { kTrace = 0, kDebug = 1, kInfo = 2, kWarn = 3, kError = 4, kOff = 6 };
+enum Level : int { kTrace = 0, kDebug = 1, kInfo = 2, kWarn = 3, kError = 4, kCritical = 5, kOff = 6 };
 
-bool Enabled(Level level);
+// Receives each record: level, NUL-terminated message, the user pointer given with it.
+using Callback = void (*)(int level, const char* message, void* user);
+
+// The level named by `text` (see above), or -1 when it names none.
+int ParseLevel(const std::string& text);
+
+bool Enabled(Level level);  // lock-free
 void Write(Level level, const std::string& message);
-// Behind AOTRTSetLogCallback (NULL restores stderr) and AOTRTSetLogLevel.
-void SetCallback(AOTRTLogCallback cb, void* user);
+// Behind AOTRTSetLogCallback (nullptr restores stderr) and AOTRTSetLogLevel. SetLevel throws
+// kInvalidArgument for a level outside 0..6.
+void SetCallback(Callback cb, void* user);
 void SetLevel(int level);
 
 }  // namespace log

@@ -22,9 +22,17 @@ int AOTRTGetLastErrorCode(void) { return static_cast<int>(LastErrorCode()); }
 
 const char* AOTRTGetVersion(void) { return AOTRT_VERSION; }
 
-void AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data) { log::SetCallback(cb, user_data); }
+int AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data) {
+  AOTRT_API_BEGIN();
+  log::SetCallback(cb, user_data);
+  AOTRT_API_END();
+}
 
-void AOTRTSetLogLevel(int level) { log::SetLevel(level); }
+int AOTRTSetLogLevel(int level) {
+  AOTRT_API_BEGIN();
+  log::SetLevel(level);
+  AOTRT_API_END();
+}
 
 void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes, int, int) {
   if (device_type != kDLCPU) {

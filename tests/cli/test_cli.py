@@ -190,6 +190,22 @@ def test_fixtures(args, tmp):
         check(rc == 0 and "throughput" in out, "bench %s: %s" % (name, err))
 
 
+def test_log_level_environment(args, tmp):
+    def inspect_with(level):
+        env = dict(os.environ, AOTRT_LOG_LEVEL=level)
+        p = subprocess.run([args.aotrt, "inspect", args.sample], capture_output=True, text=True, timeout=120, env=env)
+        return p.returncode, p.stderr
+    # Loading logs at debug level: shown for DEBUG (any case), hidden for WARN, which is not "off".
+    for level in ("debug", "DEBUG", "Debug"):
+        rc, err = inspect_with(level)
+        check(rc == 0 and "[debug]" in err, "AOTRT_LOG_LEVEL=%s shows no debug records: %r" % (level, err))
+    rc, err = inspect_with("WARN")
+    check(rc == 0 and "[debug]" not in err, "AOTRT_LOG_LEVEL=WARN: %r" % err)
+    rc, err = inspect_with("loud")
+    check(rc == 0 and "AOTRT_LOG_LEVEL=loud is not a level" in err and "[debug]" not in err,
+          "an unknown AOTRT_LOG_LEVEL is not reported: %r" % err)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--aotrt", required=True)
@@ -200,6 +216,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_sample(args, tmp)
         test_errors(args, tmp)
+        test_log_level_environment(args, tmp)
         if args.fixtures and os.path.isdir(args.fixtures):
             test_fixtures(args, tmp)
         else:

@@ -1,0 +1,28 @@
+"""libaotrt.so exports its API and nothing of its dependencies: no std:: template instantiations,
+no spdlog, fmt or dmlc symbols (a host linking its own versions must not bind to ours).
+usage: check_exports.py LIBAOTRT_SO"""
+import re
+import subprocess
+import sys
+
+ALLOWED = re.compile(r"^(TVM|AOTRT|aotrt::|typeinfo for aotrt::|typeinfo name for aotrt::|vtable for aotrt::|"
+                     r"__gnu_f2h_ieee$|__gnu_h2f_ieee$|__truncdfhf2$|__truncsfhf2$|__extendhfsf2$)")
+
+
+def main(lib):
+    out = subprocess.run(["nm", "-D", "--defined-only", "-C", lib], capture_output=True, text=True, check=True).stdout
+    names = [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
+    stray = [n for n in names if not ALLOWED.match(n)]
+    required = ["TVMFuncCall", "TVMModLoadFromFile", "AOTRTGetVersion"]
+    missing = [r for r in required if r not in names]
+    for n in stray[:20]:
+        print("exported but not part of the API:", n)
+    for n in missing:
+        print("missing from the exports:", n)
+    ok = not stray and not missing
+    print("%d passed, %d failed" % (1 if ok else 0, 0 if ok else 1))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
