@@ -73,7 +73,7 @@ ModelDetails GatherDetails(const std::string& path, const aotrt::Model& model) {
     for (const aotrt::ConstantSpec& c : state->md.constants) {
       d.constants.push_back({c.name, static_cast<uint64_t>(c.data_len)});
     }
-    d.constant_pool_bytes = state->constant_pool.defined() ? state->constant_pool.NumBytes() : 0;
+    d.constant_pool_bytes = state->ConstantBytes();
   }
   std::string file = ReadFile(path);
   aotrt::ElfDynamicSymbols syms = aotrt::ReadElfDynamicSymbols(file.data(), file.size(), path);
