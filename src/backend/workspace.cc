@@ -46,9 +46,11 @@ struct Block {
   size_t canary;       // canary bytes after `requested` (checking mode), else 0
 };
 
-// Checking mode: the slack after the requested bytes (capped: a reused big block may have much).
+// Checking mode: the slack a pool of the requested size would get (TailSlack), as far as the block
+// has it: page rounding or a reused bigger block may leave far more, which would cost a fill and a
+// compare of up to a page per block and run for little gain.
 void ArmCanary(Block* b) {
-  b->canary = t_check.active ? std::min(b->size - b->requested, kSlackPage) : 0;
+  b->canary = t_check.active ? std::min(b->size - b->requested, TailSlack(b->requested)) : 0;
   if (b->canary) FillCanary(static_cast<char*>(b->ptr) + b->requested, b->canary);
 }
 
