@@ -28,6 +28,7 @@ struct BenchOptions {
   InputOptions inputs;
   int number = 1, repeat = 100, min_repeat_ms = 0, warmup = 10, cooldown_ms = 0, cache_flush = 0, threads = 1;
   bool json = false;
+  bool check_bounds = false;
 };
 
 double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
@@ -95,7 +96,9 @@ BenchResult RunBench(const BenchOptions& o) {
   res.load_ms = MsSince(t0);
   std::vector<aotrt::Executor> executors;
   t0 = Clock::now();
-  for (int i = 0; i < o.threads; ++i) executors.push_back(model.CreateExecutor());
+  aotrt::ExecutorOptions options;
+  options.check_bounds = o.check_bounds;
+  for (int i = 0; i < o.threads; ++i) executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, options));
   res.create_ms = MsSince(t0) / o.threads;
   std::vector<PreparedInput> inputs = PrepareInputs(model, executors[0], o.inputs);
   for (auto& ex : executors) ApplyInputs(ex, inputs);
@@ -208,6 +211,7 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
   cmd->add_option("-t,--threads", o->threads, "Executors running concurrently, one per thread (default 1)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  cmd->add_flag("--check-bounds", o->check_bounds, "Time runs in bounds-checking mode (as aotrt run --check-bounds)");
   *run = [o] {
     BenchResult r = RunBench(*o);
     if (o->json) {

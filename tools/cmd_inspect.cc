@@ -47,6 +47,7 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
       {"outputs", TensorsJson(m.Outputs())},
       {"workspace_pools", SizesJson(d.workspace_pools)},
       {"workspace_bytes", m.WorkspaceBytes()},
+      {"workspace_slack_bytes", m.SlackBytes()},
       {"constant_pool_bytes", d.constant_pool_bytes},
       {"constants", SizesJson(d.constants)},
       {"params", params},
@@ -77,7 +78,8 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
   PrintTensors("inputs", m.Inputs());
   std::cout << "\n";
   PrintTensors("outputs", m.Outputs());
-  std::cout << "\nworkspace pools (per executor): " << Bytes(m.WorkspaceBytes()) << "\n";
+  std::cout << "\nworkspace pools (per executor): " << Bytes(m.WorkspaceBytes()) << " + " << Bytes(m.SlackBytes())
+            << " tail slack\n";
   for (const auto& p : d.workspace_pools) std::cout << "  " << p.name << "  " << Bytes(p.bytes) << "\n";
   std::cout << "constant pool (shared): " << Bytes(d.constant_pool_bytes) << "\n";
   for (const auto& c : d.constants) std::cout << "  " << c.name << "  " << Bytes(c.bytes) << "\n";

@@ -1,4 +1,5 @@
 // aotrt run MODEL.so [--input NAME=FILE.npy ...] [--random|--zeros] [--seed N] [--output-dir DIR] [--print]
+//                    [--check-bounds]
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -19,6 +20,7 @@ struct RunOptions {
   InputOptions inputs;
   std::string output_dir;
   bool print = false;
+  bool check_bounds = false;
 };
 
 void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
@@ -39,7 +41,9 @@ void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
 
 int Run(const RunOptions& o) {
   aotrt::Model model = aotrt::Model::Load(o.path);
-  aotrt::Executor ex = model.CreateExecutor();
+  aotrt::ExecutorOptions options;
+  options.check_bounds = o.check_bounds;
+  aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
   std::vector<PreparedInput> inputs = PrepareInputs(model, ex, o.inputs);
   ApplyInputs(ex, inputs);
   for (const PreparedInput& in : inputs) {
@@ -72,6 +76,8 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run) {
   AddInputOptions(cmd, &opt->inputs);
   cmd->add_option("-o,--output-dir", opt->output_dir, "Write the outputs to DIR/output<i>.npy");
   cmd->add_flag("--print", opt->print, "Print the output values (up to 1000 per output)");
+  cmd->add_flag("--check-bounds", opt->check_bounds,
+                "Fail if the model writes past its workspace pools or blocks (also AOTRT_CHECK_BOUNDS=1)");
   *run = [opt] { return Run(*opt); };
   return cmd;
 }

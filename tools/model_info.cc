@@ -74,7 +74,7 @@ ModelDetails GatherDetails(const std::string& path, const aotrt::Model& model) {
     for (const aotrt::ConstantSpec& c : state->md.constants) {
       d.constants.push_back({c.name, static_cast<uint64_t>(c.data_len)});
     }
-    d.constant_pool_bytes = state->constant_pool.defined() ? state->constant_pool.NumBytes() : 0;
+    d.constant_pool_bytes = state->ConstantBytes();
   }
   std::string file = ReadFile(path);
   if (file.compare(0, 4, "\x7f" "ELF") != 0) {  // an object export (.tar), linked at load

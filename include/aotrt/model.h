@@ -36,6 +36,20 @@ struct TensorInfo {
   size_t bytes;                // data size
 };
 
+// Options of one executor, fixed when it is created.
+struct ExecutorOptions {
+  // Checking mode for models whose generated code writes past the memory planned for it (a
+  // compiler bug). Every workspace pool and TVMBackendAllocWorkspace block already has tail slack
+  // that absorbs such a write; with check_bounds, Run() also compares that slack's canary after
+  // every run and throws kModelError naming the model, the pool (or block) and the bytes, e.g.
+  // "tvmgen_default wrote 24 bytes past workspace pool 'global_workspace' (5,233,328 bytes)".
+  // The outputs of that run are complete; the executor stays usable. Cost per run: a compare of
+  // each pool's slack (5 ns for 64 bytes, 63 ns for a 5 MB pool's 1,360), a fill and compare of
+  // each block's (~10 ns per block); bench/README.md has the figures.
+  // The environment variable AOTRT_CHECK_BOUNDS=1 turns it on for every executor created.
+  bool check_bounds = false;
+};
+
 class AOTRT_API Executor {
  public:
   Executor() = default;
@@ -63,8 +77,10 @@ class AOTRT_API Executor {
   // Copy output `index` into `out` (same shape and dtype).
   void CopyOutputTo(size_t index, DLTensor* out) const;
   // Run the model once: no allocation, no lookup, no lock. kModelError carries the model's own
-  // message; the executor stays usable afterwards.
+  // message, or (checking bounds) names the pool the model wrote past; the executor stays usable.
   void Run();
+  // Whether Run() checks for writes past the workspace (ExecutorOptions, AOTRT_CHECK_BOUNDS).
+  bool ChecksBounds() const;
 
   // The executor as a TVM module (`set_input`, `run`, ... as packed functions).
   const Module& module() const { return module_; }
@@ -92,12 +108,14 @@ class AOTRT_API Model {
 
   // The factory's model name (e.g. "default"), as passed to factory["<name>"](device).
   const std::string& name() const;
-  // A new executor with its own inputs, outputs and workspace (kInvalidArgument: not CPU 0).
-  Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}) const;
+  // A new executor with its own inputs, outputs and workspace. kInvalidArgument: not CPU 0, or
+  // AOTRT_CHECK_BOUNDS set to something other than 0 or 1.
+  Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
 
   const std::vector<TensorInfo>& Inputs() const;
   const std::vector<TensorInfo>& Outputs() const;
   size_t WorkspaceBytes() const;  // per executor
+  size_t SlackBytes() const;      // per executor: tail slack after its workspace pools
   size_t ConstantBytes() const;   // shared by all executors
   size_t ParamBytes() const;      // shared by all executors
   const Module& module() const { return factory_; }

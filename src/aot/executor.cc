@@ -6,6 +6,7 @@
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "base/logging.h"
+#include "base/tail_slack.h"
 
 namespace aotrt {
 namespace {
@@ -49,10 +50,11 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
 }
 
 AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ModelState> model,
-                                 std::shared_ptr<const ParamList> params, DLDevice device)
+                                 std::shared_ptr<const ParamList> params, DLDevice device, bool check_bounds)
     : metadata_module_(std::move(metadata_module)),
       model_(std::move(model)),
       params_(std::move(params)),
+      check_bounds_(check_bounds),
       entry_(model_->entry) {
   AOTRT_REQUIRE(device.device_type == kDLCPU && device.device_id == 0, kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
@@ -90,12 +92,12 @@ AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::sha
   size_t arg = md.inputs.size() + md.outputs.size();
   for (const PoolArg& p : md.pool_args) {
     if (p.is_constant_pool) {
-      arg_tensors_[arg++] = model_->constant_pool.tensor();  // shared; the entry only reads it
+      // shared; the entry only reads it
+      arg_tensors_[arg++] = ArgTensor(model_->constant_pool.data(), model_->constant_pool_shape, DLDataType{kDLUInt, 8, 1});
     } else {
       const TensorSpec& spec = md.workspace_pools[p.workspace_index];
-      NDArray pool = NDArray::Empty(spec.shape, spec.dtype);
-      workspace_pools_.push_back(pool);
-      arg_tensors_[arg++] = ArgTensor(pool.data(), spec.shape, spec.dtype);
+      workspace_pools_.emplace_back(PoolDisplayName(spec.name), spec.bytes);
+      arg_tensors_[arg++] = ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype);
     }
   }
 }
@@ -202,6 +204,45 @@ void AotExecutorNode::CopyOutputTo(size_t i, DLTensor* out) const {
 }
 
 void AotExecutorNode::Run() {
+  if (check_bounds_) return RunChecked();
+  CallEntry();
+}
+
+void AotExecutorNode::RunChecked() {
+  WorkspaceBoundsCheck blocks;
+  std::string what;
+  try {
+    CallEntry();
+  } catch (...) {
+    for (PoolBuffer& p : workspace_pools_) p.TakeOverrun();  // the next run is checked afresh
+    throw;
+  }
+  const std::string& mod = model_->md.mod_name;
+  for (PoolBuffer& p : workspace_pools_) {
+    size_t past = p.TakeOverrun();
+    if (past && what.empty()) {
+      what = StrCat(mod, " wrote ", GroupedNumber(past), " byte", past == 1 ? "" : "s", " past workspace pool '", p.name(),
+                    "' (", GroupedNumber(p.bytes()), " bytes)");
+    }
+  }
+  WorkspaceOverrun w = blocks.overrun();
+  if (w.bytes_past && what.empty()) {
+    what = StrCat(mod, " wrote ", GroupedNumber(w.bytes_past), " byte", w.bytes_past == 1 ? "" : "s",
+                  " past a TVMBackendAllocWorkspace block (", GroupedNumber(w.block_bytes), " bytes)");
+  }
+  if (!what.empty()) {
+    AOTRT_THROW(kModelError, what, " in ", model_->library_name,
+                ": a bug in the model's generated code (the runtime's tail slack absorbed the write)");
+  }
+}
+
+size_t AotExecutorNode::SlackBytes() const {
+  size_t total = 0;
+  for (const PoolBuffer& p : workspace_pools_) total += p.slack();
+  return total;
+}
+
+void AotExecutorNode::CallEntry() {
   const int n = static_cast<int>(arg_values_.size());
   if (entry_) {
     TVMValue ret;

@@ -26,8 +26,9 @@ size_t ParamListBytes(const ParamList& params);
 class AotExecutorNode : public ModuleNode {
  public:
   // Throws kInvalidArgument for a device other than CPU 0, and what the model state throws.
+  // check_bounds: after every run, look for writes past the workspace pools and blocks.
   AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ModelState> model,
-                  std::shared_ptr<const ParamList> params, DLDevice device);
+                  std::shared_ptr<const ParamList> params, DLDevice device, bool check_bounds);
   const char* type_key() const override { return "AotExecutor"; }
   int GetPropertyMask() const override { return kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
@@ -51,7 +52,12 @@ class AotExecutorNode : public ModuleNode {
   // Copy output i into `out` (same shape and dtype required).
   void CopyOutputTo(size_t i, DLTensor* out) const;
   // Run the model once. Throws kModelError with the model's message; the executor stays usable.
+  // With check_bounds, also kModelError when the model wrote past a workspace pool or block
+  // (the slack absorbed it; the canary is restored, so the next run is checked afresh).
   void Run();
+  bool check_bounds() const { return check_bounds_; }
+  // Bytes of tail slack this executor holds after its workspace pools.
+  size_t SlackBytes() const;
   // Bytes of the factory params this executor's inputs started from (shared, counted once).
   size_t ParamBytes() const { return params_ ? ParamListBytes(*params_) : 0; }
 
@@ -66,13 +72,16 @@ class AotExecutorNode : public ModuleNode {
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind);
   void BindOwnInput(size_t i);
+  void CallEntry();
+  void RunChecked();
 
   ObjectPtr<ModuleNode> metadata_module_;  // keeps the library loaded
   std::shared_ptr<const ModelState> model_;
   std::shared_ptr<const ParamList> params_;
   std::vector<Slot> inputs_;
   std::vector<Slot> outputs_;
-  std::vector<NDArray> workspace_pools_;
+  std::vector<PoolBuffer> workspace_pools_;
+  bool check_bounds_ = false;
   TVMBackendPackedCFunc entry_ = nullptr;  // model_->entry, kept here for the hot path
   // The entry's arguments, built once: one DLTensor per argument, and the value/code arrays.
   std::vector<DLTensor> arg_tensors_;

@@ -5,6 +5,7 @@
 #include "aot/model_state.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
+#include "base/tail_slack.h"
 #include "ffi/registry.h"
 #include "ndarray/serialize.h"
 
@@ -38,10 +39,12 @@ ObjectPtr<ModuleNode> LoadFactory(TVMArgs args) {
 
 }  // namespace
 
-ObjectPtr<AotExecutorNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device) {
+ObjectPtr<AotExecutorNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, bool check_bounds) {
   MetadataModuleNode* md = MetadataOf(*this);
   std::shared_ptr<const ModelState> state = md->State();
-  return MakeObject<AotExecutorNode>(imports()[0], state, params_, device);
+  // The environment turns checking on for executors created through TVM's packed API too.
+  check_bounds = CheckBoundsFromEnvironment() || check_bounds;
+  return MakeObject<AotExecutorNode>(imports()[0], state, params_, device, check_bounds);
 }
 
 PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {

@@ -23,8 +23,9 @@ class AotExecutorFactoryNode : public ModuleNode {
 
   const std::string& module_name() const { return module_name_; }
   const ParamList& params() const { return *params_; }
-  // A new executor on `device`. Throws kInvalidArgument (device), kNotFound/kFormatError (model).
-  ObjectPtr<AotExecutorNode> CreateExecutor(DLDevice device);
+  // A new executor on `device`, checking bounds when `check_bounds` or AOTRT_CHECK_BOUNDS=1.
+  // Throws kInvalidArgument (device, bad AOTRT_CHECK_BOUNDS), kNotFound/kFormatError (model).
+  ObjectPtr<AotExecutorNode> CreateExecutor(DLDevice device, bool check_bounds = false);
 
  private:
   std::string module_name_;

@@ -143,8 +143,8 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const std::string& what) {
   return md;
 }
 
-NDArray BuildConstantPool(const ModelMetadata& md, const std::string& what) {
-  if (md.constants.empty()) return NDArray();
+PoolBuffer BuildConstantPool(const ModelMetadata& md, const std::string& what) {
+  if (md.constants.empty()) return PoolBuffer();
   std::vector<NDArray> arrays;
   uint64_t size = 0;
   for (const ConstantSpec& c : md.constants) {
@@ -157,10 +157,10 @@ NDArray BuildConstantPool(const ModelMetadata& md, const std::string& what) {
     size = std::max<uint64_t>(size, static_cast<uint64_t>(c.byte_offset) + a.NumBytes());
     arrays.push_back(a);
   }
-  NDArray pool = NDArray::Empty({static_cast<int64_t>(size)}, DLDataType{kDLUInt, 8, 1});
+  PoolBuffer pool("global_const_workspace", static_cast<size_t>(size));
   for (size_t i = 0; i < arrays.size(); ++i) {
     if (arrays[i].NumBytes()) {
-      std::memcpy(static_cast<char*>(pool.data()) + md.constants[i].byte_offset, arrays[i].data(), arrays[i].NumBytes());
+      std::memcpy(pool.data() + md.constants[i].byte_offset, arrays[i].data(), arrays[i].NumBytes());
     }
   }
   return pool;

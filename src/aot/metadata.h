@@ -10,9 +10,9 @@
 #include <dlpack/dlpack.h>
 #include <tvm/runtime/metadata_types.h>
 
-#include "module/model_contract.h"
-
+#include "aot/pool_buffer.h"
 #include "aotrt/ndarray.h"
+#include "module/model_contract.h"
 
 namespace aotrt {
 
@@ -54,8 +54,9 @@ struct ModelMetadata {
 ModelMetadata ReadMetadata(const TVMMetadata* md, const std::string& what);
 
 // The constant pool of a memory-planned model: one uint8 array holding every constant at its
-// byte offset. Empty (undefined) when the model has no constants.
-NDArray BuildConstantPool(const ModelMetadata& md, const std::string& what);
+// byte offset, with tail slack so that generated code reading a little past it does not fault.
+// Undefined when the model has no constants.
+PoolBuffer BuildConstantPool(const ModelMetadata& md, const std::string& what);
 
 // TVM's SanitizeName: every character that is not alphanumeric becomes '_'.
 std::string SanitizeName(const std::string& name);

@@ -48,9 +48,9 @@ Model Model::LoadFromMemory(const void* data, size_t size) { return FromModule(M
 
 const std::string& Model::name() const { return info_->factory->module_name(); }
 
-Executor Model::CreateExecutor(DLDevice device) const {
+Executor Model::CreateExecutor(DLDevice device, const ExecutorOptions& options) const {
   AOTRT_REQUIRE(info_ != nullptr, kInvalidArgument, "CreateExecutor on an empty Model");
-  ObjectPtr<AotExecutorNode> node = info_->factory->CreateExecutor(device);
+  ObjectPtr<AotExecutorNode> node = info_->factory->CreateExecutor(device, options.check_bounds);
   Executor ex(Module(node), node.get(), &info_->inputs, &info_->outputs);
   ex.info_ = info_;
   return ex;
@@ -60,6 +60,7 @@ const std::vector<TensorInfo>& Model::Inputs() const { return info_->inputs; }
 const std::vector<TensorInfo>& Model::Outputs() const { return info_->outputs; }
 
 size_t Model::WorkspaceBytes() const { return info_->state->WorkspaceBytes(); }
+size_t Model::SlackBytes() const { return info_->state->WorkspaceSlackBytes(); }
 size_t Model::ConstantBytes() const { return info_->state->ConstantBytes(); }
 size_t Model::ParamBytes() const { return ParamListBytes(info_->factory->params()); }
 
@@ -90,5 +91,6 @@ NDArray Executor::GetInput(size_t index) { return node_->GetInput(index); }
 NDArray Executor::GetOutput(size_t index) const { return node_->GetOutput(index); }
 void Executor::CopyOutputTo(size_t index, DLTensor* out) const { node_->CopyOutputTo(index, out); }
 void Executor::Run() { node_->Run(); }
+bool Executor::ChecksBounds() const { return node_->check_bounds(); }
 
 }  // namespace aotrt

@@ -1,6 +1,7 @@
 #include "aot/model_state.h"
 
 #include "base/error_util.h"
+#include "base/tail_slack.h"
 #include "module/library_module.h"
 
 namespace aotrt {
@@ -58,6 +59,12 @@ size_t ModelState::WorkspaceBytes() const {
   return total;
 }
 
+size_t ModelState::WorkspaceSlackBytes() const {
+  size_t total = 0;
+  for (const TensorSpec& p : md.workspace_pools) total += TailSlack(p.bytes);
+  return total;
+}
+
 PackedFunc MetadataModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "get_metadata") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetHandle(const_cast<TVMMetadata*>(State()->raw)); });
@@ -75,6 +82,7 @@ std::shared_ptr<const ModelState> MetadataModuleNode::State() {
   state->raw = FetchRawMetadata(self, state->library_name);
   state->md = ReadMetadata(state->raw, state->library_name);
   state->constant_pool = BuildConstantPool(state->md, state->library_name);
+  state->constant_pool_shape = {static_cast<int64_t>(state->constant_pool.bytes())};
   std::string entry = state->md.EntryName();
   if (LibraryModuleNode* lib = FindLibraryDefining(this, entry)) {
     state->entry = reinterpret_cast<TVMBackendPackedCFunc>(lib->library().Lookup(entry));

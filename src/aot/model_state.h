@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <tvm/runtime/c_backend_api.h>
 
@@ -16,7 +17,8 @@ namespace aotrt {
 struct ModelState {
   const TVMMetadata* raw = nullptr;
   ModelMetadata md;
-  NDArray constant_pool;                  // undefined when the model has no constants
+  PoolBuffer constant_pool;               // undefined when the model has no constants
+  std::vector<int64_t> constant_pool_shape;  // {constant_pool.bytes()}, for the entry's DLTensor
   TVMBackendPackedCFunc entry = nullptr;  // direct pointer when a library module defines the entry
   PackedFunc entry_packed;                // otherwise the packed function found through imports
   std::string library_name;               // names the model library in messages
@@ -24,7 +26,10 @@ struct ModelState {
   // Bytes of every workspace pool (each executor allocates its own).
   size_t WorkspaceBytes() const;
   // Bytes of the constant pool (one, shared by every executor).
-  size_t ConstantBytes() const { return constant_pool.defined() ? constant_pool.NumBytes() : 0; }
+  size_t ConstantBytes() const { return constant_pool.bytes(); }
+  // Bytes of tail slack one executor adds (its workspace pools), and the shared constant pool's.
+  size_t WorkspaceSlackBytes() const;
+  size_t ConstantSlackBytes() const { return constant_pool.slack(); }
 };
 
 // The `metadata_module` node: gives `get_metadata` and the shared ModelState.

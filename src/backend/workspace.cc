@@ -1,15 +1,37 @@
 #include "backend/workspace.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
 #include "base/error_util.h"
 #include "base/last_error.h"
+#include "base/tail_slack.h"
 
 namespace aotrt {
 
 // Mirrors the calling thread's pool's used_.size(), readable without touching the pool object.
 __thread size_t t_workspace_blocks_in_use __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+struct CheckState {
+  bool active;
+  WorkspaceOverrun first;
+};
+__thread CheckState t_check __attribute__((tls_model("initial-exec"))) = {false, {0, 0}};
+}  // namespace
+
+WorkspaceBoundsCheck::WorkspaceBoundsCheck() : saved_active_(t_check.active), saved_first_(t_check.first) {
+  t_check.active = true;
+  t_check.first = WorkspaceOverrun{0, 0};
+}
+
+WorkspaceBoundsCheck::~WorkspaceBoundsCheck() {
+  t_check.active = saved_active_;
+  t_check.first = saved_first_;
+}
+
+WorkspaceOverrun WorkspaceBoundsCheck::overrun() const { return t_check.first; }
 
 namespace {
 
@@ -19,8 +41,24 @@ constexpr uint64_t kMaxWorkspace = uint64_t{1} << 46;  // refuse absurd requests
 
 struct Block {
   void* ptr;
-  size_t size;
+  size_t size;         // capacity
+  size_t requested;    // bytes asked for by the current user
+  size_t canary;       // canary bytes after `requested` (checking mode), else 0
 };
+
+// Checking mode: the slack a pool of the requested size would get (TailSlack), as far as the block
+// has it: page rounding or a reused bigger block may leave far more, which would cost a fill and a
+// compare of up to a page per block and run for little gain.
+void ArmCanary(Block* b) {
+  b->canary = t_check.active ? std::min(b->size - b->requested, TailSlack(b->requested)) : 0;
+  if (b->canary) FillCanary(static_cast<char*>(b->ptr) + b->requested, b->canary);
+}
+
+void CheckCanary(const Block& b) {
+  if (!b.canary) return;
+  size_t damage = CanaryDamage(static_cast<const char*>(b.ptr) + b.requested, b.canary);
+  if (damage && t_check.active && t_check.first.bytes_past == 0) t_check.first = WorkspaceOverrun{damage, b.requested};
+}
 
 class WorkspacePool {
  public:
@@ -38,7 +76,8 @@ class WorkspacePool {
       SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: request of ", nbytes, " bytes is too large"));
       return nullptr;
     }
-    size_t size = nbytes == 0 ? kPageSize : (nbytes + kPageSize - 1) / kPageSize * kPageSize;
+    // Page-rounded like TVM, plus at least a cache line of slack (base/tail_slack.h).
+    size_t size = (nbytes + kCacheLine + kPageSize - 1) / kPageSize * kPageSize;
     size_t best = free_.size();
     for (size_t i = 0; i < free_.size(); ++i) {
       if (free_[i].size >= size && (best == free_.size() || free_[i].size < free_[best].size)) best = i;
@@ -54,9 +93,11 @@ class WorkspacePool {
         SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: cannot allocate ", nbytes, " bytes"));
         return nullptr;
       }
-      b = Block{p, size};
+      b = Block{p, size, 0, 0};
       bytes_ += size;
     }
+    b.requested = nbytes;
+    ArmCanary(&b);
     used_.push_back(b);
     t_workspace_blocks_in_use = used_.size();
     return b.ptr;
@@ -66,6 +107,7 @@ class WorkspacePool {
     // Allocations are nearly always freed last-in first-out: search from the back.
     for (size_t i = used_.size(); i-- > 0;) {
       if (used_[i].ptr != ptr) continue;
+      CheckCanary(used_[i]);
       free_.push_back(used_[i]);
       used_.erase(used_.begin() + static_cast<std::ptrdiff_t>(i));
       t_workspace_blocks_in_use = used_.size();

@@ -1,6 +1,7 @@
 // Per-thread workspace memory for generated code (TVMBackendAllocWorkspace / FreeWorkspace).
 //
-// Each thread owns a pool of 64-byte aligned blocks rounded up to 4 KiB. Freed blocks are kept and
+// Each thread owns a pool of 64-byte aligned blocks of the request plus at least 64 bytes of tail
+// slack (base/tail_slack.h), rounded up to 4 KiB. Freed blocks are kept and
 // reused best-fit, so a warm pool serves a model's allocations without calling malloc. Blocks are
 // released when the thread exits. Not shared between threads: a block must be freed on the thread
 // that allocated it.
@@ -21,6 +22,28 @@ bool WorkspaceFree(void* ptr);
 extern __thread size_t t_workspace_blocks_in_use __attribute__((tls_model("initial-exec")));
 inline size_t WorkspaceMark() { return t_workspace_blocks_in_use; }
 void WorkspaceReleaseTo(size_t mark);
+// Checking mode for the blocks of one model run (the executor's check_bounds): while an object
+// of this class lives, blocks allocated on this thread get a canary in their slack, checked when
+// freed. The first damaged block is recorded. Scoped to the thread that creates it; nests (the
+// outer check resumes when an inner one ends). Blocks freed through WorkspaceReleaseTo are not
+// checked.
+struct WorkspaceOverrun {
+  size_t bytes_past;   // 0: no overrun seen
+  size_t block_bytes;  // the bytes the model asked for
+};
+class WorkspaceBoundsCheck {
+ public:
+  WorkspaceBoundsCheck();
+  ~WorkspaceBoundsCheck();
+  WorkspaceBoundsCheck(const WorkspaceBoundsCheck&) = delete;
+  WorkspaceBoundsCheck& operator=(const WorkspaceBoundsCheck&) = delete;
+  WorkspaceOverrun overrun() const;
+
+ private:
+  bool saved_active_;
+  WorkspaceOverrun saved_first_;
+};
+
 // Bytes currently held by this thread's pool (in use + cached), for tests and benchmarks.
 size_t WorkspacePoolBytes();
 

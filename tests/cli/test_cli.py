@@ -204,6 +204,35 @@ def test_log_level_environment(args, tmp):
     rc, err = inspect_with("loud")
     check(rc == 0 and "AOTRT_LOG_LEVEL=loud is not a level" in err and "[debug]" not in err,
           "an unknown AOTRT_LOG_LEVEL is not reported: %r" % err)
+def test_overrun(args, tmp):
+    """Models that write past their workspace (issue 10): exact outputs by default; --check-bounds
+    and AOTRT_CHECK_BOUNDS=1 turn the write into an error naming the model, pool and bytes."""
+    for name, needle in [("overrun_usmp_llvm", "tvmgen_default wrote 24 bytes past workspace pool "
+                          "'global_workspace' (248 bytes)"),
+                         ("overrun_ws_c", "tvmgen_default wrote 8 bytes past a TVMBackendAllocWorkspace "
+                          "block (4,096 bytes)")]:
+        so = os.path.join(args.models, name + ".so")
+        case_dir = os.path.join(args.models, name + ".case")
+        cmd = ["run", so, "-o", os.path.join(tmp, name)]
+        for f in sorted(os.listdir(os.path.join(case_dir, "inputs"))):
+            cmd += ["--input", "%s=%s" % (f[:-4], os.path.join(case_dir, "inputs", f))]
+        rc, out, err = aotrt(args, *cmd)
+        check(rc == 0, "run %s: %s" % (name, err))
+        if rc == 0:
+            got = np.load(os.path.join(tmp, name, "output0.npy"))
+            want = np.load(os.path.join(case_dir, "expected", "output0.npy"))
+            check(got.tobytes() == want.tobytes() and got.dtype == want.dtype, "%s: output differs" % name)
+        expect_error(args, 2, needle, *(cmd + ["--check-bounds"]))
+        env = dict(os.environ, AOTRT_CHECK_BOUNDS="1")
+        p = subprocess.run([args.aotrt] + cmd, capture_output=True, text=True, timeout=300, env=env)
+        check(p.returncode == 2 and needle in p.stderr, "%s with AOTRT_CHECK_BOUNDS=1: %d %r" % (name, p.returncode,
+                                                                                              p.stderr))
+    rc, out, err = aotrt(args, "run", args.sample, "--check-bounds")
+    check(rc == 0, "digits with --check-bounds: %s" % err)
+    rc, out, err = aotrt(args, "bench", args.sample, "--check-bounds", "--repeat", "5")
+    check(rc == 0 and "throughput" in out, "bench --check-bounds: %s" % err)
+    rc, out, err = aotrt(args, "inspect", os.path.join(args.models, "overrun_usmp_llvm.so"), "--json")
+    check(rc == 0 and json.loads(out).get("workspace_slack_bytes") == 72, "inspect slack: %s %s" % (out, err))
 
 
 def main():
@@ -212,11 +241,14 @@ def main():
     ap.add_argument("--sample", required=True, help="built digits.so")
     ap.add_argument("--sample-src", required=True, help="samples/digits source folder")
     ap.add_argument("--fixtures", default="", help="folder of real TVM exports (*/model.so); skipped if absent")
+    ap.add_argument("--models", default="", help="folder of generated test models (NAME.so, NAME.case/)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         test_sample(args, tmp)
         test_errors(args, tmp)
         test_log_level_environment(args, tmp)
+        if args.models:
+            test_overrun(args, tmp)
         if args.fixtures and os.path.isdir(args.fixtures):
             test_fixtures(args, tmp)
         else:

@@ -29,6 +29,10 @@ struct Case {
   std::vector<aotrt::NDArray> expected;
   std::string expect_error;
   bool system_lib = false;
+  // Models that write past their workspace on purpose (case.json "overrun"); 0 bytes: none.
+  size_t overrun_bytes = 0;
+  std::string overrun_pool;       // USMP pool name; empty: a TVMBackendAllocWorkspace block
+  size_t overrun_buffer_bytes = 0;
 };
 
 inline bool IsDir(const std::string& p) {
@@ -66,6 +70,12 @@ inline Case LoadCase(const std::string& dir, const std::string& library) {
   c.mod_name = j.at("mod_name").get<std::string>();
   c.system_lib = j.value("system_lib", false);
   c.expect_error = j.value("expect_error", "");
+  if (j.contains("overrun")) {
+    const auto& o = j.at("overrun");
+    c.overrun_bytes = o.at("bytes").get<size_t>();
+    c.overrun_pool = o.at("pool").is_null() ? "" : o.at("pool").get<std::string>();
+    c.overrun_buffer_bytes = o.at("buffer_bytes").get<size_t>();
+  }
   if (j.contains("params") && j.contains("constants")) c.params = j.at("params").get<std::vector<std::string>>();
   for (auto& kv : j.at("inputs").items()) {
     c.input_names.push_back(kv.key());

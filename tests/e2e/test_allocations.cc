@@ -25,6 +25,26 @@ TEST(Allocations, RunAllocatesNothing) {
   }
 }
 
+TEST(Allocations, RunCheckingBoundsAllocatesNothing) {
+  if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
+  ExecutorOptions checking;
+  checking.check_bounds = true;
+  int checked = 0;
+  for (const std::string& name : GeneratedCaseNames()) {
+    Case c = GeneratedCase(name);
+    if (!c.expect_error.empty() || c.overrun_bytes) continue;
+    Executor ex = Model::Load(c.library).CreateExecutor(DLDevice{kDLCPU, 0}, checking);
+    SetCaseInputs(c, ex);
+    ex.Run();
+    int64_t before = CurrentAllocStats().calls;
+    for (int i = 0; i < 100; ++i) ex.Run();
+    EXPECT_EQ(CurrentAllocStats().calls - before, 0) << name << ": Run() allocated";
+    ExpectOutputsMatch(c, ex);
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
 TEST(Allocations, RunThroughTVMFuncCallAllocatesNothing) {
   if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
   Case c = GeneratedCase("multi_io_llvm");

@@ -521,3 +521,48 @@ def test_data_sources(built, tmp_path):
     rc, outs = run_model(built, ctypes.cast(lib.tvmgen_default___tvm_main__, ctypes.c_void_p).value, md,
                          {"x": model.inputs[0].raw})
     assert rc == 0 and outs == [r, cls]
+
+
+def test_overrun_op_attribute():
+    """attr "overrun" (issue 10): the operator stores N bytes past its result, which must end the
+    USMP workspace pool or be a workspace block; the case records what a bounds check reports."""
+    from aotgen import emit_c, spec
+    from aotgen.ops import SpecError
+
+    def build(usmp, ops, outputs=("y",)):
+        return spec.build({"usmp": usmp, "inputs": [{"name": "a", "shape": [3, 5], "dtype": "int32"}],
+                           "ops": ops, "outputs": list(outputs)}, "ovr")
+    ok = [{"op": "relu", "args": ["a"], "out": "h"},
+          {"op": "relu", "args": ["h"], "out": "d", "overrun": 24},
+          {"op": "add", "args": ["d", "a"], "out": "y"}]
+    for usmp in (True, False):
+        model = build(usmp, ok)
+        code = emit_c.generate(model)
+        assert "for (int64_t i = 0; i < 24; ++i)" in code
+        assert "((volatile uint8_t*)out)[60 + i]" in code     # d: 15 int32 = 60 bytes
+    assert build(True, ok).ws_pool_size == 64 + 60             # h at 0, d at 64 (16-aligned)
+    bad = [
+        ([{"op": "relu", "args": ["a"], "out": "y", "overrun": 4}], "outputs are caller memory"),
+        ([{"op": "relu", "args": ["a"], "out": "h", "overrun": 0},
+          {"op": "add", "args": ["h", "a"], "out": "y"}], "positive"),
+    ]
+    for ops, msg in bad:
+        with pytest.raises(SpecError, match=msg):
+            build(False, ops)
+    not_last = [{"op": "relu", "args": ["a"], "out": "h", "overrun": 4},
+                {"op": "relu", "args": ["h"], "out": "d"},
+                {"op": "add", "args": ["d", "a"], "out": "y"}]
+    build(False, not_last)                                     # a block of its own: fine
+    with pytest.raises(SpecError, match="end of the workspace pool"):
+        build(True, not_last)
+
+
+def test_overrun_case_json(tmp_path):
+    from aotgen import casegen
+    from aotgen import spec
+    for name, expect in [("overrun_usmp_llvm", {"bytes": 24, "pool": "global_workspace", "buffer_bytes": 248}),
+                         ("overrun_ws_c", {"bytes": 8, "pool": None, "buffer_bytes": 4096})]:
+        model = spec.load_file(os.path.join(HERE, "specs", name + ".json"))
+        casegen.write_case(model, str(tmp_path / (name + ".case")))
+        with open(tmp_path / (name + ".case") / "case.json") as f:
+            assert json.load(f)["overrun"] == expect

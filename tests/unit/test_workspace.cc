@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -50,4 +51,40 @@ TEST(Workspace, PoolsArePerThread) {
   t.join();
   EXPECT_EQ(rc, -1);  // another thread's pool does not know it
   EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, mine), 0);
+}
+
+TEST(Workspace, BlocksHaveTailSlack) {
+  for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{4096}, uint64_t{4096 - 63}, uint64_t{1} << 20}) {
+    auto* p = static_cast<unsigned char*>(TVMBackendAllocWorkspace(kDLCPU, 0, n, 0, 0));
+    ASSERT_NE(p, nullptr);
+    std::memset(p, 1, n + 64);  // a cache line past the request is the runtime's own memory
+    EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, p), 0);
+  }
+}
+
+TEST(Workspace, BoundsCheckRecordsTheFirstOverrunOnFree) {
+  {
+    aotrt::WorkspaceBoundsCheck check;
+    auto* a = static_cast<unsigned char*>(TVMBackendAllocWorkspace(kDLCPU, 0, 1000, 0, 0));
+    auto* b = static_cast<unsigned char*>(TVMBackendAllocWorkspace(kDLCPU, 0, 4096, 0, 0));
+    std::memset(a, 0, 1000);
+    std::memset(b, 0, 4096 + 8);
+    EXPECT_EQ(check.overrun().bytes_past, 0u);  // seen when freed
+    EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, b), 0);
+    a[1000 + 30] = 0;
+    EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, a), 0);  // the first one is kept
+    EXPECT_EQ(check.overrun().bytes_past, 8u);
+    EXPECT_EQ(check.overrun().block_bytes, 4096u);
+    {
+      aotrt::WorkspaceBoundsCheck inner;
+      EXPECT_EQ(inner.overrun().bytes_past, 0u);
+    }
+    EXPECT_EQ(check.overrun().bytes_past, 8u);  // resumed
+  }
+  // Without a check nothing is recorded, even for a block reused from a checked run.
+  auto* c = static_cast<unsigned char*>(TVMBackendAllocWorkspace(kDLCPU, 0, 1000, 0, 0));
+  std::memset(c, 0, 1100);
+  EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, c), 0);
+  aotrt::WorkspaceBoundsCheck after;
+  EXPECT_EQ(after.overrun().bytes_past, 0u);
 }

@@ -37,6 +37,13 @@ def write_case(model, case_dir):
     for t, san in zip(model.inputs, model.sanitized_inputs):
         sub = "params" if t.name in param_names else "inputs"
         _write(os.path.join(case_dir, sub, san + ".npy"), binfmt.npy(t.dtype, t.shape, t.raw))
+    overrun = [n for n in model.nodes if n.attrs.get("overrun")]
+    if overrun:
+        # what a bounds check must report: the bytes past, and the pool (USMP) or block written past
+        n = overrun[0]
+        case["overrun"] = {"bytes": n.attrs["overrun"],
+                           "pool": "global_workspace" if model.usmp else None,
+                           "buffer_bytes": model.ws_pool_size if model.usmp else n.out.nbytes}
     if model.expect_error:
         case["expect_error"] = model.expect_error
     else:

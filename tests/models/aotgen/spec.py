@@ -111,6 +111,25 @@ def _tensor_decl(entry, what):
         raise SpecError("%s needs %s" % (what, e)) from None
 
 
+def _check_overruns(nodes, usmp, intermediates):
+    """attr "overrun": N makes the operator store N bytes past its result's buffer (issue 10: a
+    vector store past a planned buffer). Only where that buffer is runtime memory with nothing of
+    the model after it: a TVMBackendAllocWorkspace block, or the last buffer of the USMP pool."""
+    ends = max((t.offset + t.nbytes for t in intermediates), default=0)
+    for n in nodes:
+        k = n.attrs.get("overrun")
+        if k is None:
+            continue
+        if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
+            raise SpecError("op %s: overrun must be a positive number of bytes" % n.op.name)
+        if n.out.kind != "intermediate" or n.op.name in ("fail", "argsort"):
+            raise SpecError("op %s: overrun needs a computed intermediate result (outputs are caller memory)"
+                            % n.op.name)
+        if usmp and n.out.offset + n.out.nbytes != ends:
+            raise SpecError("op %s: with usmp, overrun needs the result at the end of the workspace pool "
+                            "(else it overwrites another planned buffer)" % n.op.name)
+
+
 def load_file(path):
     with open(path) as f:
         spec = json.load(f)
@@ -212,6 +231,7 @@ def build(spec, name, base_dir="."):
         seen[base] = k + 1
         node.symbol = base if k == 0 else "%s_%d" % (base, k)
 
+    _check_overruns(nodes, usmp, intermediates)
     fails = [n for n in nodes if n.op.name == "fail"]
     model = Model(
         name=name, mod_name=mod_name, flavour=flavour, system_lib=system_lib,
