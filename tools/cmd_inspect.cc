@@ -40,7 +40,8 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
   nlohmann::ordered_json j = {
       {"path", o.path},
       {"model_names", d.model_names},
-      {"mod_name", d.mod_name},
+      {"mod_name", d.model_names.empty() ? std::string() : d.model_names.front()},
+      {"symbol_prefix", d.mod_name},
       {"flavour", d.flavour},
       {"flavour_reason", d.flavour_reason},
       {"inputs", TensorsJson(m.Inputs())},

@@ -32,6 +32,9 @@ class AOTRT_API ModuleNode : public Object {
   // alive). Throws only for errors other than "not found".
   virtual PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) = 0;
   virtual int GetPropertyMask() const { return 0; }
+  // What to tell a caller who asked for the missing function `name` (e.g. the names that do
+  // exist), or "". Used in the messages of GetFunctionOrThrow.
+  virtual std::string MissingFunctionHint(const std::string& name) const { (void)name; return std::string(); }
   // The module's payload in the blob format of its type key. Throws kNotImplemented by default.
   virtual std::string SaveToBinary() const;
 

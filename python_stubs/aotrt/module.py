@@ -24,8 +24,16 @@ class Module:
         check_call(_ffi.TVMModGetFunction(self.handle, _ffi.c_str(name), 1 if query_imports else 0,
                                           ctypes.byref(h)))
         if not h.value:
-            raise FunctionNotFoundError("Module has no function '%s'" % name)
+            raise FunctionNotFoundError("Module has no function '%s'%s" % (name, self._missing_function_hint(name)))
         return PackedFunc(h.value)
+
+    def _missing_function_hint(self, name):
+        """For a model library: the models it does hold, and how to create an executor."""
+        if self.type_key != "AotExecutorFactory" or name == "list_module_names":
+            return ""
+        names = [str(n) for n in self["list_module_names"]()]
+        return ": the library's model%s %s; create an executor with lib[%r](device)" % (
+            "s are" if len(names) > 1 else " is", ", ".join(repr(n) for n in names), names[0] if names else "default")
 
     def __getitem__(self, name):
         if not isinstance(name, str):
@@ -110,14 +118,26 @@ def load_module(path, fmt=""):
 
     ``path`` is a shared library (``.so``) or, as TVM's ``load_module`` accepts, an object export
     (``.tar`` of objects or ``.o``, e.g. a system-lib build), which the runtime links into a
-    temporary shared library with the system C compiler (``$CC``, default ``cc``) and loads."""
+    temporary shared library with the system C compiler (``$CC``, default ``cc``) and loads.
+
+    A shared library that is not a TVM export (it has no module blob) is refused here, with
+    TVMNotImplementedError naming the file, rather than failing at its first call."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ValueError("cannot find file %s" % path)
     path = os.path.realpath(path)
     h = ctypes.c_void_p()
     check_call(_ffi.TVMModLoadFromFile(_ffi.c_str(path), _ffi.c_str(fmt), ctypes.byref(h)))
-    return Module(h.value)
+    return _require_model(Module(h.value), path)
+
+
+def _require_model(mod, what):
+    # A blob-less library loads as a bare 'library' module: nothing aotrt can run.
+    if mod.type_key == "library" and not mod.imports:
+        raise TVMNotImplementedError(
+            "%s is a shared library but not a TVM export: it has no __tvm_dev_mblob (module blob). Export the model "
+            "with relay.build(..., executor=Executor(\"aot\", ...)) and lib.export_library(path)" % what)
+    return mod
 
 
 def load_module_from_bytes(data):
@@ -125,7 +145,7 @@ def load_module_from_bytes(data):
     data = bytes(data)
     h = ctypes.c_void_p()
     check_call(_ffi.AOTRTModLoadFromMemory(data, len(data), ctypes.byref(h)))
-    return Module(h.value)
+    return _require_model(Module(h.value), "the %d bytes given" % len(data))
 
 
 def system_lib(symbol_prefix=""):

@@ -9,10 +9,10 @@ import pytest
 from conftest import Case, model_path
 
 OVERRUN = {
-    "overrun_usmp_llvm": "tvmgen_default wrote 24 bytes past workspace pool 'global_workspace' (248 bytes)",
-    "overrun_usmp_c": "tvmgen_default wrote 24 bytes past workspace pool 'global_workspace' (60 bytes)",
-    "overrun_ws_llvm": "tvmgen_default wrote 24 bytes past a TVMBackendAllocWorkspace block (4,096 bytes)",
-    "overrun_ws_c": "tvmgen_default wrote 8 bytes past a TVMBackendAllocWorkspace block (4,096 bytes)",
+    "overrun_usmp_llvm": "model 'default' wrote 24 bytes past workspace pool 'global_workspace' (248 bytes)",
+    "overrun_usmp_c": "model 'default' wrote 24 bytes past workspace pool 'global_workspace' (60 bytes)",
+    "overrun_ws_llvm": "model 'default' wrote 24 bytes past a TVMBackendAllocWorkspace block (4,096 bytes)",
+    "overrun_ws_c": "model 'default' wrote 8 bytes past a TVMBackendAllocWorkspace block (4,096 bytes)",
 }
 
 

@@ -46,7 +46,7 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
   for (const TensorSpec& t : md.inputs) valid += (valid.empty() ? "'" : ", '") + t.name + "'";
   std::string sanitized = SanitizeName(name);
   return StrCat("Invalid input name. '", name, "'", sanitized != name ? " (sanitized '" + sanitized + "')" : "",
-                " is not an input of ", md.mod_name, "; valid names: ", valid.empty() ? "none" : valid);
+                " is not an input of ", md.DisplayName(), "; valid names: ", valid.empty() ? "none" : valid);
 }
 
 AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ModelState> model,
@@ -76,7 +76,7 @@ AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::sha
     for (const NamedArray& p : *params_) {
       auto it = md.input_index.find(SanitizeName(p.name));
       if (it == md.input_index.end()) {
-        AOTRT_LOG_WARN("factory param '", p.name, "' is not an input of ", md.mod_name, "; ignored");
+        AOTRT_LOG_WARN("factory param '", p.name, "' is not an input of ", md.DisplayName(), "; ignored");
         continue;
       }
       CheckTensor("param for input", it->second, md.inputs[it->second], p.array.tensor());
@@ -119,7 +119,7 @@ void AotExecutorNode::BindOwnInput(size_t i) {
 }
 
 void AotExecutorNode::CheckIndex(const char* kind, size_t i, size_t n) const {
-  AOTRT_REQUIRE(i < n, kOutOfRange, kind, " index ", i, " out of range: ", model_->md.mod_name, " has ", n, " ", kind,
+  AOTRT_REQUIRE(i < n, kOutOfRange, kind, " index ", i, " out of range: ", model_->md.DisplayName(), " has ", n, " ", kind,
                 n == 1 ? "" : "s");
 }
 
@@ -149,7 +149,7 @@ size_t AotExecutorNode::InputIndex(const std::string& name) const {
 size_t AotExecutorNode::OutputIndex(const std::string& name) const {
   auto it = model_->md.output_index.find(name);
   if (it == model_->md.output_index.end()) {
-    AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", model_->md.mod_name,
+    AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", model_->md.DisplayName(),
                 "; outputs are named output0 .. output", model_->md.outputs.size() - 1);
   }
   return it->second;
@@ -217,17 +217,16 @@ void AotExecutorNode::RunChecked() {
     for (PoolBuffer& p : workspace_pools_) p.TakeOverrun();  // the next run is checked afresh
     throw;
   }
-  const std::string& mod = model_->md.mod_name;
   for (PoolBuffer& p : workspace_pools_) {
     size_t past = p.TakeOverrun();
     if (past && what.empty()) {
-      what = StrCat(mod, " wrote ", GroupedNumber(past), " byte", past == 1 ? "" : "s", " past workspace pool '", p.name(),
+      what = StrCat(model_->md.DisplayName(), " wrote ", GroupedNumber(past), " byte", past == 1 ? "" : "s", " past workspace pool '", p.name(),
                     "' (", GroupedNumber(p.bytes()), " bytes)");
     }
   }
   WorkspaceOverrun w = blocks.overrun();
   if (w.bytes_past && what.empty()) {
-    what = StrCat(mod, " wrote ", GroupedNumber(w.bytes_past), " byte", w.bytes_past == 1 ? "" : "s",
+    what = StrCat(model_->md.DisplayName(), " wrote ", GroupedNumber(w.bytes_past), " byte", w.bytes_past == 1 ? "" : "s",
                   " past a TVMBackendAllocWorkspace block (", GroupedNumber(w.block_bytes), " bytes)");
   }
   if (!what.empty()) {
@@ -254,7 +253,7 @@ void AotExecutorNode::CallEntry() {
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
       const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
-      AOTRT_THROW(kModelError, "model ", model_->md.mod_name, " (", model_->library_name, ") failed: ",
+      AOTRT_THROW(kModelError, model_->md.DisplayName(), " (", model_->library_name, ") failed: ",
                   msg ? msg : "the entry function returned an error without a message");
     }
   } else {

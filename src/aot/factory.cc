@@ -47,6 +47,11 @@ ObjectPtr<AotExecutorNode> AotExecutorFactoryNode::CreateExecutor(DLDevice devic
   return MakeObject<AotExecutorNode>(imports()[0], state, params_, device, check_bounds);
 }
 
+std::string AotExecutorFactoryNode::MissingFunctionHint(const std::string&) const {
+  return "the library's model is '" + module_name_ + "': create an executor with lib[\"" + module_name_ +
+         "\"](device)";
+}
+
 PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == module_name_) {
     return PackedFunc([this, self](TVMArgs args, TVMRetValue* rv) {

@@ -18,6 +18,7 @@ class AotExecutorFactoryNode : public ModuleNode {
   const char* type_key() const override { return "AotExecutorFactory"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  std::string MissingFunctionHint(const std::string& name) const override;
   // Payload of ABI.md 6.3: u64 count, names, arrays, module name.
   std::string SaveToBinary() const override;
 

@@ -101,6 +101,14 @@ std::vector<PoolArg> PoolArguments(const ModelMetadata& md) {
 
 }  // namespace
 
+std::string ModelMetadata::DisplayName() const {
+  static const std::string kPrefix = "tvmgen_";  // mangle_module_name (ABI.md 4)
+  std::string user = mod_name.compare(0, kPrefix.size(), kPrefix) == 0 ? mod_name.substr(kPrefix.size())
+                     : mod_name == "tvmgen"                               ? std::string()
+                                                                         : mod_name;
+  return "model '" + user + "'";
+}
+
 std::string SanitizeName(const std::string& name) {
   std::string s = name;
   for (char& c : s) {

@@ -47,6 +47,9 @@ struct ModelMetadata {
   std::unordered_map<std::string, size_t> output_index;  // name -> index
 
   std::string EntryName() const { return mod_name + contract::kEntrySuffix; }
+  // The name the user gave the model (TVM's mod_name, e.g. default; mangled as tvmgen_<name>),
+  // quoted for messages: "model 'default'".
+  std::string DisplayName() const;
   size_t NumArgs() const { return inputs.size() + outputs.size() + pool_args.size(); }
 };
 

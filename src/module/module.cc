@@ -53,7 +53,11 @@ PackedFunc Module::GetFunction(const std::string& name, bool query_imports) cons
 
 PackedFunc Module::GetFunctionOrThrow(const std::string& name, bool query_imports) const {
   PackedFunc f = GetFunction(name, query_imports);
-  AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "module '", node_->type_key(), "' has no function '", name, "'");
+  if (!f) {
+    std::string hint = node_->MissingFunctionHint(name);
+    AOTRT_THROW(kNotFound, "module '", node_->type_key(), "' has no function '", name, "'", hint.empty() ? "" : ": ",
+                hint);
+  }
   return f;
 }
 

@@ -46,6 +46,8 @@ def test_sample(args, tmp):
     check(rc == 0, "inspect --json exit %d: %s" % (rc, err))
     info = json.loads(out)
     check(info["model_names"] == ["default"], "model_names %r" % info["model_names"])
+    check(info["mod_name"] == "default" and info["symbol_prefix"] == "tvmgen_default",
+          "inspect --json: mod_name %r, symbol_prefix %r" % (info.get("mod_name"), info.get("symbol_prefix")))
     check(info["flavour"] == "c", "flavour %r" % info["flavour"])
     check(info["inputs"] == [{"name": "image", "shape": [1, 64], "dtype": "float32", "bytes": 256}],
           "inputs %r" % info["inputs"])
@@ -207,9 +209,9 @@ def test_log_level_environment(args, tmp):
 def test_overrun(args, tmp):
     """Models that write past their workspace (issue 10): exact outputs by default; --check-bounds
     and AOTRT_CHECK_BOUNDS=1 turn the write into an error naming the model, pool and bytes."""
-    for name, needle in [("overrun_usmp_llvm", "tvmgen_default wrote 24 bytes past workspace pool "
+    for name, needle in [("overrun_usmp_llvm", "model 'default' wrote 24 bytes past workspace pool "
                           "'global_workspace' (248 bytes)"),
-                         ("overrun_ws_c", "tvmgen_default wrote 8 bytes past a TVMBackendAllocWorkspace "
+                         ("overrun_ws_c", "model 'default' wrote 8 bytes past a TVMBackendAllocWorkspace "
                           "block (4,096 bytes)")]:
         so = os.path.join(args.models, name + ".so")
         case_dir = os.path.join(args.models, name + ".case")

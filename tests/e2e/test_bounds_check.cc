@@ -24,7 +24,7 @@ std::vector<std::string> OverrunCaseNames() {
 
 // What the error must name: the model, the bytes past, the pool (or block) and its size.
 void ExpectOverrunMessage(const Case& c, const std::string& msg) {
-  std::vector<std::string> parts = {"tvmgen_" + c.mod_name + " wrote " + std::to_string(c.overrun_bytes) + " bytes past",
+  std::vector<std::string> parts = {"model '" + c.mod_name + "' wrote " + std::to_string(c.overrun_bytes) + " bytes past",
                                     c.library};
   if (c.overrun_pool.empty()) {
     parts.push_back("a TVMBackendAllocWorkspace block");

@@ -198,3 +198,27 @@ TEST(ExecutorApi, ExecutorOutlivesItsModel) {
   ex.Run();
   ExpectOutputsMatch(c, ex);
 }
+
+TEST(Names, MissingFactoryFunctionNamesTheModel) {
+  Module lib = Module::LoadFromFile(ModelPath("custom_name"));
+  try {
+    lib.GetFunctionOrThrow("default");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+    EXPECT_NE(msg.find("the library's model is 'unusual_module_name_fred'"), std::string::npos) << msg;
+  }
+}
+
+TEST(Names, MessagesUseTheUsersModelName) {
+  Executor ex = Model::Load(ModelPath("custom_name")).CreateExecutor();
+  try {
+    ex.InputIndex("nonexistent");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("model 'unusual_module_name_fred'"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("tvmgen_"), std::string::npos) << msg;
+  }
+}
