@@ -49,7 +49,7 @@ ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std
       size_t max_len = strtab.sh_size - sym.st_name;
       std::string s(name, strnlen(name, max_len));
       if (sym.st_shndx == SHN_UNDEF) {
-        out.undefined.push_back(s);
+        if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out.undefined.push_back(s);
       } else {
         out.defined.push_back({s, sym.st_size});
       }

@@ -12,6 +12,7 @@
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "module/elf_symbols.h"
+#include "module/symbol_hints.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -73,10 +74,11 @@ class SharedLibrary : public SymbolSource {
   ElfDynamicSymbols symbols_;
 };
 
-bool IsRuntimeSymbol(const std::string& s) { return s.rfind("TVM", 0) == 0; }
-
-// Make libaotrt's own exported symbols globally visible, as TVM's Python does by loading its runtime
-// RTLD_GLOBAL, so `c`-target models resolve TVMBackendAllocWorkspace & co. against us.
+// Make libaotrt's own exported symbols (TVMBackend*, the float16 helpers) globally visible, as
+// TVM's Python does by loading its runtime RTLD_GLOBAL, so models resolve them against us. Done
+// before the first model is opened whatever the caller did: dlsym(RTLD_DEFAULT) from inside
+// libaotrt would find its own symbols even when the library was loaded RTLD_LOCAL, and a model
+// would not. Promoting an object also promotes its dependencies (glibc add_to_global).
 void PromoteSelfToGlobalScope() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -88,19 +90,42 @@ void PromoteSelfToGlobalScope() {
   });
 }
 
-void CheckRuntimeSymbolsResolvable(const ElfDynamicSymbols& syms, const std::string& what) {
+// Whether aotrt itself defines `name` (then a failure to resolve it is a visibility problem).
+bool DefinedByAotrt(const std::string& name) {
+  Dl_info info{};
+  if (!::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScope), &info) || !info.dli_fname) return false;
+  void* self = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!self) return false;
+  bool found = ::dlsym(self, name.c_str()) != nullptr;
+  ::dlclose(self);
+  return found;
+}
+
+// With RTLD_LAZY a function the library calls is looked up only at its first call, and a missing
+// one ends the process ("symbol lookup error"). So every strong undefined symbol is looked up now,
+// in the scope the dynamic linker will use for it: the global scope (the handle of the main program
+// searches the executable, its libraries and every RTLD_GLOBAL load), then the library's own
+// dependency tree (dlsym on its handle). Throws kNotFound naming each missing symbol.
+void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, const std::string& what) {
+  void* global = ::dlopen(nullptr, RTLD_LAZY);
   std::string missing;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    missing.clear();
-    for (const std::string& s : syms.undefined) {
-      if (IsRuntimeSymbol(s) && !::dlsym(RTLD_DEFAULT, s.c_str())) missing += (missing.empty() ? "" : ", ") + s;
-    }
-    if (missing.empty()) return;
-    PromoteSelfToGlobalScope();
+  size_t count = 0;
+  for (const std::string& s : syms.undefined) {
+    if ((global && ::dlsym(global, s.c_str())) || ::dlsym(handle, s.c_str())) continue;
+    std::string hint = DefinedByAotrt(s)
+                           ? "defined by aotrt but not visible in the process's global scope: link the application "
+                             "against libaotrt (with -rdynamic when linking the static library) or dlopen "
+                             "libaotrt.so with RTLD_GLOBAL"
+                           : SymbolProviderHint(s);
+    missing += StrCat("\n  ", s, ": ", hint);
+    ++count;
   }
-  AOTRT_THROW(kNotFound, what, " needs the runtime symbol(s) ", missing,
-              ", which are not visible in the process's global scope: link the application against libaotrt "
-              "(with -rdynamic when linking the static library) or dlopen libaotrt.so with RTLD_GLOBAL");
+  if (global) ::dlclose(global);
+  ::dlerror();  // the failed lookups leave messages behind
+  if (count == 0) return;
+  AOTRT_THROW(kNotFound, what, " needs ", count == 1 ? "a symbol" : StrCat(count, " symbols"),
+              " that nothing in the process provides, so it cannot run (its first call would end the process):",
+              missing);
 }
 
 }  // namespace
@@ -111,12 +136,18 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
     MappedFile file(path, display_name);
     syms = ReadElfDynamicSymbols(file.data(), file.size(), display_name);
   }
-  CheckRuntimeSymbolsResolvable(syms, display_name);
+  PromoteSelfToGlobalScope();
   ::dlerror();
   void* handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (!handle) {
     const char* err = ::dlerror();
     AOTRT_THROW(kIOError, "Failed to load dynamic shared library ", display_name, ": ", err ? err : "unknown error");
+  }
+  try {
+    CheckUndefinedSymbolsResolve(handle, syms, display_name);
+  } catch (...) {
+    ::dlclose(handle);
+    throw;
   }
   AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
   return std::make_shared<SharedLibrary>(handle, display_name, std::move(syms));

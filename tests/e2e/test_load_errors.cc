@@ -82,7 +82,7 @@ TEST(LoadErrors, LibraryWithoutBlobIsNotAnAotModel) {
 TEST(LoadErrors, MissingRuntimeSymbolIsReportedAtLoad) {
   std::string path = DataDir() + "/needs_missing_symbol.so";
   ExpectError([&] { Module::LoadFromFile(path); }, ErrorCode::kNotFound,
-              {"TVMBackendSomethingThatDoesNotExist", "not visible"});
+              {path, "TVMBackendSomethingThatDoesNotExist", "a TVM runtime function that aotrt does not provide"});
 }
 
 TEST(LoadErrors, CorruptBlobInsideARealLibrary) {
