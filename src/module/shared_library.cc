@@ -117,14 +117,14 @@ void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, c
                              "against libaotrt (with -rdynamic when linking the static library) or dlopen "
                              "libaotrt.so with RTLD_GLOBAL"
                            : SymbolProviderHint(s);
-    missing += StrCat("\n  ", s, ": ", hint);
+    missing += StrCat(count ? "; " : "", s, " (", hint, ")");
     ++count;
   }
   if (global) ::dlclose(global);
   ::dlerror();  // the failed lookups leave messages behind
   if (count == 0) return;
   AOTRT_THROW(kNotFound, what, " needs ", count == 1 ? "a symbol" : StrCat(count, " symbols"),
-              " that nothing in the process provides, so it cannot run (its first call would end the process):",
+              " that nothing in the process provides, so it cannot run (its first call would end the process): ",
               missing);
 }
 
