@@ -12,7 +12,7 @@
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "module/elf_symbols.h"
-#include "module/symbol_hints.h"
+#include "module/symbol_check.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -88,44 +88,6 @@ void PromoteSelfToGlobalScope() {
       if (h) ::dlclose(h);  // drops the extra reference; the promotion stays
     }
   });
-}
-
-// Whether aotrt itself defines `name` (then a failure to resolve it is a visibility problem).
-bool DefinedByAotrt(const std::string& name) {
-  Dl_info info{};
-  if (!::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScope), &info) || !info.dli_fname) return false;
-  void* self = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  if (!self) return false;
-  bool found = ::dlsym(self, name.c_str()) != nullptr;
-  ::dlclose(self);
-  return found;
-}
-
-// With RTLD_LAZY a function the library calls is looked up only at its first call, and a missing
-// one ends the process ("symbol lookup error"). So every strong undefined symbol is looked up now,
-// in the scope the dynamic linker will use for it: the global scope (the handle of the main program
-// searches the executable, its libraries and every RTLD_GLOBAL load), then the library's own
-// dependency tree (dlsym on its handle). Throws kNotFound naming each missing symbol.
-void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, const std::string& what) {
-  void* global = ::dlopen(nullptr, RTLD_LAZY);
-  std::string missing;
-  size_t count = 0;
-  for (const std::string& s : syms.undefined) {
-    if ((global && ::dlsym(global, s.c_str())) || ::dlsym(handle, s.c_str())) continue;
-    std::string hint = DefinedByAotrt(s)
-                           ? "defined by aotrt but not visible in the process's global scope: link the application "
-                             "against libaotrt (with -rdynamic when linking the static library) or dlopen "
-                             "libaotrt.so with RTLD_GLOBAL"
-                           : SymbolProviderHint(s);
-    missing += StrCat(count ? "; " : "", s, " (", hint, ")");
-    ++count;
-  }
-  if (global) ::dlclose(global);
-  ::dlerror();  // the failed lookups leave messages behind
-  if (count == 0) return;
-  AOTRT_THROW(kNotFound, what, " needs ", count == 1 ? "a symbol" : StrCat(count, " symbols"),
-              " that nothing in the process provides, so it cannot run (its first call would end the process): ",
-              missing);
 }
 
 }  // namespace
