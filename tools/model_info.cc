@@ -84,7 +84,9 @@ ModelDetails GatherDetails(const std::string& path, const aotrt::Model& model) {
   }
   aotrt::ElfDynamicSymbols syms = aotrt::ReadElfDynamicSymbols(file.data(), file.size(), path);
   for (const std::string& s : syms.undefined) {
-    if (StartsWith(s, "TVM")) d.undefined_runtime_symbols.push_back(s);
+    // TVM's C ABI, and the float16 helpers LLVM <= 14 exports expect from the runtime (ABI.md 10.2)
+    bool half_helper = s == "__gnu_f2h_ieee" || s == "__gnu_h2f_ieee" || s == "__truncdfhf2";
+    if (StartsWith(s, "TVM") || half_helper) d.undefined_runtime_symbols.push_back(s);
   }
   for (const aotrt::ElfSymbol& s : syms.defined) {
     if (StartsWith(s.name, aotrt::contract::kContextPointerPrefix)) d.context_pointers.push_back(s.name);

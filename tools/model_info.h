@@ -29,7 +29,7 @@ struct ModelDetails {
   std::vector<NamedSize> constants;          // inside the constant pool
   uint64_t constant_pool_bytes = 0;
   std::vector<ParamInfo> params;             // factory params (inputs the factory fills)
-  std::vector<std::string> undefined_runtime_symbols;  // TVM* symbols the library needs
+  std::vector<std::string> undefined_runtime_symbols;  // TVM* and float16 helpers the library needs
   std::vector<std::string> context_pointers;           // __TVM* pointer variables it defines
   std::string flavour;                       // "c", "llvm" or "unknown"
   std::string flavour_reason;

@@ -5,6 +5,7 @@
 #include <random>
 
 #include <aotrt/error.h>
+#include <aotrt/half.h>
 
 #include "model_info.h"
 #include "npy.h"
@@ -14,30 +15,6 @@ namespace aotrt_cli {
 namespace {
 
 using aotrt::DataTypeToString;
-
-float HalfToFloat(uint16_t h) {
-  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      int e = -1;
-      do {
-        ++e;
-        man <<= 1;
-      } while ((man & 0x400u) == 0);
-      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
-    }
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 template <typename T>
 double Load(const void* p, int64_t i) {
@@ -53,7 +30,7 @@ double Element(const aotrt::NDArray& a, int64_t i) {
   if (t.lanes == 1) {
     if (t.code == kDLFloat && t.bits == 32) return Load<float>(p, i);
     if (t.code == kDLFloat && t.bits == 64) return Load<double>(p, i);
-    if (t.code == kDLFloat && t.bits == 16) return HalfToFloat(static_cast<uint16_t>(Load<uint16_t>(p, i)));
+    if (t.code == kDLFloat && t.bits == 16) return __gnu_h2f_ieee(static_cast<uint16_t>(Load<uint16_t>(p, i)));
     if (t.code == kDLInt && t.bits == 8) return Load<int8_t>(p, i);
     if (t.code == kDLInt && t.bits == 16) return Load<int16_t>(p, i);
     if (t.code == kDLInt && t.bits == 32) return Load<int32_t>(p, i);

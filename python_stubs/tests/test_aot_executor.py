@@ -17,6 +17,7 @@ def check_outputs(ex, expected):
         got = ex.get_output(i).numpy()
         assert got.dtype == ref.dtype and got.shape == ref.shape
         np.testing.assert_array_equal(got, ref)
+        assert got.tobytes() == ref.tobytes()     # bit-exact: NaN payloads, -0
 
 
 def test_generated_model(tvm, case):

@@ -10,35 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "aotrt/half.h"
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
 
 namespace aotrt {
 namespace {
-
-// IEEE half to float, for float16 inputs.
-float HalfToFloat(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000 | (mant << 13);  // inf / nan
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;
-  } else {  // subnormal: renormalise
-    int e = -1;
-    do {
-      ++e;
-      mant <<= 1;
-    } while ((mant & 0x400) == 0);
-    bits = sign | ((112 - e) << 23) | ((mant & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 // Sort keys: every integer type compares exactly as int64, every float type as double.
 template <typename Key>
@@ -49,7 +27,7 @@ double ReadKey<double>(const void* base, DLDataType t, int64_t i) {
   const char* p = static_cast<const char*>(base);
   if (t.bits == 32) return reinterpret_cast<const float*>(p)[i];
   if (t.bits == 64) return reinterpret_cast<const double*>(p)[i];
-  return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
+  return __gnu_h2f_ieee(reinterpret_cast<const uint16_t*>(p)[i]);
 }
 
 template <>

@@ -55,7 +55,8 @@ ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std
   ElfDynamicSymbols out;
   ForEachSymbol(data, size, what, SHT_DYNSYM, [&out](std::string name, const Elf64_Sym& sym) {
     if (sym.st_shndx == SHN_UNDEF) {
-      out.undefined.push_back(std::move(name));
+      // Weak references may stay unresolved (the dynamic linker makes them null).
+      if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out.undefined.push_back(std::move(name));
     } else {
       out.defined.push_back({std::move(name), sym.st_size});
     }

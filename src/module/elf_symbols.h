@@ -20,6 +20,8 @@ struct ElfSymbol {
 
 struct ElfDynamicSymbols {
   std::vector<ElfSymbol> defined;
+  // Undefined symbols the library needs resolved: strong ones only. A weak undefined reference
+  // (__gmon_start__, __cxa_finalize, ...) may stay unresolved; its address is then null.
   std::vector<std::string> undefined;
   // The defined symbol called `name`, or nullptr.
   const ElfSymbol* FindDefined(const std::string& name) const {

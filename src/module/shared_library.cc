@@ -7,6 +7,7 @@
 #include "base/logging.h"
 #include "module/elf_symbols.h"
 #include "module/mapped_file.h"
+#include "module/symbol_check.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -31,10 +32,11 @@ class SharedLibrary : public SymbolSource {
   ElfDynamicSymbols symbols_;
 };
 
-bool IsRuntimeSymbol(const std::string& s) { return s.rfind("TVM", 0) == 0; }
-
-// Make libaotrt's own exported symbols globally visible, as TVM's Python does by loading its runtime
-// RTLD_GLOBAL, so `c`-target models resolve TVMBackendAllocWorkspace & co. against us.
+// Make libaotrt's own exported symbols (TVMBackend*, the float16 helpers) globally visible, as
+// TVM's Python does by loading its runtime RTLD_GLOBAL, so models resolve them against us. Done
+// before the first model is opened whatever the caller did: dlsym(RTLD_DEFAULT) from inside
+// libaotrt would find its own symbols even when the library was loaded RTLD_LOCAL, and a model
+// would not. Promoting an object also promotes its dependencies (glibc add_to_global).
 void PromoteSelfToGlobalScope() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -46,21 +48,6 @@ void PromoteSelfToGlobalScope() {
   });
 }
 
-void CheckRuntimeSymbolsResolvable(const ElfDynamicSymbols& syms, const std::string& what) {
-  std::string missing;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    missing.clear();
-    for (const std::string& s : syms.undefined) {
-      if (IsRuntimeSymbol(s) && !::dlsym(RTLD_DEFAULT, s.c_str())) missing += (missing.empty() ? "" : ", ") + s;
-    }
-    if (missing.empty()) return;
-    PromoteSelfToGlobalScope();
-  }
-  AOTRT_THROW(kNotFound, what, " needs the runtime symbol(s) ", missing,
-              ", which are not visible in the process's global scope: link the application against libaotrt "
-              "(with -rdynamic when linking the static library) or dlopen libaotrt.so with RTLD_GLOBAL");
-}
-
 }  // namespace
 
 std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name) {
@@ -69,7 +56,7 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
     MappedFile file(path, display_name);
     syms = ReadElfDynamicSymbols(file.data(), file.size(), display_name);
   }
-  CheckRuntimeSymbolsResolvable(syms, display_name);
+  PromoteSelfToGlobalScope();
   ::dlerror();
   void* handle = nullptr;
   {
@@ -79,6 +66,12 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   if (!handle) {
     const char* err = ::dlerror();
     AOTRT_THROW(kIOError, "Failed to load dynamic shared library ", display_name, ": ", err ? err : "unknown error");
+  }
+  try {
+    CheckUndefinedSymbolsResolve(handle, syms, display_name);
+  } catch (...) {
+    ::dlclose(handle);
+    throw;
   }
   AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
   return std::make_shared<SharedLibrary>(handle, display_name, std::move(syms));

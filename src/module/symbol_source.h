@@ -22,9 +22,12 @@ class SymbolSource {
   virtual std::string MissingSymbolHint(const std::string& name) const { (void)name; return std::string(); }
 };
 
-// dlopen `path` RTLD_LAZY | RTLD_LOCAL after checking it is an ELF shared library whose undefined
-// TVM runtime symbols the process can resolve. `display_name` is used in messages (for a library
-// loaded from memory the path is /proc/self/fd/N). Throws kNotFound, kIOError, kFormatError.
+// dlopen `path` RTLD_LAZY | RTLD_LOCAL after checking it is an ELF shared library, then check that
+// every symbol it leaves undefined resolves (against aotrt, the process, or the libraries it needs);
+// if not, the library is closed again and kNotFound names each missing symbol and its usual
+// provider. First makes aotrt's own symbols globally visible. `display_name` is used in messages
+// (for a library loaded from memory the path is /proc/self/fd/N). Throws kNotFound, kIOError,
+// kFormatError.
 std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name);
 
 // The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.

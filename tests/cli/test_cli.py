@@ -3,7 +3,7 @@
 and, when present, the real TVM exports in the fixtures folder.
 
   /usr/bin/python3 tests/cli/test_cli.py --aotrt BUILD/bin/aotrt --sample BUILD/samples/digits.so \
-      --sample-src samples/digits [--fixtures ../shared/fixtures/tvm]
+      --sample-src samples/digits [--fixtures ../shared/fixtures/tvm] [--models BUILD/models]
 
 Needs python3-numpy. Exit status 0 when every check passes; failures are listed on stderr.
 """
@@ -159,6 +159,45 @@ def test_errors(args, tmp):
         check(rc == 0, ".npy version %r: %s" % (version, err))
 
 
+def test_half(args, tmp):
+    """float16 and bool through inspect/run/bench, bit-exact; a library needing a symbol nobody
+    provides is refused by every command with one clear error line."""
+    for name in ("half_c", "half_llvm"):
+        so = os.path.join(args.models, name + ".so")
+        case = os.path.join(args.models, name + ".case")
+        rc, out, err = aotrt(args, "inspect", so, "--json")
+        check(rc == 0, "inspect %s: %s" % (name, err))
+        if rc == 0:
+            info = json.loads(out)
+            check([i["dtype"] for i in info["inputs"]] == ["uint8", "float16", "float16"], "%s inputs %r" % (name, info))
+            check([o["dtype"] for o in info["outputs"]] == ["float16", "bool", "int16", "float32", "float16"],
+                  "%s outputs %r" % (name, info["outputs"]))
+            needs = (["__gnu_f2h_ieee", "__gnu_h2f_ieee"] if name == "half_llvm"
+                     else ["TVMBackendAllocWorkspace", "TVMBackendFreeWorkspace"])
+            check(info["undefined_runtime_symbols"] == needs, "%s runtime symbols %r" % (name, info))
+        outdir = os.path.join(tmp, name)
+        cmd = ["run", so, "-o", outdir, "--print"]
+        for key in ("x_u8", "h", "g"):
+            cmd += ["--input", "%s=%s" % (key, os.path.join(case, "inputs", key + ".npy"))]
+        rc, out, err = aotrt(args, *cmd)
+        check(rc == 0, "run %s: %s" % (name, err))
+        if rc == 0:
+            for i in range(5):
+                got = np.load(os.path.join(outdir, "output%d.npy" % i))
+                want = np.load(os.path.join(case, "expected", "output%d.npy" % i))
+                check(got.dtype == want.dtype and got.tobytes() == want.tobytes(),
+                      "%s output%d: %r %r, expected %r %r" % (name, i, got.dtype, got, want.dtype, want))
+            check("inf" in out and "nan" in out, "%s --print shows inf and nan: %s" % (name, out))
+        rc, out, err = aotrt(args, "bench", so, "--repeat", "5", "--warmup", "1")
+        check(rc == 0 and "throughput" in out, "bench %s: %s" % (name, err))
+        rc, out, err = aotrt(args, "run", so)   # random float16 and bool-free inputs
+        check(rc == 0, "run %s with random inputs: %s" % (name, err))
+    for flavour in ("c", "llvm"):
+        so = os.path.join(args.models, "unloadable", "missing_symbol_%s.so" % flavour)
+        for cmd in ("inspect", "run", "bench"):
+            expect_error(args, 2, "aotrt_test_nobody_defines_this", cmd, so)
+
+
 def test_fixtures(args, tmp):
     for case_json in sorted(glob.glob(os.path.join(args.fixtures, "*", "case.json"))):
         case = json.load(open(case_json))
@@ -243,7 +282,7 @@ def main():
     ap.add_argument("--sample", required=True, help="built digits.so")
     ap.add_argument("--sample-src", required=True, help="samples/digits source folder")
     ap.add_argument("--fixtures", default="", help="folder of real TVM exports (*/model.so); skipped if absent")
-    ap.add_argument("--models", default="", help="folder of generated test models (NAME.so, NAME.case/)")
+    ap.add_argument("--models", default="", help="the build's generated test models (half_*, unloadable/)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         test_sample(args, tmp)
@@ -251,6 +290,8 @@ def main():
         test_log_level_environment(args, tmp)
         if args.models:
             test_overrun(args, tmp)
+        if args.models:
+            test_half(args, tmp)
         if args.fixtures and os.path.isdir(args.fixtures):
             test_fixtures(args, tmp)
         else:

@@ -20,7 +20,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = "/work/shared/fixtures/tvm"
 sys.path.insert(0, HERE)
-from aotgen import cli  # noqa: E402
+from aotgen import cli, spec  # noqa: E402
+from aotgen.ops import SpecError  # noqa: E402
 
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter"]
@@ -449,6 +450,33 @@ def test_c_flavour_undefined_runtime_symbols(built):
                 "__TVMBackendParallelBarrier", "__TVMBackendAllocWorkspace", "__TVMBackendFreeWorkspace",
                 "__tvm_module_ctx"):
         assert kinds[var] == "V", var
+
+
+def nm_all_undefined(path):
+    out = subprocess.check_output(["nm", "-D", "--undefined-only", path]).decode()
+    return {line.split()[-1].split("@")[0] for line in out.splitlines()}
+
+
+def test_float16_helpers_and_missing_symbols(built):
+    # llvm: the float16 helpers stay undefined for the runtime, as in LLVM-14 TVM exports;
+    # c: _Float16 with libgcc's conversions linked in, nothing left for the runtime.
+    assert {"__gnu_f2h_ieee", "__gnu_h2f_ieee"} <= nm_all_undefined(os.path.join(built.out, "half_llvm.so"))
+    assert not nm_all_undefined(os.path.join(built.out, "half_c.so")) & {"__gnu_f2h_ieee", "__gnu_h2f_ieee",
+                                                                     "__extendhfsf2", "__truncsfhf2"}
+    for flavour in ("c", "llvm"):
+        path = os.path.join(built.out, "missing_symbol_%s.so" % flavour)
+        assert "aotrt_test_nobody_defines_this" in nm_all_undefined(path)
+        with open(os.path.join(built.out, "missing_symbol_%s.case" % flavour, "case.json")) as f:
+            c = json.load(f)
+        assert c["expect_load_error"] == "aotrt_test_nobody_defines_this"
+        assert not os.listdir(os.path.join(built.out, "missing_symbol_%s.case" % flavour, "expected"))
+
+
+def test_call_extern_needs_expect_load_error():
+    spec_ = {"inputs": [{"name": "x", "shape": [2], "dtype": "float32"}],
+             "ops": [{"op": "call_extern", "function": "expf", "args": ["x"], "out": "y"}], "outputs": ["y"]}
+    with pytest.raises(SpecError, match="expect_load_error"):
+        spec.build(spec_, "t")
 
 
 def test_syslib_registers_and_runs(built):

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -52,4 +53,16 @@ TEST(Elf, CorruptFilesGiveFormatErrors) {
   eh.e_shoff = ~uint64_t{0} - 10;
   std::memcpy(&bad[0], &eh, sizeof(eh));
   EXPECT_THROW(ReadElfDynamicSymbols(bad.data(), bad.size(), "x"), Error);
+}
+
+TEST(Elf, UndefinedListsTheStrongReferencesOnly) {
+  // half_llvm leaves the float16 helpers to the runtime; gcc's weak __cxa_finalize/__gmon_start__
+  // references may stay unresolved, so they are not listed.
+  std::string bytes = ReadFile(std::string(AOTRT_TEST_MODELS_DIR) + "/half_llvm.so");
+  ElfDynamicSymbols s = ReadElfDynamicSymbols(bytes.data(), bytes.size(), "half_llvm.so");
+  auto has = [&](const char* n) { return std::find(s.undefined.begin(), s.undefined.end(), n) != s.undefined.end(); };
+  EXPECT_TRUE(has("__gnu_f2h_ieee"));
+  EXPECT_TRUE(has("__gnu_h2f_ieee"));
+  EXPECT_FALSE(has("__cxa_finalize"));
+  EXPECT_FALSE(has("__gmon_start__"));
 }

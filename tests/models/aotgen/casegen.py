@@ -1,7 +1,8 @@
 """Reference test vectors: <out>/<name>.case/{case.json, inputs/*.npy, params/*.npy, expected/*.npy}.
 
 case.json follows /work/shared/fixtures/tvm/*/case.json, plus: "artifact" relative to the case
-folder (null for system libraries, which name their "cmake_target"), "system_lib", "constants", and "expect_error" for models whose run must fail. Inputs the
+folder (null for system libraries, which name their "cmake_target"), "system_lib", "constants", "expect_error" for models whose run must fail,
+and "expect_load_error" (no expected outputs) for libraries the runtime must refuse to load. Inputs the
 factory supplies (listed in "params") get params/<name>.npy instead of inputs/<name>.npy.
 """
 import json
@@ -44,7 +45,9 @@ def write_case(model, case_dir):
         case["overrun"] = {"bytes": n.attrs["overrun"],
                            "pool": "global_workspace" if model.usmp else None,
                            "buffer_bytes": model.ws_pool_size if model.usmp else n.out.nbytes}
-    if model.expect_error:
+    if model.expect_load_error:
+        case["expect_load_error"] = model.expect_load_error
+    elif model.expect_error:
         case["expect_error"] = model.expect_error
     else:
         for t, raw in zip(model.outputs, reference.run(model)):

@@ -23,6 +23,8 @@ def random_bytes(dtype, shape, seed):
     """
     n = count_of(shape)
     rng = random.Random(seed)        # str seeds are hashed with SHA-512: stable across runs
+    if dtype.is_bool:
+        return bytes(b & 1 for b in rng.randbytes(n))
     if dtype.itemsize == 1 and not dtype.is_float:
         return rng.randbytes(n)
     raw = rng.randbytes(2 * n)

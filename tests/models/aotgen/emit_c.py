@@ -153,6 +153,8 @@ class Emitter:
                "/* flavour=%s system_lib=%s usmp=%s mod_name=%s */" % (m.flavour, m.system_lib, m.usmp, m.mod_name))
         self.w(PREAMBLE)
         self.w('#define AOTGEN_EXPORT __attribute__((visibility("default")))', "")
+        self.emit_half_helpers()
+        self.emit_extern_decls()
         self.emit_runtime_decls()
         self.emit_constants()
         for node in m.nodes:
@@ -163,6 +165,42 @@ class Emitter:
         if self.syslib:
             self.emit_syslib_ctor()
         return "\n".join(self.lines) + "\n"
+
+    def uses_half(self):
+        m = self.m
+        tensors = m.inputs + m.outputs + m.constants + m.intermediates
+        return any(t.dtype.is_half for t in tensors)
+
+    def emit_half_helpers(self):
+        """float16 <-> float. llvm: calls to the helpers an export of TVM built against LLVM 14
+        leaves undefined for the runtime to provide (ABI 10.2, "Half precision"). c: gcc's _Float16,
+        whose conversions come from libgcc, linked in: independent of the runtime's."""
+        if not self.uses_half():
+            return
+        if self.m.flavour == "llvm":
+            self.w("/* float16 helpers: undefined here, provided by the runtime (as for LLVM <= 14 exports). */",
+                   "extern uint16_t __gnu_f2h_ieee(float);",
+                   "extern float __gnu_h2f_ieee(uint16_t);",
+                   "#define AOTGEN_H2F(x) __gnu_h2f_ieee(x)",
+                   "#define AOTGEN_F2H(x) __gnu_f2h_ieee(x)", "")
+            return
+        self.w("#include <string.h>",
+               "static inline float aotgen_h2f(uint16_t x) { _Float16 h; memcpy(&h, &x, 2); return (float)h; }",
+               "static inline uint16_t aotgen_f2h(float f) {",
+               "  _Float16 h = (_Float16)f;",
+               "  uint16_t x;",
+               "  memcpy(&x, &h, 2);",
+               "  return x;",
+               "}",
+               "#define AOTGEN_H2F(x) aotgen_h2f(x)",
+               "#define AOTGEN_F2H(x) aotgen_f2h(x)", "")
+
+    def emit_extern_decls(self):
+        names = sorted({n.attrs["function"] for n in self.m.nodes if n.op.name == "call_extern"})
+        if names:
+            self.w("/* External functions the operators call (left undefined, like call_pure_extern). */")
+            self.w(*["extern float %s(float);" % n for n in names])
+            self.w("")
 
     def emit_runtime_decls(self):
         m = self.m

@@ -14,8 +14,22 @@ def _unsigned_wide(dt):
     return "uint%d_t" % max(32, dt.bits)
 
 
+def load(dt, expr):
+    """C expression for the value of element `expr`: float16 bits widen to float (AOTGEN_H2F is
+    defined per flavour by emit_c)."""
+    return "AOTGEN_H2F(%s)" % expr if dt.is_half else expr
+
+
+def store(dt, expr):
+    """C expression that turns a computed value into an element of dtype dt."""
+    return "AOTGEN_F2H(%s)" % expr if dt.is_half else expr
+
+
 def _arith(dt, a, op, b):
-    """C expression for `a op b` in dtype dt; integer results wrap (no signed-overflow UB)."""
+    """C expression for `a op b` in dtype dt; integer results wrap (no signed-overflow UB);
+    float16 is computed in float and rounded once, as TVM's lowering does."""
+    if dt.is_half:
+        return store(dt, "%s %s %s" % (load(dt, a), op, load(dt, b)))
     if dt.is_float:
         return "%s %s %s" % (a, op, b)
     u = _unsigned_wide(dt)
@@ -49,7 +63,12 @@ class Elementwise(Op):
         if a.shape != b.shape or a.dtype != b.dtype:
             raise SpecError("%s needs equal shapes and dtypes, got %s %s and %s %s" % (
                 self.name, a.shape, a.dtype.name, b.shape, b.dtype.name))
-        return a.shape, a.dtype
+        if a.dtype.is_bool:
+            raise SpecError("%s is not defined on bool" % self.name)
+        return a.shape, self.result_dtype(a.dtype)
+
+    def result_dtype(self, dt):
+        return dt
 
     def kernel(self, args, out, attrs):
         n = args[0].size
@@ -70,19 +89,42 @@ class Multiply(Elementwise):
     name, symbol = "multiply", "*"
 
 
+class Greater(Elementwise):
+    """a > b -> bool (false when either is NaN)."""
+    name, symbol = "greater", ">"
+
+    def result_dtype(self, dt):
+        return dtypes.get("bool")
+
+    def kernel(self, args, out, attrs):
+        dt = args[0].dtype
+        return ["for (int64_t i = 0; i < %d; ++i) {" % args[0].size,
+                "  out[i] = (uint8_t)(%s > %s);" % (load(dt, "p0[i]"), load(dt, "p1[i]")),
+                "}"]
+
+
 class Cast(Op):
     name = "cast"
 
     def infer(self, args, attrs):
         if "dtype" not in attrs:
             raise SpecError("cast needs attribute 'dtype'")
-        return args[0].shape, dtypes.get(attrs["dtype"])
+        dst = dtypes.get(attrs["dtype"])
+        if dst.is_half and args[0].dtype.bits == 64:
+            raise SpecError("cast from a 64-bit type to float16 is not modelled (it would need __truncdfhf2)")
+        return args[0].shape, dst
 
     def kernel(self, args, out, attrs):
         src, dst = args[0].dtype, out.dtype
-        expr = "p0[i]"
-        if src.is_float and not dst.is_float:
-            expr = "(int64_t)p0[i]"      # truncate first: float -> unsigned of a negative is UB
+        expr = load(src, "p0[i]")
+        if dst.is_bool:
+            expr = "%s != 0" % expr
+        elif dst.is_half:
+            return ["for (int64_t i = 0; i < %d; ++i) {" % args[0].size,
+                    "  out[i] = %s;" % store(dst, "(float)%s" % expr),
+                    "}"]
+        elif src.is_float and not dst.is_float:
+            expr = "(int64_t)%s" % expr  # truncate first: float -> unsigned of a negative is UB
         elif not src.is_float and not dst.is_float and dst.bits < src.bits:
             expr = "(%s)p0[i]" % _unsigned_wide(src)
         return ["for (int64_t i = 0; i < %d; ++i) {" % args[0].size,
@@ -101,7 +143,7 @@ class Relu(Op):
 
     def kernel(self, args, out, attrs):
         return ["for (int64_t i = 0; i < %d; ++i) {" % args[0].size,
-                "  out[i] = p0[i] > 0 ? p0[i] : (%s)0;" % out.dtype.ctype,
+                "  out[i] = %s > 0 ? p0[i] : (%s)0;" % (load(out.dtype, "p0[i]"), out.dtype.ctype),
                 "}"]
 
 
@@ -127,6 +169,8 @@ class Dense(Op):
     def infer(self, args, attrs):
         n, k, m = self.dims(args)
         out_dtype = dtypes.get(attrs.get("out_dtype", args[0].dtype.name))
+        if any(a.dtype.is_half or a.dtype.is_bool for a in args) or out_dtype.is_half or out_dtype.is_bool:
+            raise SpecError("%s is not modelled for float16 or bool" % self.name)
         if len(args) == 3 and (args[2].shape != [m] or args[2].dtype != out_dtype):
             raise SpecError("%s bias must be %s[%d]" % (self.name, out_dtype.name, m))
         return [n, m], out_dtype
@@ -166,6 +210,8 @@ class Argmax(Op):
     def infer(self, args, attrs):
         if len(args[0].shape) < 1:
             raise SpecError("argmax needs at least one dimension")
+        if args[0].dtype.is_half:
+            raise SpecError("argmax is not modelled for float16")
         return args[0].shape[:-1], dtypes.get("int32")
 
     def kernel(self, args, out, attrs):
@@ -177,6 +223,28 @@ class Argmax(Op):
                 "    if (p0[i * %d + j] > p0[i * %d + best]) best = j;" % (c, c),
                 "  }",
                 "  out[i] = best;",
+                "}"]
+
+
+class CallExtern(Op):
+    """out[i] = function(x[i]) for float32 x: a call to a C function the library leaves undefined,
+    as TVM's call_pure_extern lowers to. Only for libraries that must fail to load (the reference
+    cannot evaluate arbitrary functions)."""
+    name = "call_extern"
+
+    def fused_name(self, args, attrs):
+        return attrs["function"]
+
+    def infer(self, args, attrs):
+        if "function" not in attrs:
+            raise SpecError("call_extern needs attribute 'function'")
+        if args[0].dtype.name != "float32":
+            raise SpecError("call_extern takes float32")
+        return args[0].shape, args[0].dtype
+
+    def kernel(self, args, out, attrs):
+        return ["for (int64_t i = 0; i < %d; ++i) {" % args[0].size,
+                "  out[i] = %s(p0[i]);" % attrs["function"],
                 "}"]
 
 
@@ -213,8 +281,8 @@ class Argsort(Op):
         return []          # emit_c writes the environment call
 
 
-OPS = {op.name: op for op in (Add(), Subtract(), Multiply(), Cast(), Relu(), Dense(), Matmul(), Argmax(), Fail(),
-                              Argsort())}
+OPS = {op.name: op for op in (Add(), Subtract(), Multiply(), Greater(), Cast(), Relu(), Dense(), Matmul(), Argmax(),
+                              Fail(), Argsort(), CallExtern())}
 
 
 def get(name):

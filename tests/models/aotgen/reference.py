@@ -13,6 +13,8 @@ def _round_vec(dtype, values):
     if dtype.is_float:
         if dtype.bits == 32:
             return array("f", values)
+        if dtype.bits == 16:   # computed in float32, then rounded to float16 (as the C does)
+            return [dtype.normalize(v) for v in array("f", values)]
         return list(values)
     return [dtype.normalize(v) for v in values]
 
@@ -26,11 +28,17 @@ def _elementwise(fn):
 
 def _cast(node, vals):
     src, dst = node.args[0].dtype, node.out.dtype
+    if dst.is_bool:
+        return [1 if v != 0 else 0 for v in vals[0]]     # NaN != 0: true
     if src.is_float and not dst.is_float:
         return [dst.normalize(math.trunc(v)) for v in vals[0]]
     if dst.is_float:
         return _round_vec(dst, [float(v) for v in vals[0]])
     return [dst.normalize(v) for v in vals[0]]
+
+
+def _greater(node, vals):
+    return [1 if a > b else 0 for a, b in zip(vals[0], vals[1])]
 
 
 def _relu(node, vals):
@@ -100,6 +108,7 @@ KERNELS = {
     "add": _elementwise(operator.add),
     "subtract": _elementwise(operator.sub),
     "multiply": _elementwise(operator.mul),
+    "greater": _greater,
     "cast": _cast,
     "relu": _relu,
     "dense": _dense,

@@ -57,6 +57,7 @@ class Model:
     params: List[Tensor] = field(default_factory=list)   # inputs whose value the factory supplies
     sanitized_inputs: List[str] = field(default_factory=list)
     expect_error: Optional[str] = None
+    expect_load_error: Optional[str] = None   # the library must be refused at load (no reference run)
 
     @property
     def mangled(self):
@@ -239,7 +240,10 @@ def build(spec, name, base_dir="."):
         context_vars=spec.get("context_vars", "all"),
         inputs=inputs, outputs=outputs, constants=constants, intermediates=intermediates,
         nodes=nodes, params=params, sanitized_inputs=sanitized,
-        expect_error=spec.get("expect_error") or (fails[0].attrs["message"] if fails else None))
+        expect_error=spec.get("expect_error") or (fails[0].attrs["message"] if fails else None),
+        expect_load_error=spec.get("expect_load_error"))
+    if any(n.op.name == "call_extern" for n in nodes) and not model.expect_load_error:
+        raise SpecError("call_extern is only for libraries that must fail to load: set 'expect_load_error'")
     if model.context_vars not in ("all", "used"):
         raise SpecError("context_vars must be 'all' or 'used'")
     return model
