@@ -195,15 +195,27 @@ def return_value(v, code):
     raise TypeError("unexpected return type code %d" % code)
 
 
+_kTypeString, _kTypeArray, _kTypeMap, _kTypeShapeTuple = 3, 4, 5, 6   # TVM's type indices
+
+
 def _object_value(h):
-    """An owned object handle -> Python: Array -> list, String -> str, else Object."""
+    """An owned object handle -> Python: String -> str, Array -> list, Map -> dict, ShapeTuple ->
+    tuple of int, anything else -> Object."""
     obj = Object(h)   # frees h when dropped
-    key = object_type_key(h)
-    if key in ("Array", "runtime.Array"):
+    idx = ctypes.c_uint()
+    check_call(_ffi.TVMObjectGetTypeIndex(h, ctypes.byref(idx)))
+    idx = idx.value
+    if idx == _kTypeString:
+        return _global("runtime.GetFFIString")(obj)
+    if idx == _kTypeArray:
         size, get = _global("runtime.ArraySize"), _global("runtime.ArrayGetItem")
         return [get(obj, i) for i in range(size(obj))]
-    if key == "runtime.String":
-        return _global("runtime.GetFFIString")(obj)
+    if idx == _kTypeMap:
+        flat = _global("runtime.MapItems")(obj)
+        return dict(zip(flat[0::2], flat[1::2]))
+    if idx == _kTypeShapeTuple:
+        size, get = _global("runtime.GetShapeTupleSize"), _global("runtime.GetShapeTupleElem")
+        return tuple(get(obj, i) for i in range(size(obj)))
     return obj
 
 
