@@ -127,3 +127,29 @@ def test_python_callback_error_comes_back_unchanged(export):
     m = AotModule(tvm.runtime.load_module(export.path)["default"](tvm.cpu(0)))
     m.set_input(**export.inputs)
     check_outputs(run_all(m, export), export)  # the runtime is still usable
+
+
+@pytest.mark.parametrize("name", ["argsort_c", "argsort_llvm"])
+def test_callback_error_through_a_model(name):
+    """A model calling a registered Python function (TVMBackendGetFuncFromEnv, then TVMFuncCall from
+    generated code) that raises: run() raises that same exception."""
+    path = os.path.join(os.environ.get("AOTRT_TEST_MODELS_DIR", ""), name + ".so")
+    if not os.path.isfile(path):
+        pytest.skip("generated test models not built")
+    err = KeyError("raised inside the model's call")
+
+    def argsort(*args):
+        raise err
+
+    original = tvm.get_global_func("tvm.contrib.sort.argsort")
+    tvm.register_func("tvm.contrib.sort.argsort", argsort, override=True)
+    try:
+        m = AotModule(tvm.runtime.load_module(path)["default"](tvm.cpu(0)))
+        for i in range(m.get_num_inputs()):
+            x = m.get_input(i)
+            x.copyfrom(np.zeros(x.shape, x.dtype))
+        with pytest.raises(KeyError) as info:
+            m.run()
+        assert info.value is err
+    finally:
+        tvm.register_func("tvm.contrib.sort.argsort", original, override=True)
