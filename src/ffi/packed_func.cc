@@ -203,6 +203,13 @@ void TVMRetValue::SetFromC(TVMValue value, int code) {
     case kTVMObjectHandle:
       SetObject(ObjectPtr<Object>(static_cast<Object*>(value.v_handle)), code);
       return;
+    case kTVMObjectRValueRefArg: {  // moved out of the caller's slot, as TVM does
+      auto** slot = static_cast<Object**>(value.v_handle);
+      ObjectPtr<Object> obj = ObjectPtr<Object>::Adopt(slot ? *slot : nullptr);
+      if (slot) *slot = nullptr;
+      SetObject(std::move(obj));
+      return;
+    }
     case kTVMArgInt:
     case kTVMArgFloat:
     case kTVMOpaqueHandle:

@@ -153,3 +153,31 @@ def test_callback_error_through_a_model(name):
         assert info.value is err
     finally:
         tvm.register_func("tvm.contrib.sort.argsort", original, override=True)
+
+
+def test_deployment_globals(export):
+    """Part B: what a deployment user touches besides the executor."""
+    lib = tvm.runtime.load_module(export.path)
+    assert [m.type_key for m in lib.imported_modules] == ["metadata_module"]
+    assert lib.get_property_mask() == 1 and lib.is_binary_serializable and not lib.is_runnable
+    assert lib.implements_function("default") and not lib.implements_function("run")
+    for prop in (lambda: lib.format, lambda: lib.get_source(), lambda: lib.save("/tmp/x.so")):
+        with pytest.raises(tvm.TVMError, match="does not support"):
+            prop()
+    m = lib["default"](tvm.cpu(0))
+    assert m.type_key == "AotExecutor" and m.is_runnable
+    assert tvm.cpu(0).exist and not tvm.cuda(0).exist
+    assert tvm.runtime.enabled("cpu") and not tvm.runtime.enabled("cuda")
+    with pytest.raises(tvm.TVMError, match="Unknown optional runtime"):
+        tvm.runtime.enabled("bogus")
+    assert tvm.runtime.num_threads() >= 1
+    names = lib["list_module_names"]()
+    assert hash(names) == hash(names) and names.same_as(names)
+    a = tvm.nd.array(np.arange(12, dtype="float32"))
+    view = a._create_view((3, 4))
+    assert view.shape == (3, 4) and view.numpy().tobytes() == a.numpy().tobytes()
+    with pytest.raises(tvm.TVMError):
+        a._create_view((13,))
+    tvm.get_global_func("runtime.config_threadpool")(0, 2)
+    assert tvm.runtime.num_threads() == 2
+    tvm.get_global_func("runtime.config_threadpool")(0, 0)
