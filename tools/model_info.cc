@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aot/factory.h"
+#include "aotrt/container.h"
 #include "aot/model_state.h"
 #include "module/elf_symbols.h"
 #include "module/model_contract.h"

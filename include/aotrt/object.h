@@ -7,8 +7,11 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
+
+#include <dlpack/dlpack.h>
 
 #include "aotrt/export.h"
 
@@ -24,6 +27,7 @@ enum TypeIndex : uint32_t {
   kTypeMap = 5,
   kTypeShapeTuple = 6,
   kTypePackedFunc = 7,
+  kTypeADT = 10,
   kTypeStaticEnd = 64,
 };
 
@@ -53,6 +57,24 @@ class AOTRT_API Object {
  private:
   uint32_t type_index_;
   std::atomic<int32_t> ref_count_{0};
+};
+
+// The part of an NDArray object the FFI layer needs (the rest is in aotrt/ndarray.h): the C handle
+// of an NDArray (kTVMNDArrayHandle, TVMArrayHandle) is the address of `dl_tensor`.
+class AOTRT_API TensorObj : public Object {
+ public:
+  DLTensor dl_tensor{};
+  // The object behind a handle made by this library.
+  static TensorObj* FromHandle(DLTensor* handle) {
+    // offsetof on a polymorphic class is conditionally supported; GCC and Clang give the layout offset.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+    return reinterpret_cast<TensorObj*>(reinterpret_cast<char*>(handle) - offsetof(TensorObj, dl_tensor));
+#pragma GCC diagnostic pop
+  }
+
+ protected:
+  TensorObj() : Object(kTypeNDArray) {}
 };
 
 // Intrusive strong reference. Not thread-safe as a variable (like std::shared_ptr).

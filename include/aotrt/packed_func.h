@@ -34,17 +34,26 @@ class AOTRT_API TVMArgValue {
   const TVMValue& value() const { return value_; }
   int64_t AsInt() const;           // kTVMArgInt
   double AsFloat() const;          // kTVMArgFloat or kTVMArgInt
-  std::string AsString() const;    // kTVMStr or kTVMBytes
+  std::string AsString() const;    // kTVMStr, kTVMBytes or a String object
   DLDevice AsDevice() const;       // kDLDevice
   DLDataType AsDataType() const;   // kTVMDataType or a dtype string
   void* AsHandle() const;          // kTVMOpaqueHandle or kTVMNullptr
   // A tensor: kTVMDLTensorHandle, kTVMNDArrayHandle (or kTVMOpaqueHandle). Never null.
   DLTensor* AsDLTensor() const;
-  // The NDArray object behind a kTVMNDArrayHandle, or nullptr for any other code.
+  // The NDArray object behind a kTVMNDArrayHandle, or nullptr for any other code (in ndarray/).
   NDArrayObj* AsNDArrayObjOrNull() const;
-  ObjectPtr<ModuleNode> AsModule() const;        // kTVMModuleHandle
+  // Any object (codes 8, 9, 10, 13, 14; kTVMNullptr gives null). A kTVMStr/kTVMBytes becomes a
+  // new String object, as TVM converts strings to ObjectRef.
+  ObjectPtr<Object> AsObject() const;
+  // The object if it has type index `type_index`; throws kTypeMismatch naming `what` otherwise.
+  Object* AsObjectOf(uint32_t type_index, const char* what) const;
+  ObjectPtr<ModuleNode> AsModule() const;        // kTVMModuleHandle (defined in module/)
   ObjectPtr<PackedFuncObj> AsFunction() const;   // kTVMPackedFuncHandle (null for kTVMNullptr)
-  bool IsString() const { return code_ == kTVMStr; }
+  // kTVMStr or a String object (TVM's String::CanConvertFrom).
+  bool IsString() const {
+    return code_ == kTVMStr || (code_ == kTVMObjectHandle && value_.v_handle &&
+                                static_cast<const Object*>(value_.v_handle)->type_index() == kTypeString);
+  }
   bool IsInt() const { return code_ == kTVMArgInt; }
 
  private:
@@ -96,6 +105,8 @@ class AOTRT_API TVMRetValue {
   // Take one reference to `obj`; code is kTVMModuleHandle, kTVMPackedFuncHandle, kTVMNDArrayHandle
   // or kTVMObjectHandle.
   void SetObject(ObjectPtr<Object> obj, int code);
+  // The same with the code TVM uses for the object's type (9, 10, 13, else 8; null gives kTVMNullptr).
+  void SetObject(ObjectPtr<Object> obj);
   // Copy a C value (as TVMCFuncSetReturn does): objects get a new reference, strings are copied.
   void SetFromC(TVMValue value, int code);
   // Hand the value to a C caller: objects are released into the handle (the caller owns it),
@@ -153,20 +164,6 @@ class AOTRT_API PackedFunc {
 
  private:
   ObjectPtr<PackedFuncObj> obj_;
-};
-
-// Immutable string object (kTypeString), e.g. the elements of list_module_names.
-class AOTRT_API StringObj : public Object {
- public:
-  explicit StringObj(std::string s) : Object(kTypeString), value(std::move(s)) {}
-  const std::string value;
-};
-
-// Immutable array of objects (kTypeArray).
-class AOTRT_API ArrayObj : public Object {
- public:
-  explicit ArrayObj(std::vector<ObjectPtr<Object>> items) : Object(kTypeArray), items(std::move(items)) {}
-  const std::vector<ObjectPtr<Object>> items;
 };
 
 // The global function registry (TVMFuncGetGlobal and friends). Thread-safe.

@@ -151,12 +151,39 @@ def _set_arg(v, a, keep):
         return _ffi.kHandle
     if isinstance(a, np.generic):
         return _set_arg(v, a.item(), keep)
+    if isinstance(a, (dict, list, tuple)):   # containers become Map / Array objects, as TVM's convert
+        obj = _container(a)
+        keep.append(obj)
+        v.v_handle = obj.handle.value
+        return _ffi.kObject
     if callable(a):
         f = convert_to_tvm_func(a)
         keep.append(f)
         v.v_handle = f._h
         return _ffi.kFunc
     raise TypeError("Don't know how to handle type %s" % type(a))
+
+
+def _new_object(name, *args):
+    """Call global ``name`` and keep its object result as an Object (not decoded)."""
+    values, codes, keep = make_args(args)
+    ret, ret_code = TVMValue(), _c_int()
+    check_call(_FuncCall(_global(name)._h, _addressof(values), _addressof(codes), len(args), _addressof(ret),
+                         _addressof(ret_code)))
+    del keep
+    return Object(ret.v_handle)
+
+
+def _container(a):
+    """A dict as a runtime.Map, a list/tuple as a runtime.Array, as TVM's convert (strings become
+    String objects)."""
+    def item(x):
+        if isinstance(x, str):
+            return _new_object("runtime.String", x)
+        return _container(x) if isinstance(x, (dict, list, tuple)) else x
+    if isinstance(a, dict):
+        return _new_object("runtime.Map", *[item(x) for kv in a.items() for x in kv])
+    return _new_object("runtime.Array", *[item(x) for x in a])
 
 
 # --- return values --------------------------------------------------------------------------------
@@ -195,15 +222,27 @@ def return_value(v, code):
     raise TypeError("unexpected return type code %d" % code)
 
 
+_kTypeString, _kTypeArray, _kTypeMap, _kTypeShapeTuple = 3, 4, 5, 6   # TVM's type indices
+
+
 def _object_value(h):
-    """An owned object handle -> Python: Array -> list, String -> str, else Object."""
+    """An owned object handle -> Python: String -> str, Array -> list, Map -> dict, ShapeTuple ->
+    tuple of int, anything else -> Object."""
     obj = Object(h)   # frees h when dropped
-    key = object_type_key(h)
-    if key in ("Array", "runtime.Array"):
+    idx = ctypes.c_uint()
+    check_call(_ffi.TVMObjectGetTypeIndex(h, ctypes.byref(idx)))
+    idx = idx.value
+    if idx == _kTypeString:
+        return _global("runtime.GetFFIString")(obj)
+    if idx == _kTypeArray:
         size, get = _global("runtime.ArraySize"), _global("runtime.ArrayGetItem")
         return [get(obj, i) for i in range(size(obj))]
-    if key == "runtime.String":
-        return _global("runtime.GetFFIString")(obj)
+    if idx == _kTypeMap:
+        flat = _global("runtime.MapItems")(obj)
+        return dict(zip(flat[0::2], flat[1::2]))
+    if idx == _kTypeShapeTuple:
+        size, get = _global("runtime.GetShapeTupleSize"), _global("runtime.GetShapeTupleElem")
+        return tuple(get(obj, i) for i in range(size(obj)))
     return obj
 
 

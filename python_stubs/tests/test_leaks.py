@@ -94,3 +94,20 @@ def test_errors_do_not_crash(tvm, add_model):
                 call()
     add_model.run(a=np.float32([1]), b=np.float32([1]))
     assert add_model.get_output(0).numpy().tolist() == [2.0]
+
+
+def test_no_growth_object_results_100k(tvm, models):
+    """Calls returning objects (Array of String, Map of NDArrays, Map of Maps): every handle freed."""
+    lib = tvm.runtime.load_module(model_path(models, "add_c"))
+    names = lib["list_module_names"]
+    info = lib["default"](tvm.cpu(0))["get_input_info"]
+    save, load = tvm.get_global_func("runtime.SaveParams"), tvm.get_global_func("runtime.LoadParams")
+    params = tvm.get_global_func("runtime.Map")("w", tvm.nd.array(np.ones(4, np.float32)))
+    blob = save(params)
+
+    def calls():
+        assert names() == ["default"]
+        assert load(blob)["w"].shape == (4,)
+        assert info()["shape"]["a"] == (1,)
+
+    assert growth(calls, 100000) < 4 << 20

@@ -252,6 +252,7 @@ void AotExecutorNode::CallEntry() {
     int rc = entry_(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
+      ThrowIfPythonErrorSince(errors_before);
       const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
       AOTRT_THROW(kModelError, model_->md.DisplayName(), " (", model_->library_name, ") failed: ",
                   msg ? msg : "the entry function returned an error without a message");

@@ -1,6 +1,6 @@
 // The packed-function interface of AotExecutor (ABI.md 8.2, plus what TVM leaves out).
 #include "aot/executor.h"
-#include "aot/json_util.h"
+#include "aotrt/container.h"
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -34,6 +34,21 @@ NDArray KeepAlive(TVMArgValue a) {
 }
 
 void SetNDArray(TVMRetValue* rv, const NDArray& a) { rv->SetObject(a.object(), kTVMNDArrayHandle); }
+
+// GraphExecutor's get_input_info convention: {"shape": Map<String, ShapeTuple>, "dtype": Map<String, String>},
+// in metadata order.
+void SetTensorInfo(TVMRetValue* rv, const std::vector<TensorSpec>& specs) {
+  std::vector<MapObj::Item> shapes, dtypes;
+  for (const TensorSpec& s : specs) {
+    auto name = MakeObject<StringObj>(s.name);
+    shapes.emplace_back(name, MakeObject<ShapeTupleObj>(s.shape));
+    dtypes.emplace_back(name, MakeObject<StringObj>(DataTypeToString(s.dtype)));
+  }
+  std::vector<MapObj::Item> info;
+  info.emplace_back(MakeObject<StringObj>("shape"), MakeObject<MapObj>(std::move(shapes)));
+  info.emplace_back(MakeObject<StringObj>("dtype"), MakeObject<MapObj>(std::move(dtypes)));
+  rv->SetObject(MakeObject<MapObj>(std::move(info)));
+}
 
 const std::pair<const char*, Method> kMethods[] = {
     {"set_input", [](AotExecutorNode* ex, TVMArgs args, TVMRetValue*) {
@@ -105,10 +120,10 @@ const std::pair<const char*, Method> kMethods[] = {
        rv->SetString(out[i].name);
      }},
     {"get_input_info", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetString(TensorSpecsJson(ex->metadata().inputs));
+       SetTensorInfo(rv, ex->metadata().inputs);
      }},
     {"get_output_info", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetString(TensorSpecsJson(ex->metadata().outputs));
+       SetTensorInfo(rv, ex->metadata().outputs);
      }},
     {"get_workspace_size", [](AotExecutorNode* ex, TVMArgs, TVMRetValue* rv) {
        rv->SetInt(static_cast<int64_t>(ex->model().WorkspaceBytes()));

@@ -2,7 +2,9 @@
 
 #include <dmlc/memory_io.h>
 
+#include "aot/metadata.h"
 #include "aot/model_state.h"
+#include "aotrt/container.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
 #include "base/tail_slack.h"
@@ -80,14 +82,11 @@ PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const Ob
       rv->SetObject(copy, kTVMModuleHandle);
     });
   }
-  if (name == "get_params") {  // name/array pairs, flattened: ["w", NDArray, ...]
+  if (name == "get_params") {  // Map<String, NDArray>, as the params globals
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      std::vector<ObjectPtr<Object>> items;
-      for (const NamedArray& p : *params_) {
-        items.push_back(MakeObject<StringObj>(p.name));
-        items.push_back(p.array.object());
-      }
-      rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
+      std::vector<MapObj::Item> items;
+      for (const NamedArray& p : *params_) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
+      rv->SetObject(MakeObject<MapObj>(std::move(items)));
     });
   }
   return PackedFunc();
@@ -106,35 +105,47 @@ std::string AotExecutorFactoryNode::SaveToBinary() const {
   return out;
 }
 
-void RegisterAotGlobals(Registry& r) {
-  r.Register("runtime.module.loadbinary_AotExecutorFactory", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    rv->SetObject(LoadFactory(args), kTVMModuleHandle);
-  }), false);
-  r.Register("runtime.module.loadbinary_metadata_module", PackedFunc([](TVMArgs, TVMRetValue* rv) {
-    rv->SetObject(MakeObject<MetadataModuleNode>(), kTVMModuleHandle);
-  }), false);
-  r.Register("tvm.aot_executor_factory.create", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    AOTRT_REQUIRE(args.size() >= 2 && args.size() % 2 == 0, kInvalidArgument,
-                  "tvm.aot_executor_factory.create needs a module, a name and name/NDArray pairs; got ", args.size(),
-                  " arguments");
-    ObjectPtr<ModuleNode> lib = args[0].AsModule();
-    auto params = std::make_shared<ParamList>();
-    for (int i = 2; i < args.size(); i += 2) {
-      DLTensor* t = args[i + 1].AsDLTensor();
-      NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
-      copy.CopyFrom(*t);
-      params->push_back({args[i].AsString(), copy});
-    }
-    auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params);
-    if (dynamic_cast<MetadataModuleNode*>(lib.get()) == nullptr) {
-      // Given the code module itself: put the metadata module TVM expects in between.
-      auto md = MakeObject<MetadataModuleNode>();
-      md->Import(lib);
-      lib = md;
-    }
-    factory->Import(lib);
-    rv->SetObject(factory, kTVMModuleHandle);
-  }), false);
+namespace {
+
+void LoadBinaryFactory(TVMArgs args, TVMRetValue* rv) { rv->SetObject(LoadFactory(args)); }
+
+void LoadBinaryMetadata(TVMArgs, TVMRetValue* rv) { rv->SetObject(MakeObject<MetadataModuleNode>()); }
+
+void SanitizeNameGlobal(TVMArgs args, TVMRetValue* rv) { rv->SetString(SanitizeName(args[0].AsString())); }
+
+// (module, name, name/NDArray pairs...): a factory over a code or metadata module.
+void CreateFactory(TVMArgs args, TVMRetValue* rv) {
+  AOTRT_REQUIRE(args.size() >= 2 && args.size() % 2 == 0, kInvalidArgument,
+                "tvm.aot_executor_factory.create needs a module, a name and name/NDArray pairs; got ", args.size(),
+                " arguments");
+  ObjectPtr<ModuleNode> lib = args[0].AsModule();
+  auto params = std::make_shared<ParamList>();
+  for (int i = 2; i < args.size(); i += 2) {
+    DLTensor* t = args[i + 1].AsDLTensor();
+    NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
+    copy.CopyFrom(*t);
+    params->push_back({args[i].AsString(), copy});
+  }
+  auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params);
+  if (dynamic_cast<MetadataModuleNode*>(lib.get()) == nullptr) {
+    // Given the code module itself: put the metadata module TVM expects in between.
+    auto md = MakeObject<MetadataModuleNode>();
+    md->Import(lib);
+    lib = md;
+  }
+  factory->Import(lib);
+  rv->SetObject(factory, kTVMModuleHandle);
 }
+
+constexpr GlobalDef kDefs[] = {
+    {"runtime.module.loadbinary_AotExecutorFactory", LoadBinaryFactory},
+    {"runtime.module.loadbinary_metadata_module", LoadBinaryMetadata},
+    {"tvm.aot_executor_factory.create", CreateFactory},
+    {"runtime.SanitizeName", SanitizeNameGlobal},
+};
+
+}  // namespace
+
+extern const GlobalTable kAotGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
 
 }  // namespace aotrt

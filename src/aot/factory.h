@@ -16,7 +16,7 @@ class AotExecutorFactoryNode : public ModuleNode {
   AotExecutorFactoryNode(std::string module_name, std::shared_ptr<const ParamList> params)
       : module_name_(std::move(module_name)), params_(std::move(params)) {}
   const char* type_key() const override { return "AotExecutorFactory"; }
-  int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
   std::string MissingFunctionHint(const std::string& name) const override;
   // Payload of ABI.md 6.3: u64 count, names, arrays, module name.

@@ -36,7 +36,7 @@ struct ModelState {
 class MetadataModuleNode : public ModuleNode {
  public:
   const char* type_key() const override { return "metadata_module"; }
-  int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
   std::string SaveToBinary() const override { return std::string(); }  // empty payload
 

@@ -189,7 +189,10 @@ int EnvInt(const char* name) {
 
 }  // namespace
 
+static std::atomic<int> g_num_threads{0};  // 0: the default above
+
 int DefaultNumThreads() {
+  if (int n = g_num_threads.load(std::memory_order_relaxed)) return n;
   if (int n = EnvInt("TVM_NUM_THREADS")) return n;
   if (int n = EnvInt("OMP_NUM_THREADS")) return n;
   int hw = static_cast<int>(std::thread::hardware_concurrency());
@@ -198,6 +201,8 @@ int DefaultNumThreads() {
 #endif
   return hw > 0 ? hw : 1;
 }
+
+void SetNumThreads(int n) { g_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed); }
 
 int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task) {
   if (!f) {

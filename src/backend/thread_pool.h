@@ -15,6 +15,8 @@ int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task);
 int ParallelBarrier(int task_id, TVMParallelGroupEnv* penv);
 // Threads used when num_task is 0: TVM_NUM_THREADS, else OMP_NUM_THREADS, else the hardware's
 // (halved on x86-64, as TVM does, to count physical cores).
+// SetNumThreads(n > 0) overrides that count (TVM's config_threadpool); 0 restores it.
 int DefaultNumThreads();
+void SetNumThreads(int n);
 
 }  // namespace aotrt

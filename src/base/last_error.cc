@@ -1,15 +1,29 @@
 #include "base/last_error.h"
 
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "base/error_util.h"
+
 namespace aotrt {
 
 __thread uint64_t t_last_error_sequence __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 
+using PyRefFn = void (*)(void*);
+std::atomic<PyRefFn> g_py_incref{nullptr};
+std::atomic<PyRefFn> g_py_decref{nullptr};
+
+// No destructor releases py_exc: an exception left here at thread or process exit is leaked, never
+// released after the interpreter is gone.
 struct LastError {
   std::string message;
   ErrorCode code = ErrorCode::kOk;
   bool set = false;
+  void* py_exc = nullptr;
 };
 
 LastError& Slot() {
@@ -17,21 +31,75 @@ LastError& Slot() {
   return slot;
 }
 
-}  // namespace
+// Py_DecRef may run the object's finalizer, which needs the GIL; C calls from ctypes run without
+// it, so take it through the interpreter's own PyGILState functions when they are in the process.
+void ReleasePython(void* obj) {
+  PyRefFn decref = g_py_decref.load();
+  if (!obj || !decref) return;
+  using Ensure = int (*)();
+  using Release = void (*)(int);
+  static auto ensure = reinterpret_cast<Ensure>(dlsym(RTLD_DEFAULT, "PyGILState_Ensure"));
+  static auto release = reinterpret_cast<Release>(dlsym(RTLD_DEFAULT, "PyGILState_Release"));
+  if (ensure && release) {
+    int state = ensure();
+    decref(obj);
+    release(state);
+  } else {
+    decref(obj);
+  }
+}
 
-void SetLastError(ErrorCode code, const std::string& message) {
-  LastError& s = Slot();
+void Reset(LastError& s, ErrorCode code, const std::string& message, void* py_exc) {
+  void* old = s.py_exc;
+  s.py_exc = py_exc;
   s.message = message;
   s.code = code;
   s.set = true;
   ++t_last_error_sequence;
+  ReleasePython(old);  // last: its finalizer may call back into aotrt
 }
+
+}  // namespace
+
+void SetLastError(ErrorCode code, const std::string& message) { Reset(Slot(), code, message, nullptr); }
 
 const char* LastErrorMessage() {
   const LastError& s = Slot();
-  return s.set ? s.message.c_str() : nullptr;
+  return s.set && !s.py_exc ? s.message.c_str() : nullptr;
 }
 
 ErrorCode LastErrorCode() { return Slot().code; }
+
+bool RegisterEnvCAPI(const char* name, void* fptr) {
+  if (std::strcmp(name, "Py_IncRef") == 0) {
+    g_py_incref = reinterpret_cast<PyRefFn>(fptr);
+  } else if (std::strcmp(name, "Py_DecRef") == 0) {
+    g_py_decref = reinterpret_cast<PyRefFn>(fptr);
+  } else if (std::strcmp(name, "PyErr_CheckSignals") == 0) {
+    // Accepted as TVM does; only TVM's own test helpers poll signals, aotrt never does.
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void SetLastPythonError(void* py_exc) {
+  PyRefFn incref = g_py_incref.load();
+  AOTRT_REQUIRE(incref && g_py_decref.load(), kInvalidArgument,
+                "TVMAPISetLastPythonError: Py_IncRef/Py_DecRef were not registered with TVMBackendRegisterEnvCAPI");
+  if (py_exc) incref(py_exc);
+  Reset(Slot(), ErrorCode::kModelError, "", py_exc);
+}
+
+void* LastPythonError() { return Slot().py_exc; }
+
+void DropLastPythonError() {
+  LastError& s = Slot();
+  if (s.py_exc) Reset(s, ErrorCode::kModelError, "", nullptr);
+}
+
+void ThrowIfPythonErrorSince(uint64_t sequence) {
+  if (LastErrorSequence() != sequence && LastPythonError()) throw PendingPythonError();
+}
 
 }  // namespace aotrt

@@ -1,4 +1,5 @@
-// The calling thread's last-error slot behind TVMGetLastError / AOTRTGetLastErrorCode.
+// The calling thread's last-error record behind TVMGetLastError / AOTRTGetLastErrorCode: a message
+// with an ErrorCode, or a Python exception object set by a Python callback (ABI.md 11.2b, 11.5).
 #pragma once
 
 #include <cstdint>
@@ -8,11 +9,33 @@
 
 namespace aotrt {
 
+// Replaces the record (releasing a Python exception it held).
 void SetLastError(ErrorCode code, const std::string& message);
-// NULL when no error was recorded on this thread.
+// NULL when no error was recorded on this thread, or when the record is a Python exception.
 const char* LastErrorMessage();
 ErrorCode LastErrorCode();
-// Counts SetLastError calls on this thread: tells whether a failing call set a message of its own.
+
+// Host-environment functions from TVMBackendRegisterEnvCAPI ("Py_IncRef", "Py_DecRef",
+// "PyErr_CheckSignals"). Process-wide. False for an unknown name.
+bool RegisterEnvCAPI(const char* name, void* fptr);
+// Replaces the record with `py_exc`, holding one reference through the registered Py_IncRef.
+// Throws kInvalidArgument when Py_IncRef was not registered (the object could not be kept).
+void SetLastPythonError(void* py_exc);
+// The Python exception of the record (borrowed), or NULL.
+void* LastPythonError();
+// Releases a held Python exception and leaves an empty message; no-op for other records.
+void DropLastPythonError();
+
+// Thrown through native frames while the record is a Python exception, so that the outermost C
+// call returns -1 with that exception still recorded (the C boundary does not overwrite it).
+class PendingPythonError : public Error {
+ public:
+  PendingPythonError() : Error(ErrorCode::kModelError, "a Python callback raised an exception") {}
+};
+// For code that just saw a C callee fail: rethrow a Python exception recorded since `sequence`.
+void ThrowIfPythonErrorSince(uint64_t sequence);
+
+// Counts record changes on this thread: tells whether a failing call set a message of its own.
 // Read around every model call, so it is plain initial-exec TLS: one load, no guard, no call.
 extern __thread uint64_t t_last_error_sequence __attribute__((tls_model("initial-exec")));
 inline uint64_t LastErrorSequence() { return t_last_error_sequence; }

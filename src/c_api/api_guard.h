@@ -9,6 +9,9 @@
 #define AOTRT_API_BEGIN() try {
 #define AOTRT_API_END()                                                                  \
   }                                                                                      \
+  catch (const ::aotrt::PendingPythonError&) {                                           \
+    return -1; /* the Python exception stays the last error */                           \
+  }                                                                                      \
   catch (const ::aotrt::Error& e) {                                                      \
     ::aotrt::SetLastError(e.code(), e.what());                                           \
     return -1;                                                                           \

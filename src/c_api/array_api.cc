@@ -43,6 +43,13 @@ int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_
   AOTRT_API_END();
 }
 
+int TVMArrayGetTypeIndex(TVMArrayHandle handle, unsigned* out_tindex) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(out_tindex, kInvalidArgument, "TVMArrayGetTypeIndex: null out");
+  *out_tindex = AsArray(handle, "TVMArrayGetTypeIndex")->type_index();
+  AOTRT_API_END();
+}
+
 int TVMArrayFree(TVMArrayHandle handle) {
   AOTRT_API_BEGIN();
   AsArray(handle, "TVMArrayFree")->DecRef();

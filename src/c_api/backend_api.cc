@@ -18,6 +18,22 @@ void TVMAPISetLastError(const char* msg) { SetLastError(ErrorCode::kModelError, 
 
 const char* TVMGetLastError(void) { return LastErrorMessage(); }
 
+// The Python error path (ABI.md 11.2b, 11.5).
+void* TVMGetLastPythonError(void) { return LastPythonError(); }
+
+// aotrt records no native backtrace: NULL, which TVM's Python package accepts.
+const char* TVMGetLastBacktrace(void) { return nullptr; }
+
+void TVMDropLastPythonError(void) { DropLastPythonError(); }
+
+void TVMAPISetLastPythonError(void* py_exc) {
+  try {
+    SetLastPythonError(py_exc);
+  } catch (const Error& e) {
+    SetLastError(e.code(), e.what());  // no exception may cross into the (Python) caller
+  }
+}
+
 int AOTRTGetLastErrorCode(void) { return static_cast<int>(LastErrorCode()); }
 
 const char* AOTRTGetVersion(void) { return AOTRT_VERSION; }
@@ -68,10 +84,10 @@ int TVMBackendRegisterSystemLibSymbol(const char* name, void* ptr) {
   AOTRT_API_END();
 }
 
-int TVMBackendRegisterEnvCAPI(const char* name, void*) {
+int TVMBackendRegisterEnvCAPI(const char* name, void* fptr) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(name, kInvalidArgument, "TVMBackendRegisterEnvCAPI: null name");
-  AOTRT_LOG_DEBUG("TVMBackendRegisterEnvCAPI('", name, "') ignored: aotrt has no host-environment hooks");
+  AOTRT_REQUIRE(RegisterEnvCAPI(name, fptr), kInvalidArgument, "Unknown env API ", name);
   AOTRT_API_END();
 }
 

@@ -151,6 +151,7 @@ int TVMFuncCreateFromCFunc(TVMPackedCFunc func, void* resource_handle, TVMPacked
     int rc = state->f(const_cast<TVMValue*>(args.values()), const_cast<int*>(args.type_codes()), args.size(), rv,
                       state->resource);
     if (rc != 0) {
+      ThrowIfPythonErrorSince(before);
       const char* msg = LastErrorSequence() != before ? LastErrorMessage() : nullptr;
       ErrorCode code = msg ? LastErrorCode() : ErrorCode::kModelError;
       throw Error(code, msg ? msg : "C callback returned an error without a message");

@@ -19,7 +19,8 @@ struct TypeName {
 constexpr TypeName kTypes[] = {{kTypeObject, "runtime.Object"}, {kTypeModule, "runtime.Module"},
                                {kTypeNDArray, "runtime.NDArray"}, {kTypeString, "runtime.String"},
                                {kTypeArray, "Array"},             {kTypeMap, "Map"},
-                               {kTypeShapeTuple, "runtime.ShapeTuple"}, {kTypePackedFunc, "runtime.PackedFunc"}};
+                               {kTypeShapeTuple, "runtime.ShapeTuple"}, {kTypePackedFunc, "runtime.PackedFunc"},
+                               {kTypeADT, "runtime.ADT"}};
 
 }  // namespace
 

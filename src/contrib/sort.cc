@@ -223,10 +223,12 @@ void Topk(TVMArgs args, TVMRetValue*) {
 
 }  // namespace
 
-void RegisterContribGlobals(Registry& r) {
-  r.Register("tvm.contrib.sort.argsort", PackedFunc(Argsort), false);
-  r.Register("tvm.contrib.sort.sort", PackedFunc(Sort), false);
-  r.Register("tvm.contrib.sort.topk", PackedFunc(Topk), false);
-}
+constexpr GlobalDef kDefs[] = {
+    {"tvm.contrib.sort.argsort", Argsort},
+    {"tvm.contrib.sort.sort", Sort},
+    {"tvm.contrib.sort.topk", Topk},
+};
+
+extern const GlobalTable kContribGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
 
 }  // namespace aotrt

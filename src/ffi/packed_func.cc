@@ -1,8 +1,8 @@
 // Argument conversion and owned return values of packed functions.
 #include "aotrt/packed_func.h"
 
-#include "aotrt/module.h"
-#include "aotrt/ndarray.h"
+#include "aotrt/container.h"
+#include "aotrt/dtype.h"
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -45,6 +45,7 @@ double TVMArgValue::AsFloat() const {
 }
 
 std::string TVMArgValue::AsString() const {
+  if (code_ == kTVMObjectHandle) return static_cast<StringObj*>(AsObjectOf(kTypeString, "str"))->value;
   if (code_ == kTVMStr) {
     if (!value_.v_str) Mismatch("str (not a null pointer)");
     return value_.v_str;
@@ -81,17 +82,29 @@ DLTensor* TVMArgValue::AsDLTensor() const {
   return static_cast<DLTensor*>(value_.v_handle);
 }
 
-NDArrayObj* TVMArgValue::AsNDArrayObjOrNull() const {
-  if (code_ != kTVMNDArrayHandle || !value_.v_handle) return nullptr;
-  return NDArrayObj::FromHandle(static_cast<DLTensor*>(value_.v_handle));
+ObjectPtr<Object> TVMArgValue::AsObject() const {
+  switch (code_) {
+    case kTVMNullptr: return nullptr;
+    case kTVMStr:
+    case kTVMBytes: return MakeObject<StringObj>(AsString());
+    case kTVMObjectHandle:
+    case kTVMModuleHandle:
+    case kTVMPackedFuncHandle: return ObjectPtr<Object>(static_cast<Object*>(value_.v_handle));
+    case kTVMNDArrayHandle:
+      return value_.v_handle ? ObjectPtr<Object>(TensorObj::FromHandle(static_cast<DLTensor*>(value_.v_handle)))
+                             : nullptr;
+    case kTVMObjectRValueRefArg: {
+      auto** slot = static_cast<Object**>(value_.v_handle);
+      return ObjectPtr<Object>(slot ? *slot : nullptr);
+    }
+    default: Mismatch("Object");
+  }
 }
 
-ObjectPtr<ModuleNode> TVMArgValue::AsModule() const {
-  if (code_ != kTVMModuleHandle) Mismatch("Module");
-  auto* obj = static_cast<Object*>(value_.v_handle);
-  if (!obj) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": module handle is null");
-  if (obj->type_index() != kTypeModule) Mismatch("Module (the handle is another kind of object)");
-  return ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(obj));
+Object* TVMArgValue::AsObjectOf(uint32_t type_index, const char* what) const {
+  auto* obj = code_ == kTVMObjectHandle ? static_cast<Object*>(value_.v_handle) : nullptr;
+  if (!obj || obj->type_index() != type_index) Mismatch(what);
+  return obj;
 }
 
 ObjectPtr<PackedFuncObj> TVMArgValue::AsFunction() const {
@@ -162,8 +175,16 @@ void TVMRetValue::SetObject(ObjectPtr<Object> obj, int code) {
   if (!obj) return;
   object_ = obj.release();
   code_ = code;
-  value_.v_handle = code == kTVMNDArrayHandle ? static_cast<void*>(&static_cast<NDArrayObj*>(object_)->dl_tensor)
+  value_.v_handle = code == kTVMNDArrayHandle ? static_cast<void*>(&static_cast<TensorObj*>(object_)->dl_tensor)
                                                : static_cast<void*>(object_);
+}
+
+void TVMRetValue::SetObject(ObjectPtr<Object> obj) {
+  uint32_t t = obj ? obj->type_index() : kTypeObject;
+  SetObject(std::move(obj), t == kTypeModule        ? kTVMModuleHandle
+                            : t == kTypePackedFunc  ? kTVMPackedFuncHandle
+                            : t == kTypeNDArray     ? kTVMNDArrayHandle
+                                                    : kTVMObjectHandle);
 }
 
 void TVMRetValue::SetFromC(TVMValue value, int code) {
@@ -175,13 +196,20 @@ void TVMRetValue::SetFromC(TVMValue value, int code) {
       return;
     }
     case kTVMNDArrayHandle:
-      SetObject(ObjectPtr<Object>(NDArrayObj::FromHandle(static_cast<DLTensor*>(value.v_handle))), code);
+      SetObject(ObjectPtr<Object>(TensorObj::FromHandle(static_cast<DLTensor*>(value.v_handle))), code);
       return;
     case kTVMModuleHandle:
     case kTVMPackedFuncHandle:
     case kTVMObjectHandle:
       SetObject(ObjectPtr<Object>(static_cast<Object*>(value.v_handle)), code);
       return;
+    case kTVMObjectRValueRefArg: {  // moved out of the caller's slot, as TVM does
+      auto** slot = static_cast<Object**>(value.v_handle);
+      ObjectPtr<Object> obj = ObjectPtr<Object>::Adopt(slot ? *slot : nullptr);
+      if (slot) *slot = nullptr;
+      SetObject(std::move(obj));
+      return;
+    }
     case kTVMArgInt:
     case kTVMArgFloat:
     case kTVMOpaqueHandle:

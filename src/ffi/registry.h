@@ -1,6 +1,9 @@
-// The process-wide registry of global packed functions.
+// The process-wide registry of global packed functions: only the mechanism. The built-in globals
+// are plain functions listed in compile-time tables, which the top layer (c_api/globals.cc) names
+// in kBuiltinGlobalTables; a built-in is wrapped as a PackedFunc only when first looked up.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -8,29 +11,38 @@
 
 namespace aotrt {
 
+using GlobalFn = void (*)(TVMArgs args, TVMRetValue* rv);
+struct GlobalDef {
+  const char* name;
+  GlobalFn fn;
+};
+struct GlobalTable {
+  const GlobalDef* defs;
+  size_t size;
+};
+
+// Defined by the top layer: every table of built-in globals.
+extern const GlobalTable* const kBuiltinGlobalTables[];
+extern const size_t kNumBuiltinGlobalTables;
+
 class Registry {
  public:
-  // The registry, with aotrt's built-in globals registered on first use. Thread-safe.
+  // The registry. Thread-safe; never destroyed (functions registered from a host language must not
+  // be finalized after that host has shut down).
   static Registry& Global();
 
+  // Throws kInvalidArgument when `name` exists (built-in or registered) and `override` is false.
   void Register(const std::string& name, PackedFunc f, bool override);
+  // Empty when absent.
   PackedFunc Get(const std::string& name) const;
   // False when the name was not registered (not an error).
   bool Remove(const std::string& name);
   std::vector<std::string> ListNames() const;
 
  private:
-  Registry() = default;
+  Registry();
   struct Impl;
-  Impl* impl_ = nullptr;
+  Impl* impl_;
 };
-
-// Per-layer registration of built-in globals, called once by Registry::Global().
-void RegisterFfiGlobals(Registry& r);
-void RegisterNDArrayGlobals(Registry& r);
-void RegisterModuleGlobals(Registry& r);
-void RegisterAotGlobals(Registry& r);
-void RegisterProfilingGlobals(Registry& r);
-void RegisterContribGlobals(Registry& r);
 
 }  // namespace aotrt

@@ -19,6 +19,7 @@ PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, Object
                &ret_code, nullptr);
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
+      ThrowIfPythonErrorSince(errors_before);
       const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
       AOTRT_THROW(kModelError, name, " failed (returned ", rc, ")", msg ? ": " : " without an error message", msg ? msg : "");
     }

@@ -174,44 +174,4 @@ Module Module::LoadFromMemory(const void* data, size_t size) {
   return LoadFromSymbolSource(OpenSharedLibrary(file.path(), name));
 }
 
-void RegisterModuleGlobals(Registry& r) {
-  r.Register("runtime.module.loadfile_so", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "runtime.module.loadfile_so needs a path");
-    std::string path = args[0].AsString();
-    rv->SetObject(LoadFromSymbolSource(OpenSharedLibrary(path, path)).node(), kTVMModuleHandle);
-  }), false);
-  // TVM exports of object files (export_library("x.tar") or ".o"), linked into a shared library first.
-  for (const char* fmt : {"tar", "o"}) {
-    r.Register(std::string("runtime.module.loadfile_") + fmt, PackedFunc([fmt](TVMArgs args, TVMRetValue* rv) {
-      AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "runtime.module.loadfile_", fmt, " needs a path");
-      rv->SetObject(LoadFromSymbolSource(OpenObjectFiles(args[0].AsString(), fmt)).node(), kTVMModuleHandle);
-    }), false);
-  }
-  r.Register("runtime.SystemLib", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    std::string prefix = args.size() > 0 ? args[0].AsString() : "";
-    rv->SetObject(Module::SystemLib(prefix).node(), kTVMModuleHandle);
-  }), false);
-  r.Register("runtime.ModuleLoadFromFile", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "runtime.ModuleLoadFromFile needs a path");
-    std::string fmt = args.size() > 1 ? args[1].AsString() : "";
-    rv->SetObject(Module::LoadFromFile(args[0].AsString(), fmt).node(), kTVMModuleHandle);
-  }), false);
-  r.Register("runtime.ModuleGetTypeKey", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    rv->SetString(args[0].AsModule()->type_key());
-  }), false);
-  r.Register("runtime.ModuleGetImport", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    auto m = args[0].AsModule();
-    int64_t i = args[1].AsInt();
-    AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(m->imports().size()), kOutOfRange, "import index ", i,
-                  " out of range [0, ", m->imports().size(), ")");
-    rv->SetObject(m->imports()[i], kTVMModuleHandle);
-  }), false);
-  r.Register("runtime.ModuleImportsSize", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    rv->SetInt(static_cast<int64_t>(args[0].AsModule()->imports().size()));
-  }), false);
-  r.Register("runtime.ModuleSaveToBinary", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    rv->SetBytes(args[0].AsModule()->SaveToBinary());
-  }), false);
-}
-
 }  // namespace aotrt

@@ -31,6 +31,14 @@ PackedFunc FindInImports(const ObjectPtr<ModuleNode>& node, const std::string& n
 
 }  // namespace
 
+ObjectPtr<ModuleNode> TVMArgValue::AsModule() const {
+  if (code_ != kTVMModuleHandle) Mismatch("Module");
+  auto* obj = static_cast<Object*>(value_.v_handle);
+  if (!obj) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": module handle is null");
+  if (obj->type_index() != kTypeModule) Mismatch("Module (the handle is another kind of object)");
+  return ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(obj));
+}
+
 std::string ModuleNode::SaveToBinary() const {
   AOTRT_THROW(kNotImplemented, "module of type '", type_key(), "' cannot be serialized");
 }

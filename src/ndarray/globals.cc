@@ -1,9 +1,10 @@
-// Globals over the binary formats (TVM names): runtime.SaveParams / LoadParams and file variants.
-// TVM passes a Map; across the C ABI aotrt takes name/NDArray argument pairs and returns an Array
-// of alternating names and NDArrays.
+// Globals of the NDArray layer with TVM's names and conventions: the params formats over a
+// Map<String, NDArray> (ABI.md 11.4), allocation with a memory scope, and views.
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
+#include "aotrt/container.h"
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
@@ -11,54 +12,108 @@
 namespace aotrt {
 namespace {
 
-std::vector<NamedArray> PairsFrom(TVMArgs args, int first) {
-  AOTRT_REQUIRE((args.size() - first) % 2 == 0, kInvalidArgument, "params must be given as name/NDArray pairs");
+std::vector<NamedArray> ParamsFromMap(TVMArgValue arg) {
+  const auto* map = static_cast<const MapObj*>(arg.AsObjectOf(kTypeMap, "Map<String, NDArray>"));
   std::vector<NamedArray> params;
-  for (int i = first; i < args.size(); i += 2) {
-    params.push_back({args[i].AsString(), NDArray::Borrow(*args[i + 1].AsDLTensor())});
+  for (const auto& kv : map->items()) {
+    AOTRT_REQUIRE(kv.first && kv.first->type_index() == kTypeString, kTypeMismatch, "params: keys must be strings");
+    AOTRT_REQUIRE(kv.second && kv.second->type_index() == kTypeNDArray, kTypeMismatch, "params: value of '",
+                  static_cast<StringObj*>(kv.first.get())->value, "' is not an NDArray");
+    params.push_back({static_cast<StringObj*>(kv.first.get())->value,
+                      NDArray(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(kv.second.get())))});
   }
   return params;
 }
 
-void ReturnPairs(std::vector<NamedArray> params, TVMRetValue* rv) {
-  std::vector<ObjectPtr<Object>> items;
-  for (NamedArray& p : params) {
-    items.push_back(MakeObject<StringObj>(p.name));
-    items.push_back(p.array.object());
-  }
-  rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
+void ReturnMap(std::vector<NamedArray> params, TVMRetValue* rv) {
+  std::vector<MapObj::Item> items;
+  for (NamedArray& p : params) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
+  rv->SetObject(MakeObject<MapObj>(std::move(items)));
 }
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  AOTRT_REQUIRE(in.good(), kNotFound, "cannot open params file ", path);
+  AOTRT_REQUIRE(in.good(), kNotFound, "Unable to open file ", path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+void RequireArgs(const char* fn, TVMArgs args, int n) {
+  AOTRT_REQUIRE(args.size() == n, kInvalidArgument, fn, " takes ", n, " arguments, got ", args.size());
+}
+
+void SaveParamsGlobal(TVMArgs args, TVMRetValue* rv) {
+  RequireArgs("runtime.SaveParams", args, 1);
+  rv->SetBytes(SaveParams(ParamsFromMap(args[0])));
+}
+
+void SaveParamsToFile(TVMArgs args, TVMRetValue*) {
+  RequireArgs("runtime.SaveParamsToFile", args, 2);
+  std::string bytes = SaveParams(ParamsFromMap(args[0]));
+  std::string path = args[1].AsString();
+  std::ofstream out(path, std::ios::binary);
+  AOTRT_REQUIRE(out.good(), kIOError, "Unable to open file ", path);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  AOTRT_REQUIRE(out.good(), kIOError, "cannot write params file ", path);
+}
+
+void LoadParamsGlobal(TVMArgs args, TVMRetValue* rv) {
+  RequireArgs("runtime.LoadParams", args, 1);
+  std::string bytes = args[0].AsString();
+  ReturnMap(LoadParams(bytes.data(), bytes.size()), rv);
+}
+
+void LoadParamsFromFile(TVMArgs args, TVMRetValue* rv) {
+  RequireArgs("runtime.LoadParamsFromFile", args, 1);
+  std::string bytes = ReadFile(args[0].AsString());
+  ReturnMap(LoadParams(bytes.data(), bytes.size()), rv);
+}
+
+// TVM's VerifyDataType: lanes >= 1; bits a power of two multiple of 8, or 1/4-bit integers.
+DLDataType AllocDataType(TVMArgValue arg) {
+  DLDataType t = arg.AsDataType();
+  bool int_like = t.code == kDLInt || t.code == kDLUInt;
+  bool ok = t.lanes >= 1 && ((t.bits % 8 == 0 && (t.bits & (t.bits - 1)) == 0) ||
+                             (int_like && (t.bits == 1 || t.bits == 4)));
+  AOTRT_REQUIRE(ok, kInvalidArgument, "invalid data type ", DataTypeToString(t), " for an NDArray");
+  return t;
+}
+
+// (ShapeTuple shape, dtype, Device, scope: null, "" or "global")
+void AllocWithScope(TVMArgs args, TVMRetValue* rv) {
+  RequireArgs("runtime.TVMArrayAllocWithScope", args, 4);
+  const auto* shape = static_cast<const ShapeTupleObj*>(args[0].AsObjectOf(kTypeShapeTuple, "ShapeTuple"));
+  DLDataType dtype = AllocDataType(args[1]);
+  DLDevice dev = args[2].AsDevice();
+  if (args[3].type_code() != kTVMNullptr) {
+    std::string scope = args[3].AsString();
+    AOTRT_REQUIRE(scope.empty() || scope == "global", kInvalidArgument,
+                  "Device does not support allocate data space with specified memory scope: ", scope);
+  }
+  rv->SetObject(NDArray::Empty(shape->dims, dtype, dev).object());
+}
+
+// (NDArray, ShapeTuple): same dtype and bytes, a view holding the source alive.
+void CreateView(TVMArgs args, TVMRetValue* rv) {
+  RequireArgs("runtime.TVMArrayCreateView", args, 2);
+  NDArrayObj* src = args[0].AsNDArrayObjOrNull();
+  AOTRT_REQUIRE(src, kTypeMismatch, "runtime.TVMArrayCreateView: argument 0 must be an NDArray, got ",
+                TypeCodeName(args[0].type_code()));
+  const auto* shape = static_cast<const ShapeTupleObj*>(args[1].AsObjectOf(kTypeShapeTuple, "ShapeTuple"));
+  NDArray a{ObjectPtr<NDArrayObj>(src)};
+  rv->SetObject(a.CreateView(shape->dims, a.dtype()).object());
+}
+
+constexpr GlobalDef kDefs[] = {
+    {"runtime.SaveParams", SaveParamsGlobal},
+    {"runtime.SaveParamsToFile", SaveParamsToFile},
+    {"runtime.LoadParams", LoadParamsGlobal},
+    {"runtime.LoadParamsFromFile", LoadParamsFromFile},
+    {"runtime.TVMArrayAllocWithScope", AllocWithScope},
+    {"runtime.TVMArrayCreateView", CreateView},
+};
+
 }  // namespace
 
-void RegisterNDArrayGlobals(Registry& r) {
-  r.Register("runtime.SaveParams", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    rv->SetBytes(SaveParams(PairsFrom(args, 0)));
-  }), false);
-  r.Register("runtime.LoadParams", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    AOTRT_REQUIRE(args.size() == 1, kInvalidArgument, "runtime.LoadParams takes the bytes");
-    std::string bytes = args[0].AsString();
-    ReturnPairs(LoadParams(bytes.data(), bytes.size()), rv);
-  }), false);
-  r.Register("runtime.SaveParamsToFile", PackedFunc([](TVMArgs args, TVMRetValue*) {
-    AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "runtime.SaveParamsToFile needs a path");
-    std::string path = args[0].AsString();
-    std::string bytes = SaveParams(PairsFrom(args, 1));
-    std::ofstream out(path, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    AOTRT_REQUIRE(out.good(), kIOError, "cannot write params file ", path);
-  }), false);
-  r.Register("runtime.LoadParamsFromFile", PackedFunc([](TVMArgs args, TVMRetValue* rv) {
-    AOTRT_REQUIRE(args.size() == 1, kInvalidArgument, "runtime.LoadParamsFromFile takes a path");
-    std::string bytes = ReadFile(args[0].AsString());
-    ReturnPairs(LoadParams(bytes.data(), bytes.size()), rv);
-  }), false);
-}
+extern const GlobalTable kNDArrayGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
 
 }  // namespace aotrt

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 
+#include "aotrt/packed_func.h"
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -31,19 +32,16 @@ void RequireValidDType(DLDataType t) {
 
 }  // namespace
 
-NDArrayObj::NDArrayObj() : Object(kTypeNDArray) { std::memset(&dl_tensor, 0, sizeof(dl_tensor)); }
+NDArrayObj::NDArrayObj() = default;
 
 NDArrayObj::~NDArrayObj() {
   std::free(owned_data_);
   if (managed_ && managed_->deleter) managed_->deleter(managed_);
 }
 
-NDArrayObj* NDArrayObj::FromHandle(DLTensor* handle) {
-  // offsetof on a polymorphic class is conditionally supported; GCC and Clang give the layout offset.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Winvalid-offsetof"
-  return reinterpret_cast<NDArrayObj*>(reinterpret_cast<char*>(handle) - offsetof(NDArrayObj, dl_tensor));
-#pragma GCC diagnostic pop
+NDArrayObj* TVMArgValue::AsNDArrayObjOrNull() const {
+  if (code_ != kTVMNDArrayHandle || !value_.v_handle) return nullptr;
+  return NDArrayObj::FromHandle(static_cast<DLTensor*>(value_.v_handle));
 }
 
 NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {

@@ -65,11 +65,18 @@ void BenchmarkFactory(TVMArgs args, TVMRetValue* rv) {
 
 }  // namespace
 
-void RegisterProfilingGlobals(Registry& r) {
-  r.Register("runtime.RPCTimeEvaluator", PackedFunc(RpcTimeEvaluator), false);
-  r.Register("cache_flush_cpu_non_first_arg",
-             PackedFunc([](TVMArgs args, TVMRetValue*) { CacheFlushNonFirstArg(args); }), false);
-  r.Register("aotrt.profiling.Benchmark", PackedFunc(BenchmarkFactory), false);
-}
+namespace {
+
+void CacheFlush(TVMArgs args, TVMRetValue*) { CacheFlushNonFirstArg(args); }
+
+constexpr GlobalDef kDefs[] = {
+    {"runtime.RPCTimeEvaluator", RpcTimeEvaluator},
+    {"cache_flush_cpu_non_first_arg", CacheFlush},
+    {"aotrt.profiling.Benchmark", BenchmarkFactory},
+};
+
+}  // namespace
+
+extern const GlobalTable kProfilingGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
 
 }  // namespace aotrt

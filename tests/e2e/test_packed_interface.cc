@@ -118,6 +118,9 @@ TEST(PackedInterface, FullFlowThroughTheCAbi) {
   ASSERT_EQ(r.code, kTVMObjectHandle);
   Handle names(r.v.v_handle, kTVMObjectHandle);
   ASSERT_EQ(CallGlobal("runtime.ArrayGetItem", {Object(names.get(), kTVMObjectHandle), Int(0)}, &r), 0);
+  ASSERT_EQ(r.code, kTVMObjectHandle);  // elements stay String objects, as in TVM
+  Handle name0(r.v.v_handle, kTVMObjectHandle);
+  ASSERT_EQ(CallGlobal("runtime.GetFFIString", {Object(name0.get(), kTVMObjectHandle)}, &r), 0);
   ASSERT_EQ(r.code, kTVMStr);
   EXPECT_STREQ(r.v.v_str, "unusual_module_name_fred");
   ASSERT_EQ(Call(lib.get(), "unusual_module_name_fred", {Dev()}, &r), 0) << TVMGetLastError();
@@ -130,9 +133,21 @@ TEST(PackedInterface, FullFlowThroughTheCAbi) {
   EXPECT_STREQ(r.v.v_str, "input_0");
   ASSERT_EQ(Call(ex.get(), "get_input_index", {Str("input@1")}, &r), 0);
   EXPECT_EQ(r.v.v_int64, 1);
-  ASSERT_EQ(Call(ex.get(), "get_input_info", {}, &r), 0);
-  EXPECT_STREQ(r.v.v_str,
-               "{\"names\": [\"input_0\", \"input_1\"], \"shapes\": [[2, 2], [2, 2]], \"dtypes\": [\"int32\", \"int32\"]}");
+  ASSERT_EQ(Call(ex.get(), "get_input_info", {}, &r), 0);  // GraphExecutor's Map convention
+  ASSERT_EQ(r.code, kTVMObjectHandle);
+  Handle info(r.v.v_handle, kTVMObjectHandle);
+  ASSERT_EQ(CallGlobal("runtime.MapGetItem", {Object(info.get(), kTVMObjectHandle), Str("shape")}, &r), 0);
+  Handle shapes(r.v.v_handle, kTVMObjectHandle);
+  ASSERT_EQ(CallGlobal("runtime.MapGetItem", {Object(shapes.get(), kTVMObjectHandle), Str("input_1")}, &r), 0);
+  Handle shape1(r.v.v_handle, kTVMObjectHandle);
+  ASSERT_EQ(CallGlobal("runtime.GetShapeTupleElem", {Object(shape1.get(), kTVMObjectHandle), Int(1)}, &r), 0);
+  EXPECT_EQ(r.v.v_int64, 2);
+  ASSERT_EQ(CallGlobal("runtime.MapGetItem", {Object(info.get(), kTVMObjectHandle), Str("dtype")}, &r), 0);
+  Handle dtypes(r.v.v_handle, kTVMObjectHandle);
+  ASSERT_EQ(CallGlobal("runtime.MapGetItem", {Object(dtypes.get(), kTVMObjectHandle), Str("input_0")}, &r), 0);
+  Handle dtype0(r.v.v_handle, kTVMObjectHandle);
+  ASSERT_EQ(CallGlobal("runtime.GetFFIString", {Object(dtype0.get(), kTVMObjectHandle)}, &r), 0);
+  EXPECT_STREQ(r.v.v_str, "int32");
   ASSERT_EQ(Call(ex.get(), "get_output_index", {Str("output0")}, &r), 0);
   EXPECT_EQ(r.v.v_int64, 0);
 
@@ -254,10 +269,14 @@ TEST_P(HalfThroughTheCAbi, RunsBitExact) {
   Value r;
   ASSERT_EQ(Call(lib.get(), "default", {Dev()}, &r), 0) << TVMGetLastError();
   Handle ex(r.v.v_handle, kTVMModuleHandle);
-  ASSERT_EQ(Call(ex.get(), "get_output_info", {}, &r), 0);
-  EXPECT_NE(std::string(r.v.v_str).find("\"dtypes\": [\"float16\", \"bool\", \"int16\", \"float32\", \"float16\"]"),
-            std::string::npos)
-      << r.v.v_str;
+  // The executor's own output tensors carry the dtypes (get_output(i) returns an owned view).
+  const char* dtypes[] = {"float16", "bool", "int16", "float32", "float16"};
+  for (int64_t i = 0; i < 5; ++i) {
+    ASSERT_EQ(Call(ex.get(), "get_output", {Int(i)}, &r), 0) << TVMGetLastError();
+    auto* out = static_cast<DLTensor*>(r.v.v_handle);
+    EXPECT_EQ(aotrt::DataTypeToString(out->dtype), dtypes[i]) << "output " << i;
+    TVMArrayFree(out);
+  }
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     ASSERT_EQ(Call(ex.get(), "set_input", {Str(c.input_names[i].c_str()), Tensor(c.inputs[i].handle())}, &r), 0)
         << TVMGetLastError();

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "aotrt/container.h"
 #include "aotrt/error.h"
 #include "module/blob.h"
 #include "module/library_module.h"
@@ -219,10 +220,11 @@ TEST(Blob, FactorySaveToBinaryRoundTrips) {
   PackedFunc get_params = Module(root).GetFunction("get_params");
   TVMRetValue params;
   get_params.CallPacked(TVMArgs(nullptr, nullptr, 0), &params);
-  const auto& items = static_cast<ArrayObj*>(params.object())->items;
-  ASSERT_EQ(items.size(), 4u);
-  EXPECT_EQ(static_cast<StringObj*>(items[0].get())->value, "w");
-  auto* w2 = static_cast<NDArrayObj*>(items[1].get());
+  ASSERT_EQ(params.object()->type_index(), kTypeMap);
+  const auto* map = static_cast<MapObj*>(params.object());
+  ASSERT_EQ(map->items().size(), 2u);
+  EXPECT_EQ(static_cast<StringObj*>(map->items()[0].first.get())->value, "w");
+  auto* w2 = static_cast<NDArrayObj*>(map->Find("w")->get());
   EXPECT_EQ(std::memcmp(w2->dl_tensor.data, w.data(), 24), 0);
   EXPECT_TRUE(static_cast<bool>(Module(root).GetFunction("my_model")));
 }

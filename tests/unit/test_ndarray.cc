@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "aotrt/container.h"
 #include "aotrt/error.h"
 #include "aotrt/ndarray.h"
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "aotrt/container.h"
 #include "aotrt/error.h"
 #include "aotrt/ndarray.h"
 #include "aotrt/module.h"

@@ -90,8 +90,19 @@ typedef int (*TVMExtensionFuncDeclarer)(TVMFunctionHandle register_func_handle);
 
 /* ---- errors ---- */
 TVM_DLL void TVMAPISetLastError(const char* msg);
-/*! \brief The calling thread's last error message; valid until the next error on this thread. */
+/*! \brief The calling thread's last error message; valid until the next error on this thread.
+ *  NULL when none was recorded, or when the last error is a Python exception. */
 TVM_DLL const char* TVMGetLastError(void);
+/*! \brief Record the Python exception `py_exc` (a PyObject*) as the calling thread's last error,
+ *  taking one reference through the Py_IncRef registered with TVMBackendRegisterEnvCAPI. It stays
+ *  the last error through every native frame up to the outermost failing call. */
+TVM_DLL void TVMAPISetLastPythonError(void* py_exc);
+/*! \brief The recorded Python exception (borrowed), or NULL when the last error is not one. */
+TVM_DLL void* TVMGetLastPythonError(void);
+/*! \brief Release the recorded Python exception; the last error becomes "". No-op otherwise. */
+TVM_DLL void TVMDropLastPythonError(void);
+/*! \brief Native backtrace of the last error: always NULL (aotrt records none). */
+TVM_DLL const char* TVMGetLastBacktrace(void);
 
 /* ---- modules ---- */
 /*! \brief Load a module file; format "" means the file extension. Returns the owned root module
@@ -125,6 +136,8 @@ TVM_DLL int TVMFuncRemoveGlobal(const char* name);
 TVM_DLL int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_bits,
                           int dtype_lanes, int device_type, int device_id, TVMArrayHandle* out);
 TVM_DLL int TVMArrayFree(TVMArrayHandle handle);
+/*! \brief Type index of the NDArray behind `handle`: always 2 (runtime.NDArray). */
+TVM_DLL int TVMArrayGetTypeIndex(TVMArrayHandle handle, unsigned* out_tindex);
 TVM_DLL int TVMArrayCopyFromBytes(TVMArrayHandle handle, void* data, size_t nbytes);
 TVM_DLL int TVMArrayCopyToBytes(TVMArrayHandle handle, void* data, size_t nbytes);
 TVM_DLL int TVMArrayCopyFromTo(TVMArrayHandle from, TVMArrayHandle to, TVMStreamHandle stream);

@@ -118,8 +118,11 @@ class AotModule:
 
     def _tensor_info(self, fname, count, name_of, tensor_of):
         f = self._optional(fname)
-        if f is not None:
-            return json.loads(f())
+        if f is not None:   # {"shape": {name: shape}, "dtype": {name: dtype}}, as TVM's GraphModule
+            info = f()
+            names = [name_of(i) for i in range(count)]
+            return {"names": names, "shapes": [list(info["shape"][n]) for n in names],
+                    "dtypes": [info["dtype"][n] for n in names]}
         tensors = [tensor_of(i) for i in range(count)]   # runtimes without the info functions
         return {"names": [name_of(i) for i in range(count)], "shapes": [list(t.shape) for t in tensors],
                 "dtypes": [t.dtype for t in tensors]}

@@ -1,7 +1,7 @@
 // Data type and shape helpers.
 #include <limits>
 
-#include "aotrt/ndarray.h"
+#include "aotrt/dtype.h"
 #include "base/error_util.h"
 
 namespace aotrt {

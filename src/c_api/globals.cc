@@ -1,0 +1,92 @@
+// The list of built-in globals (every layer's table), and the runtime-wide globals of TVM's
+// `runtime.*` namespace that belong to no lower layer: devices, threads, enabled runtimes.
+#include <cstring>
+#include <string>
+
+#include "aotrt/container.h"
+#include "backend/thread_pool.h"
+#include "base/error_util.h"
+#include "ffi/registry.h"
+
+namespace aotrt {
+
+extern const GlobalTable kContainerGlobals;
+extern const GlobalTable kNDArrayGlobals;
+extern const GlobalTable kModuleGlobals;
+extern const GlobalTable kAotGlobals;
+extern const GlobalTable kProfilingGlobals;
+extern const GlobalTable kContribGlobals;
+extern const GlobalTable kRuntimeGlobals;
+
+const GlobalTable* const kBuiltinGlobalTables[] = {&kContainerGlobals, &kNDArrayGlobals, &kModuleGlobals,
+                                                   &kAotGlobals,       &kProfilingGlobals, &kContribGlobals,
+                                                   &kRuntimeGlobals};
+const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBuiltinGlobalTables[0]);
+
+namespace {
+
+bool IsCpu(int64_t device_type) { return device_type == kDLCPU || device_type == kDLCUDAHost; }
+
+// (device_type, device_id, kind): kind 0 (exist) is 1 for CPU and 0 for devices aotrt has no API
+// for; CPU has no other attribute (null, as TVM's CPU API); other devices are not enabled.
+void GetDeviceAttr(TVMArgs args, TVMRetValue* rv) {
+  AOTRT_REQUIRE(args.size() == 3, kInvalidArgument, "runtime.GetDeviceAttr takes 3 arguments, got ", args.size());
+  int64_t type = args[0].AsInt();
+  int64_t kind = args[2].AsInt();
+  if (kind == 0) {
+    rv->SetInt(IsCpu(type) ? 1 : 0);
+    return;
+  }
+  AOTRT_REQUIRE(IsCpu(type), kNotImplemented, "Device API for device type ", type, " is not enabled.");
+}
+
+// TVM's names of optional runtimes; aotrt has only the CPU one.
+void RuntimeEnabled(TVMArgs args, TVMRetValue* rv) {
+  std::string t = args[0].AsString();
+  static const char* const kKnown[] = {"cuda", "gpu", "nvptx", "cl", "opencl", "sdaccel", "mtl", "metal",
+                                       "vulkan", "rpc", "hexagon", "rocm", "llvm", "stackvm", "tflite"};
+  if (t == "cpu") {
+    rv->SetInt(1);
+    return;
+  }
+  for (const char* k : kKnown) {
+    if (t.compare(0, std::strlen(k), k) == 0) {
+      rv->SetInt(0);
+      return;
+    }
+  }
+  AOTRT_THROW(kInvalidArgument, "Unknown optional runtime ", t);
+}
+
+void NumThreads(TVMArgs, TVMRetValue* rv) { rv->SetInt(DefaultNumThreads()); }
+
+// (mode, nthreads[, cpus]): the worker count of parallel launches; CPU affinity is not supported.
+void ConfigThreadPool(TVMArgs args, TVMRetValue*) {
+  AOTRT_REQUIRE(args.size() >= 2 && args.size() <= 3, kInvalidArgument, "config_threadpool takes 2 or 3 arguments");
+  args[0].AsInt();
+  if (args.size() == 3 && args[2].type_code() != kTVMNullptr) {
+    const auto* cpus = static_cast<const ArrayObj*>(args[2].AsObjectOf(kTypeArray, "Array of cpu ids"));
+    AOTRT_REQUIRE(cpus->items.empty(), kNotImplemented, "config_threadpool: pinning threads to cpus is not supported");
+  }
+  int64_t n = args[1].AsInt();
+  SetNumThreads(n > 0 && n < (1 << 20) ? static_cast<int>(n) : 0);
+}
+
+// (device_type, device_id, stream): CPU has only the null stream.
+void SetStream(TVMArgs args, TVMRetValue*) {
+  AOTRT_REQUIRE(args.size() == 3, kInvalidArgument, "runtime.TVMSetStream takes 3 arguments, got ", args.size());
+  AOTRT_REQUIRE(IsCpu(args[0].AsInt()), kNotImplemented, "Device API for device type ", args[0].AsInt(),
+                " is not enabled.");
+}
+
+constexpr GlobalDef kDefs[] = {
+    {"runtime.GetDeviceAttr", GetDeviceAttr}, {"runtime.RuntimeEnabled", RuntimeEnabled},
+    {"runtime.NumThreads", NumThreads},       {"runtime.config_threadpool", ConfigThreadPool},
+    {"runtime.TVMSetStream", SetStream},
+};
+
+}  // namespace
+
+extern const GlobalTable kRuntimeGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+
+}  // namespace aotrt
