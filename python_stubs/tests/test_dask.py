@@ -18,10 +18,17 @@ aotrt_dask = pytest.importorskip("aotrt.dask")
 WAIT_S = 120   # bound on every wait for the cluster; never a pass/fail criterion
 
 
+def local_cluster(n_workers, threads, folder):
+    """Scheduler, nannies, workers and their HTTP servers all on 127.0.0.1; scratch space in `folder`."""
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads, processes=True, protocol="tcp",
+                                    host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                    worker_dashboard_address="127.0.0.1:0", local_directory=str(folder),
+                                    silence_logs=40)
+
+
 @pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, protocol="tcp",
-                                       host="127.0.0.1", dashboard_address=None, silence_logs=40)
+def client(tmp_path_factory):
+    cluster = local_cluster(2, 2, tmp_path_factory.mktemp("dask"))
     c = distributed.Client(cluster, timeout=WAIT_S)
     c.wait_for_workers(2, timeout=WAIT_S)
     yield c

@@ -103,9 +103,21 @@ def predict_block(ref, names, output, batch, batch_axis, out_sample, out_dtype, 
     padded with zeros, the padding's outputs dropped. Returns output `output` for every sample;
     `out_sample` is its per-sample shape (the output's shape without the batch axis)."""
     ex = executor(ref)
-    rows = [np.moveaxis(np.asarray(b), batch_axis, 0) for b in blocks]   # samples first (views)
+    rows = [np.ascontiguousarray(np.moveaxis(np.asarray(b), batch_axis, 0)) for b in blocks]   # samples first
     n = rows[0].shape[0]
     result = np.empty((n,) + tuple(out_sample), out_dtype)
+    if batch_axis == 0:   # the common case: pieces are contiguous views, no axis moved
+        def to_model(piece):
+            return piece
+
+        def from_model(out):
+            return out
+    else:
+        def to_model(piece):
+            return np.ascontiguousarray(np.moveaxis(piece, 0, batch_axis))
+
+        def from_model(out):
+            return np.moveaxis(out, batch_axis, 0)
     for start in range(0, n, batch):
         k = min(batch, n - start)
         for name, x in zip(names, rows):
@@ -114,7 +126,8 @@ def predict_block(ref, names, output, batch, batch_axis, out_sample, out_dtype, 
                 full = np.zeros((batch,) + piece.shape[1:], piece.dtype)
                 full[:k] = piece
                 piece = full
-            ex.set_input(name, np.ascontiguousarray(np.moveaxis(piece, 0, batch_axis)))
+            ex.set_input(name, to_model(piece))
         ex.run()
-        result[start:start + k] = np.moveaxis(ex.get_output(output).numpy(), batch_axis, 0)[:k]
+        # (get_output(i).numpy() takes the cached fast path; get_output(i, out=...) does not)
+        result[start:start + k] = from_model(ex.get_output(output).numpy())[:k]
     return np.moveaxis(result, 0, batch_axis)
