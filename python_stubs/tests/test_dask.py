@@ -133,23 +133,24 @@ def test_worker_killed_mid_computation(tvm, client, digits_path):
     lazy = da.from_array(x, chunks=200).map_blocks(gated, dtype=x.dtype)
     y = aotrt_dask.predict(digits_path, lazy, output=0)
     future = client.compute(y)
-    prefix = y.name
-    deadline = time.monotonic() + WAIT_S
-    victim = None
-    while victim is None and time.monotonic() < deadline:
-        for addr, keys in client.has_what().items():
-            if any(prefix in str(k) for k in keys):
-                victim = addr
-        time.sleep(0.05)
-    assert victim is not None, "no block finished within %d s" % WAIT_S
-    pid = client.run(os.getpid, workers=[victim])[victim]
-    os.kill(pid, signal.SIGKILL)
-    # the dead worker's results are gone: the scheduler must compute them again
-    while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert victim not in client.scheduler_info()["workers"]
-    assert not future.done()
-    gate.set()
+    try:
+        deadline = time.monotonic() + WAIT_S
+        victim = None
+        while victim is None and time.monotonic() < deadline:
+            for addr, keys in client.has_what().items():
+                if any(y.name in str(k) for k in keys):
+                    victim = addr      # holds a finished block
+            time.sleep(0.05)
+        assert victim is not None, "no block finished within %d s" % WAIT_S
+        pid = client.run(os.getpid, workers=[victim])[victim]
+        os.kill(pid, signal.SIGKILL)
+        # the dead worker's results are gone: the scheduler must compute them again
+        while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert victim not in client.scheduler_info()["workers"]
+        assert not future.done()
+    finally:
+        gate.set()             # never leave tasks waiting, whatever failed above
     got = future.result(timeout=WAIT_S)
     np.testing.assert_array_equal(got, loop_reference(tvm, digits_path, {"image": x}, 0, 1))
     client.wait_for_workers(2, timeout=WAIT_S)   # the nanny restarted it; later tests have 2 workers
