@@ -18,6 +18,7 @@ class ModelUpload(WorkerPlugin):
 
     def setup(self, worker):
         _worker.add_uploaded(self.sha256, self.data)
+        self.data = None   # this worker's copy of the plugin need not keep a second copy of the bytes
 
 
 def upload(client, sha256, data):

@@ -46,7 +46,7 @@ def sha256_of(data):
 def add_uploaded(sha256, data):
     """Keep a model's bytes in this process until a task needs them (called by the plugin)."""
     with _lock:
-        if sha256 not in _models:
+        if data is not None and sha256 not in _models:
             _uploaded[sha256] = data
 
 
