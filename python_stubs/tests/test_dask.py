@@ -205,3 +205,20 @@ def test_model_error_surfaces_as_aotrt_exception(tvm, client, models):
     y = aotrt_dask.predict(path, {"a": a, "b": a})
     with pytest.raises(tvm.error.ModelError, match="aotrt-test: operator failed on purpose"):
         y.compute()
+
+
+def test_inputs_chunked_differently(tvm, client, models):
+    """Blocks of the inputs are aligned (common refinement of their chunks), feature axes joined."""
+    path = model_path(models, "multi_io_c")
+    inputs = multi_io_inputs(23, seed=5)
+    lazy = {k: da.from_array(v, chunks=(5 if k == "x_i8" else 7, 2)) for k, v in inputs.items()}
+    y = aotrt_dask.predict(path, lazy, output=1)
+    assert y.chunks == ((5, 2, 3, 4, 1, 5, 1, 2), (4,))
+    np.testing.assert_array_equal(y.compute(), loop_reference(tvm, path, inputs, 1, 2))
+    empty = aotrt_dask.predict(path, {k: v[:0] for k, v in lazy.items()}, output=1)
+    assert empty.compute().shape == (0, 4)
+
+
+def test_stub_declares_predict():
+    from test_stubs import stub_names
+    assert set(aotrt_dask.__all__) <= stub_names("dask/__init__.pyi")
