@@ -1,5 +1,6 @@
 // aotrt bench MODEL.so [--input ...] [--number N] [--repeat R] [--min-repeat-ms MS] [--warmup W]
 //                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--duration SECONDS] [--json]
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <chrono>
@@ -57,7 +58,8 @@ aotrt::BenchmarkStats BenchmarkFor(aotrt::PackedFunc& run, aotrt::BenchmarkOptio
   aotrt::BenchmarkStats all;
   bo.repeat = 1;
   bo.progress = nullptr;
-  Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  Clock::time_point end =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   int total = 0;
   do {
     Clock::time_point t0 = Clock::now();
@@ -69,7 +71,10 @@ aotrt::BenchmarkStats BenchmarkFor(aotrt::PackedFunc& run, aotrt::BenchmarkOptio
     all.samples.insert(all.samples.end(), one.samples.begin(), one.samples.end());
     all.repeats.insert(all.repeats.end(), one.repeats.begin(), one.repeats.end());
     total += one.repeat;
-    if (progress) progress->Update(static_cast<int>(std::min(100.0, 100.0 * (1 - std::chrono::duration<double>(end - Clock::now()).count() / seconds))), 100);
+    if (progress) {
+      double left = std::chrono::duration<double>(end - Clock::now()).count();
+      progress->Update(static_cast<int>(std::clamp(100.0 * (1 - left / seconds), 0.0, 100.0)), 100);
+    }
   } while (Clock::now() < end && static_cast<int64_t>(all.samples.size()) + bo.number <= aotrt::kMaxBenchmarkSamples);
   all.number = bo.number;
   all.repeat = total;
@@ -86,9 +91,10 @@ void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* re
     aotrt::TVMArgs no_args(nullptr, nullptr, 0);
     aotrt::TVMRetValue rv;
     Clock::time_point t0 = Clock::now();
-    run.CallPacked(no_args, &rv);
-    r->first_run_ms = MsSince(t0);
-    for (int i = 1; i < o.warmup; ++i) run.CallPacked(no_args, &rv);
+    for (int i = 0; i < o.warmup; ++i) {
+      run.CallPacked(no_args, &rv);
+      if (i == 0) r->first_run_ms = MsSince(t0);   // cold: the summary line reports it
+    }
     r->warmup_ms = MsSince(t0);
     ready->fetch_sub(1);
     counted = true;
@@ -106,8 +112,10 @@ void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* re
       bo.progress = [&progress](int done, int total) { progress->Update(done, total); };
     }
     r->start = Clock::now();
-    r->stats = o.duration_s > 0 ? BenchmarkFor(run, bo, o.duration_s, progress.get()) : aotrt::Benchmark(run, no_args, bo);
+    r->stats = o.duration_s > 0 ? BenchmarkFor(run, bo, o.duration_s, progress.get())
+                                : aotrt::Benchmark(run, no_args, bo);
     r->end = Clock::now();
+    if (o.warmup == 0 && !r->stats.samples.empty()) r->first_run_ms = r->stats.samples.front() * 1e3;
   } catch (...) {
     r->error = std::current_exception();
     if (!counted) ready->fetch_sub(1);
