@@ -10,8 +10,10 @@ packages=(
   libgtest-dev                         # tests
   libbenchmark-dev                     # bench/
   libcli11-dev nlohmann-json3-dev      # the aotrt command line
+  libminizip-dev zlib1g-dev            # .npz files in the command line (zip, deflate)
   python3 python3-numpy python3-pytest # model generator, Python package and its tests
   python3-pip python3-setuptools python3-wheel  # installing the Python package offline
+  python3-dask python3-distributed     # aotrt.dask (optional for users; its tests and bench need it)
 )
 
 missing=()

@@ -1,5 +1,6 @@
 // aotrt bench MODEL.so [--input ...] [--number N] [--repeat R] [--min-repeat-ms MS] [--warmup W]
-//                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--json]
+//                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--duration SECONDS] [--json]
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "model_io.h"
 #include "progress.h"
 #include "table.h"
+#include "usage_error.h"
 
 namespace aotrt_cli {
 namespace {
@@ -27,6 +29,7 @@ struct BenchOptions {
   std::string path;
   InputOptions inputs;
   int number = 1, repeat = 100, min_repeat_ms = 0, warmup = 10, cooldown_ms = 0, cache_flush = 0, threads = 1;
+  double duration_s = 0;   // > 0: repeat until this much time has passed instead of `repeat` times
   bool json = false;
   bool check_bounds = false;
 };
@@ -35,6 +38,7 @@ double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std:
 
 struct ThreadResult {
   aotrt::BenchmarkStats stats;
+  double first_run_ms = 0;  // the very first run (cold caches), part of the warm-up
   double warmup_ms = 0;
   Clock::time_point start, end;  // of the timed phase
   std::exception_ptr error;
@@ -46,6 +50,39 @@ struct BenchResult {
   aotrt::BenchmarkStats all;  // every thread's samples pooled
 };
 
+// --duration: repeats of `bo.number` runs until `seconds` have passed (at least one repeat), through
+// aotrt::Benchmark so that every run is timed as in the count-based mode. May overrun by one call
+// of Benchmark (its repeats double while a call lasts under 20 ms).
+aotrt::BenchmarkStats BenchmarkFor(aotrt::PackedFunc& run, aotrt::BenchmarkOptions bo, double seconds,
+                                   Progress* progress) {
+  aotrt::TVMArgs no_args(nullptr, nullptr, 0);
+  aotrt::BenchmarkStats all;
+  bo.repeat = 1;
+  bo.progress = nullptr;
+  Clock::time_point end =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  int total = 0;
+  do {
+    Clock::time_point t0 = Clock::now();
+    aotrt::BenchmarkStats one = aotrt::Benchmark(run, no_args, bo);
+    // Fewer, longer calls while they are short, so that checking the clock costs nothing.
+    if (MsSince(t0) < 20 && bo.repeat < (1 << 16)) bo.repeat *= 2;
+    bo.number = one.number;    // --min-repeat-ms grows it once, on the first repeat
+    bo.min_repeat_ms = 0;
+    all.samples.insert(all.samples.end(), one.samples.begin(), one.samples.end());
+    all.repeats.insert(all.repeats.end(), one.repeats.begin(), one.repeats.end());
+    total += one.repeat;
+    if (progress) {
+      double left = std::chrono::duration<double>(end - Clock::now()).count();
+      progress->Update(static_cast<int>(std::clamp(100.0 * (1 - left / seconds), 0.0, 100.0)), 100);
+    }
+  } while (Clock::now() < end && static_cast<int64_t>(all.samples.size()) + bo.number <= aotrt::kMaxBenchmarkSamples);
+  all.number = bo.number;
+  all.repeat = total;
+  aotrt::ComputeStats(&all);
+  return all;
+}
+
 // Warm up, wait for every thread, then benchmark. Errors are kept for the main thread.
 void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* ready, ThreadResult* r,
                 bool report) {
@@ -55,7 +92,10 @@ void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* re
     aotrt::TVMArgs no_args(nullptr, nullptr, 0);
     aotrt::TVMRetValue rv;
     Clock::time_point t0 = Clock::now();
-    for (int i = 0; i < o.warmup; ++i) run.CallPacked(no_args, &rv);
+    for (int i = 0; i < o.warmup; ++i) {
+      run.CallPacked(no_args, &rv);
+      if (i == 0) r->first_run_ms = MsSince(t0);   // cold: the summary line reports it
+    }
     r->warmup_ms = MsSince(t0);
     ready->fetch_sub(1);
     counted = true;
@@ -73,8 +113,10 @@ void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* re
       bo.progress = [&progress](int done, int total) { progress->Update(done, total); };
     }
     r->start = Clock::now();
-    r->stats = aotrt::Benchmark(run, no_args, bo);
+    r->stats = o.duration_s > 0 ? BenchmarkFor(run, bo, o.duration_s, progress.get())
+                                : aotrt::Benchmark(run, no_args, bo);
     r->end = Clock::now();
+    if (o.warmup == 0 && !r->stats.samples.empty()) r->first_run_ms = r->stats.samples.front() * 1e3;
   } catch (...) {
     r->error = std::current_exception();
     if (!counted) ready->fetch_sub(1);
@@ -89,7 +131,11 @@ BenchResult RunBench(const BenchOptions& o) {
   check.min_repeat_ms = o.min_repeat_ms;
   check.cooldown_interval_ms = o.cooldown_ms;
   check.cache_flush_bytes = o.cache_flush;
-  aotrt::ValidateBenchmarkOptions(check);
+  try {
+    aotrt::ValidateBenchmarkOptions(check);
+  } catch (const aotrt::Error& e) {
+    throw UsageError(e.what());   // an option out of range is a bad command line
+  }
 
   Clock::time_point t0 = Clock::now();
   aotrt::Model model = aotrt::Model::Load(o.path);
@@ -124,7 +170,7 @@ BenchResult RunBench(const BenchOptions& o) {
   }
   res.wall_s = std::chrono::duration<double>(last - first).count();
   res.all.number = res.threads[0].stats.number;
-  res.all.repeat = o.repeat;
+  res.all.repeat = res.threads[0].stats.repeat;
   aotrt::ComputeStats(&res.all);
   return res;
 }
@@ -141,10 +187,12 @@ void PrintText(const BenchOptions& o, const BenchResult& r) {
   std::cout << "model      " << o.path << "\n"
             << "init       load " << Fixed(r.load_ms, 3) << " ms, create executor " << Fixed(r.create_ms, 3) << " ms\n"
             << "warm-up    " << o.warmup << " runs in " << Fixed(r.threads[0].warmup_ms, 3) << " ms\n"
-            << "timed      " << o.repeat << " repeats x " << all.number << " runs"
+            << "timed      " << all.repeat << " repeats x " << all.number << " runs"
             << (all.number != o.number ? " (number grown by --min-repeat-ms)" : "") << ", "
             << all.samples.size() / static_cast<size_t>(o.threads) << " samples per thread, " << o.threads
-            << (o.threads == 1 ? " thread\n\n" : " threads\n\n");
+            << (o.threads == 1 ? " thread" : " threads")
+            << (o.duration_s > 0 ? ", for " + Fixed(r.wall_s, 3) + " s (--duration " + Number(o.duration_s) + ")" : "")
+            << "\n\n";
   Table t({"latency (ms)", "min", "mean", "median", "p90", "p99", "max", "std"},
           {false, true, true, true, true, true, true, true});
   if (o.threads == 1) {
@@ -157,6 +205,11 @@ void PrintText(const BenchOptions& o, const BenchResult& r) {
   double throughput = r.wall_s > 0 ? static_cast<double>(all.samples.size()) / r.wall_s : 0;
   std::cout << "\nthroughput " << Fixed(throughput, 1) << " runs/s (" << o.threads
             << (o.threads == 1 ? " thread)\n" : " threads, aggregate)\n");
+  // One line with what users compare first (perf_test / benchmark_model style).
+  std::cout << "summary    init " << Fixed(r.load_ms + r.create_ms, 3) << " ms, first run "
+            << Fixed(r.threads[0].first_run_ms, 3) << " ms, steady state p50 " << Fixed(all.p50 * 1e3, digits)
+            << " / p90 " << Fixed(all.p90 * 1e3, digits) << " / p99 " << Fixed(all.p99 * 1e3, digits) << " ms over "
+            << all.samples.size() << " runs\n";
 }
 
 nlohmann::ordered_json StatsJson(const aotrt::BenchmarkStats& s) {
@@ -182,7 +235,9 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
                       {"create_executor_ms", r.create_ms},
                       {"warmup", o.warmup},
                       {"number", r.all.number},
-                      {"repeat", o.repeat},
+                      {"repeat", r.all.repeat},
+                      {"duration_s", o.duration_s},
+                      {"first_run_ms", r.threads[0].first_run_ms},
                       {"min_repeat_ms", o.min_repeat_ms},
                       {"cooldown_ms", o.cooldown_ms},
                       {"cache_flush_bytes", o.cache_flush},
@@ -201,7 +256,9 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
   cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
   AddInputOptions(cmd, &o->inputs);
   cmd->add_option("-n,--number", o->number, "Runs per repeat (default 1)")->check(CLI::Range(1, INT_MAX));
-  cmd->add_option("-r,--repeat", o->repeat, "Repeats (default 100)")->check(CLI::Range(1, INT_MAX));
+  auto* repeat = cmd->add_option("-r,--repeat", o->repeat, "Repeats (default 100)")->check(CLI::Range(1, INT_MAX));
+  cmd->add_option("-d,--duration", o->duration_s, "Repeat until SECONDS have passed, instead of --repeat times")
+      ->check(CLI::Range(1e-3, 1e6))->excludes(repeat)->type_name("SECONDS");
   cmd->add_option("--min-repeat-ms", o->min_repeat_ms, "Grow --number until a repeat lasts this long (default 0)")
       ->check(CLI::Range(0, INT_MAX));
   cmd->add_option("-w,--warmup", o->warmup, "Untimed runs first (default 10)")->check(CLI::Range(0, INT_MAX));

@@ -1,15 +1,19 @@
-// aotrt run MODEL.so [--input NAME=FILE.npy ...] [--random|--zeros] [--seed N] [--output-dir DIR] [--print]
+// aotrt run MODEL.so [--input NAME=FILE.npy|FILE.npz ...] [--inputs FILE.npz] [--random|--zeros] [--seed N]
+//                    [--output-dir DIR|FILE.npz] [--print] [--expect FILE.npz [--rtol R] [--atol A]] [--top K]
 //                    [--check-bounds]
+//
+// Exit status 3 when --expect finds a difference.
 #include <chrono>
 #include <iostream>
 #include <memory>
-#include <sys/stat.h>
 
 #include <aotrt/model.h>
 
 #include "commands.h"
+#include "compare.h"
+#include "expect.h"
 #include "model_io.h"
-#include "npy.h"
+#include "output_files.h"
 #include "table.h"
 
 namespace aotrt_cli {
@@ -21,7 +25,22 @@ struct RunOptions {
   std::string output_dir;
   bool print = false;
   bool check_bounds = false;
+  std::string expect;
+  Tolerance tol;
+  int top = 0;
 };
+
+constexpr int kExitDiffers = 3;
+
+void PrintTopK(const aotrt::Executor& ex, int k) {
+  for (size_t i = 0; i < ex.NumOutputs(); ++i) {
+    std::vector<Ranked> top = TopK(ex.GetOutput(i), k);
+    if (top.empty()) continue;   // not a [N] / [1, N] classifier output
+    std::cout << "top " << top.size() << " of " << ex.Output(i).name << ":";
+    for (const Ranked& r : top) std::cout << "  " << r.index << " (" << Number(r.value) << ")";
+    std::cout << "\n";
+  }
+}
 
 void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
   Table t({"output", "dtype", "shape", "min", "max", "mean", "argmax"}, {false, false, false, true, true, true, true});
@@ -40,11 +59,15 @@ void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
 }
 
 int Run(const RunOptions& o) {
+  OutputTarget target;
+  if (!o.output_dir.empty()) target = PrepareOutputTarget(o.output_dir);   // fail before any work
   aotrt::Model model = aotrt::Model::Load(o.path);
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
   aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
   std::vector<PreparedInput> inputs = PrepareInputs(model, ex, o.inputs);
+  std::vector<ExpectedOutput> expected;
+  if (!o.expect.empty()) expected = ReadExpected(o.expect, ex);
   ApplyInputs(ex, inputs);
   for (const PreparedInput& in : inputs) {
     std::cout << "input  " << in.name << "  " << aotrt::DataTypeToString(in.array.dtype()) << " "
@@ -55,15 +78,9 @@ int Run(const RunOptions& o) {
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::cout << "ran " << model.name() << " in " << Fixed(ms, 3) << " ms (first run, cold)\n\n";
   PrintSummary(ex, o);
-  if (!o.output_dir.empty()) {
-    struct stat st {};
-    if (::stat(o.output_dir.c_str(), &st) != 0) ::mkdir(o.output_dir.c_str(), 0777);
-    for (size_t i = 0; i < ex.NumOutputs(); ++i) {
-      std::string file = o.output_dir + "/output" + std::to_string(i) + ".npy";
-      WriteNpy(file, ex.GetOutput(i).tensor());
-      std::cout << "wrote " << file << "\n";
-    }
-  }
+  if (o.top > 0) PrintTopK(ex, o.top);
+  if (!o.output_dir.empty()) WriteOutputs(target, ex, std::cout);
+  if (!expected.empty() && !ReportComparison(ex, expected, o.tol, std::cout)) return kExitDiffers;
   return 0;
 }
 
@@ -71,13 +88,25 @@ int Run(const RunOptions& o) {
 
 CLI::App* AddRunCommand(CLI::App& app, Action* run) {
   auto opt = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a model once on .npy, random or zero inputs and summarise the outputs");
+  CLI::App* cmd = app.add_subcommand("run", "Run a model once on .npy/.npz, random or zero inputs; summarise, save or check the outputs");
   cmd->add_option("model", opt->path, "Model library (.so) exported by TVM")->required();
   AddInputOptions(cmd, &opt->inputs);
-  cmd->add_option("-o,--output-dir", opt->output_dir, "Write the outputs to DIR/output<i>.npy");
+  cmd->add_option("-o,--output-dir", opt->output_dir,
+                  "Write the outputs to DIR/output<i>.npy (DIR created if missing), or to FILE.npz keyed by output name")
+      ->type_name("DIR|FILE.npz");
   cmd->add_flag("--print", opt->print, "Print the output values (up to 1000 per output)");
   cmd->add_flag("--check-bounds", opt->check_bounds,
                 "Fail if the model writes past its workspace pools or blocks (also AOTRT_CHECK_BOUNDS=1)");
+  auto* expect = cmd->add_option("--expect", opt->expect,
+                                 "Compare the outputs with FILE.npz (keys: output names or arr_0, arr_1, ...); "
+                                 "exit status 3 when they differ")
+                     ->type_name("FILE.npz");
+  cmd->add_option("--rtol", opt->tol.rtol, "Relative tolerance of --expect (default 1e-5)")
+      ->check(CLI::NonNegativeNumber)->needs(expect);
+  cmd->add_option("--atol", opt->tol.atol, "Absolute tolerance of --expect (default 1e-8)")
+      ->check(CLI::NonNegativeNumber)->needs(expect);
+  cmd->add_option("--top", opt->top, "Print the K largest values and their indices of each [N] or [1, N] output")
+      ->check(CLI::Range(1, 1000000));
   *run = [opt] { return Run(*opt); };
   return cmd;
 }

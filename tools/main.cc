@@ -1,6 +1,7 @@
 // aotrt: inspect, run and benchmark TVM AOT model libraries.
 //
-// Exit status: 0 success, 1 usage error (bad command line), 2 runtime error (file, model, input).
+// Exit status: 0 success, 1 usage error (bad command line), 2 runtime error (file, model, input),
+// 3 outputs differ from `run --expect`.
 // Every error is one line on stderr.
 #include <iostream>
 #include <string>
@@ -9,6 +10,7 @@
 #include <aotrt/version.h>
 
 #include "commands.h"
+#include "usage_error.h"
 
 namespace {
 
@@ -42,6 +44,9 @@ int main(int argc, char** argv) {
     if (inspect_cmd->parsed()) return inspect();
     if (run_cmd->parsed()) return run();
     if (bench_cmd->parsed()) return bench();
+    return 1;
+  } catch (const aotrt_cli::UsageError& e) {
+    std::cerr << "aotrt: " << OneLine(e.what()) << " (see 'aotrt --help')\n";
     return 1;
   } catch (const aotrt::Error& e) {
     std::cerr << "aotrt: error: " << OneLine(e.what()) << "\n";

@@ -7,9 +7,11 @@
 #include <aotrt/error.h>
 #include <aotrt/half.h>
 
+#include "input_files.h"
 #include "model_info.h"
 #include "npy.h"
 #include "table.h"
+#include "usage_error.h"
 
 namespace aotrt_cli {
 namespace {
@@ -83,8 +85,11 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 void AddInputOptions(CLI::App* cmd, InputOptions* opt) {
-  cmd->add_option("-i,--input", opt->inputs, "Input from a .npy file: NAME=FILE (repeatable; 'input:0' = 'input_0')")
-      ->type_name("NAME=FILE");
+  cmd->add_option("-i,--input", opt->inputs,
+                  "Input from a .npy file: NAME=FILE, or every input of FILE.npz by key (repeatable; 'input:0' = 'input_0')")
+      ->type_name("NAME=FILE|FILE.npz");
+  cmd->add_option("--inputs", opt->npz, "Every input from one .npz file, by name (or arr_0, arr_1, ... in input order)")
+      ->type_name("FILE.npz");
   auto* random = cmd->add_flag("--random", opt->random, "Random data for inputs not given (the default)");
   auto* zeros = cmd->add_flag("--zeros", opt->zeros, "Zeros for inputs not given");
   random->excludes(zeros);
@@ -95,27 +100,20 @@ std::vector<PreparedInput> PrepareInputs(const aotrt::Model& model, const aotrt:
                                          const InputOptions& opt) {
   std::vector<PreparedInput> out;
   std::vector<bool> given(ex.NumInputs(), false);
-  for (const std::string& spec : opt.inputs) {
-    size_t eq = spec.rfind('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
-      throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument, "--input '" + spec + "': expected NAME=FILE.npy");
-    }
-    std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
-    size_t index = ex.InputIndex(name);
-    const aotrt::TensorInfo& info = ex.Input(index);
-    aotrt::NDArray arr = ReadNpy(file);
-    std::vector<int64_t> shape = arr.Shape();
-    if (!aotrt::DataTypeEqual(arr.dtype(), info.dtype) || shape != info.shape) {
+  std::vector<std::string> specs = opt.inputs;
+  if (!opt.npz.empty()) specs.push_back(opt.npz);
+  for (GivenInput& in : ReadInputFiles(specs, ex)) {
+    const aotrt::TensorInfo& info = ex.Input(in.index);
+    std::vector<int64_t> shape = in.array.Shape();
+    if (!aotrt::DataTypeEqual(in.array.dtype(), info.dtype) || shape != info.shape) {
       throw aotrt::Error(aotrt::ErrorCode::kShapeMismatch,
                          "input '" + info.name + "': expected " + DataTypeToString(info.dtype) + " " +
-                             Shape(info.shape) + ", got " + DataTypeToString(arr.dtype()) + " " + Shape(shape) +
-                             " from " + file);
+                             Shape(info.shape) + ", got " + DataTypeToString(in.array.dtype()) + " " + Shape(shape) +
+                             " from " + in.source);
     }
-    if (given[index]) {
-      throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument, "input '" + info.name + "' is given twice");
-    }
-    given[index] = true;
-    out.push_back({index, info.name, file, arr});
+    if (given[in.index]) throw UsageError("input '" + info.name + "' is given twice");
+    given[in.index] = true;
+    out.push_back({in.index, info.name, in.source, in.array});
   }
   std::vector<std::string> params = ParamNames(model);
   std::mt19937_64 rng(opt.seed);
@@ -161,6 +159,8 @@ OutputSummary Summarize(const std::string& name, const aotrt::NDArray& out) {
   if (vector && s.elements > 1) s.argmax = best;
   return s;
 }
+
+double ElementAsDouble(const aotrt::NDArray& a, int64_t i) { return Element(a, i); }
 
 std::string FormatValues(const aotrt::NDArray& a, int64_t limit) {
   int64_t n = aotrt::ShapeElements(a->shape, a->ndim);

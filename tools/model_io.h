@@ -11,13 +11,14 @@
 namespace aotrt_cli {
 
 struct InputOptions {
-  std::vector<std::string> inputs;  // "name=file.npy"
+  std::vector<std::string> inputs;  // "name=file.npy" or "file.npz"
+  std::string npz;                  // --inputs FILE.npz
   bool zeros = false;
   bool random = false;
   uint64_t seed = 0;
 };
 
-// Adds --input, --random, --zeros, --seed to `cmd`.
+// Adds --input, --inputs, --random, --zeros, --seed to `cmd`.
 void AddInputOptions(CLI::App* cmd, InputOptions* opt);
 
 struct PreparedInput {
@@ -44,6 +45,8 @@ struct OutputSummary {
 };
 
 OutputSummary Summarize(const std::string& name, const aotrt::NDArray& out);
+// Element `i` of a contiguous tensor as a double; kTypeMismatch for a dtype the tool cannot read.
+double ElementAsDouble(const aotrt::NDArray& a, int64_t i);
 // Up to `limit` values of `a` as text, e.g. "[1, 2.5, 3]" (", ..." when cut).
 std::string FormatValues(const aotrt::NDArray& a, int64_t limit);
 

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -58,6 +59,24 @@ class MemFile {
 
  private:
   int fd_ = -1;
+};
+
+// A library loaded from a MemFile, which stays open as long as the library is loaded: dlopen
+// returns an already-loaded library whose path string matches, and /proc/PID/fd/N names another
+// model's bytes once N is closed and reused (two models from memory would otherwise be one).
+class MemFileLibrary final : public SymbolSource {
+ public:
+  MemFileLibrary(std::unique_ptr<MemFile> file, std::shared_ptr<SymbolSource> lib)
+      : file_(std::move(file)), lib_(std::move(lib)) {}
+  void* Lookup(const std::string& n) const override { return lib_->Lookup(n); }
+  uint64_t SymbolSize(const std::string& n) const override { return lib_->SymbolSize(n); }
+  const std::string& name() const override { return lib_->name(); }
+  const void* identity() const override { return lib_->identity(); }
+  std::string MissingSymbolHint(const std::string& n) const override { return lib_->MissingSymbolHint(n); }
+
+ private:
+  std::unique_ptr<MemFile> file_;       // declared first: closed after lib_ is released (dlclose)
+  std::shared_ptr<SymbolSource> lib_;
 };
 
 // "tar" for a tar archive (TVM's export_library writes it gzip-compressed), "o" for an ELF
@@ -167,11 +186,12 @@ Module Module::LoadFromFile(const std::string& path, const std::string& format) 
 
 Module Module::LoadFromMemory(const void* data, size_t size) {
   AOTRT_REQUIRE(data != nullptr || size == 0, kInvalidArgument, "LoadFromMemory: null data");
-  MemFile file(data, size);
+  auto file = std::make_unique<MemFile>(data, size);
   std::string name = "<in-memory library of " + std::to_string(size) + " bytes>";
   const char* format = ObjectExportFormat(data, size);
-  if (format) return LoadFromSymbolSource(OpenObjectFiles(file.path(), format));
-  return LoadFromSymbolSource(OpenSharedLibrary(file.path(), name));
+  if (format) return LoadFromSymbolSource(OpenObjectFiles(file->path(), format));  // linked to a new file
+  std::shared_ptr<SymbolSource> lib = OpenSharedLibrary(file->path(), name);
+  return LoadFromSymbolSource(std::make_shared<MemFileLibrary>(std::move(file), std::move(lib)));
 }
 
 }  // namespace aotrt

@@ -123,7 +123,7 @@ def test_errors(args, tmp):
     expect_error(args, 1, "--repeat", "bench", args.sample, "--repeat", "0")
     expect_error(args, 1, "excludes", "run", args.sample, "--random", "--zeros")
     expect_error(args, 2, "cannot open", "run", args.sample, "--input", "image=" + os.path.join(tmp, "nope.npy"))
-    expect_error(args, 2, "NAME=FILE", "run", args.sample, "--input", "image")
+    expect_error(args, 1, "NAME=FILE", "run", args.sample, "--input", "image")
     expect_error(args, 2, "Invalid input name", "run", args.sample, "--input", "picture=" + good)
 
     def save(name, arr, **kw):

@@ -90,5 +90,25 @@ TEST_P(EveryModel, LoadsFromMemory) {
   ExpectOutputsMatch(c, ex);
 }
 
+// dlopen reuses a loaded library whose path string matches; memory loads go through
+// /proc/PID/fd/N, so the second model must not come back as the first (the fd number is reused).
+TEST(LoadFromMemory, TwoModelsInOneProcessStayDistinct) {
+  const Case add = GeneratedCase("add_c"), multi = GeneratedCase("multi_io_c");
+  auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string a = bytes(add.library), b = bytes(multi.library);
+  Model first = Model::LoadFromMemory(a.data(), a.size());
+  Model second = Model::LoadFromMemory(b.data(), b.size());
+  EXPECT_EQ(first.Inputs().size(), 2u);
+  ASSERT_EQ(second.Inputs().size(), 4u);
+  EXPECT_EQ(second.Inputs()[0].name, "x_i8");
+  Executor ex = second.CreateExecutor();
+  SetCaseInputs(multi, ex);
+  ex.Run();
+  ExpectOutputsMatch(multi, ex);
+}
+
 INSTANTIATE_TEST_SUITE_P(All, EveryModel, ::testing::ValuesIn(CaseNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return Sanitize(info.param); });

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the CLI's file options: .npz inputs (-i FILE.npz, --inputs), .npz outputs
+(-o FILE.npz), -o DIR checked before the run, --expect with tolerances and exit status 3, --top,
+bench --duration and its summary line, and the usage-error exit status.
+
+  /usr/bin/python3 tests/cli/test_cli_files.py --aotrt BUILD/bin/aotrt --sample BUILD/samples/digits.so \
+      --sample-src samples/digits --models BUILD/models [--fixtures ../shared/fixtures/tvm]
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_cli import FAILURES, aotrt, check, expect_error  # noqa: E402
+
+
+def digit(args, label):
+    return np.load(os.path.join(args.sample_src, "inputs", "digit_%d.npy" % label))
+
+
+def reference_outputs(args, tmp, label):
+    """The outputs of one digit, through the .npy path the other suite checks."""
+    out = os.path.join(tmp, "ref%d" % label)
+    rc, _, err = aotrt(args, "run", args.sample, "-i", "image=%s/inputs/digit_%d.npy" % (args.sample_src, label),
+                       "-o", out)
+    check(rc == 0, "reference run: %s" % err)
+    return [np.load(os.path.join(out, "output%d.npy" % i)) for i in range(2)]
+
+
+def test_npz_inputs_and_outputs(args, tmp):
+    logits, cls = reference_outputs(args, tmp, 4)
+    named = os.path.join(tmp, "named.npz")
+    np.savez(named, image=digit(args, 4))
+    positional = os.path.join(tmp, "positional.npz")
+    np.savez(positional, digit(args, 4))                     # key arr_0
+    deflated = os.path.join(tmp, "deflated.npz")
+    np.savez_compressed(deflated, image=digit(args, 4))      # members deflated
+    for flag, path in (("--inputs", named), ("-i", named), ("-i", positional), ("--inputs", deflated)):
+        out = os.path.join(tmp, "out_%s.npz" % os.path.basename(path)[:-4])
+        rc, stdout, err = aotrt(args, "run", args.sample, flag, path, "-o", out)
+        check(rc == 0, "run %s %s: %s" % (flag, path, err))
+        if rc != 0:
+            continue
+        check(path + ":" in stdout, "input source not shown: %s" % stdout)
+        with np.load(out) as z:
+            check(sorted(z.files) == ["output0", "output1"], "keys of -o .npz: %r" % z.files)
+            check(z["output0"].tobytes() == logits.tobytes() and z["output1"].tobytes() == cls.tobytes(),
+                  "-o %s: outputs differ from the .npy run" % out)
+    # errors: unknown key, corrupt archive, wrong dtype inside an archive, given twice (usage)
+    bad_key = os.path.join(tmp, "bad_key.npz")
+    np.savez(bad_key, picture=digit(args, 4))
+    expect_error(args, 2, "picture", "run", args.sample, "--inputs", bad_key)
+    corrupt = os.path.join(tmp, "corrupt.npz")
+    with open(named, "rb") as f:
+        data = f.read()
+    with open(corrupt, "wb") as f:
+        f.write(data[:len(data) // 2])
+    expect_error(args, 2, "corrupt.npz", "run", args.sample, "--inputs", corrupt)
+    wrong = os.path.join(tmp, "wrong.npz")
+    np.savez(wrong, image=digit(args, 4).astype(np.float64))
+    expect_error(args, 2, "expected float32 [1, 64], got float64 [1, 64] from %s:image" % wrong,
+                 "run", args.sample, "--inputs", wrong)
+    expect_error(args, 1, "given twice", "run", args.sample, "--inputs", named, "-i", "image=%s/inputs/digit_1.npy"
+                 % args.sample_src)
+    expect_error(args, 2, "cannot open", "run", args.sample, "--inputs", os.path.join(tmp, "none.npz"))
+
+
+def test_output_dir_checked_first(args, tmp):
+    nested = os.path.join(tmp, "a", "b", "c")
+    rc, out, err = aotrt(args, "run", args.sample, "-o", nested)
+    check(rc == 0 and os.path.exists(os.path.join(nested, "output1.npy")), "-o nested dir: %s" % err)
+    a_file = os.path.join(tmp, "a_file")
+    open(a_file, "w").close()
+    for target, needle in ((a_file, "not a directory"), (os.path.join(a_file, "sub"), "a_file"),
+                           (os.path.join(tmp, "missing", "out.npz"), "does not exist")):
+        rc, out, err = aotrt(args, "run", args.sample, "-o", target)
+        check(rc == 2 and needle in err and "ran " not in out, "-o %s: exit %d, out %r, err %r" % (target, rc, out, err))
+
+
+def test_expect(args, tmp):
+    logits, cls = reference_outputs(args, tmp, 7)
+    img = os.path.join(args.sample_src, "inputs", "digit_7.npy")
+    same = os.path.join(tmp, "same.npz")
+    np.savez(same, output0=logits, output1=cls)
+    rc, out, err = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", same)
+    check(rc == 0 and "outputs match" in out, "--expect equal: %d %s %s" % (rc, out, err))
+
+    # one element off by 0.5: exit 3, the report names the output, the index and both values
+    off = logits.copy()
+    off[0, 6] += 0.5
+    differ = os.path.join(tmp, "differ.npz")
+    np.savez(differ, off, cls)                                # TVM's keys: arr_0, arr_1
+    rc, out, err = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", differ)
+    row = [l for l in out.splitlines() if l.startswith("output0 (arr_0)")]
+    check(rc == 3 and "outputs differ" in out, "--expect differ: exit %d: %s %s" % (rc, out, err))
+    check(row and "DIFFERS" in row[0] and "[0, 6]" in row[0] and " 0.5 " in row[0] and "1 of 10" in row[0],
+          "--expect report row: %r" % row)
+    check(any(l.startswith("output1 (arr_1)") and " ok " in l for l in out.splitlines()), "output1 row: %s" % out)
+    # tolerances: a relative error of 1e-3 fails the default and passes --rtol 1e-2
+    near = os.path.join(tmp, "near.npz")
+    np.savez(near, output0=logits * np.float32(1.001))
+    rc, _, _ = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", near)
+    check(rc == 3, "rtol default: exit %d" % rc)
+    rc, out, err = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", near, "--rtol", "1e-2")
+    check(rc == 0, "--rtol 1e-2: exit %d %s %s" % (rc, out, err))
+    rc, out, err = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", near, "--rtol", "0",
+                         "--atol", "1")
+    check(rc == 0, "--atol 1: exit %d %s" % (rc, err))
+    shape = os.path.join(tmp, "shape.npz")
+    np.savez(shape, output0=logits[:, :9])
+    rc, out, _ = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", shape)
+    check(rc == 3 and "shape [1, 10], expected [1, 9]" in out, "--expect shape: %d %s" % (rc, out))
+    unknown = os.path.join(tmp, "unknown.npz")
+    np.savez(unknown, logits=logits)
+    expect_error(args, 2, "'logits' is not an output; outputs: output0, output1", "run", args.sample,
+                 "--expect", unknown)
+    expect_error(args, 1, "--rtol", "run", args.sample, "--rtol", "0.1")           # needs --expect
+    expect_error(args, 1, "--atol", "run", args.sample, "--expect", same, "--atol", "-1")
+
+
+def test_top(args, tmp):
+    for label in (2, 9):
+        rc, out, err = aotrt(args, "run", args.sample, "-i", "image=%s/inputs/digit_%d.npy" % (args.sample_src, label),
+                             "--top", "3")
+        lines = [l for l in out.splitlines() if l.startswith("top 3 of output0:")]
+        check(rc == 0 and len(lines) == 1, "--top: %s %s" % (out, err))
+        if lines:
+            ranked = lines[0].split(":", 1)[1].split()
+            check(ranked[0] == str(label) and len(ranked) == 6, "--top order for %d: %r" % (label, lines[0]))
+    expect_error(args, 1, "--top", "run", args.sample, "--top", "0")
+
+
+def test_bench_duration(args, tmp):
+    rc, out, err = aotrt(args, "bench", args.sample, "--duration", "0.3", "--warmup", "2")
+    check(rc == 0, "bench --duration: %s" % err)
+    summary = [l for l in out.splitlines() if l.startswith("summary")]
+    check(len(summary) == 1 and all(w in summary[0] for w in ("init", "first run", "p50", "p90", "p99")),
+          "summary line: %r" % out)
+    check("--duration 0.3" in out, "duration in the header: %s" % out)
+    rc, out, err = aotrt(args, "bench", args.sample, "--duration", "0.2", "--json", "-t", "2")
+    check(rc == 0, "bench --duration --json: %s" % err)
+    if rc == 0:
+        j = json.loads(out)
+        check(j["duration_s"] == 0.2 and j["latency"]["samples"] >= 2 and j["first_run_ms"] > 0, "json %r" % j)
+    expect_error(args, 1, "excludes", "bench", args.sample, "--duration", "1", "--repeat", "5")
+    expect_error(args, 1, "--duration", "bench", args.sample, "--duration", "0")
+
+
+def test_usage_errors_exit_1(args, tmp):
+    expect_error(args, 1, "NAME=FILE", "run", args.sample, "-i", "image")
+    expect_error(args, 1, "NAME=FILE", "run", args.sample, "-i", "=x.npy")
+    expect_error(args, 1, "cooldown", "bench", args.sample, "--cooldown-ms", "-1")
+
+
+def test_models(args, tmp):
+    """Every generated model with a reference case: --inputs from its .npy files, --expect arr_i."""
+    for case_json in sorted(glob.glob(os.path.join(args.models, "*.case", "case.json"))):
+        case = json.load(open(case_json))
+        folder = os.path.dirname(case_json)
+        if not case.get("artifact") or case.get("expect_error") or case.get("params"):
+            continue
+        so = os.path.normpath(os.path.join(folder, case["artifact"]))
+        inputs = {os.path.basename(p)[:-4]: np.load(p) for p in glob.glob(os.path.join(folder, "inputs", "*.npy"))}
+        if not os.path.exists(so) or len(inputs) != len(case["inputs"]):
+            continue
+        expected = [np.load(os.path.join(folder, "expected", "output%d.npy" % i)) for i in range(len(case["outputs"]))]
+        inz, exz = os.path.join(tmp, case["case"] + "_in.npz"), os.path.join(tmp, case["case"] + "_exp.npz")
+        np.savez_compressed(inz, **inputs)
+        np.savez(exz, *expected)
+        rc, out, err = aotrt(args, "run", so, "--inputs", inz, "--expect", exz, "--rtol", "0", "--atol", "0")
+        check(rc == 0 and "outputs match" in out, "%s: exit %d %s %s" % (case["case"], rc, out[-300:], err))
+
+
+def test_fixtures(args, tmp):
+    for case_json in sorted(glob.glob(os.path.join(args.fixtures, "*", "case.json"))):
+        folder = os.path.dirname(case_json)
+        so = os.path.join(folder, json.load(open(case_json))["artifact"])
+        rc, out, err = aotrt(args, "run", so, "-i", os.path.join(folder, "inputs.npz"), "--expect",
+                             os.path.join(folder, "expected.npz"), "--rtol", "0", "--atol", "0")
+        check(rc == 0 and "outputs match" in out, "%s: exit %d %s %s" % (folder, rc, out[-300:], err))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--aotrt", required=True)
+    ap.add_argument("--sample", required=True)
+    ap.add_argument("--sample-src", required=True)
+    ap.add_argument("--models", default="")
+    ap.add_argument("--fixtures", default="")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        test_npz_inputs_and_outputs(args, tmp)
+        test_output_dir_checked_first(args, tmp)
+        test_expect(args, tmp)
+        test_top(args, tmp)
+        test_bench_duration(args, tmp)
+        test_usage_errors_exit_1(args, tmp)
+        if args.models and os.path.isdir(args.models):
+            test_models(args, tmp)
+        if args.fixtures and os.path.isdir(args.fixtures):
+            test_fixtures(args, tmp)
+    if FAILURES:
+        print("%d check(s) failed" % len(FAILURES), file=sys.stderr)
+        return 1
+    print("all CLI file checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
