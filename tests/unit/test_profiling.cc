@@ -176,6 +176,11 @@ TEST(TimeEvaluator, NumberGrowsUntilMinRepeatMsAndPersistsAcrossCalls) {
   ASSERT_EQ(first.size(), 2u);
   for (double t : first) EXPECT_GE(t, 1.9e-3);  // a mean per call (sleep_for lasts at least 2 ms)
   int first_calls = c.Take();
+  // The counts below follow from number = int(10 / t + 1) with t just over 2 ms. On an overloaded
+  // machine sleep_for overshoots, t grows past 2.5 ms and the counts are no longer determined.
+  if (first[0] > 2.5e-3 || first[1] > 2.5e-3) {
+    GTEST_SKIP() << "sleep_for(2 ms) took " << first[0] * 1e3 << " ms: machine too loaded to predict call counts";
+  }
   EXPECT_GE(first_calls, 1 + 1 + 2 * 3);
   // Second call: `number` kept its grown value, so no 1-call attempt: fewer calls than the first
   // (TVM captures number by value in a mutable closure).
