@@ -48,8 +48,18 @@ int main(int argc, char** argv) {
   item_args[0].v_handle = names;
   item_args[1].v_int64 = 0;
   CHECK(TVMFuncCall(get_item, item_args, item_codes, 2, &ret, &code));
+  /* The item is a String object, as in TVM: runtime.GetFFIString gives its characters. */
+  TVMObjectHandle name_obj = ret.v_handle;
+  TVMFunctionHandle to_str;
+  CHECK(TVMFuncGetGlobal("runtime.GetFFIString", &to_str));
+  TVMValue obj_arg;
+  obj_arg.v_handle = name_obj;
+  int obj_code = kTVMObjectHandle;
+  CHECK(TVMFuncCall(to_str, &obj_arg, &obj_code, 1, &ret, &code));
   char name[256];
   snprintf(name, sizeof(name), "%s", ret.v_str);
+  TVMFuncFree(to_str);
+  TVMObjectFree(name_obj);
   TVMFuncFree(get_item);
   TVMObjectFree(names);
 
