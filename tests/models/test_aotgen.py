@@ -594,3 +594,39 @@ def test_overrun_case_json(tmp_path):
         casegen.write_case(model, str(tmp_path / (name + ".case")))
         with open(tmp_path / (name + ".case") / "case.json") as f:
             assert json.load(f)["overrun"] == expect
+
+
+def test_portable_half_helpers_match_float16(tmp_path):
+    """The c flavour's portable float16 conversions (for compilers without _Float16, e.g. clang 14
+    on x86) equal gcc's _Float16 casts: every half widened, and floats narrowed on a stride of the
+    bit patterns plus every rounding boundary between two halves."""
+    from aotgen import emit_c
+    hw = emit_c.C_HALF_HELPERS.replace("aotgen_", "hw_").replace("AOTGEN_H2F", "HW_H2F").replace("AOTGEN_F2H", "HW_F2H")
+    sw = emit_c.C_HALF_HELPERS.replace("#include <string.h>", "")
+    src = tmp_path / "halfcheck.c"
+    src.write_text("#include <stdint.h>\n#include <stdio.h>\n" + hw + "\n#define AOTGEN_SOFT_HALF 1\n" + sw + r"""
+static long bad;
+static void narrow(uint32_t u) {
+  float f; memcpy(&f, &u, 4);
+  if (hw_f2h(f) != aotgen_f2h(f) && bad++ < 5) printf("f2h %08x: %04x vs %04x\n", u, hw_f2h(f), aotgen_f2h(f));
+}
+int main(void) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    float a = hw_h2f((uint16_t)h), b = aotgen_h2f((uint16_t)h);
+    if (memcmp(&a, &b, 4) != 0 && bad++ < 5) printf("h2f %04x\n", h);
+    /* the float midway between half h and the next, and its neighbours */
+    uint32_t lo, hi; memcpy(&lo, &a, 4); float next = hw_h2f((uint16_t)(h + 1)); memcpy(&hi, &next, 4);
+    if ((h & 0x7c00) != 0x7c00 && h != 0x7fff && h != 0xffff) {
+      float mid = (a + next) / 2; uint32_t m; memcpy(&m, &mid, 4);
+      narrow(m - 1); narrow(m); narrow(m + 1);
+    }
+  }
+  for (uint64_t x = 0; x <= 0xffffffffull; x += 65521) narrow((uint32_t)x);
+  printf("mismatches: %ld\n", bad);
+  return bad != 0;
+}
+""")
+    exe = tmp_path / "halfcheck"
+    subprocess.check_call(["gcc", "-O2", str(src), "-o", str(exe)])
+    p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout

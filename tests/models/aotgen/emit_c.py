@@ -174,7 +174,8 @@ class Emitter:
     def emit_half_helpers(self):
         """float16 <-> float. llvm: calls to the helpers an export of TVM built against LLVM 14
         leaves undefined for the runtime to provide (ABI 10.2, "Half precision"). c: gcc's _Float16,
-        whose conversions come from libgcc, linked in: independent of the runtime's."""
+        whose conversions come from libgcc, linked in: independent of the runtime's; compilers without
+        _Float16 (clang 14 on x86) get the same conversions in portable C."""
         if not self.uses_half():
             return
         if self.m.flavour == "llvm":
@@ -184,16 +185,8 @@ class Emitter:
                    "#define AOTGEN_H2F(x) __gnu_h2f_ieee(x)",
                    "#define AOTGEN_F2H(x) __gnu_f2h_ieee(x)", "")
             return
-        self.w("#include <string.h>",
-               "static inline float aotgen_h2f(uint16_t x) { _Float16 h; memcpy(&h, &x, 2); return (float)h; }",
-               "static inline uint16_t aotgen_f2h(float f) {",
-               "  _Float16 h = (_Float16)f;",
-               "  uint16_t x;",
-               "  memcpy(&x, &h, 2);",
-               "  return x;",
-               "}",
-               "#define AOTGEN_H2F(x) aotgen_h2f(x)",
-               "#define AOTGEN_F2H(x) aotgen_f2h(x)", "")
+        self.w(*C_HALF_HELPERS.splitlines())
+        self.w("")
 
     def emit_extern_decls(self):
         names = sorted({n.attrs["function"] for n in self.m.nodes if n.op.name == "call_extern"})
@@ -497,6 +490,53 @@ class Emitter:
         self.w("  TVMBackendRegisterSystemLibSymbol(%s, (void*)&__tvm_module_ctx);" % c_string(p + "__tvm_module_ctx"),
                "  TVMBackendRegisterSystemLibSymbol(%s, (void*)__tvm_dev_mblob);" % c_string(p + "__tvm_dev_mblob"),
                "}")
+
+
+# float16 <-> float for the `c` flavour, independent of the runtime: the compiler's _Float16 where it
+# has one, else the same IEEE conversions (round to nearest even, quiet NaN) in portable C.
+# AOTGEN_SOFT_HALF forces the portable path (test_aotgen compares the two).
+C_HALF_HELPERS = r"""#include <string.h>
+#if defined(__FLT16_MANT_DIG__) && !defined(AOTGEN_SOFT_HALF)
+static inline float aotgen_h2f(uint16_t x) { _Float16 h; memcpy(&h, &x, 2); return (float)h; }
+static inline uint16_t aotgen_f2h(float f) { _Float16 h = (_Float16)f; uint16_t x; memcpy(&x, &h, 2); return x; }
+#else
+static inline float aotgen_h2f(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
+  float f;
+  if (exp == 0x1fu) {
+    bits = sign | 0x7f800000u | (man << 13) | (man ? 0x400000u : 0u); /* NaNs come back quiet */
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112u) << 23) | (man << 13);
+  } else {
+    f = (float)man * 5.9604644775390625e-8f; /* man * 2^-24, exact */
+    memcpy(&bits, &f, 4);
+    bits |= sign;
+  }
+  memcpy(&f, &bits, 4);
+  return f;
+}
+static inline uint16_t aotgen_f2h(float f) {
+  uint32_t x, a, i;
+  float scaled, rest;
+  memcpy(&x, &f, 4);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  a = x & 0x7fffffffu;
+  if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu)); /* NaN, quieted */
+  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);                      /* >= 65520: inf */
+  if (a >= 0x38800000u) {                                                       /* normal half */
+    a += 0xfffu + ((a >> 13) & 1u);                                             /* round to nearest even */
+    return (uint16_t)(sign | ((a - 0x38000000u) >> 13));
+  }
+  memcpy(&scaled, &a, 4);
+  scaled *= 16777216.0f; /* subnormal half: units of 2^-24, exact */
+  i = (uint32_t)scaled;
+  rest = scaled - (float)i;
+  if (rest > 0.5f || (rest == 0.5f && (i & 1u))) ++i;
+  return (uint16_t)(sign | i);
+}
+#endif
+#define AOTGEN_H2F(x) aotgen_h2f(x)
+#define AOTGEN_F2H(x) aotgen_f2h(x)"""
 
 
 class _U8:
