@@ -15,6 +15,7 @@ import numpy as np
 
 from ... import _ffi
 from ...device import parse_dtype, str_to_numpy_dtype, dtype_str
+from ..._aligned import writable_view
 from ..._convert import checked_array
 from ...error import OutOfRangeError, last_error
 from ...ndarray import NDArray, _make, np_data_ptr
@@ -233,9 +234,37 @@ class AotModule:
             return out
         return self._get_input(index)
 
+    def input_view(self, key):
+        """A writable numpy array over the executor's own buffer of input ``key`` (name or index):
+        fill it in place, then run(), with no copy (the same effect as set_input, without the copy).
+
+        The memory belongs to the executor; the array keeps this AotModule (and so the executor)
+        alive. It is the buffer the executor reads until set_input_zero_copy points that input
+        elsewhere; set_input copies into it. Not synchronised with a run on another thread.
+        """
+        index = self._input_call(key).index
+        return self._view_of(self._get_input(index), self._in_info["shapes"][index],
+                             self._in_info["dtypes"][index])
+
+    def output_view(self, index):
+        """A writable numpy array over the executor's own buffer of output ``index`` (name or index),
+        rewritten by each run(); same lifetime rules as input_view."""
+        if not isinstance(index, (int, np.integer)):
+            index = self.get_output_index(index)
+        return self._view_of(self._get_output(int(index)), self._out_info["shapes"][int(index)],
+                             self._out_info["dtypes"][int(index)])
+
+    def _view_of(self, nd, shape, dtype):
+        npdt, lanes = _numpy_dtype(dtype)
+        shape = tuple(shape) if lanes == 1 else tuple(shape) + (lanes,)
+        t = nd._tensor()
+        return writable_view((t.data or 0) + t.byte_offset, shape, npdt, (self, nd))
+
     def set_input_zero_copy(self, key, value):
         """Make the executor read input ``key`` straight from ``value`` (64-byte aligned, contiguous,
-        exact shape/dtype). ``value`` is kept alive by this AotModule until replaced."""
+        exact shape/dtype). ``value`` is kept alive by this AotModule until replaced. For numpy, make
+        ``value`` with aotrt.nd.empty_aligned (plain numpy arrays are rarely 64-byte aligned), or
+        fill input_view(key) in place instead."""
         index = self._input_call(key).index
         if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
             raise ValueError("set_input_zero_copy needs a C-contiguous array")
