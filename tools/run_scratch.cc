@@ -29,7 +29,7 @@ RunScratch MeasureRunScratch(const aotrt::Model& model) {
     r.peak_bytes = aotrt::WorkspaceRequestedPeak();
     r.measured = true;
   } catch (const std::exception& e) {
-    r.error = e.what();
+    r.error = std::string("not measured, the run on zeros failed: ") + e.what();
   }
   return r;
 }
