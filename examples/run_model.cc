@@ -62,9 +62,7 @@ int main(int argc, char** argv) {
     }
     // TVM's time_evaluator contract: repeat doubles of mean seconds per call, as bytes.
     aotrt::PackedFunc timer = ex.module().TimeEvaluator("run", DLDevice{kDLCPU, 0}, /*number=*/100, /*repeat=*/3);
-    aotrt::TVMRetValue rv;
-    timer.CallPacked(aotrt::TVMArgs(nullptr, nullptr, 0), &rv);
-    std::vector<double> seconds = aotrt::ParseTimes(rv.str());
+    std::vector<double> seconds = aotrt::ParseTimes(timer.Call<std::string>());
     for (size_t r = 0; r < seconds.size(); ++r) std::printf("  repeat %zu: %.3f us per run\n", r, seconds[r] * 1e6);
     // Beyond TVM: every call timed, with percentiles.
     aotrt::BenchmarkOptions opt;

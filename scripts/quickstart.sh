@@ -5,8 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
+echo "== configuring (cmake -S . -B build)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$jobs" --target aotrt_cli aotrt_sample_digits >/dev/null
+# The first build takes a minute or two: let the build tool print its progress ([n/N] lines).
+echo "== building the aotrt CLI and the digits sample with $jobs job(s)"
+cmake --build build -j"$jobs" --target aotrt_cli aotrt_sample_digits
+echo
 
 aotrt=build/bin/aotrt
 model=build/samples/digits.so

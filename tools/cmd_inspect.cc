@@ -1,4 +1,5 @@
 // aotrt inspect MODEL.so [--json]
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -7,6 +8,7 @@
 
 #include "commands.h"
 #include "model_info.h"
+#include "run_scratch.h"
 #include "table.h"
 
 namespace aotrt_cli {
@@ -15,7 +17,25 @@ namespace {
 struct InspectOptions {
   std::string path;
   bool json = false;
+  bool no_run = false;
 };
+
+bool Needs(const ModelDetails& d, const char* symbol) {
+  return std::find(d.undefined_runtime_symbols.begin(), d.undefined_runtime_symbols.end(), symbol) !=
+         d.undefined_runtime_symbols.end();
+}
+
+// Scratch taken through TVMBackendAllocWorkspace at run time (models without memory planning):
+// measured by one run on zeros unless --no-run; not applicable when the library never calls it.
+RunScratch Scratch(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d) {
+  RunScratch r;
+  if (!Needs(d, "TVMBackendAllocWorkspace")) return r;
+  if (o.no_run) {
+    r.error = "not measured (--no-run)";
+    return r;
+  }
+  return MeasureRunScratch(m);
+}
 
 nlohmann::ordered_json TensorsJson(const std::vector<aotrt::TensorInfo>& ts) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -32,7 +52,7 @@ nlohmann::ordered_json SizesJson(const std::vector<NamedSize>& v) {
   return out;
 }
 
-void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d) {
+void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s) {
   nlohmann::ordered_json params = nlohmann::ordered_json::array();
   for (const auto& p : d.params) {
     params.push_back({{"name", p.name}, {"shape", p.shape}, {"dtype", p.dtype}, {"bytes", p.bytes}});
@@ -49,6 +69,10 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
       {"workspace_pools", SizesJson(d.workspace_pools)},
       {"workspace_bytes", m.WorkspaceBytes()},
       {"workspace_slack_bytes", m.SlackBytes()},
+      {"run_workspace", {{"allocated_per_run", Needs(d, "TVMBackendAllocWorkspace")},
+                         {"measured", s.measured},
+                         {"peak_bytes", s.measured ? nlohmann::ordered_json(s.peak_bytes) : nlohmann::ordered_json()},
+                         {"note", s.error}}},
       {"constant_pool_bytes", d.constant_pool_bytes},
       {"constants", SizesJson(d.constants)},
       {"params", params},
@@ -72,7 +96,18 @@ std::string Join(const std::vector<std::string>& v) {
   return s.empty() ? "(none)" : s;
 }
 
-void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d) {
+void PrintRunScratch(const ModelDetails& d, const RunScratch& s) {
+  if (!Needs(d, "TVMBackendAllocWorkspace")) return;
+  std::cout << "run-time scratch (TVMBackendAllocWorkspace, allocated during each run): ";
+  if (s.measured) {
+    std::cout << "peak " << Bytes(s.peak_bytes) << " in one run on zeros (calling thread";
+    std::cout << (Needs(d, "TVMBackendParallelLaunch") ? ", plus what parallel workers take)\n" : ")\n");
+  } else {
+    std::cout << s.error << "\n";
+  }
+}
+
+void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s) {
   std::cout << "model library   " << o.path << "\n"
             << "model name      " << Join(d.model_names) << " (symbols " << d.mod_name << "_*)\n"
             << "build flavour   " << d.flavour << " (" << d.flavour_reason << ")\n\n";
@@ -82,6 +117,7 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
   std::cout << "\nworkspace pools (per executor): " << Bytes(m.WorkspaceBytes()) << " + " << Bytes(m.SlackBytes())
             << " tail slack\n";
   for (const auto& p : d.workspace_pools) std::cout << "  " << p.name << "  " << Bytes(p.bytes) << "\n";
+  PrintRunScratch(d, s);
   std::cout << "constant pool (shared): " << Bytes(d.constant_pool_bytes) << "\n";
   for (const auto& c : d.constants) std::cout << "  " << c.name << "  " << Bytes(c.bytes) << "\n";
   std::cout << "params (shared): " << d.params.size() << ", " << Bytes(m.ParamBytes()) << "\n";
@@ -101,13 +137,16 @@ CLI::App* AddInspectCommand(CLI::App& app, Action* run) {
   CLI::App* cmd = app.add_subcommand("inspect", "Show a model library's inputs, outputs, memory and runtime needs");
   cmd->add_option("model", opt->path, "Model library (.so) exported by TVM")->required();
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
+  cmd->add_flag("--no-run", opt->no_run,
+                "Do not run the model once on zeros to measure its TVMBackendAllocWorkspace scratch");
   *run = [opt] {
     aotrt::Model model = aotrt::Model::Load(opt->path);
     ModelDetails details = GatherDetails(opt->path, model);
+    RunScratch scratch = Scratch(*opt, model, details);
     if (opt->json) {
-      PrintJson(*opt, model, details);
+      PrintJson(*opt, model, details, scratch);
     } else {
-      PrintText(*opt, model, details);
+      PrintText(*opt, model, details, scratch);
     }
     return 0;
   };

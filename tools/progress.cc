@@ -20,6 +20,10 @@ void Progress::Update(int done, int total) {
     line_open_ = done < total;
     if (!line_open_) std::fputc('\n', stderr);
   } else {
+    // A log (CI, a pipe) keeps every line: one every kLogInterval seconds at most.
+    if (logged_ && s - last_log_ < kLogIntervalSeconds) return;
+    logged_ = true;
+    last_log_ = s;
     std::fprintf(stderr, "%s: repeat %d/%d (%.1f s)\n", label_.c_str(), done, total, s);
   }
   std::fflush(stderr);

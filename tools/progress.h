@@ -1,5 +1,5 @@
 // Progress on stderr for long benchmarks: silent for the first second, then an updating line on a
-// terminal, or one line per update otherwise. Called from one thread.
+// terminal, or otherwise (a log) one line at most every kLogIntervalSeconds. Called from one thread.
 #pragma once
 
 #include <chrono>
@@ -9,6 +9,7 @@ namespace aotrt_cli {
 
 class Progress {
  public:
+  static constexpr double kLogIntervalSeconds = 5.0;
   explicit Progress(std::string label);
   ~Progress();  // ends an updating line
   void Update(int done, int total);
@@ -18,6 +19,8 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
   bool tty_;
   bool line_open_ = false;
+  bool logged_ = false;    // not a terminal: a line was written, at last_log_ seconds
+  double last_log_ = 0;
 };
 
 }  // namespace aotrt_cli

@@ -18,8 +18,11 @@
 
 namespace aotrt {
 
+class Module;
 class ModuleNode;
+class NDArray;
 class NDArrayObj;
+class PackedFunc;
 class PackedFuncObj;
 
 // Human-readable name of a TVM type code, e.g. "int", "DLTensor*", "str".
@@ -85,6 +88,19 @@ class AOTRT_API TVMRetValue {
   TVMRetValue() { value_.v_handle = nullptr; }
   TVMRetValue(const TVMRetValue&) = delete;
   TVMRetValue& operator=(const TVMRetValue&) = delete;
+  // Moving transfers the reference or string; `other` is left null.
+  TVMRetValue(TVMRetValue&& other) noexcept : value_(other.value_), code_(other.code_), object_(other.object_),
+                                              str_(other.str_) {
+    other.Release();
+  }
+  TVMRetValue& operator=(TVMRetValue&& other) noexcept {
+    if (this != &other) {
+      Clear();
+      value_ = other.value_, code_ = other.code_, object_ = other.object_, str_ = other.str_;
+      other.Release();
+    }
+    return *this;
+  }
   ~TVMRetValue() {
     if (object_ || str_) Clear();
   }
@@ -114,8 +130,18 @@ class AOTRT_API TVMRetValue {
   void MoveToC(TVMValue* value, int* code);
   // The object held, or nullptr when the code is not an object code.
   Object* object() const { return object_; }
+  // The value as T (defined in aotrt/packed_func_call.h): int64_t or any integer type (throws
+  // kOutOfRange if it does not fit), double/float (from float or int), bool (from int), std::string
+  // (str, bytes or String), void* (handle or null), Module, NDArray, PackedFunc (null gives an
+  // undefined one). Throws Error(kTypeMismatch) naming the type found, e.g. "result: expected int,
+  // got str". Module and NDArray results need aotrt/module.h and aotrt/ndarray.h included.
+  template <typename T>
+  T As() const;
 
  private:
+  void Release() {
+    value_.v_handle = nullptr, code_ = kTVMNullptr, object_ = nullptr, str_ = nullptr;
+  }
   void SetText(int code, std::string v);
   TVMValue value_;
   int code_ = kTVMNullptr;
@@ -159,7 +185,21 @@ class AOTRT_API PackedFunc {
   PackedFunc(PackedFuncObj::RawFn fn, void* ctx, ObjectPtr<Object> keep)
       : obj_(MakeObject<PackedFuncObj>(fn, ctx, std::move(keep))) {}
   explicit operator bool() const { return static_cast<bool>(obj_); }
+  // False for the empty PackedFunc a failed lookup returns (as Module::defined, NDArray::defined).
+  bool defined() const { return static_cast<bool>(obj_); }
+  // Requires defined().
   void CallPacked(TVMArgs args, TVMRetValue* rv) const { obj_->Call(args, rv); }
+  // Call with C++ values, as TVM's C++ API does: f(1, 2.5, "name", dev, tensor). Arguments may be
+  // integers, floating point, bool, const char* / std::string, DLDevice, DLDataType, DLTensor*,
+  // void*, NDArray, Module, PackedFunc or nullptr; they are borrowed for the call only. Returns the
+  // owned result (see TVMRetValue::As). Throws Error(kInvalidArgument) if !defined(), and whatever
+  // the function throws. Defined in aotrt/packed_func_call.h, e.g.
+  //   Module ex = factory.GetFunction("default")(DLDevice{kDLCPU, 0}).As<Module>();
+  template <typename... Args>
+  TVMRetValue operator()(Args&&... args) const;
+  // The same with the result converted: f.Call<int64_t>("x"), or Call<void>(...) to drop it.
+  template <typename R, typename... Args>
+  R Call(Args&&... args) const;
   const ObjectPtr<PackedFuncObj>& object() const { return obj_; }
 
  private:
@@ -173,3 +213,6 @@ AOTRT_API PackedFunc GetGlobalFunction(const std::string& name);
 AOTRT_API void RegisterGlobalFunction(const std::string& name, PackedFunc f, bool override = false);
 
 }  // namespace aotrt
+
+// The templates of the typed calls, after every class they name is declared.
+#include "aotrt/packed_func_call.h"

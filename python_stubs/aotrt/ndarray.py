@@ -9,7 +9,8 @@ import numpy as np
 
 from . import _ffi
 from .device import DataType, Device, cpu, device, dtype_str, dtype_to_str, parse_dtype, str_to_numpy_dtype
-from .error import ShapeMismatchError, check_call
+from ._convert import checked_array, _shape_str as _checked_shape_str
+from .error import check_call
 
 __all__ = ["NDArray", "array", "empty", "from_dlpack", "cpu", "device", "Device", "DataType"]
 
@@ -161,20 +162,13 @@ class NDArray:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def copyfrom(self, source_array):
-        """Copy from an NDArray or anything numpy.asarray accepts (converted to this dtype)."""
+        """Copy from an NDArray or anything numpy.asarray accepts, converted to this dtype only where
+        the kind of value stays the same (see aotrt._convert; TypeMismatchError/ShapeMismatchError)."""
         if isinstance(source_array, NDArray):
             check_call(_ffi.TVMArrayCopyFromTo(source_array._h, self._h, None))
             return self
         shape, npdt = self._numpy_layout()
-        try:
-            src = np.asarray(source_array, dtype=npdt)
-        except Exception as e:
-            raise TypeError("array must be an array_like data, type %s is not supported"
-                            % type(source_array)) from e
-        if src.shape != shape:
-            raise ShapeMismatchError("array shape do not match the shape of NDArray {0} vs {1}".format(
-                src.shape, shape))
-        src = np.ascontiguousarray(src)
+        src = checked_array(source_array, npdt, shape, "NDArray %s %s" % (_checked_shape_str(shape), self.dtype))
         check_call(_ffi.TVMArrayCopyFromBytes(self._h, np_data_ptr(src) if src.nbytes else None, src.nbytes))
         return self
 

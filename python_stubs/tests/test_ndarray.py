@@ -58,7 +58,7 @@ def test_empty_copyfrom_copyto(tvm):
     d[:] = a
     np.testing.assert_array_equal(d.numpy(), a.numpy())
     with pytest.raises(ValueError):
-        a.copyfrom(np.zeros(3))
+        a.copyfrom(np.zeros(3, np.int32))                        # wrong shape
     with pytest.raises(ValueError):
         d[0] = 1
     with pytest.raises(tvm.TVMError):

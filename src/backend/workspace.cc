@@ -97,6 +97,8 @@ class WorkspacePool {
       bytes_ += size;
     }
     b.requested = nbytes;
+    requested_ += nbytes;
+    if (requested_ > requested_peak_) requested_peak_ = requested_;
     ArmCanary(&b);
     used_.push_back(b);
     t_workspace_blocks_in_use = used_.size();
@@ -108,6 +110,7 @@ class WorkspacePool {
     for (size_t i = used_.size(); i-- > 0;) {
       if (used_[i].ptr != ptr) continue;
       CheckCanary(used_[i]);
+      requested_ -= used_[i].requested;
       free_.push_back(used_[i]);
       used_.erase(used_.begin() + static_cast<std::ptrdiff_t>(i));
       t_workspace_blocks_in_use = used_.size();
@@ -120,6 +123,7 @@ class WorkspacePool {
 
   void ReleaseTo(size_t mark) {
     while (used_.size() > mark) {
+      requested_ -= used_.back().requested;
       free_.push_back(used_.back());
       used_.pop_back();
     }
@@ -127,11 +131,15 @@ class WorkspacePool {
   }
 
   size_t bytes() const { return bytes_; }
+  size_t requested_peak() const { return requested_peak_; }
+  void ResetPeak() { requested_peak_ = requested_; }
 
  private:
   std::vector<Block> free_;
   std::vector<Block> used_;
   size_t bytes_ = 0;
+  size_t requested_ = 0;       // bytes asked for by the blocks in use
+  size_t requested_peak_ = 0;  // most of requested_ at once since ResetPeak
 };
 
 WorkspacePool& ThreadPool() {
@@ -145,5 +153,7 @@ void* WorkspaceAlloc(uint64_t nbytes) { return ThreadPool().Alloc(nbytes); }
 bool WorkspaceFree(void* ptr) { return ThreadPool().Free(ptr); }
 void WorkspaceReleaseTo(size_t mark) { ThreadPool().ReleaseTo(mark); }
 size_t WorkspacePoolBytes() { return ThreadPool().bytes(); }
+size_t WorkspaceRequestedPeak() { return ThreadPool().requested_peak(); }
+void WorkspaceResetPeak() { ThreadPool().ResetPeak(); }
 
 }  // namespace aotrt

@@ -276,6 +276,46 @@ def test_overrun(args, tmp):
     check(rc == 0 and json.loads(out).get("workspace_slack_bytes") == 72, "inspect slack: %s %s" % (out, err))
 
 
+def test_inspect_run_scratch(args, tmp):
+    """A model without memory planning takes its scratch through TVMBackendAllocWorkspace during
+    each run: inspect says so and measures the peak of one run on zeros, instead of only "0 B"."""
+    so = os.path.join(args.models, "multi_io_c.so")
+    rc, out, err = aotrt(args, "inspect", so)
+    check(rc == 0, "inspect multi_io_c: %s" % err)
+    line = [l for l in out.splitlines() if l.startswith("run-time scratch")]
+    check(len(line) == 1 and "TVMBackendAllocWorkspace" in line[0] and "peak" in line[0]
+          and "allocated during each run" in line[0], "inspect multi_io_c scratch line: %r" % out)
+    rc, out, err = aotrt(args, "inspect", so, "--json")
+    info = json.loads(out)["run_workspace"] if rc == 0 else {}
+    check(info.get("allocated_per_run") is True and info.get("measured") is True
+          and isinstance(info.get("peak_bytes"), int) and info["peak_bytes"] > 0,
+          "inspect --json multi_io_c run_workspace: %r %s" % (info, err))
+    rc, out, err = aotrt(args, "inspect", so, "--json", "--no-run")
+    info = json.loads(out)["run_workspace"] if rc == 0 else {}
+    check(info.get("measured") is False and info.get("peak_bytes") is None and "--no-run" in info.get("note", ""),
+          "inspect --no-run: %r %s" % (info, err))
+    # A library that never calls TVMBackendAllocWorkspace has nothing to measure, and says nothing.
+    rc, out, err = aotrt(args, "inspect", os.path.join(args.models, "usmp_ws_only_llvm.so"), "--json")
+    info = json.loads(out) if rc == 0 else {}
+    needs = "TVMBackendAllocWorkspace" in info.get("undefined_runtime_symbols", [])
+    check(info.get("run_workspace", {}).get("allocated_per_run") is needs, "usmp_ws_only_llvm: %r" % info)
+
+
+def test_bench_progress_in_logs(args, tmp):
+    """stderr not a terminal (a CI log): at most one progress line every 5 s, not one per repeat.
+    100 repeats of at least 30 ms take 3 s or more, so the first line (after 1 s) is written; the
+    bound on the count comes from the elapsed time measured around the process, which is longer
+    than the time the tool measures itself."""
+    import time
+    start = time.monotonic()
+    rc, out, err = aotrt(args, "bench", args.sample, "--repeat", "100", "--min-repeat-ms", "30", "--warmup", "0")
+    elapsed = time.monotonic() - start
+    lines = [l for l in err.splitlines() if l.startswith("bench: repeat")]
+    check(rc == 0, "bench --repeat 100: %s" % err)
+    check(1 <= len(lines) <= 1 + int(elapsed / 5.0),
+          "bench progress in a log: %d lines in %.1f s: %r" % (len(lines), elapsed, lines))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--aotrt", required=True)
@@ -288,8 +328,10 @@ def main():
         test_sample(args, tmp)
         test_errors(args, tmp)
         test_log_level_environment(args, tmp)
+        test_bench_progress_in_logs(args, tmp)
         if args.models:
             test_overrun(args, tmp)
+            test_inspect_run_scratch(args, tmp)
         if args.models:
             test_half(args, tmp)
         if args.fixtures and os.path.isdir(args.fixtures):

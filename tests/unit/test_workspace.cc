@@ -88,3 +88,25 @@ TEST(Workspace, BoundsCheckRecordsTheFirstOverrunOnFree) {
   aotrt::WorkspaceBoundsCheck after;
   EXPECT_EQ(after.overrun().bytes_past, 0u);
 }
+
+TEST(Workspace, RequestedPeakCountsBytesHeldAtOnce) {
+  using namespace aotrt;
+  WorkspaceResetPeak();
+  const size_t base = WorkspaceRequestedPeak();  // blocks already held by this thread, if any
+  void* a = WorkspaceAlloc(100);
+  void* b = WorkspaceAlloc(200);
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(WorkspaceFree(b));
+  void* c = WorkspaceAlloc(50);  // reuses b's block: the peak counts requests, not blocks
+  EXPECT_EQ(WorkspaceRequestedPeak(), base + 300);
+  ASSERT_TRUE(WorkspaceFree(c));
+  ASSERT_TRUE(WorkspaceFree(a));
+  WorkspaceResetPeak();
+  EXPECT_EQ(WorkspaceRequestedPeak(), base);
+  size_t mark = WorkspaceMark();
+  ASSERT_TRUE(WorkspaceAlloc(1000));  // a failed model call: released by the caller, not freed
+  WorkspaceReleaseTo(mark);
+  EXPECT_EQ(WorkspaceRequestedPeak(), base + 1000);
+  WorkspaceResetPeak();
+  EXPECT_EQ(WorkspaceRequestedPeak(), base);
+}

@@ -15,7 +15,9 @@ import numpy as np
 
 from ... import _ffi
 from ...device import parse_dtype, str_to_numpy_dtype, dtype_str
-from ...error import OutOfRangeError, ShapeMismatchError, last_error
+from ..._aligned import writable_view
+from ..._convert import checked_array
+from ...error import OutOfRangeError, last_error
 from ...ndarray import NDArray, _make, np_data_ptr
 from ...packed_func import get_global_func
 from ...benchmark import BenchmarkResult
@@ -34,9 +36,9 @@ def _numpy_dtype(dtype):
 class _Call:
     """Pre-built arguments of one call: TVMValue/type-code arrays (+ a DLTensor for a tensor arg)."""
 
-    __slots__ = ("values", "codes", "va", "ca", "tensor", "shape_buf", "index", "shape", "npdt")
+    __slots__ = ("values", "codes", "va", "ca", "tensor", "shape_buf", "index", "shape", "npdt", "what")
 
-    def __init__(self, index, tensor_spec=None):
+    def __init__(self, index, tensor_spec=None, name=None):
         n = 1 if tensor_spec is None else 2
         self.values = (_ffi.TVMValue * n)()
         self.codes = (ctypes.c_int * n)()
@@ -45,6 +47,7 @@ class _Call:
         self.va, self.ca = _addressof(self.values), _addressof(self.codes)
         self.index = index
         self.tensor = self.shape_buf = self.shape = self.npdt = None
+        self.what = "input %d ('%s')" % (index, name)   # names the input in errors, as C++ does
         if tensor_spec is not None:
             shape, dtype = tensor_spec
             code, bits, lanes = parse_dtype(dtype)
@@ -100,7 +103,7 @@ class AotModule:
         self._in_calls = {}    # key (name as given, or index) -> _Call
         specs = list(zip(self._in_info["shapes"], self._in_info["dtypes"]))
         for i, spec in enumerate(specs):
-            self._in_calls[i] = _Call(i, spec)
+            self._in_calls[i] = _Call(i, spec, self._in_info["names"][i])
         self._out_calls = [_Call(i) for i in range(self._num_outputs)]
         self._out_meta = [(tuple(s), d) for s, d in zip(self._out_info["shapes"], self._out_info["dtypes"])]
         self._zero_copy = {}   # ("in"|"out", index) -> array the runtime reads/writes in place
@@ -175,7 +178,8 @@ class AotModule:
             elif isinstance(key, (int, np.integer)):
                 index = int(key)
                 if not 0 <= index < self._num_inputs:
-                    raise OutOfRangeError("Index out of range: input %d of %d" % (index, self._num_inputs))
+                    raise OutOfRangeError("input index %d out of range: the model has %d input%s"
+                                          % (index, self._num_inputs, "" if self._num_inputs == 1 else "s"))
             else:
                 raise TypeError("input key must be a name or an index, got %s" % type(key).__name__)
             call = self._in_calls[key] = self._in_calls[index]
@@ -184,8 +188,10 @@ class AotModule:
     def set_input(self, key=None, value=None, **params):
         """Copy ``value`` into input ``key`` (name or index), and each ``name=value`` of params.
 
-        Values may be numpy arrays (anything numpy.asarray takes is converted to the input's dtype, as
-        TVM's copyfrom does) or NDArrays; the shape must match exactly.
+        Values may be NDArrays or anything numpy.asarray takes, converted to the input's dtype only
+        where the kind of value stays the same (float64 -> float32, integers that fit); a float into
+        an int input, anything into bool, or integers out of range raise TypeMismatchError, a wrong
+        shape ShapeMismatchError, each naming the input as the C++ executor does.
         """
         if key is not None:
             if value is None:
@@ -219,11 +225,7 @@ class AotModule:
 
     @staticmethod
     def _coerce(value, call):
-        arr = np.asarray(value, dtype=call.npdt)
-        if arr.shape != call.shape:
-            raise ShapeMismatchError("array shape do not match the shape of input %d: %s vs %s"
-                                     % (call.index, arr.shape, call.shape))
-        return np.ascontiguousarray(arr)
+        return checked_array(value, call.npdt, call.shape, call.what)
 
     def get_input(self, index, out=None):
         """Input ``index`` (name or index): an NDArray aliasing the executor's buffer, or copied into ``out``."""
@@ -232,9 +234,37 @@ class AotModule:
             return out
         return self._get_input(index)
 
+    def input_view(self, key):
+        """A writable numpy array over the executor's own buffer of input ``key`` (name or index):
+        fill it in place, then run(), with no copy (the same effect as set_input, without the copy).
+
+        The memory belongs to the executor; the array keeps this AotModule (and so the executor)
+        alive. It is the buffer the executor reads until set_input_zero_copy points that input
+        elsewhere; set_input copies into it. Not synchronised with a run on another thread.
+        """
+        index = self._input_call(key).index
+        return self._view_of(self._get_input(index), self._in_info["shapes"][index],
+                             self._in_info["dtypes"][index])
+
+    def output_view(self, index):
+        """A writable numpy array over the executor's own buffer of output ``index`` (name or index),
+        rewritten by each run(); same lifetime rules as input_view."""
+        if not isinstance(index, (int, np.integer)):
+            index = self.get_output_index(index)
+        return self._view_of(self._get_output(int(index)), self._out_info["shapes"][int(index)],
+                             self._out_info["dtypes"][int(index)])
+
+    def _view_of(self, nd, shape, dtype):
+        npdt, lanes = _numpy_dtype(dtype)
+        shape = tuple(shape) if lanes == 1 else tuple(shape) + (lanes,)
+        t = nd._tensor()
+        return writable_view((t.data or 0) + t.byte_offset, shape, npdt, (self, nd))
+
     def set_input_zero_copy(self, key, value):
         """Make the executor read input ``key`` straight from ``value`` (64-byte aligned, contiguous,
-        exact shape/dtype). ``value`` is kept alive by this AotModule until replaced."""
+        exact shape/dtype). ``value`` is kept alive by this AotModule until replaced. For numpy, make
+        ``value`` with aotrt.nd.empty_aligned (plain numpy arrays are rarely 64-byte aligned), or
+        fill input_view(key) in place instead."""
         index = self._input_call(key).index
         if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
             raise ValueError("set_input_zero_copy needs a C-contiguous array")

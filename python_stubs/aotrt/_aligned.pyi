@@ -1,0 +1,9 @@
+from typing import Any, Sequence, Union
+
+import numpy as np
+
+ALIGNMENT: int
+
+def empty_aligned(shape: Union[int, Sequence[int]], dtype: Any = ..., alignment: int = ...) -> np.ndarray: ...
+def zeros_aligned(shape: Union[int, Sequence[int]], dtype: Any = ..., alignment: int = ...) -> np.ndarray: ...
+def writable_view(ptr: int, shape: Sequence[int], npdt: np.dtype, owner: Any) -> np.ndarray: ...
