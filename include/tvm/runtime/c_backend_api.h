@@ -28,7 +28,8 @@ typedef int (*FTVMParallelLambda)(int task_id, TVMParallelGroupEnv* penv, void* 
 
 /* Called by generated code (and by host bindings for RegisterEnvCAPI). Failures return -1 or NULL
  * with the calling thread's last error set (TVMGetLastError, AOTRTGetLastErrorCode: aotrt/error.h
- * codes). */
+ * codes). No C++ exception ever leaves these functions: out of memory inside them, or a
+ * parallel task that throws, becomes an error like any other. */
 
 /*! \brief Look `func_name` up in the imports of the module whose context is `mod_node`, then in the
  *  global registry. The handle is borrowed (do not free it) and stays valid while the library is
@@ -45,7 +46,7 @@ TVM_DLL int TVMBackendRegisterSystemLibSymbol(const char* name, void* ptr);
  *  pool: release it with TVMBackendFreeWorkspace on the same thread (the pool reuses it; it is
  *  freed when the thread exits). Thread-safe (per-thread pool). Returns NULL on failure, with
  *  kInvalidArgument (device type not CPU) or kOutOfMemory (request over 2^46 bytes, or the
- *  allocation failed; the message names the size). */
+ *  allocation or the pool's bookkeeping failed; the message names the size). */
 TVM_DLL void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
                                        int dtype_code_hint, int dtype_bits_hint);
 /*! \brief Release memory from TVMBackendAllocWorkspace on the same thread (back to the pool).
@@ -58,9 +59,12 @@ TVM_DLL int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr);
 TVM_DLL int TVMBackendRegisterEnvCAPI(const char* name, void* ptr);
 /*! \brief Run f(task_id, env, cdata) for every task concurrently; the caller runs task 0.
  *  num_task 0 means the worker count. Launching from inside a task is an error. `cdata` is
- *  borrowed for the call. Launches from different threads are serialised.
+ *  borrowed for the call. Launches from different threads are serialised. A task that throws
+ *  fails like one returning -1 (worker threads never let an exception escape).
  *  Errors: kInvalidArgument (null f, num_task out of range, nested launch), kOutOfMemory (worker
- *  threads could not be started), kModelError (a task returned non-zero: "Task i error: ..."). */
+ *  threads could not be started), or the first failed task's own code: the code of the error it
+ *  recorded (e.g. kOutOfMemory from a workspace), else kModelError; the message lists every failed
+ *  task ("Task i error: ..."). */
 TVM_DLL int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void* cdata, int num_task);
 /*! \brief Wait until every task of the current launch reached the barrier. Call only from inside
  *  a task with the env it was given. Errors: kInvalidArgument (outside a launch, bad task_id). */
