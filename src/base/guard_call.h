@@ -3,6 +3,7 @@
 #pragma once
 
 #include <new>
+#include <string>
 #include <utility>
 
 #include "aotrt/error.h"
@@ -35,6 +36,17 @@ R GuardBackendCall(R failure, const char* where, Fn&& fn) noexcept {
   } catch (...) {
     RecordCurrentException(where);
     return failure;
+  }
+}
+
+// For the C++ API's entry points: std::bad_alloc from anywhere below becomes aotrt::Error
+// kOutOfMemory, so a C++ caller has one exception type to catch. Returns fn()'s value.
+template <typename Fn>
+auto RethrowOutOfMemoryAsError(const char* where, Fn&& fn) -> decltype(fn()) {
+  try {
+    return std::forward<Fn>(fn)();
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::kOutOfMemory, std::string(where) + ": out of memory");
   }
 }
 
