@@ -15,26 +15,33 @@ extern "C" {
 #endif
 
 /*! \brief aotrt::ErrorCode of the calling thread's last error (0 when none; see aotrt/error.h).
- *  Set together with TVMGetLastError() by every failing call; TVMAPISetLastError sets 11 (kInternal)
- *  only when called by aotrt itself, and 9 (kModelError) when a model reports a failure. */
+ *  Set together with TVMGetLastError() by every failing call. TVMAPISetLastError always sets 9
+ *  (kModelError): it is how a model or a C callback reports a failure. Never fails. Thread-safe
+ *  (per-thread slot); a successful call leaves the code as it was. */
 TVM_DLL int AOTRTGetLastErrorCode(void);
 
 /*! \brief Load a model library from `size` bytes at `data` (copied into an anonymous in-memory
- *  file, then dlopened). The bytes may be freed after the call. Owned module handle in *out. */
+ *  file, then dlopened). The bytes are borrowed for the call only and may be freed after it. On
+ *  success *out is the owned root module: free it with TVMModFree. Thread-safe.
+ *  Errors: kInvalidArgument (null out, null data with size > 0), kIOError (memfd_create, write or
+ *  dlopen refused), and every error of TVMModLoadFromFile (kNotFound, kFormatError, kOutOfRange,
+ *  kTypeMismatch, kOutOfMemory, kInternal). */
 TVM_DLL int AOTRTModLoadFromMemory(const void* data, size_t size, TVMModuleHandle* out);
 
 /*! \brief Receives each log record: level 0 trace .. 5 critical, a NUL-terminated message. Called
  *  on the thread that logs; must be thread-safe. */
 typedef void (*AOTRTLogCallback)(int level, const char* message, void* user_data);
-/*! \brief Redirect logging to `cb` (NULL restores stderr); `user_data` is passed back to it and
- *  must stay valid until the next call. Thread-safe. Returns 0, or -1 with kOutOfMemory. */
+/*! \brief Redirect logging to `cb` (NULL restores stderr); `user_data` is borrowed, passed back to
+ *  `cb`, and must stay valid until the next AOTRTSetLogCallback. Thread-safe. Returns 0, or -1 with
+ *  kOutOfMemory (the sink could not be made; the old one is kept) or kInternal (spdlog refused). */
 TVM_DLL int AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data);
 /*! \brief Set the log level: 0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 critical, 6 off. The
  *  default comes from AOTRT_LOG_LEVEL (a name, case-insensitive, or a digit; an unknown value is
  *  reported on stderr and warn kept) or is warn. Thread-safe. Returns 0, or -1 with
  *  kInvalidArgument (1) for a level outside 0..6, the old level kept. */
 TVM_DLL int AOTRTSetLogLevel(int level);
-/*! \brief Version string of this library, e.g. "0.1.0". */
+/*! \brief Version string of this library, e.g. "0.1.0": static storage, never freed, never NULL.
+ *  Never fails. Thread-safe. */
 TVM_DLL const char* AOTRTGetVersion(void);
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
 
 #include "aot/factory.h"
 #include "base/error_util.h"
+#include "base/guard_call.h"
 
 namespace aotrt {
 
@@ -22,38 +23,47 @@ std::vector<TensorInfo> ToInfo(const std::vector<TensorSpec>& specs) {
 }  // namespace
 
 Model Model::FromModule(Module factory) {
-  AOTRT_REQUIRE(factory.defined(), kInvalidArgument, "Model::FromModule: undefined module");
-  auto* node = dynamic_cast<AotExecutorFactoryNode*>(factory.node().get());
-  AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not an AOT model: the library's root module is '",
-                factory.type_key(), "', expected 'AotExecutorFactory'");
-  AOTRT_REQUIRE(!node->imports().empty(), kNotFound, "AotExecutorFactory '", node->module_name(),
-                "' has no metadata module");
-  auto* md = dynamic_cast<MetadataModuleNode*>(node->imports()[0].get());
-  AOTRT_REQUIRE(md != nullptr, kNotFound, "AotExecutorFactory '", node->module_name(), "': import 0 is '",
-                node->imports()[0]->type_key(), "', expected 'metadata_module'");
-  auto info = std::make_shared<Info>();
-  info->factory = node;
-  info->state = md->State();
-  info->inputs = ToInfo(info->state->md.inputs);
-  info->outputs = ToInfo(info->state->md.outputs);
-  Model m;
-  m.factory_ = std::move(factory);
-  m.info_ = std::move(info);
-  return m;
+  return RethrowOutOfMemoryAsError("Model::FromModule", [&] {
+    AOTRT_REQUIRE(factory.defined(), kInvalidArgument, "Model::FromModule: undefined module");
+    auto* node = dynamic_cast<AotExecutorFactoryNode*>(factory.node().get());
+    AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not an AOT model: the library's root module is '",
+                  factory.type_key(), "', expected 'AotExecutorFactory'");
+    AOTRT_REQUIRE(!node->imports().empty(), kNotFound, "AotExecutorFactory '", node->module_name(),
+                  "' has no metadata module");
+    auto* md = dynamic_cast<MetadataModuleNode*>(node->imports()[0].get());
+    AOTRT_REQUIRE(md != nullptr, kNotFound, "AotExecutorFactory '", node->module_name(), "': import 0 is '",
+                  node->imports()[0]->type_key(), "', expected 'metadata_module'");
+    auto info = std::make_shared<Info>();
+    info->factory = node;
+    info->state = md->State();
+    info->inputs = ToInfo(info->state->md.inputs);
+    info->outputs = ToInfo(info->state->md.outputs);
+    Model m;
+    m.factory_ = std::move(factory);
+    m.info_ = std::move(info);
+    return m;
+  });
 }
 
-Model Model::Load(const std::string& path) { return FromModule(Module::LoadFromFile(path)); }
+Model Model::Load(const std::string& path) {
+  return RethrowOutOfMemoryAsError("Model::Load", [&] { return FromModule(Module::LoadFromFile(path)); });
+}
 
-Model Model::LoadFromMemory(const void* data, size_t size) { return FromModule(Module::LoadFromMemory(data, size)); }
+Model Model::LoadFromMemory(const void* data, size_t size) {
+  return RethrowOutOfMemoryAsError("Model::LoadFromMemory",
+                                   [&] { return FromModule(Module::LoadFromMemory(data, size)); });
+}
 
 const std::string& Model::name() const { return info_->factory->module_name(); }
 
 Executor Model::CreateExecutor(DLDevice device, const ExecutorOptions& options) const {
   AOTRT_REQUIRE(info_ != nullptr, kInvalidArgument, "CreateExecutor on an empty Model");
-  ObjectPtr<AotExecutorNode> node = info_->factory->CreateExecutor(device, options.check_bounds);
-  Executor ex(Module(node), node.get(), &info_->inputs, &info_->outputs);
-  ex.info_ = info_;
-  return ex;
+  return RethrowOutOfMemoryAsError("Model::CreateExecutor", [&] {
+    ObjectPtr<AotExecutorNode> node = info_->factory->CreateExecutor(device, options.check_bounds);
+    Executor ex(Module(node), node.get(), &info_->inputs, &info_->outputs);
+    ex.info_ = info_;
+    return ex;
+  });
 }
 
 const std::vector<TensorInfo>& Model::Inputs() const { return info_->inputs; }
@@ -90,7 +100,7 @@ void Executor::SetOutputZeroCopy(size_t index, const DLTensor& t) { node_->SetOu
 NDArray Executor::GetInput(size_t index) { return node_->GetInput(index); }
 NDArray Executor::GetOutput(size_t index) const { return node_->GetOutput(index); }
 void Executor::CopyOutputTo(size_t index, DLTensor* out) const { node_->CopyOutputTo(index, out); }
-void Executor::Run() { node_->Run(); }
+void Executor::Run() { node_->Run(); }  // allocates nothing: no bad_alloc to translate
 bool Executor::ChecksBounds() const { return node_->check_bounds(); }
 
 }  // namespace aotrt

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/error_util.h"
+#include "base/guard_call.h"
 #include "base/last_error.h"
 
 namespace aotrt {
@@ -99,26 +100,38 @@ class Pool {
         done_cv_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
       }
     }
+    // The launch fails with the first failed task's code (kModelError when it set none).
     std::string errors;
+    ErrorCode code = ErrorCode::kOk;
     for (int i = 0; i < num_task; ++i) {
-      if (results_[i] != 0) errors += StrCat(errors.empty() ? "" : "\n", "Task ", i, " error: ", messages_[i]);
+      if (results_[i] == 0) continue;
+      if (code == ErrorCode::kOk) code = codes_[i];
+      errors += StrCat(errors.empty() ? "" : "\n", "Task ", i, " error: ", messages_[i]);
     }
-    if (errors.empty()) return 0;
-    SetLastError(ErrorCode::kModelError, errors);
+    if (code == ErrorCode::kOk) return 0;
+    SetLastError(code, errors);
     return -1;
   }
 
  private:
-  void RunTask(int task_id) {
+  // Runs on workers too: nothing may escape it (an exception would end the thread, and the
+  // process with it). A task that throws fails with its exception as the task's error.
+  void RunTask(int task_id) noexcept {
     TVMParallelGroupEnv env{&barrier_, num_task_};
     t_in_task = true;
     uint64_t before = LastErrorSequence();
-    int rc = f_(task_id, &env, cdata_);
+    int rc = GuardBackendCall(-1, "parallel task", [&] { return f_(task_id, &env, cdata_); });
     t_in_task = false;
     results_[task_id] = rc;
-    if (rc != 0) {
-      const char* msg = LastErrorSequence() != before ? LastErrorMessage() : nullptr;
+    if (rc == 0) return;
+    bool recorded = LastErrorSequence() != before;
+    codes_[task_id] = recorded ? LastErrorCode() : ErrorCode::kModelError;
+    try {
+      const char* msg = recorded ? LastErrorMessage() : nullptr;
       messages_[task_id] = msg ? msg : StrCat("returned ", rc);
+    } catch (...) {
+      messages_[task_id].clear();  // no memory for the text: the code still tells what happened
+      codes_[task_id] = ErrorCode::kOutOfMemory;
     }
   }
 
@@ -126,6 +139,7 @@ class Pool {
     if (static_cast<int>(results_.size()) < n + 1) {
       results_.resize(n + 1);
       messages_.resize(n + 1);
+      codes_.resize(n + 1);
     }
     while (static_cast<int>(threads_.size()) < n) {
       int index = static_cast<int>(threads_.size()) + 1;
@@ -161,6 +175,7 @@ class Pool {
   std::vector<std::thread> threads_;
   std::vector<int> results_;
   std::vector<std::string> messages_;
+  std::vector<ErrorCode> codes_;
   FTVMParallelLambda f_ = nullptr;
   void* cdata_ = nullptr;
   int num_task_ = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 #include <vector>
 
 #include "base/error_util.h"
@@ -82,6 +83,10 @@ class WorkspacePool {
     for (size_t i = 0; i < free_.size(); ++i) {
       if (free_[i].size >= size && (best == free_.size() || free_[i].size < free_[best].size)) best = i;
     }
+    // Capacity first, so that neither this push_back nor a later Free/ReleaseTo allocates: after
+    // this line nothing can throw, and a block is never lost between the two lists.
+    used_.reserve(used_.size() + 1);
+    free_.reserve(free_.size() + used_.size() + 1);
     Block b;
     if (best != free_.size()) {
       b = free_[best];
@@ -149,7 +154,13 @@ WorkspacePool& ThreadPool() {
 
 }  // namespace
 
-void* WorkspaceAlloc(uint64_t nbytes) { return ThreadPool().Alloc(nbytes); }
+void* WorkspaceAlloc(uint64_t nbytes) {
+  try {
+    return ThreadPool().Alloc(nbytes);
+  } catch (const std::bad_alloc&) {  // the pool's bookkeeping (or the pool itself) had no memory
+    AOTRT_THROW(kOutOfMemory, "TVMBackendAllocWorkspace: cannot allocate ", nbytes, " bytes: out of memory");
+  }
+}
 bool WorkspaceFree(void* ptr) { return ThreadPool().Free(ptr); }
 void WorkspaceReleaseTo(size_t mark) { ThreadPool().ReleaseTo(mark); }
 size_t WorkspacePoolBytes() { return ThreadPool().bytes(); }

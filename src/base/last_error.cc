@@ -24,6 +24,7 @@ struct LastError {
   ErrorCode code = ErrorCode::kOk;
   bool set = false;
   void* py_exc = nullptr;
+  const char* fixed = nullptr;  // static text used instead of `message` when copying it failed
 };
 
 LastError& Slot() {
@@ -50,9 +51,10 @@ void ReleasePython(void* obj) {
 }
 
 void Reset(LastError& s, ErrorCode code, const std::string& message, void* py_exc) {
+  s.message = message;  // first: if the copy throws, the record (and a held exception) is unchanged
+  s.fixed = nullptr;
   void* old = s.py_exc;
   s.py_exc = py_exc;
-  s.message = message;
   s.code = code;
   s.set = true;
   ++t_last_error_sequence;
@@ -63,9 +65,27 @@ void Reset(LastError& s, ErrorCode code, const std::string& message, void* py_ex
 
 void SetLastError(ErrorCode code, const std::string& message) { Reset(Slot(), code, message, nullptr); }
 
+void SetLastErrorNoexcept(ErrorCode code, const char* where, const char* what) noexcept {
+  LastError& s = Slot();
+  try {
+    std::string message = where ? StrCat(where, ": ", what ? what : "") : std::string(what ? what : "");
+    Reset(s, code, message, nullptr);
+  } catch (...) {  // no memory for the text: keep the code, with a static message
+    s.message.clear();
+    s.fixed = "out of memory while recording the error message";
+    void* old = s.py_exc;
+    s.py_exc = nullptr;
+    s.code = code;
+    s.set = true;
+    ++t_last_error_sequence;
+    ReleasePython(old);
+  }
+}
+
 const char* LastErrorMessage() {
   const LastError& s = Slot();
-  return s.set && !s.py_exc ? s.message.c_str() : nullptr;
+  if (!s.set || s.py_exc) return nullptr;
+  return s.fixed ? s.fixed : s.message.c_str();
 }
 
 ErrorCode LastErrorCode() { return Slot().code; }

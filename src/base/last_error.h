@@ -11,6 +11,9 @@ namespace aotrt {
 
 // Replaces the record (releasing a Python exception it held).
 void SetLastError(ErrorCode code, const std::string& message);
+// Same, for catch blocks and threads that must not throw: message "where: what" (just `what` when
+// `where` is NULL); if even that copy fails, the code is kept with a static message.
+void SetLastErrorNoexcept(ErrorCode code, const char* where, const char* what) noexcept;
 // NULL when no error was recorded on this thread, or when the record is a Python exception.
 const char* LastErrorMessage();
 ErrorCode LastErrorCode();

@@ -1,4 +1,6 @@
 // C ABI: what generated model code calls (ABI.md 2.2), the last-error slot and aotrt extensions.
+// Generated code cannot catch: every entry point here turns any exception (out of memory
+// included) into the last error plus its failure value, through GuardBackendCall / AOTRT_API_END.
 #include <tvm/runtime/c_backend_api.h>
 
 #include "aotrt/c_api.h"
@@ -14,7 +16,7 @@ using namespace aotrt;
 
 extern "C" {
 
-void TVMAPISetLastError(const char* msg) { SetLastError(ErrorCode::kModelError, msg ? msg : ""); }
+void TVMAPISetLastError(const char* msg) { SetLastErrorNoexcept(ErrorCode::kModelError, nullptr, msg); }
 
 const char* TVMGetLastError(void) { return LastErrorMessage(); }
 
@@ -29,8 +31,8 @@ void TVMDropLastPythonError(void) { DropLastPythonError(); }
 void TVMAPISetLastPythonError(void* py_exc) {
   try {
     SetLastPythonError(py_exc);
-  } catch (const Error& e) {
-    SetLastError(e.code(), e.what());  // no exception may cross into the (Python) caller
+  } catch (...) {
+    RecordCurrentException(__func__);  // no exception may cross into the (Python) caller
   }
 }
 
@@ -51,21 +53,20 @@ int AOTRTSetLogLevel(int level) {
 }
 
 void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes, int, int) {
-  if (device_type != kDLCPU) {
-    SetLastError(ErrorCode::kInvalidArgument,
-                 StrCat("TVMBackendAllocWorkspace: only CPU workspace is supported, got device type ", device_type,
-                        " id ", device_id));
-    return nullptr;
-  }
-  return WorkspaceAlloc(nbytes);
+  return GuardBackendCall<void*>(nullptr, __func__, [&]() -> void* {
+    AOTRT_REQUIRE(device_type == kDLCPU, kInvalidArgument,
+                  "TVMBackendAllocWorkspace: only CPU workspace is supported, got device type ", device_type, " id ",
+                  device_id);
+    return WorkspaceAlloc(nbytes);
+  });
 }
 
 int TVMBackendFreeWorkspace(int device_type, int, void* ptr) {
-  if (device_type != kDLCPU) {
-    SetLastError(ErrorCode::kInvalidArgument, StrCat("TVMBackendFreeWorkspace: device type ", device_type, " is not CPU"));
-    return -1;
-  }
-  return WorkspaceFree(ptr) ? 0 : -1;
+  return GuardBackendCall(-1, __func__, [&] {
+    AOTRT_REQUIRE(device_type == kDLCPU, kInvalidArgument, "TVMBackendFreeWorkspace: device type ", device_type,
+                  " is not CPU");
+    return WorkspaceFree(ptr) ? 0 : -1;
+  });
 }
 
 int TVMBackendGetFuncFromEnv(void* mod_node, const char* func_name, TVMFunctionHandle* out) {
@@ -92,21 +93,20 @@ int TVMBackendRegisterEnvCAPI(const char* name, void* fptr) {
 }
 
 int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void* cdata, int num_task) {
-  return ParallelLaunch(flambda, cdata, num_task);
+  return GuardBackendCall(-1, __func__, [&] { return ParallelLaunch(flambda, cdata, num_task); });
 }
 
-int TVMBackendParallelBarrier(int task_id, TVMParallelGroupEnv* penv) { return ParallelBarrier(task_id, penv); }
+int TVMBackendParallelBarrier(int task_id, TVMParallelGroupEnv* penv) {
+  return GuardBackendCall(-1, __func__, [&] { return ParallelBarrier(task_id, penv); });
+}
 
 int TVMBackendRunOnce(void** handle, int (*f)(void*), void* cdata, int) {
-  if (!handle || !f) {
-    SetLastError(ErrorCode::kInvalidArgument, "TVMBackendRunOnce: null argument");
-    return -1;
-  }
-  if (*handle == nullptr) {
+  return GuardBackendCall(-1, __func__, [&] {
+    AOTRT_REQUIRE(handle && f, kInvalidArgument, "TVMBackendRunOnce: null argument");
+    if (*handle != nullptr) return 0;
     *handle = reinterpret_cast<void*>(1);
     return f(cdata);
-  }
-  return 0;
+  });
 }
 
 }  // extern "C"

@@ -134,12 +134,15 @@ ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> 
   const void* id = lib->identity();
   if (!id) return NewLibraryModule(std::move(lib));
   LiveLibraries& live = Live();
+  // Declared before the lock: if making or registering the node throws (out of memory), the node
+  // is destroyed after the unlock, as its destructor takes the same lock.
+  ObjectPtr<LibraryModuleNode> node;
   std::lock_guard<std::mutex> lock(live.mu);
   auto it = live.nodes.find(id);
   if (it != live.nodes.end() && it->second->TryIncRef()) {
     return ObjectPtr<LibraryModuleNode>::Adopt(it->second);  // `lib` (an extra dlopen reference) goes
   }
-  ObjectPtr<LibraryModuleNode> node = NewLibraryModule(std::move(lib));
+  node = NewLibraryModule(std::move(lib));
   live.nodes[id] = node.get();
   return node;
 }

@@ -17,6 +17,22 @@ void __libc_free(void*);
 namespace {
 std::atomic<int64_t> g_calls{0};
 std::atomic<int64_t> g_live{0};
+std::atomic<int64_t> g_fail_after{-1};  // -1: off; otherwise allocations to let through first
+
+// Whether this allocation is the one to fail (fault injection). One failure, then off again: with
+// every later allocation failing too, not even the error's message could be built.
+inline bool ShouldFail() {
+  int64_t left = g_fail_after.load(std::memory_order_relaxed);
+  while (left >= 0) {
+    if (g_fail_after.compare_exchange_weak(left, left - 1, std::memory_order_relaxed)) return left == 0;
+  }
+  return false;
+}
+
+inline void* Refused() {
+  errno = ENOMEM;
+  return nullptr;
+}
 
 inline void* Counted(void* p) {
   if (p) {
@@ -34,13 +50,21 @@ bool AllocHookActive() { return false; }
 bool AllocHookActive() { return true; }
 #endif
 AllocStats CurrentAllocStats() { return AllocStats{g_calls.load(), g_live.load()}; }
+bool FailAllocationsAfter(int64_t n) { return g_fail_after.exchange(n < 0 ? -1 : n) < 0; }
 }  // namespace aotrt_test
 
 #ifndef AOTRT_TEST_NO_MALLOC_HOOK
 extern "C" {
-void* malloc(size_t n) { return Counted(__libc_malloc(n)); }
-void* calloc(size_t n, size_t m) { return Counted(__libc_calloc(n, m)); }
+void* malloc(size_t n) {
+  if (ShouldFail()) return Refused();
+  return Counted(__libc_malloc(n));
+}
+void* calloc(size_t n, size_t m) {
+  if (ShouldFail()) return Refused();
+  return Counted(__libc_calloc(n, m));
+}
 void* realloc(void* p, size_t n) {
+  if (n != 0 && ShouldFail()) return Refused();  // p stays valid, as with a real failure
   void* q = __libc_realloc(p, n);
   if (!p) return Counted(q);
   if (q) g_calls.fetch_add(1, std::memory_order_relaxed);
@@ -51,9 +75,16 @@ void free(void* p) {
   if (p) g_live.fetch_sub(1, std::memory_order_relaxed);
   __libc_free(p);
 }
-void* memalign(size_t a, size_t n) { return Counted(__libc_memalign(a, n)); }
-void* aligned_alloc(size_t a, size_t n) { return Counted(__libc_memalign(a, n)); }
+void* memalign(size_t a, size_t n) {
+  if (ShouldFail()) return Refused();
+  return Counted(__libc_memalign(a, n));
+}
+void* aligned_alloc(size_t a, size_t n) {
+  if (ShouldFail()) return Refused();
+  return Counted(__libc_memalign(a, n));
+}
 int posix_memalign(void** out, size_t a, size_t n) {
+  if (ShouldFail()) return ENOMEM;
   void* p = Counted(__libc_memalign(a, n));
   if (!p) return ENOMEM;
   *out = p;

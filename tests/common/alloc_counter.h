@@ -14,5 +14,9 @@ struct AllocStats {
 // Whether the hook is active (false under sanitizers, which own malloc).
 bool AllocHookActive();
 AllocStats CurrentAllocStats();
+// Fault injection: after `n` more successful allocations (of any thread) the next one fails
+// (NULL, ENOMEM), once; later ones succeed. FailAllocationsAfter(-1) disarms it if it has not
+// fired. Returns whether the previous arming fired. No-op without the hook.
+bool FailAllocationsAfter(int64_t n);
 
 }  // namespace aotrt_test

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/expect_error.h"
 #include "common/run_case.h"
 
 using namespace aotrt;
@@ -12,17 +13,6 @@ using namespace aotrt_test;
 namespace {
 
 const DLDataType kF32{kDLFloat, 32, 1};
-
-template <typename F>
-void ExpectError(F&& f, ErrorCode code, std::initializer_list<const char*> fragments) {
-  try {
-    f();
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const char* frag : fragments) EXPECT_NE(std::string(e.what()).find(frag), std::string::npos) << e.what();
-  }
-}
 
 // 64-byte aligned float buffer viewed as a DLTensor of `shape`.
 struct AlignedTensor {
@@ -47,25 +37,25 @@ struct AlignedTensor {
 TEST(ExecutorApi, InputValidationNamesTheTensor) {
   Executor ex = Model::Load(ModelPath("add_c")).CreateExecutor();
   ASSERT_EQ(ex.NumInputs(), 2u);
-  ExpectError([&] { ex.InputIndex("nope"); }, ErrorCode::kNotFound,
+  EXPECT_AOTRT_ERROR(ex.InputIndex("nope"), ErrorCode::kNotFound,
               {"Invalid input name", "'nope'", "valid names: 'a', 'b'"});
   NDArray f32x2 = NDArray::Empty({2}, kF32);
-  ExpectError([&] { ex.SetInput("a", f32x2.tensor()); }, ErrorCode::kShapeMismatch,
+  EXPECT_AOTRT_ERROR(ex.SetInput("a", f32x2.tensor()), ErrorCode::kShapeMismatch,
               {"input 0 ('a')", "expected shape [1]", "got [2]"});
   NDArray i32 = NDArray::Empty({1}, DLDataType{kDLInt, 32, 1});  // same byte size, wrong dtype
-  ExpectError([&] { ex.SetInput("b", i32.tensor()); }, ErrorCode::kTypeMismatch,
+  EXPECT_AOTRT_ERROR(ex.SetInput("b", i32.tensor()), ErrorCode::kTypeMismatch,
               {"input 1 ('b')", "expected dtype float32", "got int32"});
-  ExpectError([&] { ex.SetInput(2, f32x2.tensor()); }, ErrorCode::kOutOfRange, {"input index 2 out of range"});
-  ExpectError([&] { ex.GetOutput(1); }, ErrorCode::kOutOfRange, {"output index 1"});
+  EXPECT_AOTRT_ERROR(ex.SetInput(2, f32x2.tensor()), ErrorCode::kOutOfRange, {"input index 2 out of range"});
+  EXPECT_AOTRT_ERROR(ex.GetOutput(1), ErrorCode::kOutOfRange, {"output index 1"});
   DLTensor gpu = NDArray::Empty({1}, kF32).tensor();
   gpu.device = DLDevice{kDLCUDA, 0};
-  ExpectError([&] { ex.SetInput(0, gpu); }, ErrorCode::kInvalidArgument, {"CPU 0", "device type 2"});
+  EXPECT_AOTRT_ERROR(ex.SetInput(0, gpu), ErrorCode::kInvalidArgument, {"CPU 0", "device type 2"});
 }
 
 TEST(ExecutorApi, RejectsNonCpuDevice) {
   Model m = Model::Load(ModelPath("add_c"));
-  ExpectError([&] { m.CreateExecutor(DLDevice{kDLCUDA, 0}); }, ErrorCode::kInvalidArgument, {"kDLCPU 0"});
-  ExpectError([&] { m.CreateExecutor(DLDevice{kDLCPU, 1}); }, ErrorCode::kInvalidArgument, {"id 1"});
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCUDA, 0}), ErrorCode::kInvalidArgument, {"kDLCPU 0"});
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 1}), ErrorCode::kInvalidArgument, {"id 1"});
 }
 
 TEST(ExecutorApi, ZeroCopyInputsAndOutputs) {
@@ -96,14 +86,14 @@ TEST(ExecutorApi, ZeroCopyChecksAlignmentAndLayout) {
   Executor ex = Model::Load(ModelPath("multi_io_c")).CreateExecutor();
   size_t f32_input = ex.InputIndex(ex.Input(2).name);  // float32 [2, 4]
   AlignedTensor misaligned({2, 4}, 4);
-  ExpectError([&] { ex.SetInputZeroCopy(f32_input, misaligned.t); }, ErrorCode::kInvalidArgument,
+  EXPECT_AOTRT_ERROR(ex.SetInputZeroCopy(f32_input, misaligned.t), ErrorCode::kInvalidArgument,
               {"not 64-byte aligned"});
   AlignedTensor strided({2, 4});
   int64_t strides[2] = {1, 2};
   strided.t.strides = strides;
-  ExpectError([&] { ex.SetInputZeroCopy(f32_input, strided.t); }, ErrorCode::kInvalidArgument, {"not contiguous"});
+  EXPECT_AOTRT_ERROR(ex.SetInputZeroCopy(f32_input, strided.t), ErrorCode::kInvalidArgument, {"not contiguous"});
   AlignedTensor wrong({4, 2});
-  ExpectError([&] { ex.SetInputZeroCopy(f32_input, wrong.t); }, ErrorCode::kShapeMismatch, {"expected shape [2, 4]"});
+  EXPECT_AOTRT_ERROR(ex.SetInputZeroCopy(f32_input, wrong.t), ErrorCode::kShapeMismatch, {"expected shape [2, 4]"});
 }
 
 TEST(ExecutorApi, CopyOutputToChecksTheDestination) {

@@ -9,6 +9,7 @@
 #include <tvm/runtime/c_runtime_api.h>
 
 #include "aotrt/c_api.h"
+#include "common/expect_error.h"
 #include "common/run_case.h"
 #include "aotrt/model.h"
 
@@ -16,17 +17,6 @@ using namespace aotrt;
 using namespace aotrt_test;
 
 namespace {
-
-template <typename F>
-void ExpectError(F&& f, ErrorCode code, std::initializer_list<std::string> fragments) {
-  try {
-    f();
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& frag : fragments) EXPECT_NE(std::string(e.what()).find(frag), std::string::npos) << e.what();
-  }
-}
 
 std::string TempFile(const std::string& name, const std::string& bytes) {
   std::string path = ::testing::TempDir() + "/aotrt_" + std::to_string(::getpid()) + "_" + name;
@@ -44,7 +34,7 @@ std::string DataDir() { return AOTRT_TEST_DATA_DIR; }
 }  // namespace
 
 TEST(LoadErrors, MissingFile) {
-  ExpectError([] { Module::LoadFromFile("/nonexistent/model.so"); }, ErrorCode::kNotFound,
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile("/nonexistent/model.so"), ErrorCode::kNotFound,
               {"/nonexistent/model.so", "no such file"});
   void* h = nullptr;
   EXPECT_EQ(TVMModLoadFromFile("/nonexistent/model.so", "so", &h), -1);
@@ -53,13 +43,13 @@ TEST(LoadErrors, MissingFile) {
 }
 
 TEST(LoadErrors, UnknownFormat) {
-  ExpectError([] { Module::LoadFromFile("model.onnx"); }, ErrorCode::kNotFound,
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile("model.onnx"), ErrorCode::kNotFound,
               {"Loader for `.onnx` files is not registered"});
 }
 
 TEST(LoadErrors, NotASharedLibrary) {
   std::string path = TempFile("text.so", "this is not a shared library\n");
-  ExpectError([&] { Module::LoadFromFile(path); }, ErrorCode::kFormatError, {path, "not an ELF file"});
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(path), ErrorCode::kFormatError, {path, "not an ELF file"});
   std::string empty = TempFile("empty.so", "");
   EXPECT_THROW(Module::LoadFromFile(empty), Error);
 }
@@ -77,12 +67,12 @@ TEST(LoadErrors, LibraryWithoutBlobIsNotAnAotModel) {
   std::string path = DataDir() + "/not_a_model.so";
   Module m = Module::LoadFromFile(path);
   EXPECT_EQ(m.type_key(), "library");
-  ExpectError([&] { Model::Load(path); }, ErrorCode::kInvalidArgument, {"not an AOT model", "'library'"});
+  EXPECT_AOTRT_ERROR(Model::Load(path), ErrorCode::kInvalidArgument, {"not an AOT model", "'library'"});
 }
 
 TEST(LoadErrors, MissingRuntimeSymbolIsReportedAtLoad) {
   std::string path = DataDir() + "/needs_missing_symbol.so";
-  ExpectError([&] { Module::LoadFromFile(path); }, ErrorCode::kNotFound,
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(path), ErrorCode::kNotFound,
               {path, "TVMBackendSomethingThatDoesNotExist", "a TVM runtime function that aotrt does not provide"});
 }
 
@@ -95,11 +85,11 @@ TEST(LoadErrors, CorruptBlobInsideARealLibrary) {
   size_t header = key - 8 - 8 - 8;  // u64 payload length, u64 count, u64 key length
   std::string bad = bytes;
   bad[header + 5] = 0x7f;
-  ExpectError([&] { Module::LoadFromFile(TempFile("blob_len.so", bad)); }, ErrorCode::kFormatError,
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(TempFile("blob_len.so", bad)), ErrorCode::kFormatError,
               {"__tvm_dev_mblob", "header claims"});
   bad = bytes;
   bad[key] = 'X';  // unknown type key
-  ExpectError([&] { Module::LoadFromFile(TempFile("blob_key.so", bad)); }, ErrorCode::kFormatError,
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(TempFile("blob_key.so", bad)), ErrorCode::kFormatError,
               {"XotExecutorFactory", "loader of that name is not registered"});
 }
 
@@ -129,17 +119,17 @@ TEST(LoadErrors, LoadsOfOneFileShareTheLibraryContext) {
 // Object exports (.tar of objects, .o) are linked into a library with the system compiler, as
 // TVM's Python load_module does; every failure of that step is an error naming the file.
 TEST(LoadErrors, ObjectExportFailures) {
-  ExpectError([] { Module::LoadFromFile("/nonexistent/model.tar"); }, ErrorCode::kNotFound,
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile("/nonexistent/model.tar"), ErrorCode::kNotFound,
               {"/nonexistent/model.tar", "no such file"});
   std::string not_tar = TempFile("not_an_archive.tar", "plain text, not an archive\n");
-  ExpectError([&] { Module::LoadFromFile(not_tar); }, ErrorCode::kIOError, {"extracting", not_tar, "tar"});
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(not_tar), ErrorCode::kIOError, {"extracting", not_tar, "tar"});
   std::string dir = TempFile("empty_dir_marker", "");
   std::string empty_tar = dir + ".tar";
   ASSERT_EQ(std::system(("tar -cf " + empty_tar + " -C " + ::testing::TempDir() + " " +
                          dir.substr(dir.find_last_of('/') + 1)).c_str()), 0);
-  ExpectError([&] { Module::LoadFromFile(empty_tar); }, ErrorCode::kNotFound, {empty_tar, "no object files"});
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(empty_tar), ErrorCode::kNotFound, {empty_tar, "no object files"});
   std::string bad_object = TempFile("bad.o", "\x7f" "ELF but nothing more");
-  ExpectError([&] { Module::LoadFromFile(bad_object); }, ErrorCode::kIOError, {"linking", bad_object, "failed"});
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(bad_object), ErrorCode::kIOError, {"linking", bad_object, "failed"});
 }
 
 TEST(LoadErrors, ObjectExportWithoutACompiler) {
@@ -147,7 +137,7 @@ TEST(LoadErrors, ObjectExportWithoutACompiler) {
   const char* old = std::getenv("CC");
   std::string saved = old ? old : "";
   ::setenv("CC", "/nonexistent/cc", 1);
-  ExpectError([&] { Module::LoadFromFile(bad_object); }, ErrorCode::kIOError, {"cannot run", "/nonexistent/cc"});
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(bad_object), ErrorCode::kIOError, {"cannot run", "/nonexistent/cc"});
   if (old) ::setenv("CC", saved.c_str(), 1); else ::unsetenv("CC");
 }
 
@@ -161,11 +151,11 @@ TEST_P(MissingSymbol, IsRefusedAtLoadNamingSymbolFileAndProvider) {
   const std::initializer_list<std::string> fragments = {path, symbol, "nothing in the process provides",
                                                         "readelf -d"};
   for (int attempt = 0; attempt < 2; ++attempt) {  // the same again: nothing was left half-loaded
-    ExpectError([&] { Module::LoadFromFile(path); }, ErrorCode::kNotFound, fragments);
-    ExpectError([&] { Model::Load(path); }, ErrorCode::kNotFound, fragments);
+    EXPECT_AOTRT_ERROR(Module::LoadFromFile(path), ErrorCode::kNotFound, fragments);
+    EXPECT_AOTRT_ERROR(Model::Load(path), ErrorCode::kNotFound, fragments);
   }
   std::string bytes = ReadFile(path);
-  ExpectError([&] { Model::LoadFromMemory(bytes.data(), bytes.size()); }, ErrorCode::kNotFound, {symbol});
+  EXPECT_AOTRT_ERROR(Model::LoadFromMemory(bytes.data(), bytes.size()), ErrorCode::kNotFound, {symbol});
   TVMModuleHandle h = nullptr;
   EXPECT_EQ(TVMModLoadFromFile(path.c_str(), "so", &h), -1);
   EXPECT_EQ(h, nullptr);

@@ -1,6 +1,8 @@
 // Metadata validation (ABI.md 7) on crafted TVMMetadata structs.
 #include <gtest/gtest.h>
 
+#include "common/expect_error.h"
+
 #include "aot/metadata.h"
 #include "aotrt/error.h"
 
@@ -19,14 +21,7 @@ struct Fixture {
 };
 
 void ExpectError(const TVMMetadata& md, const std::string& fragment) {
-  try {
-    ReadMetadata(&md, "m.so");
-    FAIL() << "accepted, expected: " << fragment;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kFormatError);
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("m.so"), std::string::npos) << e.what();
-  }
+  EXPECT_AOTRT_ERROR(ReadMetadata(&md, "m.so"), ErrorCode::kFormatError, {fragment, "m.so"});
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // NDArray and params formats (ABI.md 6.1, 6.2): round trips and every corruption a file can carry.
 #include <gtest/gtest.h>
 
+#include "common/expect_error.h"
+
 #include <cstring>
 
 #include "aotrt/error.h"
@@ -18,13 +20,7 @@ NDArray Iota(std::vector<int64_t> shape, DLDataType t) {
 }
 
 void ExpectFormatError(const std::string& bytes, const std::string& fragment) {
-  try {
-    LoadNDArray(bytes.data(), bytes.size());
-    FAIL() << "accepted corrupt bytes, expected: " << fragment;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kFormatError) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
+  EXPECT_AOTRT_ERROR(LoadNDArray(bytes.data(), bytes.size()), ErrorCode::kFormatError, {fragment});
 }
 
 }  // namespace

@@ -3,12 +3,16 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <set>
 #include <string>
 #include <thread>
 
 #include <tvm/runtime/c_backend_api.h>
 
+#include "aotrt/c_api.h"
+#include "aotrt/error.h"
 #include "backend/thread_pool.h"
 
 namespace {
@@ -104,6 +108,30 @@ TEST(ThreadPool, LaunchesFromSeveralThreadsAreSerialised) {
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0);
+}
+
+// A task is a C function pointer, but C++ can stand behind it: its exception must fail the
+// launch with the exception's code, on the caller's thread and on a worker, never end a thread.
+TEST(ThreadPool, TaskThatThrowsFailsTheLaunchInsteadOfEndingTheThread) {
+  auto task = [](int task_id, TVMParallelGroupEnv*, void*) -> int {
+    if (task_id == 1) throw std::bad_alloc();
+    if (task_id == 2) throw aotrt::Error(aotrt::ErrorCode::kShapeMismatch, "task two shape");
+    return 0;
+  };
+  ASSERT_EQ(TVMBackendParallelLaunch(task, nullptr, 3), -1);
+  EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(aotrt::ErrorCode::kOutOfMemory));
+  std::string msg = TVMGetLastError();
+  EXPECT_NE(msg.find("Task 1 error: parallel task: out of memory"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Task 2 error: task two shape"), std::string::npos) << msg;
+  auto task0 = [](int task_id, TVMParallelGroupEnv*, void*) -> int {
+    if (task_id == 0) throw std::runtime_error("caller's task");
+    return 0;
+  };
+  ASSERT_EQ(TVMBackendParallelLaunch(task0, nullptr, 2), -1);
+  EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(aotrt::ErrorCode::kInternal));
+  EXPECT_NE(std::string(TVMGetLastError()).find("caller's task"), std::string::npos);
+  Record r;
+  EXPECT_EQ(TVMBackendParallelLaunch(RecordTask, &r, 3), 0) << TVMGetLastError();
 }
 
 TEST(ThreadPool, BadArguments) {

@@ -7,7 +7,10 @@
 
 #include <tvm/runtime/c_backend_api.h>
 
+#include "aotrt/c_api.h"
+#include "aotrt/error.h"
 #include "backend/workspace.h"
+#include "base/guard_call.h"
 
 TEST(Workspace, AlignedAndReusedBestFit) {
   void* a = TVMBackendAllocWorkspace(kDLCPU, 0, 1 << 20, kDLFloat, 32);
@@ -42,6 +45,34 @@ TEST(Workspace, Errors) {
   EXPECT_NE(std::string(TVMGetLastError()).find("too large"), std::string::npos);
   EXPECT_EQ(TVMBackendAllocWorkspace(kDLCUDA, 0, 16, 0, 0), nullptr);
   EXPECT_NE(std::string(TVMGetLastError()).find("only CPU"), std::string::npos);
+}
+
+// A request no machine can serve: NULL with kOutOfMemory and the size, never an exception.
+TEST(Workspace, HugeRequestIsOutOfMemoryNamingTheSize) {
+  for (uint64_t n : {(uint64_t{1} << 46) + 1, uint64_t{1} << 62, ~uint64_t{0}}) {
+    void* p = nullptr;
+    EXPECT_NO_THROW(p = TVMBackendAllocWorkspace(kDLCPU, 0, n, 0, 0));
+    EXPECT_EQ(p, nullptr);
+    EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(aotrt::ErrorCode::kOutOfMemory)) << n;
+    EXPECT_NE(std::string(TVMGetLastError()).find(std::to_string(n) + " bytes"), std::string::npos)
+        << TVMGetLastError();
+  }
+}
+
+// The helper every backend entry point goes through: each exception kind to its code.
+TEST(Workspace, GuardBackendCallTurnsExceptionsIntoErrors) {
+  using aotrt::ErrorCode;
+  using aotrt::GuardBackendCall;
+  EXPECT_EQ(GuardBackendCall<void*>(nullptr, "f", []() -> void* { throw std::bad_alloc(); }), nullptr);
+  EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(ErrorCode::kOutOfMemory));
+  EXPECT_STREQ(TVMGetLastError(), "f: out of memory");
+  EXPECT_EQ(GuardBackendCall(-1, "g", []() -> int { throw aotrt::Error(ErrorCode::kNotFound, "no x"); }), -1);
+  EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(ErrorCode::kNotFound));
+  EXPECT_STREQ(TVMGetLastError(), "no x");
+  EXPECT_EQ(GuardBackendCall(-1, "h", []() -> int { throw 42; }), -1);
+  EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(ErrorCode::kInternal));
+  EXPECT_STREQ(TVMGetLastError(), "h: unknown C++ exception");
+  EXPECT_EQ(GuardBackendCall(-1, "i", [] { return 7; }), 7);
 }
 
 TEST(Workspace, PoolsArePerThread) {

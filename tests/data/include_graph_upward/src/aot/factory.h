@@ -1,0 +1,2 @@
+// Fixture: aot/ including base/ is allowed.
+#include "base/upward.h"
