@@ -18,29 +18,20 @@ LibraryModuleNode* FindLibraryDefining(ModuleNode* node, const std::string& symb
   return nullptr;
 }
 
-std::string LibraryName(ModuleNode* node) {
+// The first library module among the imports of `node`, depth first, or nullptr.
+LibraryModuleNode* FirstLibrary(ModuleNode* node) {
   for (const auto& m : node->imports()) {
-    if (auto* lib = dynamic_cast<LibraryModuleNode*>(m.get())) return lib->library().name();
-    std::string n = LibraryName(m.get());
-    if (!n.empty()) return n;
+    if (auto* lib = dynamic_cast<LibraryModuleNode*>(m.get())) return lib;
+    if (LibraryModuleNode* found = FirstLibrary(m.get())) return found;
   }
-  return std::string();
-}
-
-// Why the library module among the imports of `node` may lack `symbol`, or "".
-std::string MissingSymbolHint(ModuleNode* node, const std::string& symbol) {
-  for (const auto& m : node->imports()) {
-    if (auto* lib = dynamic_cast<LibraryModuleNode*>(m.get())) return lib->library().MissingSymbolHint(symbol);
-    std::string hint = MissingSymbolHint(m.get(), symbol);
-    if (!hint.empty()) return hint;
-  }
-  return std::string();
+  return nullptr;
 }
 
 const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what) {
   PackedFunc get = self.GetFunction(contract::kGetCMetadata, true);
   if (!get) {
-    std::string hint = MissingSymbolHint(self.node().get(), contract::kGetCMetadata);
+    LibraryModuleNode* lib = FirstLibrary(self.node().get());
+    std::string hint = lib ? lib->library().MissingSymbolHint(contract::kGetCMetadata) : std::string();
     AOTRT_THROW(kNotFound, what, ": Unable to locate get_c_metadata PackedFunc", hint.empty() ? "" : ": ", hint);
   }
   TVMRetValue rv;
@@ -76,8 +67,8 @@ std::shared_ptr<const ModelState> MetadataModuleNode::State() {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_) return state_;
   auto state = std::make_shared<ModelState>();
-  state->library_name = LibraryName(this);
-  if (state->library_name.empty()) state->library_name = "model";
+  LibraryModuleNode* first = FirstLibrary(this);
+  state->library_name = first && !first->library().name().empty() ? first->library().name() : "model";
   Module self{ObjectPtr<ModuleNode>(this)};
   state->raw = FetchRawMetadata(self, state->library_name);
   state->md = ReadMetadata(state->raw, state->library_name);
