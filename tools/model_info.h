@@ -1,5 +1,5 @@
-// What `inspect` shows about a model library, gathered from the loaded model and the file's ELF
-// dynamic symbol table. Uses aotrt internals (the tool links the static library).
+// What `inspect` shows about a model library, gathered from the loaded model's public ModelInfo
+// (aotrt/model_info.h): the tool needs only the installed headers.
 #pragma once
 
 #include <cstdint>

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include <aotrt/ndarray.h>
+#include <aotrt/profiling.h>
 
-#include "backend/workspace.h"
 #include "model_info.h"
 
 namespace aotrt_cli {

@@ -21,20 +21,13 @@
 
 #include "aotrt/error.h"
 #include "aotrt/export.h"
+#include "aotrt/model_info.h"
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
 
 namespace aotrt {
 
-class AotExecutorNode;
-class AotExecutorFactoryNode;
-
-struct TensorInfo {
-  std::string name;            // inputs: as in the metadata (sanitized); outputs: output0, ...
-  std::vector<int64_t> shape;  // static shape
-  DLDataType dtype;
-  size_t bytes;                // data size
-};
+class AotExecutor;
 
 // Options of one executor, fixed when it is created.
 struct ExecutorOptions {
@@ -50,6 +43,7 @@ struct ExecutorOptions {
   bool check_bounds = false;
 };
 
+// A default-constructed (empty) Executor or Model throws kInvalidArgument from every call.
 class AOTRT_API Executor {
  public:
   Executor() = default;
@@ -82,18 +76,17 @@ class AOTRT_API Executor {
   // Whether Run() checks for writes past the workspace (ExecutorOptions, AOTRT_CHECK_BOUNDS).
   bool ChecksBounds() const;
 
+  // The model it runs (shared with the Model and every other executor of it).
+  const ModelInfo& Info() const;
+
   // The executor as a TVM module (`set_input`, `run`, ... as packed functions).
   const Module& module() const { return module_; }
 
  private:
   friend class Model;
-  Executor(Module module, AotExecutorNode* node, const std::vector<TensorInfo>* inputs,
-           const std::vector<TensorInfo>* outputs);
-  Module module_;
-  AotExecutorNode* node_ = nullptr;  // owned through module_
-  const std::vector<TensorInfo>* inputs_ = nullptr;   // owned by the model info inside module_
-  const std::vector<TensorInfo>* outputs_ = nullptr;
-  std::shared_ptr<const void> info_;  // keeps inputs_/outputs_ alive
+  explicit Executor(Module module) : module_(std::move(module)) {}
+  AotExecutor& impl() const;  // kInvalidArgument when empty
+  Module module_;             // an AotExecutor module
 };
 
 class AOTRT_API Model {
@@ -112,18 +105,18 @@ class AOTRT_API Model {
   // AOTRT_CHECK_BOUNDS set to something other than 0 or 1.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
 
-  const std::vector<TensorInfo>& Inputs() const;
-  const std::vector<TensorInfo>& Outputs() const;
-  size_t WorkspaceBytes() const;  // per executor
-  size_t SlackBytes() const;      // per executor: tail slack after its workspace pools
-  size_t ConstantBytes() const;   // shared by all executors
-  size_t ParamBytes() const;      // shared by all executors
+  // Everything about the model: tensors, memory per executor and shared, runtime symbols.
+  const ModelInfo& Info() const;
+  const std::vector<TensorInfo>& Inputs() const { return Info().inputs; }
+  const std::vector<TensorInfo>& Outputs() const { return Info().outputs; }
+  size_t WorkspaceBytes() const { return Info().workspace_bytes; }  // per executor
+  size_t SlackBytes() const { return Info().slack_bytes; }          // per executor: after its workspace pools
+  size_t ConstantBytes() const { return Info().constant_bytes; }    // shared by all executors
+  size_t ParamBytes() const { return Info().param_bytes; }          // shared by all executors
   const Module& module() const { return factory_; }
 
  private:
-  struct Info;
-  Module factory_;
-  std::shared_ptr<const Info> info_;
+  Module factory_;  // an AotExecutorFactory module, linked to its model
 };
 
 }  // namespace aotrt

@@ -37,6 +37,10 @@ class AOTRT_API ModuleNode : public Object {
   virtual std::string MissingFunctionHint(const std::string& name) const { (void)name; return std::string(); }
   // The module's payload in the blob format of its type key. Throws kNotImplemented by default.
   virtual std::string SaveToBinary() const;
+  // Called once by the loader when the whole import tree is linked, imports before importers: a
+  // module that depends on its imports builds and validates its state here, so that a bad model
+  // fails at load. Throws to fail the load. Does nothing by default.
+  virtual void OnImportsLinked() {}
 
   const std::vector<ObjectPtr<ModuleNode>>& imports() const { return imports_; }
   // Append `dep` to the imports; throws kInvalidArgument if that would create a cycle.

@@ -100,4 +100,10 @@ AOTRT_API void ValidateBenchmarkOptions(const BenchmarkOptions& options);
 // The hot loop does not allocate. Throws kInvalidArgument (options, empty f) and what f throws.
 AOTRT_API BenchmarkStats Benchmark(const PackedFunc& f, TVMArgs args, const BenchmarkOptions& options);
 
+// The most bytes generated code held at once through TVMBackendAllocWorkspace on the calling
+// thread (the sizes it asked for, not the pool's rounded blocks) since the last
+// WorkspaceResetPeak(): what a model without memory planning needs per run (`aotrt inspect`).
+AOTRT_API size_t WorkspaceRequestedPeak();
+AOTRT_API void WorkspaceResetPeak();
+
 }  // namespace aotrt

@@ -5,27 +5,10 @@
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
-#include "base/logging.h"
 #include "base/tail_slack.h"
 
 namespace aotrt {
 namespace {
-
-std::string SpecString(const TensorSpec& s) {
-  return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())) + " " + DataTypeToString(s.dtype);
-}
-
-std::string TensorString(const DLTensor& t) {
-  return (t.ndim == 0 || t.shape ? ShapeToString(t.shape, t.ndim) : std::string("[?]")) + " " + DataTypeToString(t.dtype);
-}
-
-bool SameShape(const TensorSpec& s, const DLTensor& t) {
-  if (static_cast<size_t>(t.ndim) != s.shape.size()) return false;
-  for (int d = 0; d < t.ndim; ++d) {
-    if (t.shape[d] != s.shape[d]) return false;
-  }
-  return true;
-}
 
 DLTensor ArgTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
   DLTensor t{};
@@ -49,17 +32,12 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
                 " is not an input of ", md.DisplayName(), "; valid names: ", valid.empty() ? "none" : valid);
 }
 
-AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ModelState> model,
-                                 std::shared_ptr<const ParamList> params, DLDevice device, bool check_bounds)
-    : metadata_module_(std::move(metadata_module)),
-      model_(std::move(model)),
-      params_(std::move(params)),
-      check_bounds_(check_bounds),
-      entry_(model_->entry) {
+AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, bool check_bounds)
+    : model_(std::move(model)), program_(&model_->program()), check_bounds_(check_bounds), entry_(program_->entry) {
   AOTRT_REQUIRE(device.device_type == kDLCPU && device.device_id == 0, kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
-  const ModelMetadata& md = model_->md;
+  const ModelMetadata& md = program_->md;
   size_t n = md.NumArgs();
   arg_tensors_.resize(n);
   arg_values_.resize(n);
@@ -71,18 +49,8 @@ AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::sha
     outputs_[i].own = NDArray::Empty(md.outputs[i].shape, md.outputs[i].dtype);
     Bind(md.inputs.size() + i, &outputs_[i], outputs_[i].own, Slot::kOwn);
   }
-  // Params from the factory are bound in place, shared by every executor, until set_input.
-  if (params_) {
-    for (const NamedArray& p : *params_) {
-      auto it = md.input_index.find(SanitizeName(p.name));
-      if (it == md.input_index.end()) {
-        AOTRT_LOG_WARN("factory param '", p.name, "' is not an input of ", md.DisplayName(), "; ignored");
-        continue;
-      }
-      CheckTensor("param for input", it->second, md.inputs[it->second], p.array.tensor());
-      Bind(it->second, &inputs_[it->second], p.array, Slot::kParam);
-    }
-  }
+  // Params from the factory (checked at load) are bound in place, shared by every executor, until set_input.
+  for (const LoadedModel::BoundParam& p : model_->bound_params()) Bind(p.input, &inputs_[p.input], p.array, Slot::kParam);
   for (size_t i = 0; i < md.inputs.size(); ++i) {
     if (!inputs_[i].bound.defined()) {
       inputs_[i].own = NDArray::Empty(md.inputs[i].shape, md.inputs[i].dtype);
@@ -93,7 +61,7 @@ AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::sha
   for (const PoolArg& p : md.pool_args) {
     if (p.is_constant_pool) {
       // shared; the entry only reads it
-      arg_tensors_[arg++] = ArgTensor(model_->constant_pool.data(), model_->constant_pool_shape, DLDataType{kDLUInt, 8, 1});
+      arg_tensors_[arg++] = ArgTensor(program_->constant_pool.data(), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1});
     } else {
       const TensorSpec& spec = md.workspace_pools[p.workspace_index];
       workspace_pools_.emplace_back(PoolDisplayName(spec.name), spec.bytes);
@@ -102,62 +70,46 @@ AotExecutorNode::AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::sha
   }
 }
 
-void AotExecutorNode::Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind) {
-  const TensorSpec& spec = arg < inputs_.size() ? model_->md.inputs[arg] : model_->md.outputs[arg - inputs_.size()];
+void AotExecutor::Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind) {
+  const TensorSpec& spec = arg < inputs_.size() ? program_->md.inputs[arg] : program_->md.outputs[arg - inputs_.size()];
   arg_tensors_[arg] = ArgTensor(array.data(), spec.shape, spec.dtype);
   slot->bound = std::move(array);
   slot->kind = kind;
 }
 
-void AotExecutorNode::BindOwnInput(size_t i) {
+void AotExecutor::BindOwnInput(size_t i) {
   Slot& s = inputs_[i];
   if (s.kind == Slot::kOwn) return;
-  const TensorSpec& spec = model_->md.inputs[i];
+  const TensorSpec& spec = program_->md.inputs[i];
   if (!s.own.defined()) s.own = NDArray::Empty(spec.shape, spec.dtype);
   if (s.kind == Slot::kParam) s.own.CopyFrom(s.bound.tensor());  // keep the param's value
   Bind(i, &s, s.own, Slot::kOwn);
 }
 
-void AotExecutorNode::CheckIndex(const char* kind, size_t i, size_t n) const {
-  AOTRT_REQUIRE(i < n, kOutOfRange, kind, " index ", i, " out of range: ", model_->md.DisplayName(), " has ", n, " ", kind,
+void AotExecutor::CheckIndex(const char* kind, size_t i, size_t n) const {
+  AOTRT_REQUIRE(i < n, kOutOfRange, kind, " index ", i, " out of range: ", program_->md.DisplayName(), " has ", n, " ", kind,
                 n == 1 ? "" : "s");
 }
 
-void AotExecutorNode::CheckTensor(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) const {
-  AOTRT_REQUIRE(t.device.device_type == kDLCPU && t.device.device_id == 0, kInvalidArgument, kind, " ", i, " ('",
-                spec.name, "'): expected a tensor on CPU 0, got device type ", static_cast<int>(t.device.device_type),
-                " id ", t.device.device_id);
-  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
-                "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
-  AOTRT_REQUIRE(DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
-                DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecString(spec),
-                ", got ", TensorString(t), ")");
-  AOTRT_REQUIRE(SameShape(spec, t), kShapeMismatch, kind, " ", i, " ('", spec.name, "'): expected shape ",
-                ShapeToString(spec.shape.data(), static_cast<int>(spec.shape.size())), ", got ",
-                ShapeToString(t.shape, t.ndim), " (dtype ", DataTypeToString(t.dtype), ")");
-  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, kind, " ", i, " ('", spec.name, "'): tensor is not contiguous");
-  AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
-}
-
-size_t AotExecutorNode::InputIndex(const std::string& name) const {
+size_t AotExecutor::InputIndex(const std::string& name) const {
   AOTRT_REQUIRE(!name.empty(), kInvalidArgument, "Invalid input name. Name is empty");
-  auto it = model_->md.input_index.find(SanitizeName(name));
-  if (it == model_->md.input_index.end()) throw Error(ErrorCode::kNotFound, InvalidInputNameMessage(model_->md, name));
+  auto it = program_->md.input_index.find(SanitizeName(name));
+  if (it == program_->md.input_index.end()) throw Error(ErrorCode::kNotFound, InvalidInputNameMessage(program_->md, name));
   return it->second;
 }
 
-size_t AotExecutorNode::OutputIndex(const std::string& name) const {
-  auto it = model_->md.output_index.find(name);
-  if (it == model_->md.output_index.end()) {
-    AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", model_->md.DisplayName(),
-                "; outputs are named output0 .. output", model_->md.outputs.size() - 1);
+size_t AotExecutor::OutputIndex(const std::string& name) const {
+  auto it = program_->md.output_index.find(name);
+  if (it == program_->md.output_index.end()) {
+    AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", program_->md.DisplayName(),
+                "; outputs are named output0 .. output", program_->md.outputs.size() - 1);
   }
   return it->second;
 }
 
-void AotExecutorNode::SetInput(size_t i, const DLTensor& t) {
+void AotExecutor::SetInput(size_t i, const DLTensor& t) {
   CheckIndex("input", i, inputs_.size());
-  CheckTensor("input", i, model_->md.inputs[i], t);
+  CheckTensorAgainstSpec("input", i, program_->md.inputs[i], t);
   BindOwnInput(i);
   CopyTensorBytes(t, &inputs_[i].own.object()->dl_tensor);
 }
@@ -170,45 +122,45 @@ void CheckZeroCopy(const char* kind, size_t i, const TensorSpec& spec, const DLT
 }
 }  // namespace
 
-void AotExecutorNode::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
+void AotExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("input", i, inputs_.size());
-  CheckTensor("input", i, model_->md.inputs[i], t);
-  CheckZeroCopy("input", i, model_->md.inputs[i], t);
+  CheckTensorAgainstSpec("input", i, program_->md.inputs[i], t);
+  CheckZeroCopy("input", i, program_->md.inputs[i], t);
   Bind(i, &inputs_[i], keep.defined() ? keep : NDArray::Borrow(t), Slot::kCaller);
 }
 
-void AotExecutorNode::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
+void AotExecutor::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("output", i, outputs_.size());
-  CheckTensor("output", i, model_->md.outputs[i], t);
-  CheckZeroCopy("output", i, model_->md.outputs[i], t);
+  CheckTensorAgainstSpec("output", i, program_->md.outputs[i], t);
+  CheckZeroCopy("output", i, program_->md.outputs[i], t);
   Bind(inputs_.size() + i, &outputs_[i], keep.defined() ? keep : NDArray::Borrow(t), Slot::kCaller);
 }
 
-NDArray AotExecutorNode::GetInput(size_t i) {
+NDArray AotExecutor::GetInput(size_t i) {
   CheckIndex("input", i, inputs_.size());
   // The returned array aliases the input; a shared param must not be written through it.
   if (inputs_[i].kind == Slot::kParam) BindOwnInput(i);
   return inputs_[i].bound;
 }
 
-NDArray AotExecutorNode::GetOutput(size_t i) const {
+NDArray AotExecutor::GetOutput(size_t i) const {
   CheckIndex("output", i, outputs_.size());
   return outputs_[i].bound;
 }
 
-void AotExecutorNode::CopyOutputTo(size_t i, DLTensor* out) const {
+void AotExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
   CheckIndex("output", i, outputs_.size());
   AOTRT_REQUIRE(out != nullptr, kInvalidArgument, "get_output(", i, ", out): out is null");
-  CheckTensor("output", i, model_->md.outputs[i], *out);
+  CheckTensorAgainstSpec("output", i, program_->md.outputs[i], *out);
   CopyTensorBytes(outputs_[i].bound.tensor(), out);
 }
 
-void AotExecutorNode::Run() {
+void AotExecutor::Run() {
   if (check_bounds_) return RunChecked();
   CallEntry();
 }
 
-void AotExecutorNode::RunChecked() {
+void AotExecutor::RunChecked() {
   WorkspaceBoundsCheck blocks;
   std::string what;
   try {
@@ -220,28 +172,28 @@ void AotExecutorNode::RunChecked() {
   for (PoolBuffer& p : workspace_pools_) {
     size_t past = p.TakeOverrun();
     if (past && what.empty()) {
-      what = StrCat(model_->md.DisplayName(), " wrote ", GroupedNumber(past), " byte", past == 1 ? "" : "s", " past workspace pool '", p.name(),
+      what = StrCat(program_->md.DisplayName(), " wrote ", GroupedNumber(past), " byte", past == 1 ? "" : "s", " past workspace pool '", p.name(),
                     "' (", GroupedNumber(p.bytes()), " bytes)");
     }
   }
   WorkspaceOverrun w = blocks.overrun();
   if (w.bytes_past && what.empty()) {
-    what = StrCat(model_->md.DisplayName(), " wrote ", GroupedNumber(w.bytes_past), " byte", w.bytes_past == 1 ? "" : "s",
+    what = StrCat(program_->md.DisplayName(), " wrote ", GroupedNumber(w.bytes_past), " byte", w.bytes_past == 1 ? "" : "s",
                   " past a TVMBackendAllocWorkspace block (", GroupedNumber(w.block_bytes), " bytes)");
   }
   if (!what.empty()) {
-    AOTRT_THROW(kModelError, what, " in ", model_->library_name,
+    AOTRT_THROW(kModelError, what, " in ", program_->library_name,
                 ": a bug in the model's generated code (the runtime's tail slack absorbed the write)");
   }
 }
 
-size_t AotExecutorNode::SlackBytes() const {
+size_t AotExecutor::SlackBytes() const {
   size_t total = 0;
   for (const PoolBuffer& p : workspace_pools_) total += p.slack();
   return total;
 }
 
-void AotExecutorNode::CallEntry() {
+void AotExecutor::CallEntry() {
   const int n = static_cast<int>(arg_values_.size());
   if (entry_) {
     TVMValue ret;
@@ -254,19 +206,13 @@ void AotExecutorNode::CallEntry() {
       WorkspaceReleaseTo(workspace_mark);
       ThrowIfPythonErrorSince(errors_before);
       const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
-      AOTRT_THROW(kModelError, model_->md.DisplayName(), " (", model_->library_name, ") failed: ",
+      AOTRT_THROW(kModelError, program_->md.DisplayName(), " (", program_->library_name, ") failed: ",
                   msg ? msg : "the entry function returned an error without a message");
     }
   } else {
     TVMRetValue rv;
-    model_->entry_packed.CallPacked(TVMArgs(arg_values_.data(), arg_codes_.data(), n), &rv);
+    program_->entry_packed.CallPacked(TVMArgs(arg_values_.data(), arg_codes_.data(), n), &rv);
   }
-}
-
-size_t ParamListBytes(const ParamList& params) {
-  size_t total = 0;
-  for (const NamedArray& p : params) total += p.array.NumBytes();
-  return total;
 }
 
 }  // namespace aotrt

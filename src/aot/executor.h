@@ -1,8 +1,9 @@
 // AotExecutor: runs one model with its own inputs, outputs and workspace pools.
 //
-// Created by an AotExecutorFactory. The argument list of the model's entry function is built once
-// at creation; Run() is a single indirect call with no allocation, lookup or lock. The constant
-// pool and the factory's params are shared read-only with every other executor of the model.
+// Built from a LoadedModel (aot/loaded_model.h), which it shares with the factory and every other
+// executor: the constant pool and the params are read-only there. The argument list of the model's
+// entry function is built once at creation; Run() is a single indirect call with no allocation,
+// lookup or lock. Its packed-function interface is AotExecutorModuleNode (aot/executor_module.h).
 // Thread-safety: one executor is for one thread at a time; different executors (of the same or
 // different models) may run concurrently on different threads.
 #pragma once
@@ -11,30 +12,21 @@
 #include <string>
 #include <vector>
 
-#include "aot/model_state.h"
-#include "aotrt/module.h"
+#include "aot/loaded_model.h"
 #include "aotrt/ndarray.h"
 
 namespace aotrt {
 
-// Parameters given to a factory, shared by the executors it creates.
-using ParamList = std::vector<NamedArray>;
-
-// Bytes of all arrays in `params`.
-size_t ParamListBytes(const ParamList& params);
-
-class AotExecutorNode : public ModuleNode {
+class AotExecutor {
  public:
-  // Throws kInvalidArgument for a device other than CPU 0, and what the model state throws.
+  // Throws kInvalidArgument for a device other than CPU 0, kOutOfMemory.
   // check_bounds: after every run, look for writes past the workspace pools and blocks.
-  AotExecutorNode(ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ModelState> model,
-                  std::shared_ptr<const ParamList> params, DLDevice device, bool check_bounds);
-  const char* type_key() const override { return "AotExecutor"; }
-  int GetPropertyMask() const override { return kModuleRunnable; }
-  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, bool check_bounds);
+  AotExecutor(const AotExecutor&) = delete;
+  AotExecutor& operator=(const AotExecutor&) = delete;
 
-  const ModelMetadata& metadata() const { return model_->md; }
-  const ModelState& model() const { return *model_; }
+  const ModelMetadata& metadata() const { return model_->metadata(); }
+  const LoadedModel& model() const { return *model_; }
   // Index of an input by name (sanitized before lookup). Throws kNotFound ("Invalid input name").
   size_t InputIndex(const std::string& name) const;
   // Index of an output by name (output0, output1, ...). Throws kNotFound.
@@ -58,8 +50,6 @@ class AotExecutorNode : public ModuleNode {
   bool check_bounds() const { return check_bounds_; }
   // Bytes of tail slack this executor holds after its workspace pools.
   size_t SlackBytes() const;
-  // Bytes of the factory params this executor's inputs started from (shared, counted once).
-  size_t ParamBytes() const { return params_ ? ParamListBytes(*params_) : 0; }
 
  private:
   struct Slot {
@@ -68,21 +58,19 @@ class AotExecutorNode : public ModuleNode {
     NDArray bound;  // the array whose memory the entry argument points into
     Kind kind = kOwn;
   };
-  void CheckTensor(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) const;
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind);
   void BindOwnInput(size_t i);
   void CallEntry();
   void RunChecked();
 
-  ObjectPtr<ModuleNode> metadata_module_;  // keeps the library loaded
-  std::shared_ptr<const ModelState> model_;
-  std::shared_ptr<const ParamList> params_;
+  std::shared_ptr<const LoadedModel> model_;  // keeps the library loaded
+  const ModelProgram* program_;               // model_->program(), for the hot path
   std::vector<Slot> inputs_;
   std::vector<Slot> outputs_;
   std::vector<PoolBuffer> workspace_pools_;
   bool check_bounds_ = false;
-  TVMBackendPackedCFunc entry_ = nullptr;  // model_->entry, kept here for the hot path
+  TVMBackendPackedCFunc entry_ = nullptr;  // program_->entry, kept here for the hot path
   // The entry's arguments, built once: one DLTensor per argument, and the value/code arrays.
   std::vector<DLTensor> arg_tensors_;
   std::vector<TVMValue> arg_values_;

@@ -3,7 +3,6 @@
 #include <dmlc/memory_io.h>
 
 #include "aot/metadata.h"
-#include "aot/model_state.h"
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
@@ -15,15 +14,6 @@ namespace aotrt {
 namespace {
 
 std::string DeviceString(DLDevice d) { return StrCat("(type ", static_cast<int>(d.device_type), ", id ", d.device_id, ")"); }
-
-MetadataModuleNode* MetadataOf(const AotExecutorFactoryNode& f) {
-  AOTRT_REQUIRE(!f.imports().empty(), kNotFound, "AotExecutorFactory '", f.module_name(),
-                "' has no imported metadata module: Expected a module with PackedFunc get_metadata");
-  auto* md = dynamic_cast<MetadataModuleNode*>(f.imports()[0].get());
-  AOTRT_REQUIRE(md != nullptr, kNotFound, "AotExecutorFactory '", f.module_name(), "': import 0 is a '",
-                f.imports()[0]->type_key(), "' module: Expected a module with PackedFunc get_metadata");
-  return md;
-}
 
 ObjectPtr<ModuleNode> LoadFactory(TVMArgs args) {
   auto* stream = static_cast<dmlc::Stream*>(args[0].AsHandle());
@@ -41,12 +31,25 @@ ObjectPtr<ModuleNode> LoadFactory(TVMArgs args) {
 
 }  // namespace
 
-ObjectPtr<AotExecutorNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, bool check_bounds) {
-  MetadataModuleNode* md = MetadataOf(*this);
-  std::shared_ptr<const ModelState> state = md->State();
+void AotExecutorFactoryNode::OnImportsLinked() {
+  AOTRT_REQUIRE(!imports().empty(), kNotFound, "AotExecutorFactory '", module_name_,
+                "' has no imported metadata module: Expected a module with PackedFunc get_metadata");
+  const ObjectPtr<ModuleNode>& md = imports()[0];
+  AOTRT_REQUIRE(dynamic_cast<MetadataModuleNode*>(md.get()) != nullptr, kNotFound, "AotExecutorFactory '",
+                module_name_, "': import 0 is a '", md->type_key(), "' module: Expected a module with PackedFunc get_metadata");
+  model_ = std::make_shared<const LoadedModel>(module_name_, md, params_);
+}
+
+const std::shared_ptr<const LoadedModel>& AotExecutorFactoryNode::model() const {
+  AOTRT_REQUIRE(model_ != nullptr, kNotFound, "AotExecutorFactory '", module_name_,
+                "' has no imported metadata module: Expected a module with PackedFunc get_metadata");
+  return model_;
+}
+
+ObjectPtr<AotExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, bool check_bounds) {
   // The environment turns checking on for executors created through TVM's packed API too.
   check_bounds = CheckBoundsFromEnvironment() || check_bounds;
-  return MakeObject<AotExecutorNode>(imports()[0], state, params_, device, check_bounds);
+  return MakeObject<AotExecutorModuleNode>(model(), device, check_bounds);
 }
 
 std::string AotExecutorFactoryNode::MissingFunctionHint(const std::string&) const {
@@ -78,7 +81,10 @@ PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const Ob
   if (name == "remove_params") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
       auto copy = MakeObject<AotExecutorFactoryNode>(module_name_, std::make_shared<ParamList>());
-      if (!imports().empty()) copy->Import(imports()[0]);
+      if (!imports().empty()) {
+        copy->Import(imports()[0]);
+        copy->OnImportsLinked();
+      }
       rv->SetObject(copy, kTVMModuleHandle);
     });
   }
@@ -131,9 +137,11 @@ void CreateFactory(TVMArgs args, TVMRetValue* rv) {
     // Given the code module itself: put the metadata module TVM expects in between.
     auto md = MakeObject<MetadataModuleNode>();
     md->Import(lib);
+    md->OnImportsLinked();
     lib = md;
   }
   factory->Import(lib);
+  factory->OnImportsLinked();
   rv->SetObject(factory, kTVMModuleHandle);
 }
 

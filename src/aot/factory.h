@@ -1,12 +1,13 @@
 // AotExecutorFactory: the root module of an AOT export. Holds the model name and params and
-// imports the metadata module; `factory[<model name>](device)` creates an AotExecutor.
+// imports the metadata module; once linked (OnImportsLinked) it holds the LoadedModel, and
+// `factory[<model name>](device)` creates an AotExecutor from it.
 // Immutable after loading: safe to use from several threads.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "aot/executor.h"
+#include "aot/executor_module.h"
 #include "aotrt/module.h"
 
 namespace aotrt {
@@ -22,15 +23,21 @@ class AotExecutorFactoryNode : public ModuleNode {
   // Payload of ABI.md 6.3: u64 count, names, arrays, module name.
   std::string SaveToBinary() const override;
 
+  // Builds the LoadedModel from import 0, the metadata module. Throws kNotFound (no metadata
+  // module) and what LoadedModel throws for the params.
+  void OnImportsLinked() override;
+
   const std::string& module_name() const { return module_name_; }
-  const ParamList& params() const { return *params_; }
+  // The model; kNotFound when the factory is not linked to a metadata module.
+  const std::shared_ptr<const LoadedModel>& model() const;
   // A new executor on `device`, checking bounds when `check_bounds` or AOTRT_CHECK_BOUNDS=1.
-  // Throws kInvalidArgument (device, bad AOTRT_CHECK_BOUNDS), kNotFound/kFormatError (model).
-  ObjectPtr<AotExecutorNode> CreateExecutor(DLDevice device, bool check_bounds = false);
+  // Throws kInvalidArgument (device, bad AOTRT_CHECK_BOUNDS), kOutOfMemory.
+  ObjectPtr<AotExecutorModuleNode> CreateExecutor(DLDevice device, bool check_bounds = false);
 
  private:
   std::string module_name_;
   std::shared_ptr<const ParamList> params_;
+  std::shared_ptr<const LoadedModel> model_;
 };
 
 }  // namespace aotrt

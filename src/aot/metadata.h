@@ -11,17 +11,13 @@
 #include <tvm/runtime/metadata_types.h>
 
 #include "aot/pool_buffer.h"
+#include "aotrt/model_info.h"
 #include "aotrt/ndarray.h"
 #include "module/model_contract.h"
 
 namespace aotrt {
 
-struct TensorSpec {
-  std::string name;
-  std::vector<int64_t> shape;
-  DLDataType dtype;
-  size_t bytes;
-};
+using TensorSpec = TensorInfo;  // a tensor of the model's signature or a pool, as users see it
 
 struct ConstantSpec {
   std::string name;

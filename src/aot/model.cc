@@ -6,20 +6,13 @@
 #include "base/guard_call.h"
 
 namespace aotrt {
-
-struct Model::Info {
-  AotExecutorFactoryNode* factory;
-  std::shared_ptr<const ModelState> state;
-  std::vector<TensorInfo> inputs;
-  std::vector<TensorInfo> outputs;
-};
-
 namespace {
-std::vector<TensorInfo> ToInfo(const std::vector<TensorSpec>& specs) {
-  std::vector<TensorInfo> out;
-  for (const TensorSpec& s : specs) out.push_back({s.name, s.shape, s.dtype, s.bytes});
-  return out;
+
+const AotExecutorFactoryNode& FactoryOf(const Module& m) {
+  AOTRT_REQUIRE(m.defined(), kInvalidArgument, "empty aotrt::Model: assign one from Model::Load first");
+  return static_cast<const AotExecutorFactoryNode&>(*m.node());  // checked by FromModule
 }
+
 }  // namespace
 
 Model Model::FromModule(Module factory) {
@@ -28,19 +21,9 @@ Model Model::FromModule(Module factory) {
     auto* node = dynamic_cast<AotExecutorFactoryNode*>(factory.node().get());
     AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not an AOT model: the library's root module is '",
                   factory.type_key(), "', expected 'AotExecutorFactory'");
-    AOTRT_REQUIRE(!node->imports().empty(), kNotFound, "AotExecutorFactory '", node->module_name(),
-                  "' has no metadata module");
-    auto* md = dynamic_cast<MetadataModuleNode*>(node->imports()[0].get());
-    AOTRT_REQUIRE(md != nullptr, kNotFound, "AotExecutorFactory '", node->module_name(), "': import 0 is '",
-                  node->imports()[0]->type_key(), "', expected 'metadata_module'");
-    auto info = std::make_shared<Info>();
-    info->factory = node;
-    info->state = md->State();
-    info->inputs = ToInfo(info->state->md.inputs);
-    info->outputs = ToInfo(info->state->md.outputs);
+    node->model();  // linked to its metadata module, else kNotFound
     Model m;
     m.factory_ = std::move(factory);
-    m.info_ = std::move(info);
     return m;
   });
 }
@@ -54,53 +37,50 @@ Model Model::LoadFromMemory(const void* data, size_t size) {
                                    [&] { return FromModule(Module::LoadFromMemory(data, size)); });
 }
 
-const std::string& Model::name() const { return info_->factory->module_name(); }
+const std::string& Model::name() const { return FactoryOf(factory_).module_name(); }
+
+const ModelInfo& Model::Info() const { return FactoryOf(factory_).model()->info(); }
 
 Executor Model::CreateExecutor(DLDevice device, const ExecutorOptions& options) const {
-  AOTRT_REQUIRE(info_ != nullptr, kInvalidArgument, "CreateExecutor on an empty Model");
+  const AotExecutorFactoryNode& factory = FactoryOf(factory_);
   return RethrowOutOfMemoryAsError("Model::CreateExecutor", [&] {
-    ObjectPtr<AotExecutorNode> node = info_->factory->CreateExecutor(device, options.check_bounds);
-    Executor ex(Module(node), node.get(), &info_->inputs, &info_->outputs);
-    ex.info_ = info_;
-    return ex;
+    // CreateExecutor does not modify the factory; it is non-const only as a packed-function target.
+    auto& f = const_cast<AotExecutorFactoryNode&>(factory);
+    return Executor(Module(f.CreateExecutor(device, options.check_bounds)));
   });
 }
 
-const std::vector<TensorInfo>& Model::Inputs() const { return info_->inputs; }
-const std::vector<TensorInfo>& Model::Outputs() const { return info_->outputs; }
+AotExecutor& Executor::impl() const {
+  AOTRT_REQUIRE(module_.defined(), kInvalidArgument, "empty aotrt::Executor: assign one from Model::CreateExecutor first");
+  return static_cast<AotExecutorModuleNode&>(*module_.node()).executor();
+}
 
-size_t Model::WorkspaceBytes() const { return info_->state->WorkspaceBytes(); }
-size_t Model::SlackBytes() const { return info_->state->WorkspaceSlackBytes(); }
-size_t Model::ConstantBytes() const { return info_->state->ConstantBytes(); }
-size_t Model::ParamBytes() const { return ParamListBytes(info_->factory->params()); }
-
-Executor::Executor(Module module, AotExecutorNode* node, const std::vector<TensorInfo>* inputs,
-                   const std::vector<TensorInfo>* outputs)
-    : module_(std::move(module)), node_(node), inputs_(inputs), outputs_(outputs) {}
-
-size_t Executor::NumInputs() const { return inputs_->size(); }
-size_t Executor::NumOutputs() const { return outputs_->size(); }
+const ModelInfo& Executor::Info() const { return impl().model().info(); }
+size_t Executor::NumInputs() const { return Info().inputs.size(); }
+size_t Executor::NumOutputs() const { return Info().outputs.size(); }
 
 const TensorInfo& Executor::Input(size_t i) const {
-  AOTRT_REQUIRE(i < inputs_->size(), kOutOfRange, "input index ", i, " out of range [0, ", inputs_->size(), ")");
-  return (*inputs_)[i];
+  const std::vector<TensorInfo>& in = Info().inputs;
+  AOTRT_REQUIRE(i < in.size(), kOutOfRange, "input index ", i, " out of range [0, ", in.size(), ")");
+  return in[i];
 }
 
 const TensorInfo& Executor::Output(size_t i) const {
-  AOTRT_REQUIRE(i < outputs_->size(), kOutOfRange, "output index ", i, " out of range [0, ", outputs_->size(), ")");
-  return (*outputs_)[i];
+  const std::vector<TensorInfo>& out = Info().outputs;
+  AOTRT_REQUIRE(i < out.size(), kOutOfRange, "output index ", i, " out of range [0, ", out.size(), ")");
+  return out[i];
 }
 
-size_t Executor::InputIndex(const std::string& name) const { return node_->InputIndex(name); }
-size_t Executor::OutputIndex(const std::string& name) const { return node_->OutputIndex(name); }
-void Executor::SetInput(const std::string& name, const DLTensor& t) { node_->SetInput(node_->InputIndex(name), t); }
-void Executor::SetInput(size_t index, const DLTensor& t) { node_->SetInput(index, t); }
-void Executor::SetInputZeroCopy(size_t index, const DLTensor& t) { node_->SetInputZeroCopy(index, t, NDArray()); }
-void Executor::SetOutputZeroCopy(size_t index, const DLTensor& t) { node_->SetOutputZeroCopy(index, t, NDArray()); }
-NDArray Executor::GetInput(size_t index) { return node_->GetInput(index); }
-NDArray Executor::GetOutput(size_t index) const { return node_->GetOutput(index); }
-void Executor::CopyOutputTo(size_t index, DLTensor* out) const { node_->CopyOutputTo(index, out); }
-void Executor::Run() { node_->Run(); }  // allocates nothing: no bad_alloc to translate
-bool Executor::ChecksBounds() const { return node_->check_bounds(); }
+size_t Executor::InputIndex(const std::string& name) const { return impl().InputIndex(name); }
+size_t Executor::OutputIndex(const std::string& name) const { return impl().OutputIndex(name); }
+void Executor::SetInput(const std::string& name, const DLTensor& t) { impl().SetInput(impl().InputIndex(name), t); }
+void Executor::SetInput(size_t index, const DLTensor& t) { impl().SetInput(index, t); }
+void Executor::SetInputZeroCopy(size_t index, const DLTensor& t) { impl().SetInputZeroCopy(index, t, NDArray()); }
+void Executor::SetOutputZeroCopy(size_t index, const DLTensor& t) { impl().SetOutputZeroCopy(index, t, NDArray()); }
+NDArray Executor::GetInput(size_t index) { return impl().GetInput(index); }
+NDArray Executor::GetOutput(size_t index) const { return impl().GetOutput(index); }
+void Executor::CopyOutputTo(size_t index, DLTensor* out) const { impl().CopyOutputTo(index, out); }
+void Executor::Run() { impl().Run(); }  // allocates nothing: no bad_alloc to translate
+bool Executor::ChecksBounds() const { return impl().check_bounds(); }
 
 }  // namespace aotrt

@@ -5,6 +5,7 @@
 #include <new>
 #include <vector>
 
+#include "aotrt/profiling.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "base/tail_slack.h"

@@ -46,10 +46,6 @@ class WorkspaceBoundsCheck {
 
 // Bytes currently held by this thread's pool (in use + cached), for tests and benchmarks.
 size_t WorkspacePoolBytes();
-// The most bytes generated code held at once through TVMBackendAllocWorkspace on this thread (the
-// sizes it asked for, not the pool's rounded blocks) since the last WorkspaceResetPeak(): what a
-// model without memory planning needs per run (`aotrt inspect` measures it).
-size_t WorkspaceRequestedPeak();
-void WorkspaceResetPeak();
+// WorkspaceRequestedPeak / WorkspaceResetPeak: public, in aotrt/profiling.h.
 
 }  // namespace aotrt

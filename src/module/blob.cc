@@ -1,6 +1,8 @@
 #include "module/blob.h"
 
 #include <cstring>
+#include <functional>
+#include <unordered_set>
 #include <vector>
 
 #include "base/byte_reader.h"
@@ -69,6 +71,17 @@ void LinkImportTree(const std::vector<ObjectPtr<ModuleNode>>& modules, const std
   }
 }
 
+// OnImportsLinked on every module under `root`, imports first, each once.
+void NotifyImportsLinked(ModuleNode* root) {
+  std::unordered_set<ModuleNode*> done;
+  std::function<void(ModuleNode*)> visit = [&](ModuleNode* m) {
+    if (!done.insert(m).second) return;
+    for (const auto& dep : m->imports()) visit(dep.get());
+    m->OnImportsLinked();
+  };
+  visit(root);
+}
+
 }  // namespace
 
 std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
@@ -107,12 +120,14 @@ ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const 
   if (has_tree) {
     if (modules.empty()) r.Fail("import tree without modules");
     LinkImportTree(modules, row_ptr, children, r);
+    NotifyImportsLinked(modules[0].get());
     return modules[0];
   }
   // Legacy blob: a library module imports every other module.
   for (const auto& m : modules) {
     if (m != lib) legacy_root->Import(m);
   }
+  NotifyImportsLinked(legacy_root.get());
   return legacy_root;
 }
 

@@ -73,6 +73,7 @@ class MemFileLibrary final : public SymbolSource {
   const std::string& name() const override { return lib_->name(); }
   const void* identity() const override { return lib_->identity(); }
   std::string MissingSymbolHint(const std::string& n) const override { return lib_->MissingSymbolHint(n); }
+  const ElfDynamicSymbols* dynamic_symbols() const override { return lib_->dynamic_symbols(); }
 
  private:
   std::unique_ptr<MemFile> file_;       // declared first: closed after lib_ is released (dlclose)

@@ -25,6 +25,7 @@ class SharedLibrary : public SymbolSource {
   }
   const std::string& name() const override { return name_; }
   const void* identity() const override { return handle_; }
+  const ElfDynamicSymbols* dynamic_symbols() const override { return &symbols_; }
 
  private:
   void* handle_;

@@ -6,6 +6,8 @@
 
 namespace aotrt {
 
+struct ElfDynamicSymbols;
+
 class SymbolSource {
  public:
   virtual ~SymbolSource() = default;
@@ -20,6 +22,8 @@ class SymbolSource {
   virtual const void* identity() const { return nullptr; }
   // Why `name` may be missing and how to make it findable, for error messages; empty if nothing to say.
   virtual std::string MissingSymbolHint(const std::string& name) const { (void)name; return std::string(); }
+  // The file's dynamic symbol table, or nullptr when there is none (the system library).
+  virtual const ElfDynamicSymbols* dynamic_symbols() const { return nullptr; }
 };
 
 // dlopen `path` RTLD_LAZY | RTLD_LOCAL after checking it is an ELF shared library, then check that

@@ -12,14 +12,36 @@
 #include "module/library_module.h"
 #include "aotrt/ndarray.h"
 #include "aotrt/packed_func.h"
+#include "tvm/runtime/c_backend_api.h"
+#include "tvm/runtime/metadata_types.h"
 
 using namespace aotrt;
 
 namespace {
 
+// The smallest model a factory links to (models are validated at load): inputs `w` (float32
+// [2, 3]) and `b` (int8 [3]), one output, no pools; the entry does nothing.
+const int64_t kShapeW[] = {2, 3};
+const int64_t kShapeB[] = {3};
+const TVMTensorInfo kInputs[] = {{"w", kShapeW, 2, {kDLFloat, 32, 1}}, {"b", kShapeB, 1, {kDLInt, 8, 1}}};
+const TVMTensorInfo kOutputs[] = {{"output0", kShapeB, 1, {kDLInt, 8, 1}}};
+const TVMMetadata kMetadata = {1, kInputs, 2, kOutputs, 1, nullptr, 0, nullptr, 0, "tvmgen_default"};
+
+int GetCMetadata(TVMValue*, int*, int, TVMValue* ret, int* ret_code, void*) {
+  ret->v_handle = const_cast<TVMMetadata*>(&kMetadata);
+  *ret_code = kTVMOpaqueHandle;
+  return 0;
+}
+
+int Entry(TVMValue*, int*, int, TVMValue*, int*, void*) { return 0; }
+
 class FakeSymbols : public SymbolSource {
  public:
-  void* Lookup(const std::string&) const override { return nullptr; }
+  void* Lookup(const std::string& name) const override {
+    if (name == "get_c_metadata") return reinterpret_cast<void*>(&GetCMetadata);
+    if (name == "tvmgen_default___tvm_main__") return reinterpret_cast<void*>(&Entry);
+    return nullptr;
+  }
   uint64_t SymbolSize(const std::string&) const override { return 0; }
   const std::string& name() const override { return name_; }
 

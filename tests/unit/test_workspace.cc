@@ -9,6 +9,7 @@
 
 #include "aotrt/c_api.h"
 #include "aotrt/error.h"
+#include "aotrt/profiling.h"
 #include "backend/workspace.h"
 #include "base/guard_call.h"
 

@@ -1,8 +1,12 @@
-#include "aot/model_state.h"
+#include "aot/model_program.h"
+
+#include <algorithm>
 
 #include "base/error_util.h"
 #include "base/tail_slack.h"
+#include "module/elf_symbols.h"
 #include "module/library_module.h"
+#include "module/model_contract.h"
 
 namespace aotrt {
 namespace {
@@ -42,15 +46,32 @@ const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what)
   return static_cast<const TVMMetadata*>(rv.value().v_handle);
 }
 
+void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
+  const ElfDynamicSymbols* syms = lib.dynamic_symbols();
+  if (!syms) return;
+  auto starts = [](const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; };
+  for (const std::string& s : syms->undefined) {
+    // TVM's C ABI, and the float16 helpers LLVM <= 14 exports expect from the runtime (ABI.md 10.2)
+    bool half_helper = s == "__gnu_f2h_ieee" || s == "__gnu_h2f_ieee" || s == "__truncdfhf2";
+    if (starts(s, "TVM") || half_helper) p->runtime_imports.push_back(s);
+  }
+  for (const ElfSymbol& s : syms->defined) {
+    if (starts(s.name, contract::kContextPointerPrefix)) p->context_pointers.push_back(s.name);
+  }
+  p->defines_module_context = syms->FindDefined(contract::kModuleContext) != nullptr;
+  std::sort(p->runtime_imports.begin(), p->runtime_imports.end());
+  std::sort(p->context_pointers.begin(), p->context_pointers.end());
+}
+
 }  // namespace
 
-size_t ModelState::WorkspaceBytes() const {
+size_t ModelProgram::WorkspaceBytes() const {
   size_t total = 0;
   for (const TensorSpec& p : md.workspace_pools) total += p.bytes;
   return total;
 }
 
-size_t ModelState::WorkspaceSlackBytes() const {
+size_t ModelProgram::WorkspaceSlackBytes() const {
   size_t total = 0;
   for (const TensorSpec& p : md.workspace_pools) total += TailSlack(p.bytes);
   return total;
@@ -58,32 +79,36 @@ size_t ModelState::WorkspaceSlackBytes() const {
 
 PackedFunc MetadataModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "get_metadata") {
-    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetHandle(const_cast<TVMMetadata*>(State()->raw)); });
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetHandle(const_cast<TVMMetadata*>(program()->raw)); });
   }
   return PackedFunc();
 }
 
-std::shared_ptr<const ModelState> MetadataModuleNode::State() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (state_) return state_;
-  auto state = std::make_shared<ModelState>();
+const std::shared_ptr<const ModelProgram>& MetadataModuleNode::program() const {
+  AOTRT_REQUIRE(program_ != nullptr, kNotFound, "metadata_module has no model: it imports no library with get_c_metadata");
+  return program_;
+}
+
+void MetadataModuleNode::OnImportsLinked() {
+  if (imports().empty()) return;  // a legacy blob's (pre-import-tree): no model to build, as TVM
+  auto p = std::make_shared<ModelProgram>();
   LibraryModuleNode* first = FirstLibrary(this);
-  state->library_name = first && !first->library().name().empty() ? first->library().name() : "model";
+  p->library_name = first && !first->library().name().empty() ? first->library().name() : "model";
+  if (first) CollectRuntimeSymbols(first->library(), p.get());
   Module self{ObjectPtr<ModuleNode>(this)};
-  state->raw = FetchRawMetadata(self, state->library_name);
-  state->md = ReadMetadata(state->raw, state->library_name);
-  state->constant_pool = BuildConstantPool(state->md, state->library_name);
-  state->constant_pool_shape = {static_cast<int64_t>(state->constant_pool.bytes())};
-  std::string entry = state->md.EntryName();
+  p->raw = FetchRawMetadata(self, p->library_name);
+  p->md = ReadMetadata(p->raw, p->library_name);
+  p->constant_pool = BuildConstantPool(p->md, p->library_name);
+  p->constant_pool_shape = {static_cast<int64_t>(p->constant_pool.bytes())};
+  std::string entry = p->md.EntryName();
   if (LibraryModuleNode* lib = FindLibraryDefining(this, entry)) {
-    state->entry = reinterpret_cast<TVMBackendPackedCFunc>(lib->library().Lookup(entry));
+    p->entry = reinterpret_cast<TVMBackendPackedCFunc>(lib->library().Lookup(entry));
   } else {
-    state->entry_packed = self.GetFunction(entry, true);
-    AOTRT_REQUIRE(static_cast<bool>(state->entry_packed), kNotFound, state->library_name,
+    p->entry_packed = self.GetFunction(entry, true);
+    AOTRT_REQUIRE(static_cast<bool>(p->entry_packed), kNotFound, p->library_name,
                   ": Module entrypoint is not defined: no function ", entry);
   }
-  state_ = state;
-  return state_;
+  program_ = std::move(p);
 }
 
 }  // namespace aotrt

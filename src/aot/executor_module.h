@@ -1,0 +1,28 @@
+// The `AotExecutor` module: an AotExecutor behind TVM's packed-function interface (ABI.md 8.2,
+// plus what TVM leaves out), as factory["<model>"](device) returns it. A thin wrapper: every
+// function forwards to the executor, with its threading rules.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "aot/executor.h"
+#include "aotrt/module.h"
+
+namespace aotrt {
+
+class AotExecutorModuleNode : public ModuleNode {
+ public:
+  AotExecutorModuleNode(std::shared_ptr<const LoadedModel> model, DLDevice device, bool check_bounds)
+      : executor_(std::move(model), device, check_bounds) {}
+  const char* type_key() const override { return "AotExecutor"; }
+  int GetPropertyMask() const override { return kModuleRunnable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+
+  AotExecutor& executor() { return executor_; }
+
+ private:
+  AotExecutor executor_;
+};
+
+}  // namespace aotrt

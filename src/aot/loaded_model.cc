@@ -1,0 +1,107 @@
+#include "aot/loaded_model.h"
+
+#include <unordered_set>
+
+#include "base/error_util.h"
+
+namespace aotrt {
+namespace {
+
+std::string SpecString(const TensorSpec& s) {
+  return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())) + " " + DataTypeToString(s.dtype);
+}
+
+std::string TensorString(const DLTensor& t) {
+  return (t.ndim == 0 || t.shape ? ShapeToString(t.shape, t.ndim) : std::string("[?]")) + " " + DataTypeToString(t.dtype);
+}
+
+bool SameShape(const TensorSpec& s, const DLTensor& t) {
+  if (static_cast<size_t>(t.ndim) != s.shape.size()) return false;
+  for (int d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] != s.shape[d]) return false;
+  }
+  return true;
+}
+
+std::vector<NamedBytes> ToNamedBytes(const std::vector<TensorSpec>& specs) {
+  std::vector<NamedBytes> out;
+  for (const TensorSpec& s : specs) out.push_back({s.name, s.bytes});
+  return out;
+}
+
+}  // namespace
+
+void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) {
+  AOTRT_REQUIRE(t.device.device_type == kDLCPU && t.device.device_id == 0, kInvalidArgument, kind, " ", i, " ('",
+                spec.name, "'): expected a tensor on CPU 0, got device type ", static_cast<int>(t.device.device_type),
+                " id ", t.device.device_id);
+  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
+                "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
+  AOTRT_REQUIRE(DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
+                DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecString(spec),
+                ", got ", TensorString(t), ")");
+  AOTRT_REQUIRE(SameShape(spec, t), kShapeMismatch, kind, " ", i, " ('", spec.name, "'): expected shape ",
+                ShapeToString(spec.shape.data(), static_cast<int>(spec.shape.size())), ", got ",
+                ShapeToString(t.shape, t.ndim), " (dtype ", DataTypeToString(t.dtype), ")");
+  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, kind, " ", i, " ('", spec.name, "'): tensor is not contiguous");
+  AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
+}
+
+LoadedModel::LoadedModel(std::string name, ObjectPtr<ModuleNode> metadata_module,
+                         std::shared_ptr<const ParamList> params)
+    : metadata_module_(std::move(metadata_module)),
+      program_(static_cast<MetadataModuleNode*>(metadata_module_.get())->program()),
+      params_(params ? std::move(params) : std::make_shared<const ParamList>()) {
+  const ModelMetadata& md = program_->md;
+  // As TVM's factory, which sets each param as an input: a name that is not an input is an error.
+  std::unordered_set<size_t> filled;
+  for (const NamedArray& p : *params_) {
+    AOTRT_REQUIRE(!p.name.empty(), kInvalidArgument, "factory param with an empty name for ", md.DisplayName());
+    auto it = md.input_index.find(SanitizeName(p.name));
+    if (it == md.input_index.end()) {
+      AOTRT_THROW(kNotFound, "factory param '", p.name, "' is not an input of ", md.DisplayName(), " (",
+                  program_->library_name, ")");
+    }
+    AOTRT_REQUIRE(filled.insert(it->second).second, kInvalidArgument, "factory param '", p.name,
+                  "' fills input ", it->second, " ('", md.inputs[it->second].name, "') a second time");
+    CheckTensorAgainstSpec("param for input", it->second, md.inputs[it->second], p.array.tensor());
+    bound_.push_back({it->second, p.array});
+    info_.params.push_back(md.inputs[it->second]);
+    info_.params.back().name = p.name;
+  }
+  info_.name = std::move(name);
+  info_.symbol_prefix = md.mod_name;
+  info_.library = program_->library_name;
+  info_.inputs = md.inputs;
+  info_.outputs = md.outputs;
+  info_.workspace_pools = ToNamedBytes(md.workspace_pools);
+  for (const ConstantSpec& c : md.constants) info_.constants.push_back({c.name, static_cast<size_t>(c.data_len)});
+  info_.workspace_bytes = program_->WorkspaceBytes();
+  info_.slack_bytes = program_->WorkspaceSlackBytes();
+  for (size_t i = 0; i < md.inputs.size(); ++i) info_.io_bytes += filled.count(i) ? 0 : md.inputs[i].bytes;
+  for (const TensorSpec& o : md.outputs) info_.io_bytes += o.bytes;
+  info_.constant_bytes = program_->constant_pool.bytes();
+  info_.param_bytes = ParamListBytes(*params_);
+  info_.constant_source = program_->constant_pool.defined() ? ConstantSource::kPrivateCopy : ConstantSource::kNone;
+  info_.runtime_imports = program_->runtime_imports;
+  info_.context_pointers = program_->context_pointers;
+  info_.defines_module_context = program_->defines_module_context;
+}
+
+size_t ParamListBytes(const ParamList& params) {
+  size_t total = 0;
+  for (const NamedArray& p : params) total += p.array.NumBytes();
+  return total;
+}
+
+const char* ConstantSourceName(ConstantSource source) {
+  switch (source) {
+    case ConstantSource::kNone: return "none";
+    case ConstantSource::kMappedCache: return "mapped from cache";
+    case ConstantSource::kBuiltCache: return "built into cache";
+    case ConstantSource::kPrivateCopy: return "private copy";
+  }
+  return "unknown";
+}
+
+}  // namespace aotrt

@@ -1,0 +1,57 @@
+// A loaded model: its program (library, metadata, constants, entry) and the factory's params,
+// each bound to the input of its name. Built and validated when the factory is loaded or created;
+// immutable and shared (std::shared_ptr<const LoadedModel>) by the factory and every executor,
+// which keep the library loaded through it. Any thread may read it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aot/model_program.h"
+#include "aotrt/model_info.h"
+#include "aotrt/ndarray.h"
+
+namespace aotrt {
+
+// Parameters given to a factory, in the order given.
+using ParamList = std::vector<NamedArray>;
+
+class LoadedModel {
+ public:
+  struct BoundParam {
+    size_t input;   // index of the input the param fills
+    NDArray array;  // shared by every executor until it sets that input
+  };
+
+  // `metadata_module` owns `program` (through its imports, the library). Throws kNotFound for a
+  // param that is not an input of the model, kInvalidArgument for an empty or repeated param
+  // name, kTypeMismatch / kShapeMismatch for a param unlike its input; each names the param.
+  LoadedModel(std::string name, ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ParamList> params);
+
+  const std::string& name() const { return info_.name; }
+  const ModelProgram& program() const { return *program_; }
+  const ModelMetadata& metadata() const { return program_->md; }
+  const ParamList& params() const { return *params_; }
+  const std::shared_ptr<const ParamList>& shared_params() const { return params_; }
+  const std::vector<BoundParam>& bound_params() const { return bound_; }
+  const ObjectPtr<ModuleNode>& metadata_module() const { return metadata_module_; }
+  const ModelInfo& info() const { return info_; }
+
+ private:
+  ObjectPtr<ModuleNode> metadata_module_;  // keeps the library loaded
+  std::shared_ptr<const ModelProgram> program_;
+  std::shared_ptr<const ParamList> params_;
+  std::vector<BoundParam> bound_;
+  ModelInfo info_;
+};
+
+// Bytes of all arrays in `params`.
+size_t ParamListBytes(const ParamList& params);
+
+// Check `t` against the tensor `spec` of the model: CPU 0 (kInvalidArgument), dtype
+// (kTypeMismatch), shape (kShapeMismatch), contiguous and with data (kInvalidArgument). Messages
+// begin with "<kind> <index> ('<name>')".
+void CheckTensorAgainstSpec(const char* kind, size_t index, const TensorSpec& spec, const DLTensor& t);
+
+}  // namespace aotrt

@@ -1,0 +1,53 @@
+// The compiled part of a loaded model, shared read-only by every factory and executor made from
+// one metadata module: validated metadata, the constant pool, the resolved entry function, and
+// what the library needs from the runtime. Built and validated once, when the library is loaded
+// (the metadata module's OnImportsLinked); immutable after, so any thread may read it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tvm/runtime/c_backend_api.h>
+
+#include "aot/metadata.h"
+#include "aotrt/module.h"
+
+namespace aotrt {
+
+struct ModelProgram {
+  const TVMMetadata* raw = nullptr;
+  ModelMetadata md;
+  PoolBuffer constant_pool;                  // undefined when the model has no constants
+  std::vector<int64_t> constant_pool_shape;  // {constant_pool.bytes()}, for the entry's DLTensor
+  TVMBackendPackedCFunc entry = nullptr;     // direct pointer when a library module defines the entry
+  PackedFunc entry_packed;                   // otherwise the packed function found through imports
+  std::string library_name;                  // names the model library in messages
+  std::vector<std::string> runtime_imports;   // see ModelInfo
+  std::vector<std::string> context_pointers;  // see ModelInfo
+  bool defines_module_context = false;
+
+  size_t WorkspaceBytes() const;       // every workspace pool (each executor allocates its own)
+  size_t WorkspaceSlackBytes() const;  // tail slack one executor adds after its workspace pools
+};
+
+// The `metadata_module` node: gives `get_metadata`, and holds the ModelProgram of its imports.
+class MetadataModuleNode : public ModuleNode {
+ public:
+  const char* type_key() const override { return "metadata_module"; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  std::string SaveToBinary() const override { return std::string(); }  // empty payload
+  // Builds the program from the imports (get_c_metadata, the entry symbol); nothing without
+  // imports. Throws kNotFound (no get_c_metadata or entry) or kFormatError (invalid metadata or
+  // constants).
+  void OnImportsLinked() override;
+
+  // The program; kNotFound when the module has no imports yet (OnImportsLinked not called).
+  const std::shared_ptr<const ModelProgram>& program() const;
+
+ private:
+  std::shared_ptr<const ModelProgram> program_;
+};
+
+}  // namespace aotrt
