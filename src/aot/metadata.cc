@@ -160,7 +160,8 @@ PoolBuffer BuildConstantPool(const ModelMetadata& md, const std::string& what) {
     try {
       a = LoadNDArray(c.data, static_cast<size_t>(c.data_len));
     } catch (const Error& e) {
-      AOTRT_THROW(kFormatError, what, ": constant '", c.name, "': ", e.what());
+      ErrorCode code = e.code() == ErrorCode::kOutOfMemory ? e.code() : ErrorCode::kFormatError;
+      throw Error(code, StrCat(what, ": constant '", c.name, "': ", e.what()));
     }
     size = std::max<uint64_t>(size, static_cast<uint64_t>(c.byte_offset) + a.NumBytes());
     arrays.push_back(a);

@@ -121,30 +121,33 @@ LiveLibraries& Live() {
   return *live;
 }
 
-ObjectPtr<LibraryModuleNode> NewLibraryModule(std::shared_ptr<SymbolSource> lib) {
-  auto node = MakeObject<LibraryModuleNode>(lib);
-  FillContextPointers(*lib);
-  // The context is the library module itself (not the tree's root); it stays alive through the tree.
-  if (auto* ctx = static_cast<void**>(lib->Lookup(contract::kModuleContext))) *ctx = static_cast<ModuleNode*>(node.get());
-  return node;
+// Point the library's context variables at aotrt and at `node`, its library module (not the
+// tree's root; it stays alive through the tree).
+void FillLibraryContext(LibraryModuleNode* node) {
+  const SymbolSource& lib = node->library();
+  FillContextPointers(lib);
+  if (auto* ctx = static_cast<void**>(lib.Lookup(contract::kModuleContext))) *ctx = static_cast<ModuleNode*>(node);
 }
 
 }  // namespace
 
 ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> lib) {
   const void* id = lib->identity();
-  if (!id) return NewLibraryModule(std::move(lib));
+  // Made before the lock and destroyed after it (declared first) if anything below throws: the
+  // node's destructor takes the same lock to unregister.
+  auto node = MakeObject<LibraryModuleNode>(std::move(lib));
+  if (!id) {
+    FillLibraryContext(node.get());
+    return node;
+  }
   LiveLibraries& live = Live();
-  // Declared before the lock: if making or registering the node throws (out of memory), the node
-  // is destroyed after the unlock, as its destructor takes the same lock.
-  ObjectPtr<LibraryModuleNode> node;
   std::lock_guard<std::mutex> lock(live.mu);
   auto it = live.nodes.find(id);
   if (it != live.nodes.end() && it->second->TryIncRef()) {
-    return ObjectPtr<LibraryModuleNode>::Adopt(it->second);  // `lib` (an extra dlopen reference) goes
+    return ObjectPtr<LibraryModuleNode>::Adopt(it->second);  // `node` (an extra dlopen reference) goes
   }
-  node = NewLibraryModule(std::move(lib));
-  live.nodes[id] = node.get();
+  live.nodes[id] = node.get();  // registered first: on a throw below, the destructor unregisters it
+  FillLibraryContext(node.get());
   return node;
 }
 

@@ -1,6 +1,8 @@
 // Opening model libraries with dlopen, with checks that turn every failure into a clear error.
 #include <dlfcn.h>
 
+#include <cstring>
+#include <memory>
 #include <mutex>
 
 #include "base/error_util.h"
@@ -66,16 +68,18 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   }
   if (!handle) {
     const char* err = ::dlerror();
-    AOTRT_THROW(kIOError, "Failed to load dynamic shared library ", display_name, ": ", err ? err : "unknown error");
+    // glibc reports its own allocation failures as a load failure: keep them out-of-memory errors.
+    bool oom = err && ::strcasestr(err, "cannot allocate memory");
+    throw Error(oom ? ErrorCode::kOutOfMemory : ErrorCode::kIOError,
+                StrCat("Failed to load dynamic shared library ", display_name, ": ", err ? err : "unknown error"));
   }
-  try {
-    CheckUndefinedSymbolsResolve(handle, syms, display_name);
-  } catch (...) {
-    ::dlclose(handle);
-    throw;
-  }
+  // Closed again if anything below throws (a missing symbol, out of memory).
+  std::unique_ptr<void, int (*)(void*)> owned(handle, ::dlclose);
+  CheckUndefinedSymbolsResolve(handle, syms, display_name);
   AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
-  return std::make_shared<SharedLibrary>(handle, display_name, std::move(syms));
+  auto lib = std::make_shared<SharedLibrary>(handle, display_name, std::move(syms));
+  owned.release();  // the SharedLibrary closes it now
+  return lib;
 }
 
 }  // namespace aotrt

@@ -3,6 +3,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstring>
+
+#include <dlfcn.h>
 
 #ifndef AOTRT_TEST_NO_MALLOC_HOOK
 extern "C" {
@@ -18,6 +21,7 @@ namespace {
 std::atomic<int64_t> g_calls{0};
 std::atomic<int64_t> g_live{0};
 std::atomic<int64_t> g_fail_after{-1};  // -1: off; otherwise allocations to let through first
+std::atomic<void*> g_failed_caller{nullptr};  // return address of the refused allocation
 
 // Whether this allocation is the one to fail (fault injection). One failure, then off again: with
 // every later allocation failing too, not even the error's message could be built.
@@ -29,7 +33,9 @@ inline bool ShouldFail() {
   return false;
 }
 
-inline void* Refused() {
+// `caller`: __builtin_return_address(0) of the hook (deeper frames need frame pointers).
+inline void* Refused(void* caller) {
+  g_failed_caller.store(caller, std::memory_order_relaxed);
   errno = ENOMEM;
   return nullptr;
 }
@@ -51,20 +57,25 @@ bool AllocHookActive() { return true; }
 #endif
 AllocStats CurrentAllocStats() { return AllocStats{g_calls.load(), g_live.load()}; }
 bool FailAllocationsAfter(int64_t n) { return g_fail_after.exchange(n < 0 ? -1 : n) < 0; }
+bool LastFailureInDynamicLoader() {
+  Dl_info info{};
+  void* caller = g_failed_caller.load();
+  return caller && dladdr(caller, &info) && info.dli_fname && std::strstr(info.dli_fname, "ld-linux");
+}
 }  // namespace aotrt_test
 
 #ifndef AOTRT_TEST_NO_MALLOC_HOOK
 extern "C" {
 void* malloc(size_t n) {
-  if (ShouldFail()) return Refused();
+  if (ShouldFail()) return Refused(__builtin_return_address(0));
   return Counted(__libc_malloc(n));
 }
 void* calloc(size_t n, size_t m) {
-  if (ShouldFail()) return Refused();
+  if (ShouldFail()) return Refused(__builtin_return_address(0));
   return Counted(__libc_calloc(n, m));
 }
 void* realloc(void* p, size_t n) {
-  if (n != 0 && ShouldFail()) return Refused();  // p stays valid, as with a real failure
+  if (n != 0 && ShouldFail()) return Refused(__builtin_return_address(0));  // p stays valid, as with a real failure
   void* q = __libc_realloc(p, n);
   if (!p) return Counted(q);
   if (q) g_calls.fetch_add(1, std::memory_order_relaxed);
@@ -76,15 +87,18 @@ void free(void* p) {
   __libc_free(p);
 }
 void* memalign(size_t a, size_t n) {
-  if (ShouldFail()) return Refused();
+  if (ShouldFail()) return Refused(__builtin_return_address(0));
   return Counted(__libc_memalign(a, n));
 }
 void* aligned_alloc(size_t a, size_t n) {
-  if (ShouldFail()) return Refused();
+  if (ShouldFail()) return Refused(__builtin_return_address(0));
   return Counted(__libc_memalign(a, n));
 }
 int posix_memalign(void** out, size_t a, size_t n) {
-  if (ShouldFail()) return ENOMEM;
+  if (ShouldFail()) {
+    Refused(__builtin_return_address(0));
+    return ENOMEM;
+  }
   void* p = Counted(__libc_memalign(a, n));
   if (!p) return ENOMEM;
   *out = p;

@@ -18,5 +18,8 @@ AllocStats CurrentAllocStats();
 // (NULL, ENOMEM), once; later ones succeed. FailAllocationsAfter(-1) disarms it if it has not
 // fired. Returns whether the previous arming fired. No-op without the hook.
 bool FailAllocationsAfter(int64_t n);
+// Whether the allocation refused last was glibc's dynamic loader's own (inside dlopen): glibc does
+// not free all of a dlopen that fails for lack of memory, which is not aotrt's to fix.
+bool LastFailureInDynamicLoader();
 
 }  // namespace aotrt_test

@@ -1,7 +1,15 @@
 // Heap use of the hot path and of load/free cycles, counted with a malloc hook.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <tvm/runtime/c_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <string>
 
 #include "common/alloc_counter.h"
 #include "common/run_case.h"
@@ -92,5 +100,93 @@ TEST(Allocations, LoadFreeCyclesDoNotLeak) {
     int64_t before = CurrentAllocStats().live;
     for (int i = 0; i < iterations; ++i) cycle(c);
     if (AllocHookActive()) EXPECT_LE(CurrentAllocStats().live - before, 0) << c.name << " leaked";
+  }
+}
+
+namespace {
+
+// One Load + CreateExecutor + Run of `library` with allocation `n` (from now) failing. Returns
+// whether the failure was clean or there was none; *code is kOk on success, *fired whether the
+// allocation failure happened at all (if not, the path needs fewer than n + 1 allocations). `failure` gets the
+// message, written into capacity reserved by the caller so that the leak count is not disturbed.
+bool LoadCreateRunFailingAfter(const std::string& library, int64_t n, ErrorCode* code, bool* fired,
+                               std::string* failure) {
+  auto note = [&](const char* prefix, const char* what) {
+    failure->assign(prefix);
+    failure->append(what, std::min(std::strlen(what), failure->capacity() - failure->size()));
+  };
+  *code = ErrorCode::kOk;
+  failure->clear();
+  FailAllocationsAfter(n);
+  bool clean = true;
+  try {
+    Model m = Model::Load(library);
+    Executor ex = m.CreateExecutor();
+    ex.Run();
+  } catch (const Error& e) {
+    *code = e.code();
+    note("aotrt::Error: ", e.what());
+  } catch (const std::exception& e) {
+    *code = ErrorCode::kInternal;
+    note("escaped std::exception: ", e.what());
+    clean = false;
+  } catch (...) {
+    *code = ErrorCode::kInternal;
+    note("escaped a non-std exception", "");
+    clean = false;
+  }
+  *fired = FailAllocationsAfter(-1);
+  // glibc keeps a failed dlopen's message until dlerror() is called twice: its memory, not ours.
+  dlerror();
+  dlerror();
+  return clean;
+}
+
+}  // namespace
+
+// ExecuTorch-style fault injection: fail the N-th allocation for N = 0, 1, 2, ... until the whole
+// path succeeds. Every earlier attempt must end in a clean aotrt::Error (never a crash, never a
+// bad_alloc or other exception escaping) and leave the live allocation count where it was.
+TEST(Allocations, EveryAllocationFailureOnLoadCreateRunIsACleanError) {
+  if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
+  for (const char* name : {"mlp_compute", "multi_io_llvm", "multi_io_c", "usmp_both_c", "big_params"}) {
+    Case c = GeneratedCase(name);
+    {  // warm-up: lazily built statics (registry, logger, thread pools) are not leaks, nor is
+       // glibc's per-thread dlerror record, made at the first failed dlopen
+      Model m = Model::Load(c.library);
+      m.CreateExecutor().Run();
+      EXPECT_EQ(dlopen("/nonexistent/aotrt_warm_up.so", RTLD_NOW), nullptr);
+      dlerror();
+      dlerror();
+    }
+    std::map<ErrorCode, int> codes;
+    std::string failure;
+    failure.reserve(4096);
+    int64_t n = 0;
+    for (;; ++n) {
+      ASSERT_LT(n, 100000) << name << ": never succeeded";
+      int64_t live = CurrentAllocStats().live;
+      ErrorCode code;
+      bool fired = false;
+      bool clean = LoadCreateRunFailingAfter(c.library, n, &code, &fired, &failure);
+      bool in_loader = fired && LastFailureInDynamicLoader();
+      if (!in_loader) {
+        EXPECT_EQ(CurrentAllocStats().live, live) << name << ": allocation " << n << " failing leaked; " << failure;
+      }
+      ASSERT_TRUE(clean) << name << ", allocation " << n << ": " << failure;
+      if (!fired) {
+        EXPECT_EQ(code, ErrorCode::kOk) << failure;
+        break;
+      }
+      ++codes[code];  // kOk: a failure the runtime (or libc) absorbed
+      // Inside dlopen, glibc reports its own allocation failures in words of its choosing (even
+      // "No such file or directory"): a load error (kIOError) is all aotrt can say there.
+      EXPECT_TRUE(code == ErrorCode::kOk || code == ErrorCode::kOutOfMemory || (in_loader && code == ErrorCode::kIOError))
+          << name << ", allocation " << n << ": " << failure;
+    }
+    std::string seen;
+    for (const auto& kv : codes) seen += std::string(ErrorCodeName(kv.first)) + " x" + std::to_string(kv.second) + " ";
+    std::cout << name << ": succeeded in " << n << " allocations; failures: " << seen << "\n";
+    EXPECT_GT(codes[ErrorCode::kOutOfMemory], 0) << name << ": " << seen;
   }
 }
