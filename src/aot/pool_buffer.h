@@ -1,6 +1,8 @@
 // Memory of one USMP pool passed to a model's entry function (a workspace pool per executor, the
 // constant pool per model): `bytes` usable bytes, 64-byte aligned and zeroed, followed by
-// TailSlack(bytes) bytes the runtime owns (base/tail_slack.h), filled with the canary.
+// TailSlack(bytes) bytes the runtime owns (base/tail_slack.h), filled with the canary. Pools of
+// 64 KiB and more are fresh anonymous mappings (zero without a memset, faulted in on first touch,
+// huge pages advised from 2 MiB).
 // Move-only; owns its memory. Not thread-safe: a workspace pool belongs to one executor; the
 // shared constant pool is only read after it is built.
 #pragma once
@@ -29,9 +31,10 @@ class PoolBuffer {
 
  private:
   struct Free {
+    size_t mapped_bytes;  // 0: from aligned_alloc
     void operator()(uint8_t* p) const;
   };
-  std::unique_ptr<uint8_t, Free> data_;
+  std::unique_ptr<uint8_t, Free> data_{nullptr, Free{0}};
   size_t bytes_ = 0;
   size_t slack_ = 0;
   std::string name_;
