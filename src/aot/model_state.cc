@@ -71,7 +71,7 @@ std::shared_ptr<const ModelState> MetadataModuleNode::State() {
   state->library_name = first && !first->library().name().empty() ? first->library().name() : "model";
   Module self{ObjectPtr<ModuleNode>(this)};
   state->raw = FetchRawMetadata(self, state->library_name);
-  state->md = ReadMetadata(state->raw, state->library_name);
+  state->md = ReadMetadata(state->raw, first ? first->library().Segments() : AddressBounds(), state->library_name);
   state->constant_pool = BuildConstantPool(state->md, state->library_name);
   state->constant_pool_shape = {static_cast<int64_t>(state->constant_pool.bytes())};
   std::string entry = state->md.EntryName();
