@@ -217,6 +217,8 @@ Module Module::LoadFromFile(const std::string& path, const std::string& format) 
   if (fmt == "dll" || fmt == "dylib" || fmt == "dso") fmt = "so";
   PackedFunc loader = Registry::Global().Get("runtime.module.loadfile_" + fmt);
   if (!loader) {  // an unknown extension (model.bin): tell the format by content
+    AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, "Loader for `.", fmt, "` files is not registered and ",
+                  path, " cannot be read to tell its format: ", std::strerror(errno));
     const char* sniffed = SniffFileFormat(path);
     AOTRT_REQUIRE(sniffed != nullptr, kNotFound, "Loader for `.", fmt, "` files is not registered (loading ", path,
                   ") and the file's content is neither a shared library (ELF) nor an object archive (tar, gzip); "

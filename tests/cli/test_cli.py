@@ -109,6 +109,13 @@ def test_sample(args, tmp):
     check(rc == 0 and json.loads(out)["number"] > 1, "bench --min-repeat-ms: %s %s" % (out, err))
 
 
+def not_a_model_path(tmp):
+    path = os.path.join(tmp, "notes.txt")
+    with open(path, "w") as f:
+        f.write("not a model")
+    return path
+
+
 def test_errors(args, tmp):
     src = args.sample_src
     good = "%s/inputs/digit_1.npy" % src
@@ -126,8 +133,8 @@ def test_errors(args, tmp):
     shutil.copyfile(args.sample, renamed)
     rc, out, err = aotrt(args, "inspect", renamed)
     check(rc == 0, "inspect of a model named .bin: %d %s" % (rc, err))
-    expect_error(args, 2, "neither a shared library (ELF) nor an object archive", "inspect",
-                 os.path.join(tmp, "missing.bin"))
+    expect_error(args, 2, "cannot be read to tell its format: No such file", "inspect", os.path.join(tmp, "missing.bin"))
+    expect_error(args, 2, "neither a shared library (ELF) nor an object archive", "inspect", not_a_model_path(tmp))
     expect_error(args, 1, "--repeat", "bench", args.sample, "--repeat", "0")
     expect_error(args, 1, "excludes", "run", args.sample, "--random", "--zeros")
     expect_error(args, 2, "cannot open", "run", args.sample, "--input", "image=" + os.path.join(tmp, "nope.npy"))
