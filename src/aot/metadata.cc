@@ -13,6 +13,7 @@ constexpr int64_t kMaxTensors = 1 << 16;
 constexpr int64_t kMaxDims = 32;
 constexpr size_t kMaxName = 4096;
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
+constexpr uint64_t kMaxConstantPool = uint64_t{1} << 31;  // TVM's limit on the constant pool (ABI.md 7)
 
 std::string ReadName(const AddressBounds& bounds, const char* s, const std::string& field) {
   std::string name = bounds.ReadString(s, kMaxName, field);
@@ -20,11 +21,14 @@ std::string ReadName(const AddressBounds& bounds, const char* s, const std::stri
   return name;
 }
 
-// A count and the array it sizes, which must lie inside the library.
-void CheckArray(const AddressBounds& bounds, int64_t n, const void* ptr, size_t item_bytes, const std::string& field) {
+// A count and the array it sizes, which must lie inside the library, aligned for its items.
+template <typename T>
+void CheckArray(const AddressBounds& bounds, int64_t n, const T* ptr, const std::string& field) {
   AOTRT_REQUIRE(n >= 0 && n <= kMaxTensors, kFormatError, field, " count ", n, " not in [0, ", kMaxTensors, "]");
   AOTRT_REQUIRE(n == 0 || ptr != nullptr, kFormatError, field, " has ", n, " entries but a null pointer");
-  bounds.RequireArray(ptr, n, item_bytes, StrCat(field, " (", n, " entries)"));
+  AOTRT_REQUIRE(n == 0 || reinterpret_cast<uintptr_t>(ptr) % alignof(T) == 0, kFormatError, field, " pointer ",
+                static_cast<const void*>(ptr), " is not aligned to ", alignof(T), " bytes");
+  bounds.RequireArray(ptr, n, sizeof(T), StrCat(field, " (", n, " entries)"));
 }
 
 // Names index the tensors (inputs by their sanitized form, as set_input accepts them): two equal
@@ -48,7 +52,7 @@ bool ValidDType(DLDataType t) {
 
 std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensorInfo* infos, int64_t n,
                                     const std::string& field) {
-  CheckArray(bounds, n, infos, sizeof(TVMTensorInfo), field);
+  CheckArray(bounds, n, infos, field);
   std::vector<TensorSpec> out;
   for (int64_t i = 0; i < n; ++i) {
     const TVMTensorInfo& info = infos[i];
@@ -58,8 +62,7 @@ std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensor
     where += " ('" + t.name + "')";
     AOTRT_REQUIRE(info.num_shape >= 0 && info.num_shape <= kMaxDims, kFormatError, where, ": ndim ", info.num_shape,
                   " not in [0, ", kMaxDims, "]");
-    AOTRT_REQUIRE(info.num_shape == 0 || info.shape, kFormatError, where, ": null shape pointer");
-    bounds.RequireArray(info.shape, info.num_shape, sizeof(int64_t), where + ".shape");
+    CheckArray(bounds, info.num_shape, info.shape, where + ".shape");
     t.shape.assign(info.shape, info.shape + info.num_shape);
     t.dtype = info.dtype;
     AOTRT_REQUIRE(ValidDType(t.dtype), kFormatError, where, ": invalid dtype (code ", int(t.dtype.code), ", bits ",
@@ -138,7 +141,7 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
   AOTRT_REQUIRE(raw != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
   ModelMetadata md;
   try {
-    bounds.RequireReadable(raw, sizeof(TVMMetadata), "the TVMMetadata struct");
+    CheckArray(bounds, 1, raw, "the TVMMetadata struct");
     AOTRT_REQUIRE(raw->version == contract::kMetadataVersion, kFormatError, "version ", raw->version,
                   " is not supported (expected ", contract::kMetadataVersion, ")");
     md.mod_name = ReadName(bounds, raw->mod_name, "mod_name");
@@ -153,14 +156,14 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
                     "workspace pool '", p.name, "' must be a 1-D uint8 buffer");
       AOTRT_REQUIRE(p.bytes > 0, kFormatError, "workspace pool '", p.name, "' has 0 bytes");
     }
-    CheckArray(bounds, raw->num_constant_pools, raw->constant_pools, sizeof(TVMConstantInfo), "constant_pools");
+    CheckArray(bounds, raw->num_constant_pools, raw->constant_pools, "constant_pools");
     for (int64_t i = 0; i < raw->num_constant_pools; ++i) {
       const TVMConstantInfo& c = raw->constant_pools[i];
       std::string where = StrCat("constant_pools[", i, "]");
       ConstantSpec spec{ReadName(bounds, c.name_hint, where + ".name_hint"), c.byte_offset, c.data_len, c.data_bytes};
       where += " ('" + spec.name + "')";
-      AOTRT_REQUIRE(c.byte_offset >= 0 && static_cast<uint64_t>(c.byte_offset) < kMaxTensorBytes, kFormatError, where,
-                    ": byte_offset ", c.byte_offset, " out of range");
+      AOTRT_REQUIRE(c.byte_offset >= 0 && static_cast<uint64_t>(c.byte_offset) < kMaxConstantPool, kFormatError, where,
+                    ": byte_offset ", c.byte_offset, " not in [0, 2^31)");
       AOTRT_REQUIRE(c.data_len > 0 && static_cast<uint64_t>(c.data_len) < kMaxTensorBytes && c.data_bytes,
                     kFormatError, where, ": no data (data_len ", c.data_len, ")");
       bounds.RequireReadable(c.data_bytes, static_cast<size_t>(c.data_len), where + ".data_bytes");
@@ -187,6 +190,8 @@ PoolBuffer BuildConstantPool(const ModelMetadata& md, const std::string& what) {
     size = std::max<uint64_t>(size, static_cast<uint64_t>(c.byte_offset) + a.NumBytes());
     arrays.push_back(a);
   }
+  AOTRT_REQUIRE(size < kMaxConstantPool, kFormatError, what, ": the constants need a pool of ", size,
+                " bytes, more than TVM's limit of 2^31");
   PoolBuffer pool("global_const_workspace", static_cast<size_t>(size));
   for (size_t i = 0; i < arrays.size(); ++i) {
     if (arrays[i].NumBytes()) {

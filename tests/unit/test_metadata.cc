@@ -177,7 +177,7 @@ TEST(MetadataBounds, ValidImageIsRead) {
   EXPECT_EQ(md.outputs[0].name, "y");
   // The same image against bounds that do not hold it: the struct itself is refused.
   EXPECT_AOTRT_ERROR(ReadMetadata(m.md, AddressBounds(), "m.so"), ErrorCode::kFormatError,
-                     {"m.so", "TVMMetadata struct pointer 0x", "outside the library's mapped segments"});
+                     {"m.so", "the TVMMetadata struct", "pointer 0x", "outside the library's mapped segments"});
 }
 
 TEST(MetadataBounds, CountLargerThanTheArrayIsRefused) {
@@ -193,13 +193,16 @@ TEST(MetadataBounds, PointersOutsideTheImageAreRefused) {
   m.ExpectRefused({"inputs[1].name pointer 0x", "is outside the library's mapped segments"});
   ImageModel s;
   s.inputs[0].shape = outside_shape;
-  s.ExpectRefused({"inputs[0] ('a').shape pointer", "(16 bytes) is outside"});
+  s.ExpectRefused({"inputs[0] ('a').shape (2 entries) pointer", "(16 bytes) is outside"});
   ImageModel n;
   n.md->mod_name = outside_name;
   n.ExpectRefused({"mod_name pointer"});
   ImageModel o;
   o.md->outputs = reinterpret_cast<TVMTensorInfo*>(uintptr_t{0x10});
   o.ExpectRefused({"outputs (1 entries) pointer 0x10 "});
+  ImageModel a;
+  a.md->outputs = reinterpret_cast<const TVMTensorInfo*>(reinterpret_cast<const char*>(a.inputs) + 4);
+  a.ExpectRefused({"outputs pointer 0x", "is not aligned to 8 bytes"});
 }
 
 TEST(MetadataBounds, UnterminatedNameAtTheEndOfTheSegmentIsRefused) {
