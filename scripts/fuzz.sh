@@ -1,33 +1,61 @@
 #!/usr/bin/env bash
-# Build the libFuzzer targets with clang (ASan+UBSan) and run each for SECONDS (default 30),
-# starting from seed corpora made by tests/fuzz/seeds.py. A crash fails the script.
-#   scripts/fuzz.sh [SECONDS]
+# Build the libFuzzer targets with clang (ASan+UBSan) and run each, starting from seed corpora made
+# by tests/fuzz/seeds.py plus the kept corpus. A crash fails the script.
+#   scripts/fuzz.sh [SECONDS]                      CI: each target SECONDS (default 30)
+#   scripts/fuzz.sh --long SECONDS [--corpus-dir DIR] [--targets "metadata npz"]
+#                                                  a campaign: each target SECONDS, new inputs kept in
+#                                                  DIR/<target> (default build-fuzz/fuzz/corpus) and
+#                                                  merged (minimised to the same coverage) at the end
+# Prints per target: executions, coverage (libFuzzer's final cov: and ft:) and corpus size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-30}
+seconds=30 long=0 corpus="" targets="blob ndarray elf npy metadata npz"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --long) long=1; seconds=$2; shift 2 ;;
+    --corpus-dir) corpus=$(realpath -m "$2"); shift 2 ;;
+    --targets) targets=$2; shift 2 ;;
+    [0-9]*) seconds=$1; shift ;;
+    *) echo "usage: $0 [SECONDS] | --long SECONDS [--corpus-dir DIR] [--targets LIST]" >&2; exit 1 ;;
+  esac
+done
 bash scripts/install-deps.sh
 dpkg-query -W -f='${Status}' clang libclang-rt-14-dev 2>/dev/null | grep -c "install ok installed" | grep -q 2 || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null
 }
 build=build-fuzz
+corpus=${corpus:-$PWD/$build/fuzz/corpus}
 CC=clang CXX=clang++ cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAOTRT_BUILD_FUZZERS=ON \
   -DAOTRT_BUILD_BENCH=OFF -DAOTRT_BUILD_TESTS=OFF -DAOTRT_BUILD_TOOLS=OFF >/dev/null
-cmake --build $build -j"$(nproc)" --target fuzz_blob fuzz_ndarray fuzz_elf fuzz_npy aotrt_test_models
+cmake --build $build -j"$(nproc)" --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done) aotrt_test_models
 /usr/bin/python3 tests/fuzz/seeds.py $build/models $build/fuzz/seeds
-failed=0
-for t in blob ndarray elf npy; do
-  mkdir -p $build/fuzz/corpus_$t
+failed=0 count=0
+for t in $targets; do
+  count=$((count + 1))
+  bin=$build/fuzz/fuzz_$t log=$build/fuzz/fuzz_$t.log
+  mkdir -p "$corpus/$t" "$build/fuzz/seeds/$t"
   # Known crashers first (tests/fuzz/regressions), then new inputs for $seconds seconds.
   for r in tests/fuzz/regressions/${t}_*; do
     [ -e "$r" ] || continue
-    $build/fuzz/fuzz_$t "$r" > $build/fuzz/regression_$t.log 2>&1 || { echo "fuzz_$t: regression $r fails"; failed=$((failed + 1)); }
+    $bin "$r" > $build/fuzz/regression_$t.log 2>&1 || { echo "fuzz_$t: regression $r fails"; failed=$((failed + 1)); }
   done
-  if $build/fuzz/fuzz_$t -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 \
-       -artifact_prefix=$build/fuzz/crash_${t}_ $build/fuzz/corpus_$t $build/fuzz/seeds/$t > $build/fuzz/fuzz_$t.log 2>&1; then
-    echo "fuzz_$t: ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' $build/fuzz/fuzz_$t.log | grep -o '[0-9]*$') runs)"
+  if $bin -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=$build/fuzz/crash_${t}_ \
+       "$corpus/$t" $build/fuzz/seeds/$t > $log 2>&1; then
+    status=ok
   else
-    echo "fuzz_$t: FAILED, see $build/fuzz/fuzz_$t.log"; tail -30 $build/fuzz/fuzz_$t.log; failed=$((failed + 1))
+    status=FAILED failed=$((failed + 1))
   fi
+  if [ $long -eq 1 ] && [ $status = ok ]; then  # keep only inputs that add coverage
+    rm -rf "$corpus/$t.merged" && mkdir -p "$corpus/$t.merged"
+    $bin -merge=1 "$corpus/$t.merged" "$corpus/$t" > $build/fuzz/merge_$t.log 2>&1 &&
+      rm -rf "$corpus/$t" && mv "$corpus/$t.merged" "$corpus/$t"
+  fi
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' $log | grep -o '[0-9]*$' || true)
+  final=$(grep -E '^#[0-9]+' $log | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' <<< "$final" | grep -o '[0-9]*' || true)
+  ft=$(grep -o 'ft: [0-9]*' <<< "$final" | grep -o '[0-9]*' || true)
+  echo "fuzz_$t: $status ($seconds s, ${runs:-?} runs, cov ${cov:-?}, ft ${ft:-?}, corpus $(ls "$corpus/$t" | wc -l) files)"
+  [ $status = ok ] || tail -30 $log
 done
-echo "fuzz: $((4 - failed)) passed, $failed failed"
+echo "fuzz: $((count - failed)) passed, $failed failed (corpus: $corpus)"
 [ $failed -eq 0 ]

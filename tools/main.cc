@@ -32,6 +32,18 @@ int main(int argc, char** argv) {
   CLI::App* inspect_cmd = aotrt_cli::AddInspectCommand(app, &inspect);
   CLI::App* run_cmd = aotrt_cli::AddRunCommand(app, &run);
   CLI::App* bench_cmd = aotrt_cli::AddBenchCommand(app, &bench);
+  // CLI11 reports an unknown first word as a missing subcommand: name it and the valid ones.
+  std::string valid;
+  bool known = false;
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    valid += (valid.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::cerr << "aotrt: unknown subcommand '" << argv[1] << "'; valid subcommands: " << valid
+              << " (see 'aotrt --help')\n";
+    return 1;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -13,17 +13,36 @@ constexpr int64_t kMaxTensors = 1 << 16;
 constexpr int64_t kMaxDims = 32;
 constexpr size_t kMaxName = 4096;
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
+constexpr uint64_t kMaxConstantPool = uint64_t{1} << 31;  // TVM's limit on the constant pool (ABI.md 7)
 
-std::string ReadName(const char* s, const std::string& field) {
-  AOTRT_REQUIRE(s != nullptr, kFormatError, field, " is a null pointer");
-  size_t n = strnlen(s, kMaxName + 1);
-  AOTRT_REQUIRE(n <= kMaxName, kFormatError, field, " is longer than ", kMaxName, " bytes");
-  return std::string(s, n);
+std::string ReadName(const AddressBounds& bounds, const char* s, const std::string& field) {
+  std::string name = bounds.ReadString(s, kMaxName, field);
+  AOTRT_REQUIRE(!name.empty(), kFormatError, field, " is empty");
+  return name;
 }
 
-void CheckCount(int64_t n, const void* ptr, const std::string& field) {
+// A count and the array it sizes, which must lie inside the library, aligned for its items.
+template <typename T>
+void CheckArray(const AddressBounds& bounds, int64_t n, const T* ptr, const std::string& field) {
   AOTRT_REQUIRE(n >= 0 && n <= kMaxTensors, kFormatError, field, " count ", n, " not in [0, ", kMaxTensors, "]");
   AOTRT_REQUIRE(n == 0 || ptr != nullptr, kFormatError, field, " has ", n, " entries but a null pointer");
+  AOTRT_REQUIRE(n == 0 || reinterpret_cast<uintptr_t>(ptr) % alignof(T) == 0, kFormatError, field, " pointer ",
+                static_cast<const void*>(ptr), " is not aligned to ", alignof(T), " bytes");
+  bounds.RequireArray(ptr, n, sizeof(T), StrCat(field, " (", n, " entries)"));
+}
+
+// Names index the tensors (inputs by their sanitized form, as set_input accepts them): two equal
+// keys would make one tensor unreachable.
+std::unordered_map<std::string, size_t> IndexNames(const std::vector<TensorSpec>& tensors, const std::string& field,
+                                                   bool sanitize) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    auto ins = index.emplace(sanitize ? SanitizeName(tensors[i].name) : tensors[i].name, i);
+    AOTRT_REQUIRE(ins.second, kFormatError, field, "[", i, "] ('", tensors[i].name, "') has the same name",
+                  sanitize ? " (sanitized)" : "", " as ", field, "[", ins.first->second, "] ('",
+                  tensors[ins.first->second].name, "')");
+  }
+  return index;
 }
 
 bool ValidDType(DLDataType t) {
@@ -31,18 +50,19 @@ bool ValidDType(DLDataType t) {
   return known && t.bits > 0 && t.bits <= 128 && t.lanes >= 1;
 }
 
-std::vector<TensorSpec> ReadTensors(const TVMTensorInfo* infos, int64_t n, const std::string& field) {
-  CheckCount(n, infos, field);
+std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensorInfo* infos, int64_t n,
+                                    const std::string& field) {
+  CheckArray(bounds, n, infos, field);
   std::vector<TensorSpec> out;
   for (int64_t i = 0; i < n; ++i) {
     const TVMTensorInfo& info = infos[i];
     std::string where = StrCat(field, "[", i, "]");
     TensorSpec t;
-    t.name = ReadName(info.name, where + ".name");
+    t.name = ReadName(bounds, info.name, where + ".name");
     where += " ('" + t.name + "')";
     AOTRT_REQUIRE(info.num_shape >= 0 && info.num_shape <= kMaxDims, kFormatError, where, ": ndim ", info.num_shape,
                   " not in [0, ", kMaxDims, "]");
-    AOTRT_REQUIRE(info.num_shape == 0 || info.shape, kFormatError, where, ": null shape pointer");
+    CheckArray(bounds, info.num_shape, info.shape, where + ".shape");
     t.shape.assign(info.shape, info.shape + info.num_shape);
     t.dtype = info.dtype;
     AOTRT_REQUIRE(ValidDType(t.dtype), kFormatError, where, ": invalid dtype (code ", int(t.dtype.code), ", bits ",
@@ -117,36 +137,41 @@ std::string SanitizeName(const std::string& name) {
   return s;
 }
 
-ModelMetadata ReadMetadata(const TVMMetadata* raw, const std::string& what) {
+ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, const std::string& what) {
   AOTRT_REQUIRE(raw != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
-  AOTRT_REQUIRE(raw->version == contract::kMetadataVersion, kFormatError, what, ": metadata version ", raw->version,
-                " is not supported (expected ", contract::kMetadataVersion, ")");
   ModelMetadata md;
   try {
-    md.mod_name = ReadName(raw->mod_name, "mod_name");
-    md.inputs = ReadTensors(raw->inputs, raw->num_inputs, "inputs");
-    md.outputs = ReadTensors(raw->outputs, raw->num_outputs, "outputs");
-    md.workspace_pools = ReadTensors(raw->workspace_pools, raw->num_workspace_pools, "workspace_pools");
+    CheckArray(bounds, 1, raw, "the TVMMetadata struct");
+    AOTRT_REQUIRE(raw->version == contract::kMetadataVersion, kFormatError, "version ", raw->version,
+                  " is not supported (expected ", contract::kMetadataVersion, ")");
+    md.mod_name = ReadName(bounds, raw->mod_name, "mod_name");
+    md.inputs = ReadTensors(bounds, raw->inputs, raw->num_inputs, "inputs");
+    md.outputs = ReadTensors(bounds, raw->outputs, raw->num_outputs, "outputs");
+    md.workspace_pools = ReadTensors(bounds, raw->workspace_pools, raw->num_workspace_pools, "workspace_pools");
+    md.input_index = IndexNames(md.inputs, "inputs", true);
+    md.output_index = IndexNames(md.outputs, "outputs", false);
+    IndexNames(md.workspace_pools, "workspace_pools", false);
     for (const TensorSpec& p : md.workspace_pools) {
       AOTRT_REQUIRE(p.shape.size() == 1 && p.dtype.code == kDLUInt && p.dtype.bits == 8, kFormatError,
                     "workspace pool '", p.name, "' must be a 1-D uint8 buffer");
+      AOTRT_REQUIRE(p.bytes > 0, kFormatError, "workspace pool '", p.name, "' has 0 bytes");
     }
-    CheckCount(raw->num_constant_pools, raw->constant_pools, "constant_pools");
+    CheckArray(bounds, raw->num_constant_pools, raw->constant_pools, "constant_pools");
     for (int64_t i = 0; i < raw->num_constant_pools; ++i) {
       const TVMConstantInfo& c = raw->constant_pools[i];
       std::string where = StrCat("constant_pools[", i, "]");
-      ConstantSpec spec{ReadName(c.name_hint, where + ".name_hint"), c.byte_offset, c.data_len, c.data_bytes};
-      AOTRT_REQUIRE(c.byte_offset >= 0 && static_cast<uint64_t>(c.byte_offset) < kMaxTensorBytes, kFormatError, where,
-                    " ('", spec.name, "'): byte_offset ", c.byte_offset, " out of range");
+      ConstantSpec spec{ReadName(bounds, c.name_hint, where + ".name_hint"), c.byte_offset, c.data_len, c.data_bytes};
+      where += " ('" + spec.name + "')";
+      AOTRT_REQUIRE(c.byte_offset >= 0 && static_cast<uint64_t>(c.byte_offset) < kMaxConstantPool, kFormatError, where,
+                    ": byte_offset ", c.byte_offset, " not in [0, 2^31)");
       AOTRT_REQUIRE(c.data_len > 0 && static_cast<uint64_t>(c.data_len) < kMaxTensorBytes && c.data_bytes,
-                    kFormatError, where, " ('", spec.name, "'): no data (data_len ", c.data_len, ")");
+                    kFormatError, where, ": no data (data_len ", c.data_len, ")");
+      bounds.RequireReadable(c.data_bytes, static_cast<size_t>(c.data_len), where + ".data_bytes");
       md.constants.push_back(spec);
     }
   } catch (const Error& e) {
     AOTRT_THROW(kFormatError, what, ": invalid metadata: ", e.what());
   }
-  for (size_t i = 0; i < md.inputs.size(); ++i) md.input_index.emplace(SanitizeName(md.inputs[i].name), i);
-  for (size_t i = 0; i < md.outputs.size(); ++i) md.output_index.emplace(md.outputs[i].name, i);
   md.pool_args = PoolArguments(md);
   return md;
 }
@@ -166,6 +191,8 @@ PoolBuffer BuildConstantPool(const ModelMetadata& md, const std::string& what) {
     size = std::max<uint64_t>(size, static_cast<uint64_t>(c.byte_offset) + a.NumBytes());
     arrays.push_back(a);
   }
+  AOTRT_REQUIRE(size < kMaxConstantPool, kFormatError, what, ": the constants need a pool of ", size,
+                " bytes, more than TVM's limit of 2^31");
   PoolBuffer pool("global_const_workspace", static_cast<size_t>(size));
   for (size_t i = 0; i < arrays.size(); ++i) {
     if (arrays[i].NumBytes()) {

@@ -13,6 +13,7 @@
 #include "aot/pool_buffer.h"
 #include "aotrt/model_info.h"
 #include "aotrt/ndarray.h"
+#include "module/address_bounds.h"
 #include "module/model_contract.h"
 
 namespace aotrt {
@@ -49,11 +50,16 @@ struct ModelMetadata {
   size_t NumArgs() const { return inputs.size() + outputs.size() + pool_args.size(); }
 };
 
-// Validate every count, pointer, name, shape and dtype; throws Error(kFormatError) naming the field.
-ModelMetadata ReadMetadata(const TVMMetadata* md, const std::string& what);
+// Validate every count, pointer, name, shape and dtype; throws Error(kFormatError) naming `what`
+// (the library) and the field. Every pointer (the struct itself, its arrays, names, shapes and
+// constant data) must lie inside `bounds`, the library's segments, and is checked before it is read.
+// Refused besides: empty or duplicate input/output/pool names (inputs compared sanitized),
+// zero-byte workspace pools. Not checkable here: whether the entry takes as many arguments as the
+// metadata lists (README, "What a model library must satisfy").
+ModelMetadata ReadMetadata(const TVMMetadata* md, const AddressBounds& bounds, const std::string& what);
 
 // The constant pool of a memory-planned model: one uint8 array holding every constant at its
-// byte offset, with tail slack so that generated code reading a little past it does not fault.
+// byte offset (each read within its data_len, which ReadMetadata checked against the library), with tail slack so that generated code reading a little past it does not fault.
 // Undefined when the model has no constants.
 PoolBuffer BuildConstantPool(const ModelMetadata& md, const std::string& what);
 

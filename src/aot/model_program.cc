@@ -97,7 +97,10 @@ void MetadataModuleNode::OnImportsLinked() {
   if (first) CollectRuntimeSymbols(first->library(), p.get());
   Module self{ObjectPtr<ModuleNode>(this)};
   p->raw = FetchRawMetadata(self, p->library_name);
-  p->md = ReadMetadata(p->raw, p->library_name);
+  // Every pointer of the metadata must lie in the library that returned it.
+  LibraryModuleNode* md_lib = FindLibraryDefining(this, contract::kGetCMetadata);
+  if (!md_lib) md_lib = first;
+  p->md = ReadMetadata(p->raw, md_lib ? md_lib->library().Segments() : AddressBounds(), p->library_name);
   p->constant_pool = BuildConstantPool(p->md, p->library_name);
   p->constant_pool_shape = {static_cast<int64_t>(p->constant_pool.bytes())};
   std::string entry = p->md.EntryName();

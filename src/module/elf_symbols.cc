@@ -18,15 +18,20 @@ T ReadAt(const char* base, size_t size, uint64_t off, const std::string& what, c
   return v;
 }
 
-// Calls `visit(name, symbol)` for every named symbol of every section of type `section_type`.
-void ForEachSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
-                   const std::function<void(std::string, const Elf64_Sym&)>& visit) {
-  const char* base = static_cast<const char*>(data);
+Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what) {
   AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
                 ": not an ELF file (bad magic); expected a shared library");
   auto eh = ReadAt<Elf64_Ehdr>(base, size, 0, what, "header");
   AOTRT_REQUIRE(eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB, kFormatError, what,
                 ": not a 64-bit little-endian ELF file");
+  return eh;
+}
+
+// Calls `visit(name, symbol)` for every named symbol of every section of type `section_type`.
+void ForEachSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
+                   const std::function<void(std::string, const Elf64_Sym&)>& visit) {
+  const char* base = static_cast<const char*>(data);
+  Elf64_Ehdr eh = ReadElfHeader(base, size, what);
   AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr) || eh.e_shnum == 0, kFormatError, what,
                 ": unexpected ELF section header size ", eh.e_shentsize);
   for (uint64_t i = 0; i < eh.e_shnum; ++i) {
@@ -62,6 +67,22 @@ ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std
     }
   });
   return out;
+}
+
+void CheckElfSegmentsInFile(const void* data, size_t size, const std::string& what) {
+  const char* base = static_cast<const char*>(data);
+  Elf64_Ehdr eh = ReadElfHeader(base, size, what);
+  AOTRT_REQUIRE(eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0, kFormatError, what,
+                ": unexpected ELF program header size ", eh.e_phentsize);
+  for (uint64_t i = 0; i < eh.e_phnum; ++i) {
+    auto ph = ReadAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
+    if (ph.p_type != PT_LOAD) continue;
+    AOTRT_REQUIRE(ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset, kFormatError, what, ": ELF segment ", i,
+                  " (PT_LOAD) covers file bytes [", ph.p_offset, ", ", ph.p_offset + ph.p_filesz,
+                  ") but the file has only ", size, " bytes: the file is truncated");
+    AOTRT_REQUIRE(ph.p_filesz <= ph.p_memsz, kFormatError, what, ": ELF segment ", i, " (PT_LOAD) has ", ph.p_filesz,
+                  " file bytes but only ", ph.p_memsz, " bytes in memory");
+  }
 }
 
 uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name) {

@@ -34,6 +34,11 @@ struct ElfDynamicSymbols {
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what);
 
+// Every loadable segment (PT_LOAD) lies inside the file: dlopen maps segments past the end of a
+// truncated file, and touching them then raises SIGBUS. Throws kFormatError naming the segment,
+// its file range and the file size.
+void CheckElfSegmentsInFile(const void* data, size_t size, const std::string& what);
+
 // st_value of the defined global or weak function or object symbol `name` in the file's static
 // symbol table (.symtab), or 0 when the file has none (stripped) or does not define `name`.
 uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name);

@@ -32,7 +32,11 @@ PackedFunc LibraryModuleNode::GetFunction(const std::string& name, const ObjectP
   if (name == contract::kMainAlias) {
     auto* entry_name = static_cast<const char*>(lib_->Lookup(contract::kMainAlias));
     AOTRT_REQUIRE(entry_name != nullptr, kNotFound, "Symbol __tvm_main__ is not presented in ", lib_->name());
-    symbol = entry_name;
+    try {
+      symbol = lib_->Segments().ReadString(entry_name, 4096, contract::kMainAlias);
+    } catch (const Error& e) {
+      AOTRT_THROW(kFormatError, lib_->name(), ": ", e.what());
+    }
   }
   void* addr = lib_->Lookup(symbol);
   if (!addr) return PackedFunc();

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -21,9 +22,37 @@
 namespace aotrt {
 namespace {
 
-template <typename F>
-void SetPointer(const SymbolSource& lib, const char* name, F fn) {
-  if (auto* slot = static_cast<void**>(lib.Lookup(name))) *slot = reinterpret_cast<void*>(fn);
+struct ContextPointer {
+  const char* name;
+  void* value;
+};
+
+// The `__TVM*` function pointers of llvm exports (ABI.md 2.1) and what aotrt writes into them.
+const ContextPointer kContextPointers[] = {
+    {"__TVMFuncCall", reinterpret_cast<void*>(&TVMFuncCall)},
+    {"__TVMAPISetLastError", reinterpret_cast<void*>(&TVMAPISetLastError)},
+    {"__TVMBackendGetFuncFromEnv", reinterpret_cast<void*>(&TVMBackendGetFuncFromEnv)},
+    {"__TVMBackendParallelLaunch", reinterpret_cast<void*>(&TVMBackendParallelLaunch)},
+    {"__TVMBackendParallelBarrier", reinterpret_cast<void*>(&TVMBackendParallelBarrier)},
+    {"__TVMBackendAllocWorkspace", reinterpret_cast<void*>(&TVMBackendAllocWorkspace)},
+    {"__TVMBackendFreeWorkspace", reinterpret_cast<void*>(&TVMBackendFreeWorkspace)},
+};
+
+// Every variable the load writes (context pointers, __tvm_module_ctx) must be a writable pointer
+// slot of the library: a symbol placed in read-only data or outside the library would fault.
+void CheckWritableSlots(const SymbolSource& lib) {
+  AddressBounds bounds = lib.Segments();
+  auto check = [&](const char* name) {
+    if (void* slot = lib.Lookup(name)) {
+      try {
+        bounds.RequireWritable(slot, sizeof(void*), name);
+      } catch (const Error& e) {
+        AOTRT_THROW(kFormatError, lib.name(), ": ", e.what());
+      }
+    }
+  };
+  for (const ContextPointer& p : kContextPointers) check(p.name);
+  check(contract::kModuleContext);
 }
 
 std::string Extension(const std::string& path) {
@@ -70,6 +99,7 @@ class MemFileLibrary final : public SymbolSource {
       : file_(std::move(file)), lib_(std::move(lib)) {}
   void* Lookup(const std::string& n) const override { return lib_->Lookup(n); }
   uint64_t SymbolSize(const std::string& n) const override { return lib_->SymbolSize(n); }
+  AddressBounds Segments() const override { return lib_->Segments(); }
   const std::string& name() const override { return lib_->name(); }
   const void* identity() const override { return lib_->identity(); }
   std::string MissingSymbolHint(const std::string& n) const override { return lib_->MissingSymbolHint(n); }
@@ -80,9 +110,10 @@ class MemFileLibrary final : public SymbolSource {
   std::shared_ptr<SymbolSource> lib_;
 };
 
-// "tar" for a tar archive (TVM's export_library writes it gzip-compressed), "o" for an ELF
-// relocatable object, nullptr for anything else.
-const char* ObjectExportFormat(const void* data, size_t size) {
+// A model's format told by its first bytes: "tar" for a tar archive (TVM's export_library writes
+// it gzip-compressed), "o" for an ELF relocatable object, "so" for any other ELF file (dlopen says
+// whether it is a shared library), nullptr for anything else.
+const char* SniffFormat(const void* data, size_t size) {
   const char* bytes = static_cast<const char*>(data);
   if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return "tar";
   if (size >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
@@ -91,21 +122,25 @@ const char* ObjectExportFormat(const void* data, size_t size) {
   Elf64_Ehdr eh;
   if (size >= sizeof(eh) && std::memcmp(bytes, ELFMAG, SELFMAG) == 0) {
     std::memcpy(&eh, bytes, sizeof(eh));
-    if (eh.e_type == ET_REL) return "o";
+    return eh.e_type == ET_REL ? "o" : "so";
   }
   return nullptr;
+}
+
+// SniffFormat of the file at `path`; nullptr when it cannot be read.
+const char* SniffFileFormat(const std::string& path) {
+  char head[512];
+  std::ifstream in(path, std::ios::binary);
+  in.read(head, sizeof(head));
+  return SniffFormat(head, static_cast<size_t>(in.gcount()));
 }
 
 }  // namespace
 
 void FillContextPointers(const SymbolSource& lib) {
-  SetPointer(lib, "__TVMFuncCall", &TVMFuncCall);
-  SetPointer(lib, "__TVMAPISetLastError", &TVMAPISetLastError);
-  SetPointer(lib, "__TVMBackendGetFuncFromEnv", &TVMBackendGetFuncFromEnv);
-  SetPointer(lib, "__TVMBackendParallelLaunch", &TVMBackendParallelLaunch);
-  SetPointer(lib, "__TVMBackendParallelBarrier", &TVMBackendParallelBarrier);
-  SetPointer(lib, "__TVMBackendAllocWorkspace", &TVMBackendAllocWorkspace);
-  SetPointer(lib, "__TVMBackendFreeWorkspace", &TVMBackendFreeWorkspace);
+  for (const ContextPointer& p : kContextPointers) {
+    if (auto* slot = static_cast<void**>(lib.Lookup(p.name))) *slot = p.value;
+  }
 }
 
 namespace {
@@ -132,6 +167,7 @@ void FillLibraryContext(LibraryModuleNode* node) {
 }  // namespace
 
 ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> lib) {
+  CheckWritableSlots(*lib);  // before any node exists: its destructor takes the lock below
   const void* id = lib->identity();
   // Made before the lock and destroyed after it (declared first) if anything below throws: the
   // node's destructor takes the same lock to unregister.
@@ -165,9 +201,15 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib) {
   const SymbolSource& symbols = lib_node->library();
   ObjectPtr<ModuleNode> root = lib_node;
   if (const auto* blob = static_cast<const char*>(symbols.Lookup(contract::kModuleBlob))) {
+    // The blob is read only within its segment; a .dynsym size (0 when unknown: system library,
+    // no section headers) may narrow that, never widen it.
+    uint64_t readable = symbols.Segments().Readable(blob);
     uint64_t size = symbols.SymbolSize(contract::kModuleBlob);
-    // Unknown size (system library): trust the header, bounded by a sanity limit.
-    uint64_t avail = size ? size : (uint64_t{1} << 40);
+    AOTRT_REQUIRE(readable > 0, kFormatError, symbols.name(), ": ", contract::kModuleBlob,
+                  " is outside the library's mapped segments");
+    AOTRT_REQUIRE(size <= readable, kFormatError, symbols.name(), ": the .dynsym size of ", contract::kModuleBlob, " (",
+                  size, " bytes) runs past the end of its mapped segment (", readable, " bytes)");
+    uint64_t avail = size ? size : readable;
     auto legacy_root = MakeObject<LibraryModuleNode>(lib_node->shared_library());
     root = ProcessModuleBlob(blob, avail, lib_node, legacy_root, symbols.name());
   }
@@ -178,8 +220,16 @@ Module Module::LoadFromFile(const std::string& path, const std::string& format) 
   std::string fmt = format.empty() ? Extension(path) : format;
   if (fmt == "dll" || fmt == "dylib" || fmt == "dso") fmt = "so";
   PackedFunc loader = Registry::Global().Get("runtime.module.loadfile_" + fmt);
-  AOTRT_REQUIRE(static_cast<bool>(loader), kNotFound, "Loader for `.", fmt, "` files is not registered (loading ",
-                path, "); aotrt loads shared libraries: .so");
+  if (!loader) {  // an unknown extension (model.bin): tell the format by content
+    AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, "Loader for `.", fmt, "` files is not registered and ",
+                  path, " cannot be read to tell its format: ", std::strerror(errno));
+    const char* sniffed = SniffFileFormat(path);
+    AOTRT_REQUIRE(sniffed != nullptr, kNotFound, "Loader for `.", fmt, "` files is not registered (loading ", path,
+                  ") and the file's content is neither a shared library (ELF) nor an object archive (tar, gzip); "
+                  "aotrt loads shared libraries (.so) and object exports (.tar, .o)");
+    fmt = sniffed;
+    loader = Registry::Global().Get("runtime.module.loadfile_" + fmt);
+  }
   TVMValue args[2];
   int codes[2] = {kTVMStr, kTVMStr};
   args[0].v_str = path.c_str();
@@ -195,8 +245,8 @@ Module Module::LoadFromMemory(const void* data, size_t size) {
   AOTRT_REQUIRE(data != nullptr || size == 0, kInvalidArgument, "LoadFromMemory: null data");
   auto file = std::make_unique<MemFile>(data, size);
   std::string name = "<in-memory library of " + std::to_string(size) + " bytes>";
-  const char* format = ObjectExportFormat(data, size);
-  if (format) return LoadFromSymbolSource(OpenObjectFiles(file->path(), format));  // linked to a new file
+  const char* format = SniffFormat(data, size);
+  if (format && std::strcmp(format, "so") != 0) return LoadFromSymbolSource(OpenObjectFiles(file->path(), format));  // linked to a new file
   std::shared_ptr<SymbolSource> lib = OpenSharedLibrary(file->path(), name);
   return LoadFromSymbolSource(std::make_shared<MemFileLibrary>(std::move(file), std::move(lib)));
 }

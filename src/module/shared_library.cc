@@ -18,13 +18,15 @@ namespace {
 class SharedLibrary : public SymbolSource {
  public:
   SharedLibrary(void* handle, std::string name, ElfDynamicSymbols symbols)
-      : handle_(handle), name_(std::move(name)), symbols_(std::move(symbols)) {}
+      : handle_(handle), name_(std::move(name)), symbols_(std::move(symbols)),
+        segments_(AddressBounds::OfDlopenHandle(handle)) {}
   ~SharedLibrary() override { ::dlclose(handle_); }
   void* Lookup(const std::string& name) const override { return ::dlsym(handle_, name.c_str()); }
   uint64_t SymbolSize(const std::string& name) const override {
     const ElfSymbol* s = symbols_.FindDefined(name);
     return s ? s->size : 0;
   }
+  AddressBounds Segments() const override { return segments_; }
   const std::string& name() const override { return name_; }
   const void* identity() const override { return handle_; }
   const ElfDynamicSymbols* dynamic_symbols() const override { return &symbols_; }
@@ -33,6 +35,7 @@ class SharedLibrary : public SymbolSource {
   void* handle_;
   std::string name_;
   ElfDynamicSymbols symbols_;
+  AddressBounds segments_;  // fixed while the library is loaded
 };
 
 // Make libaotrt's own exported symbols (TVMBackend*, the float16 helpers) globally visible, as
@@ -57,6 +60,7 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   ElfDynamicSymbols syms;
   {
     MappedFile file(path, display_name);
+    CheckElfSegmentsInFile(file.data(), file.size(), display_name);
     syms = ReadElfDynamicSymbols(file.data(), file.size(), display_name);
   }
   PromoteSelfToGlobalScope();

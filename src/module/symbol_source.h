@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "module/address_bounds.h"
+
 namespace aotrt {
 
 struct ElfDynamicSymbols;
@@ -15,6 +17,9 @@ class SymbolSource {
   virtual void* Lookup(const std::string& name) const = 0;
   // Size in bytes of the data symbol `name` if known, else 0 (then the caller trusts headers).
   virtual uint64_t SymbolSize(const std::string& name) const = 0;
+  // Where the library's bytes are: every pointer read from it must lie inside. Default: nothing
+  // (a source that cannot say where its bytes are is not read from).
+  virtual AddressBounds Segments() const { return AddressBounds(); }
   // Names the library in messages, e.g. its path.
   virtual const std::string& name() const = 0;
   // What makes two sources the same loaded library (the dlopen handle: dlopen of one file twice

@@ -37,6 +37,8 @@ class SystemLibrary : public SymbolSource {
     return name == contract::kGetCMetadata ? FindProcessSymbol(name) : nullptr;
   }
   uint64_t SymbolSize(const std::string&) const override { return 0; }
+  // Registered symbols may live in the executable or in any library linking system-lib objects.
+  AddressBounds Segments() const override { return AddressBounds::AnyLoadedObject(); }
   const std::string& name() const override { return name_; }
   std::string MissingSymbolHint(const std::string& name) const override {
     return name == contract::kGetCMetadata ? ProcessSymbolHint(name) : std::string();

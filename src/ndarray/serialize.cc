@@ -2,6 +2,8 @@
 
 #include <dmlc/memory_io.h>
 
+#include <unordered_map>
+
 namespace aotrt {
 
 void WriteNDArray(dmlc::Stream* s, const DLTensor& t) {
@@ -113,9 +115,28 @@ std::vector<NamedArray> LoadParams(const void* data, size_t size) {
   if (count != names.size()) {
     r.Fail(StrCat("Invalid parameters file format: ", names.size(), " names but ", count, " arrays"));
   }
+  std::unordered_map<std::string, uint64_t> seen;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (names[i].empty()) r.Fail(StrCat("Invalid parameters file format: parameter ", i, " has an empty name"));
+    auto ins = seen.emplace(names[i], i);
+    if (!ins.second) {
+      r.Fail(StrCat("Invalid parameters file format: parameter '", names[i], "' appears twice (parameters ",
+                    ins.first->second, " and ", i, ")"));
+    }
+  }
   std::vector<NamedArray> out;
   out.reserve(count);
-  for (uint64_t i = 0; i < count; ++i) out.push_back({names[i], ReadNDArray(r)});
+  for (uint64_t i = 0; i < count; ++i) {
+    try {
+      out.push_back({names[i], ReadNDArray(r)});
+    } catch (const Error& e) {
+      AOTRT_THROW(kFormatError, "parameter '", names[i], "': ", e.what());
+    }
+  }
+  if (r.remaining() != 0) {
+    r.Fail(StrCat("Invalid parameters file format: ", r.remaining(), " bytes of unexpected data after the last ",
+                  "parameter", count ? " ('" + names.back() + "')" : std::string()));
+  }
   return out;
 }
 

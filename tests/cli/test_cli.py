@@ -11,6 +11,7 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,13 @@ def test_sample(args, tmp):
     check(rc == 0 and json.loads(out)["number"] > 1, "bench --min-repeat-ms: %s %s" % (out, err))
 
 
+def not_a_model_path(tmp):
+    path = os.path.join(tmp, "notes.txt")
+    with open(path, "w") as f:
+        f.write("not a model")
+    return path
+
+
 def test_errors(args, tmp):
     src = args.sample_src
     good = "%s/inputs/digit_1.npy" % src
@@ -119,7 +127,14 @@ def test_errors(args, tmp):
     rc, _, err = aotrt(args, "inspect", notso)
     check(rc == 2 and len(err.strip().splitlines()) == 1, "inspect of a text file: %d %r" % (rc, err))
     expect_error(args, 1, "model is required", "run")
-    expect_error(args, 1, "", "frobnicate")
+    expect_error(args, 1, "unknown subcommand 'frobnicate'; valid subcommands: inspect, run, bench", "frobnicate")
+    # A model is told by its content, not its file name.
+    renamed = os.path.join(tmp, "model.bin")
+    shutil.copyfile(args.sample, renamed)
+    rc, out, err = aotrt(args, "inspect", renamed)
+    check(rc == 0, "inspect of a model named .bin: %d %s" % (rc, err))
+    expect_error(args, 2, "cannot be read to tell its format: No such file", "inspect", os.path.join(tmp, "missing.bin"))
+    expect_error(args, 2, "neither a shared library (ELF) nor an object archive", "inspect", not_a_model_path(tmp))
     expect_error(args, 1, "--repeat", "bench", args.sample, "--repeat", "0")
     expect_error(args, 1, "excludes", "run", args.sample, "--random", "--zeros")
     expect_error(args, 2, "cannot open", "run", args.sample, "--input", "image=" + os.path.join(tmp, "nope.npy"))

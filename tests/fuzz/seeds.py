@@ -1,8 +1,12 @@
 """Seed corpora for the fuzz targets, made with the test-model generator's own encoders (which do
 not use aotrt) plus the generated model libraries and .npy files of a build.
 usage: seeds.py MODELS_DIR OUT_DIR   (MODELS_DIR: a build's models/ folder)"""
+import io
 import os
+import struct
 import sys
+
+import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
 from aotgen import binfmt, dtypes  # noqa: E402
@@ -14,6 +18,51 @@ def write(out, kind, name, data):
         f.write(data)
 
 
+POINTER_TAG = 0xA07AB0D5  # fuzz_metadata.cc relocates words tagged so to image + low half
+
+
+class Image:
+    """A synthetic library image for fuzz_metadata: the TVMMetadata struct at offset 0."""
+
+    def __init__(self):
+        self.data = bytearray(80)  # sizeof(TVMMetadata)
+
+    def put(self, raw, align=8):
+        self.data += b"\0" * (-len(self.data) % align)
+        offset = len(self.data)
+        self.data += raw
+        return (POINTER_TAG << 32) | offset
+
+    def string(self, s):
+        return self.put(s.encode() + b"\0", 1)
+
+    def tensors(self, specs):  # [(name, shape, (code, bits, lanes))] -> TVMTensorInfo[]
+        raw = b""
+        for name, shape, (code, bits, lanes) in specs:
+            shape_ptr = self.put(struct.pack("<%dq" % len(shape), *shape)) if shape else 0
+            raw += struct.pack("<QQqBBH4x", self.string(name), shape_ptr, len(shape), code, bits, lanes)
+        return self.put(raw)
+
+
+def metadata_image(inputs, outputs, pools=(), constants=()):
+    img = Image()
+    ptrs = [img.tensors(inputs), img.tensors(outputs), img.tensors(pools) if pools else 0]
+    consts = b""
+    for name, offset, blob in constants:
+        consts += struct.pack("<QqqQ", img.string(name), offset, len(blob), img.put(blob))
+    const_ptr = img.put(consts) if consts else 0
+    mod = img.string("tvmgen_default")
+    img.data[0:80] = struct.pack("<qQqQqQqQqQ", 1, ptrs[0], len(inputs), ptrs[1], len(outputs), ptrs[2], len(pools),
+                                 const_ptr, len(constants), mod)
+    return bytes(img.data)
+
+
+def npz(**arrays):
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
 def main(models, out):
     f32, i8 = dtypes.get("float32"), dtypes.get("int8")
     arrays = [("w", f32, [2, 3], f32.pack([0.5 * i for i in range(6)])), ("b", i8, [3], i8.pack([1, -2, 3]))]
@@ -21,6 +70,17 @@ def main(models, out):
     write(out, "blob", "two_params", binfmt.module_blob(arrays, "my_model"))
     for name, dtype, shape, data in arrays:
         write(out, "ndarray", name, binfmt.ndarray(dtype, shape, data))
+    f32_code, u8_code = (2, 32, 1), (1, 8, 1)
+    write(out, "metadata", "two_inputs", metadata_image([("a", [1, 4], f32_code), ("b:0", [4], f32_code)],
+                                                         [("y", [1, 4], f32_code)]))
+    write(out, "metadata", "usmp", metadata_image(
+        [("x", [2, 3], f32_code)], [("y", [6], f32_code)], pools=[("global_workspace_1_var", [256], u8_code)],
+        constants=[(name, 64 * i, binfmt.ndarray(dtype, shape, data)) for i, (name, dtype, shape, data) in
+                   enumerate(arrays)]))
+    write(out, "npz", "two", npz(x=np.arange(6, dtype=np.float32).reshape(2, 3), y=np.array([1, -2], np.int8)))
+    compressed = io.BytesIO()
+    np.savez_compressed(compressed, data=np.ones((3, 3), np.float16))
+    write(out, "npz", "compressed", compressed.getvalue())
     for entry in sorted(os.listdir(models)):
         path = os.path.join(models, entry)
         if entry.endswith(".so") and os.path.getsize(path) < 1 << 20:

@@ -43,6 +43,8 @@ class FakeSymbols : public SymbolSource {
     return nullptr;
   }
   uint64_t SymbolSize(const std::string&) const override { return 0; }
+  // The metadata above lives in this test executable: any loaded object's segments bound it.
+  AddressBounds Segments() const override { return AddressBounds::AnyLoadedObject(); }
   const std::string& name() const override { return name_; }
 
  private:

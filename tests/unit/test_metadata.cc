@@ -1,5 +1,9 @@
-// Metadata validation (ABI.md 7) on crafted TVMMetadata structs.
+// Metadata validation (ABI.md 7) on crafted TVMMetadata structs, and the bounds check that keeps
+// every read inside the library's segments.
 #include <gtest/gtest.h>
+
+#include <cstring>
+#include <new>
 
 #include "common/expect_error.h"
 
@@ -20,15 +24,21 @@ struct Fixture {
   TVMMetadata md{1, inputs, 2, outputs, 1, nullptr, 0, nullptr, 0, "tvmgen_default"};
 };
 
+// The fixtures above live on the stack and in .rodata: these bounds let them all be read, so the
+// tests below check the fields; the Image tests further down check the bounds themselves.
+const AddressBounds kAnywhere({{1, UINTPTR_MAX, false}});
+
+ModelMetadata Read(const TVMMetadata& md) { return ReadMetadata(&md, kAnywhere, "m.so"); }
+
 void ExpectError(const TVMMetadata& md, const std::string& fragment) {
-  EXPECT_AOTRT_ERROR(ReadMetadata(&md, "m.so"), ErrorCode::kFormatError, {fragment, "m.so"});
+  EXPECT_AOTRT_ERROR(Read(md), ErrorCode::kFormatError, {fragment, "m.so"});
 }
 
 }  // namespace
 
 TEST(Metadata, ReadsValidMetadata) {
   Fixture f;
-  ModelMetadata md = ReadMetadata(&f.md, "m.so");
+  ModelMetadata md = Read(f.md);
   EXPECT_EQ(md.EntryName(), "tvmgen_default___tvm_main__");
   ASSERT_EQ(md.inputs.size(), 2u);
   EXPECT_EQ(md.inputs[0].bytes, 16u);
@@ -63,7 +73,7 @@ TEST(Metadata, RejectsBadFields) {
   k.inputs[0].shape = neg;
   k.inputs[0].num_shape = 1;
   ExpectError(k.md, "negative dimension");
-  EXPECT_THROW(ReadMetadata(nullptr, "m.so"), Error);
+  EXPECT_THROW(ReadMetadata(nullptr, kAnywhere, "m.so"), Error);
 }
 
 TEST(Metadata, PoolArgumentsFollowPoolNames) {
@@ -75,25 +85,25 @@ TEST(Metadata, PoolArgumentsFollowPoolNames) {
   md.num_workspace_pools = 1;
   md.constant_pools = constants;
   md.num_constant_pools = 1;
-  ModelMetadata m = ReadMetadata(&md, "m.so");
+  ModelMetadata m = Read(md);
   ASSERT_EQ(m.pool_args.size(), 2u);
   EXPECT_TRUE(m.pool_args[0].is_constant_pool);  // global_const_workspace_0 sorts first
   EXPECT_FALSE(m.pool_args[1].is_constant_pool);
   // Only a workspace pool: no constant pool argument at all.
   f.pools[0].name = "global_workspace_0_var";
   md.num_constant_pools = 0;
-  m = ReadMetadata(&md, "m.so");
+  m = Read(md);
   ASSERT_EQ(m.pool_args.size(), 1u);
   EXPECT_FALSE(m.pool_args[0].is_constant_pool);
   // A user pool sorting before the constant pool takes position 0.
   f.pools[0].name = "a_pool_0_var";
   md.num_constant_pools = 1;
-  m = ReadMetadata(&md, "m.so");
+  m = Read(md);
   EXPECT_FALSE(m.pool_args[0].is_constant_pool);
   EXPECT_TRUE(m.pool_args[1].is_constant_pool);
   // Names of another form: constants first.
   f.pools[0].name = "workspace";
-  m = ReadMetadata(&md, "m.so");
+  m = Read(md);
   EXPECT_TRUE(m.pool_args[0].is_constant_pool);
   // A workspace pool must be 1-D uint8.
   f.pools[0].dtype = DLDataType{kDLFloat, 32, 1};
@@ -105,4 +115,135 @@ TEST(Metadata, SanitizeNameMatchesTvm) {
   EXPECT_EQ(SanitizeName("input@0"), "input_0");
   EXPECT_EQ(SanitizeName("a.b-c d"), "a_b_c_d");
   EXPECT_EQ(SanitizeName("data"), "data");
+}
+
+namespace {
+
+// A library image in miniature: a buffer holding the metadata, its arrays and strings, and the
+// bounds of exactly that buffer, as the library's segments would be.
+class Image {
+ public:
+  template <typename T>
+  T* Put(std::initializer_list<T> items) {
+    used_ = (used_ + alignof(T) - 1) / alignof(T) * alignof(T);
+    T* out = reinterpret_cast<T*>(buf_ + used_);
+    for (const T& item : items) new (buf_ + used_) T(item), used_ += sizeof(T);
+    return out;
+  }
+  const char* Str(const std::string& s, bool terminated = true) {
+    char* out = buf_ + used_;
+    std::memcpy(out, s.c_str(), s.size() + (terminated ? 1 : 0));
+    used_ += s.size() + (terminated ? 1 : 0);
+    return out;
+  }
+  AddressBounds Bounds() const {
+    return AddressBounds({{reinterpret_cast<uintptr_t>(buf_), reinterpret_cast<uintptr_t>(buf_ + used_), false}});
+  }
+
+ private:
+  alignas(16) char buf_[4096];
+  size_t used_ = 0;
+};
+
+// A valid model inside an Image: two inputs, one output, the metadata struct last.
+struct ImageModel {
+  Image img;
+  TVMTensorInfo* inputs;
+  TVMMetadata* md;
+  explicit ImageModel(int64_t claimed_inputs = 2) {
+    const int64_t* shape = img.Put<int64_t>({1, 4});
+    const char* a = img.Str("a");
+    const char* b = img.Str("b");
+    const char* y = img.Str("y");
+    const char* mod = img.Str("tvmgen_default");
+    TVMTensorInfo* outputs = img.Put<TVMTensorInfo>({{y, shape, 2, {kDLFloat, 32, 1}}});
+    md = img.Put<TVMMetadata>({{1, nullptr, claimed_inputs, outputs, 1, nullptr, 0, nullptr, 0, mod}});
+    inputs = img.Put<TVMTensorInfo>({{a, shape, 2, {kDLFloat, 32, 1}}, {b, shape, 2, {kDLFloat, 32, 1}}});
+    md->inputs = inputs;  // the inputs array ends the image: a count past it leaves the segment
+  }
+  void ExpectRefused(const std::vector<std::string>& fragments) {
+    std::vector<std::string> all = fragments;
+    all.push_back("m.so: invalid metadata");
+    EXPECT_AOTRT_ERROR(ReadMetadata(md, img.Bounds(), "m.so"), ErrorCode::kFormatError, all);
+  }
+};
+
+}  // namespace
+
+TEST(MetadataBounds, ValidImageIsRead) {
+  ImageModel m;
+  ModelMetadata md = ReadMetadata(m.md, m.img.Bounds(), "m.so");
+  EXPECT_EQ(md.inputs.size(), 2u);
+  EXPECT_EQ(md.outputs[0].name, "y");
+  // The same image against bounds that do not hold it: the struct itself is refused.
+  EXPECT_AOTRT_ERROR(ReadMetadata(m.md, AddressBounds(), "m.so"), ErrorCode::kFormatError,
+                     {"m.so", "the TVMMetadata struct", "pointer 0x", "outside the library's mapped segments"});
+}
+
+TEST(MetadataBounds, CountLargerThanTheArrayIsRefused) {
+  ImageModel m(3);
+  m.ExpectRefused({"inputs (3 entries) pointer 0x", "outside the library's mapped segments"});
+}
+
+TEST(MetadataBounds, PointersOutsideTheImageAreRefused) {
+  const char outside_name[] = "elsewhere";
+  const int64_t outside_shape[] = {1, 4};
+  ImageModel m;
+  m.inputs[1].name = outside_name;
+  m.ExpectRefused({"inputs[1].name pointer 0x", "is outside the library's mapped segments"});
+  ImageModel s;
+  s.inputs[0].shape = outside_shape;
+  s.ExpectRefused({"inputs[0] ('a').shape (2 entries) pointer", "(16 bytes) is outside"});
+  ImageModel n;
+  n.md->mod_name = outside_name;
+  n.ExpectRefused({"mod_name pointer"});
+  ImageModel o;
+  o.md->outputs = reinterpret_cast<TVMTensorInfo*>(uintptr_t{0x10});
+  o.ExpectRefused({"outputs (1 entries) pointer 0x10 "});
+  ImageModel a;
+  a.md->outputs = reinterpret_cast<const TVMTensorInfo*>(reinterpret_cast<const char*>(a.inputs) + 4);
+  a.ExpectRefused({"outputs pointer 0x", "is not aligned to 8 bytes"});
+}
+
+TEST(MetadataBounds, UnterminatedNameAtTheEndOfTheSegmentIsRefused) {
+  ImageModel m;
+  m.inputs[0].name = m.img.Str("no_nul_here", false);
+  m.ExpectRefused({"inputs[0].name string at 0x", "runs to the end of its segment unterminated"});
+}
+
+TEST(MetadataBounds, ConstantDataLenPastTheSegmentIsRefused) {
+  ImageModel m;
+  std::string blob = SaveNDArray(NDArray::Empty({2}, DLDataType{kDLInt, 8, 1}).tensor());
+  const char* data = m.img.Str(blob, false);
+  TVMConstantInfo* c = m.img.Put<TVMConstantInfo>({{m.img.Str("w"), 0, static_cast<int64_t>(blob.size()), data}});
+  m.md->constant_pools = c;
+  m.md->num_constant_pools = 1;
+  ModelMetadata md = ReadMetadata(m.md, m.img.Bounds(), "m.so");
+  EXPECT_EQ(BuildConstantPool(md, "m.so").bytes(), 2u);
+  c->data_len = int64_t{1} << 30;
+  m.ExpectRefused({"constant_pools[0] ('w').data_bytes pointer", "(1073741824 bytes) is outside"});
+}
+
+// Item 3 of issue 12: metadata that disagrees with itself.
+TEST(Metadata, RejectsEmptyAndDuplicateNamesAndEmptyPools) {
+  Fixture f;
+  f.inputs[1].name = "";
+  ExpectError(f.md, "inputs[1].name is empty");
+  Fixture g;
+  g.inputs[1].name = "input_0";  // sanitized, the same as input:0
+  ExpectError(g.md, "inputs[1] ('input_0') has the same name (sanitized) as inputs[0] ('input:0')");
+  Fixture h;
+  TVMTensorInfo two_outputs[2] = {h.outputs[0], h.outputs[0]};
+  h.md.outputs = two_outputs;
+  h.md.num_outputs = 2;
+  ExpectError(h.md, "outputs[1] ('output0') has the same name as outputs[0]");
+  Fixture k;
+  k.md.mod_name = "";
+  ExpectError(k.md, "mod_name is empty");
+  Fixture p;
+  const int64_t zero[] = {0};
+  p.pools[0].shape = zero;
+  p.md.workspace_pools = p.pools;
+  p.md.num_workspace_pools = 1;
+  ExpectError(p.md, "workspace pool 'global_workspace_1_var' has 0 bytes");
 }

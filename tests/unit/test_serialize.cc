@@ -105,3 +105,19 @@ TEST(Serialize, ParamsRoundTripAndErrors) {
     EXPECT_NE(std::string(e.what()).find("claims"), std::string::npos) << e.what();
   }
 }
+
+// Issue 12 item 8: what a params file means must be unambiguous.
+TEST(Serialize, ParamsRefuseTrailingBytesAndEmptyOrDuplicateNames) {
+  NDArray w = Iota({2}, DLDataType{kDLFloat, 32, 1});
+  std::string s = SaveParams({{"w", w}, {"b", w}}) + "garbage";
+  EXPECT_AOTRT_ERROR(LoadParams(s.data(), s.size()), ErrorCode::kFormatError,
+                     {"7 bytes of unexpected data after the last parameter ('b')"});
+  s = SaveParams({{"w", w}, {"", w}});
+  EXPECT_AOTRT_ERROR(LoadParams(s.data(), s.size()), ErrorCode::kFormatError, {"parameter 1 has an empty name"});
+  s = SaveParams({{"w", w}, {"b", w}, {"w", w}});
+  EXPECT_AOTRT_ERROR(LoadParams(s.data(), s.size()), ErrorCode::kFormatError,
+                     {"parameter 'w' appears twice (parameters 0 and 2)"});
+  s = SaveParams({{"w", w}, {"b", w}});
+  s.resize(s.size() - 1);
+  EXPECT_AOTRT_ERROR(LoadParams(s.data(), s.size()), ErrorCode::kFormatError, {"parameter 'b': ", "truncated"});
+}

@@ -1,0 +1,149 @@
+#include "module/address_bounds.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <sstream>
+
+#include "base/error_util.h"
+
+namespace aotrt {
+namespace {
+
+constexpr uintptr_t kPage = 4096;
+
+// The readable PT_LOAD segments of one loaded object. Writable parts under PT_GNU_RELRO (page
+// aligned down, as the loader protects them) count as read-only.
+std::vector<AddressBounds::Segment> SegmentsOf(const dl_phdr_info& info) {
+  uintptr_t relro_begin = 0, relro_end = 0;
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    if (ph.p_type == PT_GNU_RELRO) {
+      relro_begin = (info.dlpi_addr + ph.p_vaddr) & ~(kPage - 1);
+      relro_end = info.dlpi_addr + ph.p_vaddr + ph.p_memsz;
+    }
+  }
+  std::vector<AddressBounds::Segment> out;
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_R) || ph.p_memsz == 0) continue;
+    uintptr_t b = info.dlpi_addr + ph.p_vaddr, e = b + ph.p_memsz;
+    bool w = (ph.p_flags & PF_W) != 0;
+    if (!w || relro_end <= b || relro_begin >= e) {
+      out.push_back({b, e, w});
+      continue;
+    }
+    if (b < relro_begin) out.push_back({b, relro_begin, true});
+    out.push_back({std::max(b, relro_begin), std::min(e, relro_end), false});
+    if (relro_end < e) out.push_back({relro_end, e, true});
+  }
+  return out;
+}
+
+size_t BytesFrom(const std::vector<AddressBounds::Segment>& segments, uintptr_t a, bool writable) {
+  for (const AddressBounds::Segment& s : segments) {
+    if (a >= s.begin && a < s.end && (s.writable || !writable)) return s.end - a;
+  }
+  return 0;
+}
+
+struct ObjectQuery {
+  const link_map* by_link_map = nullptr;  // find this object, or
+  uintptr_t containing = 0;               // the object whose segments contain this address
+  std::vector<AddressBounds::Segment> segments;
+  bool out_of_memory = false;
+};
+
+int VisitObjectOrThrow(dl_phdr_info* info, ObjectQuery* q) {
+  if (q->by_link_map) {
+    const char* name = q->by_link_map->l_name ? q->by_link_map->l_name : "";
+    if (info->dlpi_addr != q->by_link_map->l_addr || std::strcmp(info->dlpi_name ? info->dlpi_name : "", name) != 0) {
+      return 0;
+    }
+    q->segments = SegmentsOf(*info);
+    return 1;
+  }
+  std::vector<AddressBounds::Segment> segments = SegmentsOf(*info);
+  if (BytesFrom(segments, q->containing, false) == 0) return 0;
+  q->segments = std::move(segments);
+  return 1;
+}
+
+// No exception may unwind through dl_iterate_phdr (glibc holds its loader lock there): an
+// allocation failure stops the walk and is thrown by Walk, after it.
+int VisitObject(dl_phdr_info* info, size_t, void* data) {
+  auto* q = static_cast<ObjectQuery*>(data);
+  try {
+    return VisitObjectOrThrow(info, q);
+  } catch (const std::bad_alloc&) {
+    q->out_of_memory = true;
+    return 1;
+  }
+}
+
+void Walk(ObjectQuery* q) {
+  ::dl_iterate_phdr(VisitObject, q);
+  if (q->out_of_memory) throw std::bad_alloc();
+}
+
+std::string Hex(const void* p) {
+  std::ostringstream s;
+  s << "0x" << std::hex << reinterpret_cast<uintptr_t>(p);
+  return s.str();
+}
+
+}  // namespace
+
+AddressBounds AddressBounds::OfDlopenHandle(void* handle) {
+  link_map* lm = nullptr;
+  if (!handle || ::dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) return AddressBounds();
+  ObjectQuery q;
+  q.by_link_map = lm;
+  Walk(&q);
+  return AddressBounds(std::move(q.segments));
+}
+
+AddressBounds AddressBounds::AnyLoadedObject() {
+  AddressBounds b;
+  b.any_loaded_object_ = true;
+  return b;
+}
+
+size_t AddressBounds::Find(const void* p, bool writable) const {
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (!any_loaded_object_) return BytesFrom(segments_, a, writable);
+  ObjectQuery q;
+  q.containing = a;
+  Walk(&q);
+  return BytesFrom(q.segments, a, writable);
+}
+
+void AddressBounds::Require(const void* p, size_t bytes, bool writable, const std::string& field) const {
+  AOTRT_REQUIRE(p != nullptr, kFormatError, field, " is a null pointer");
+  size_t avail = Find(p, writable);
+  AOTRT_REQUIRE(avail > 0 && avail >= bytes, kFormatError, field, " pointer ",
+                Hex(p), " (", bytes, " bytes) is outside the library's ", writable ? "writable" : "mapped",
+                " segments");
+}
+
+void AddressBounds::RequireReadable(const void* p, size_t bytes, const std::string& field) const {
+  Require(p, bytes, false, field);
+}
+
+void AddressBounds::RequireWritable(const void* p, size_t bytes, const std::string& field) const {
+  Require(p, bytes, true, field);
+}
+
+std::string AddressBounds::ReadString(const char* s, size_t max_len, const std::string& field) const {
+  Require(s, 1, false, field);
+  size_t avail = Readable(s);
+  size_t n = strnlen(s, std::min(avail, max_len + 1));
+  AOTRT_REQUIRE(n < avail, kFormatError, field, " string at ", Hex(s), " runs to the end of its segment unterminated");
+  AOTRT_REQUIRE(n <= max_len, kFormatError, field, " is longer than ", max_len, " bytes");
+  return std::string(s, n);
+}
+
+}  // namespace aotrt

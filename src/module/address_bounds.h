@@ -1,0 +1,60 @@
+// The memory a loaded model library may be read from (and written to): its PT_LOAD segments at
+// the load bias. Every pointer, array and string the runtime takes from a library (metadata, the
+// module blob, the context pointers, the __tvm_main__ alias) is checked against them before it is
+// read, so no byte of a model file makes the runtime read unmapped memory. Immutable once built:
+// thread-safe to share.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aotrt {
+
+class AddressBounds {
+ public:
+  struct Segment {
+    uintptr_t begin;
+    uintptr_t end;  // exclusive
+    bool writable;  // PF_W and outside PT_GNU_RELRO (made read-only after relocation)
+  };
+
+  // Nothing readable: every check fails.
+  AddressBounds() = default;
+  // Exactly `segments` (tests and fuzz targets: a buffer standing for a library's image).
+  explicit AddressBounds(std::vector<Segment> segments) : segments_(std::move(segments)) {}
+  // The segments of the dlopened library `handle` (dlinfo RTLD_DI_LINKMAP + dl_iterate_phdr);
+  // nothing readable when the handle is not found. Never throws except std::bad_alloc.
+  static AddressBounds OfDlopenHandle(void* handle);
+  // For a system library (code linked into the process, symbols registered at start-up): a pointer
+  // is in bounds when it lies in the segments of whichever loaded object (executable or shared
+  // library, dladdr's view) contains it.
+  static AddressBounds AnyLoadedObject();
+
+  // Bytes readable (or writable) from `p` to the end of the segment containing it; 0 when outside.
+  size_t Readable(const void* p) const { return Find(p, false); }
+  size_t Writable(const void* p) const { return Find(p, true); }
+
+  // Throw Error(kFormatError) "<field> pointer 0x... (N bytes) is outside the library's mapped
+  // segments" unless [p, p + bytes) lies inside one readable (writable) segment; a null `p` is
+  // "<field> is a null pointer". Callers prefix the library's name.
+  void RequireReadable(const void* p, size_t bytes, const std::string& field) const;
+  void RequireWritable(const void* p, size_t bytes, const std::string& field) const;
+  // Array of `count` items of `item_bytes` (count * item_bytes must not overflow: callers bound count).
+  void RequireArray(const void* p, int64_t count, size_t item_bytes, const std::string& field) const {
+    if (count > 0) RequireReadable(p, static_cast<size_t>(count) * item_bytes, field);
+  }
+  // The NUL-terminated string at `s`, which must end inside its segment and within `max_len` bytes.
+  // Throws kFormatError naming `field` (null, outside, unterminated or too long).
+  std::string ReadString(const char* s, size_t max_len, const std::string& field) const;
+
+ private:
+  size_t Find(const void* p, bool writable) const;
+  void Require(const void* p, size_t bytes, bool writable, const std::string& field) const;
+
+  std::vector<Segment> segments_;
+  bool any_loaded_object_ = false;
+};
+
+}  // namespace aotrt
