@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/logging.h"
 #include "base/tail_slack.h"
 #include "common/expect_error.h"
 
@@ -29,6 +30,9 @@ constexpr size_t kSmall = 1000;          // under the sampling threshold: every 
 constexpr size_t kLarge = 1 << 20;       // 256 blocks: 64 of them sampled
 constexpr size_t kHeader = 4096;
 constexpr size_t kUnsampled = 5000;      // inside block 1 of kLarge; samples are ~16.6 KiB apart
+
+std::vector<std::string>* g_log = nullptr;
+void CollectLog(int, const char* message, void*) { g_log->push_back(message); }
 
 uint8_t Pattern(size_t i, int seed) { return static_cast<uint8_t>(i * 31 + seed); }
 
@@ -221,6 +225,10 @@ TEST_F(ConstantCacheTest, ConcurrentFirstUseBuildsOnceAndEveryProcessMapsIt) {
 }
 
 TEST_F(ConstantCacheTest, UncreatableOrUnwritableDirectoryFallsBackToAPrivateCopy) {
+  std::vector<std::string> log;
+  g_log = &log;
+  aotrt::log::SetCallback(&CollectLog, nullptr);
+  aotrt::log::SetLevel(aotrt::log::kDebug);
   std::ofstream(root_ + "/file") << "x";
   for (std::string dir : {std::string("/dev/null/x"), root_ + "/file/sub"}) {
     options_.directory = dir;
@@ -234,6 +242,10 @@ TEST_F(ConstantCacheTest, UncreatableOrUnwritableDirectoryFallsBackToAPrivateCop
     EXPECT_EQ(Get("k").source(), Source::kPrivateCopy);
   }
   EXPECT_EQ(fills_, geteuid() != 0 ? 3 : 2);
+  aotrt::log::SetCallback(nullptr, nullptr);
+  aotrt::log::SetLevel(aotrt::log::kWarn);
+  const std::string expected = "test_model: constant cache: cannot create directory /dev/null/x; using a private copy";
+  EXPECT_EQ(std::count(log.begin(), log.end(), expected), 1) << ::testing::PrintToString(log);
 }
 
 TEST_F(ConstantCacheTest, DisabledByOptionOrEnvironment) {
