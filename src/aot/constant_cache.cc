@@ -285,6 +285,17 @@ std::string FileIdentityKey(const std::string& path) {
                 "|mtime_ns=", static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
 }
 
+std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges) {
+  XXH3_state_t state;
+  XXH3_128bits_reset(&state);
+  for (const auto& [data, n] : ranges) XXH3_128bits_update(&state, data, n);
+  XXH128_hash_t h = XXH3_128bits_digest(&state);
+  char hex[48];
+  std::snprintf(hex, sizeof hex, "xxh3-128:%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return hex;
+}
+
 ConstantPoolMemory& ConstantPoolMemory::operator=(ConstantPoolMemory&& o) noexcept {
   if (this != &o) {
     Reset();

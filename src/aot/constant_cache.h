@@ -38,6 +38,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace aotrt {
 
@@ -64,6 +66,11 @@ std::string DefaultConstantCacheDirectory();
 // Identity of a model file for a cache key: path, device, inode, size and modification time in
 // nanoseconds, so that replacing or rewriting the file changes the key. "" when stat fails.
 std::string FileIdentityKey(const std::string& path);
+
+// Identity by content, for a model loaded from memory: "xxh3-128:<32 hex digits>" of the byte
+// ranges as if concatenated (e.g. every constant's serialized bytes; the key also carries their
+// names, offsets and lengths). Costs a pass over them (~3 ms per 32 MiB).
+std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges);
 
 // Read-only memory of a constant pool: bytes() usable bytes followed by slack() canary bytes, the
 // data 4096-byte aligned. Move-only; unmaps on destruction (pointers into it die with it).

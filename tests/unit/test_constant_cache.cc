@@ -149,6 +149,17 @@ TEST_F(ConstantCacheTest, ReplacedModelFileChangesTheKey) {
   EXPECT_EQ(aotrt::FileIdentityKey(root_ + "/missing.so"), "");
 }
 
+TEST_F(ConstantCacheTest, ContentKeyCoversEveryByteInOrder) {
+  std::string a = "constant a", b = "constant b";
+  std::string key = aotrt::ContentKey({{a.data(), a.size()}, {b.data(), b.size()}});
+  EXPECT_EQ(key.rfind("xxh3-128:", 0), 0u);
+  EXPECT_EQ(key.size(), 9u + 32u);
+  EXPECT_EQ(key, aotrt::ContentKey({{a.data(), a.size()}, {b.data(), b.size()}}));
+  EXPECT_NE(key, aotrt::ContentKey({{b.data(), b.size()}, {a.data(), a.size()}}));
+  b[9] = 'c';
+  EXPECT_NE(key, aotrt::ContentKey({{a.data(), a.size()}, {b.data(), b.size()}}));
+}
+
 TEST_F(ConstantCacheTest, CorruptHeaderIsRebuilt) {
   ExpectRebuiltAfter(kSmall, [](const std::string& p) { Flip(p, 0); });   // magic
   ExpectRebuiltAfter(kSmall, [](const std::string& p) { Flip(p, 32); });  // the size field
