@@ -2,10 +2,11 @@
 # the test models (tests/models) and the bundled samples (samples/).
 #
 #   aotgen_model(TARGET <target> SPEC <spec.json> OUT_DIR <dir> C_DIR <dir> [DATA <files>...]
-#                [SYSTEM_LIB] [COMMENT <text>])
+#                [SYSTEM_LIB | NO_CASE] [COMMENT <text>])
 #     -> OUT_DIR/<spec name>.so (a MODULE library, not linked to aotrt, like a TVM export) and
 #        OUT_DIR/<spec name>.case/ (reference inputs and outputs); SYSTEM_LIB: an OBJECT library to
-#        link into an executable instead.
+#        link into an executable instead. NO_CASE: no reference folder (models whose reference run
+#        in Python would be too slow, such as the benchmark's large model).
 #
 # AOTRT_PYTHON: the interpreter for the generator and the Python-hosted tests.
 
@@ -20,13 +21,18 @@ set(AOTGEN_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../tests/models/aotgen.py)
 file(GLOB AOTGEN_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/../tests/models/aotgen/*.py)
 
 function(aotgen_model)
-  cmake_parse_arguments(ARG "SYSTEM_LIB" "TARGET;SPEC;OUT_DIR;C_DIR;COMMENT" "DATA" ${ARGN})
+  cmake_parse_arguments(ARG "SYSTEM_LIB;NO_CASE" "TARGET;SPEC;OUT_DIR;C_DIR;COMMENT" "DATA" ${ARGN})
   get_filename_component(name ${ARG_SPEC} NAME_WE)
   set(csrc ${ARG_C_DIR}/${name}.c)
   set(case_json ${ARG_OUT_DIR}/${name}.case/case.json)
+  set(no_case)
+  if(ARG_NO_CASE)
+    set(case_json)
+    set(no_case --no-case)
+  endif()
   add_custom_command(
     OUTPUT ${csrc} ${case_json}
-    COMMAND ${AOTRT_PYTHON} ${AOTGEN_SCRIPT} ${ARG_SPEC} --out-dir ${ARG_OUT_DIR} --c-dir ${ARG_C_DIR}
+    COMMAND ${AOTRT_PYTHON} ${AOTGEN_SCRIPT} ${ARG_SPEC} --out-dir ${ARG_OUT_DIR} --c-dir ${ARG_C_DIR} ${no_case}
     DEPENDS ${ARG_SPEC} ${AOTGEN_SCRIPT} ${AOTGEN_SOURCES} ${ARG_DATA}
     COMMENT "aotgen: ${ARG_COMMENT} ${name}"
     VERBATIM)

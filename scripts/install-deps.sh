@@ -7,6 +7,7 @@ packages=(
   libdlpack-dev                        # DLTensor & co.
   libdmlc-dev                          # dmlc::Stream for the binary formats
   libspdlog-dev libfmt-dev             # logging
+  libxxhash-dev                        # constant cache checksums (header-only)
   libgtest-dev                         # tests
   libbenchmark-dev                     # bench/
   libcli11-dev nlohmann-json3-dev      # the aotrt command line

@@ -507,6 +507,7 @@ def test_syslib_registers_and_runs(built):
 def test_cmake_function_present():
     text = open(os.path.join(HERE, "CMakeLists.txt")).read()
     assert "function(aotrt_add_test_model NAME)" in text and "aotrt_test_models" in text
+    text += open(os.path.join(HERE, "..", "..", "bench", "CMakeLists.txt")).read()  # bench-only models
     for spec in glob.glob(os.path.join(HERE, "specs", "*.json")):
         assert os.path.splitext(os.path.basename(spec))[0] in text
 

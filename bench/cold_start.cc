@@ -1,0 +1,295 @@
+// Cold start and memory (issue 15): what a new process pays to load a model and run it once, and
+// what each process and executor holds. Every measurement runs in a forked child, so the
+// process is new (the files themselves stay in the page cache: "process cold", not "machine cold").
+//
+//   cold_start [--runs N] [--procs P] [--executors E] [--cache-dir DIR] [MODEL.so ...]
+//
+// Per model (default: the large memory-planned bench model and the fixture conv2d_c_usmp):
+//   dlopen alone; load, first create, first run and a steady run (median of N), each with its
+//   wall time and page faults (getrusage minflt/majflt); load+create+first run against one steady
+//   run; RSS growth of E executors in one process (each run once); and private memory
+//   (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup) of P processes, each holding one
+//   executor after a run, all alive at once, against the target workspace + I/O + 1 MiB.
+// --cache-dir sets AOTRT_CACHE_DIR for the children (default: a fresh directory under /tmp,
+// removed at exit), so runs with a constant cache see first a cold cache ("first process"), then
+// a warm one; a runtime without a cache ignores it. Uses only the public C++ API, so the same
+// source measures before and after a change of the runtime.
+#include <dlfcn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "aotrt/model.h"
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+struct Cost {
+  double ms = 0;
+  long minflt = 0, majflt = 0;
+};
+
+// Time and page faults of `fn`.
+Cost Measure(const std::function<void()>& fn) {
+  rusage r0, r1;
+  getrusage(RUSAGE_SELF, &r0);
+  auto t0 = std::chrono::steady_clock::now();
+  fn();
+  auto t1 = std::chrono::steady_clock::now();
+  getrusage(RUSAGE_SELF, &r1);
+  return {std::chrono::duration<double, std::milli>(t1 - t0).count(), r1.ru_minflt - r0.ru_minflt,
+          r1.ru_majflt - r0.ru_majflt};
+}
+
+double ResidentMiB() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / kMiB;
+}
+
+// Sum of the smaps_rollup fields (kB) named in `fields`, in MiB.
+double SmapsMiB(pid_t pid, const std::vector<std::string>& fields) {
+  std::string path = "/proc/" + std::to_string(pid) + "/smaps_rollup";
+  double kb = 0;
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f)) {
+      for (const std::string& name : fields) {
+        if (std::strncmp(line, name.c_str(), name.size()) == 0 && line[name.size()] == ':') {
+          kb += std::atof(line + name.size() + 1);
+        }
+      }
+    }
+    std::fclose(f);
+  }
+  return kb / 1024.0;
+}
+
+// Runs `body` in a child that writes a T to the pipe; returns it (exits on a failed child).
+template <typename T>
+T InChild(const std::function<T()>& body) {
+  int fds[2];
+  if (pipe(fds) != 0) std::exit(2);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    try {
+      T value = body();
+      _exit(write(fds[1], &value, sizeof value) == static_cast<ssize_t>(sizeof value) ? 0 : 3);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cold_start: %s\n", e.what());
+      _exit(4);
+    }
+  }
+  close(fds[1]);
+  T value{};
+  ssize_t n = read(fds[0], &value, sizeof value);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (n != static_cast<ssize_t>(sizeof value) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "cold_start: a measuring process failed\n");
+    std::exit(1);
+  }
+  return value;
+}
+
+struct ColdStart {
+  Cost dlopen, load, create, first_run, steady;
+  double constant_mib, workspace_mib, io_mib;
+};
+
+ColdStart MeasureColdStart(const std::string& path, int runs) {
+  ColdStart c{};
+  c.dlopen = InChild<Cost>([&] {
+    return Measure([&] {
+      if (!dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL)) throw std::runtime_error(dlerror());
+    });
+  });
+  return InChild<ColdStart>([&] {
+    aotrt::Model model;
+    aotrt::Executor ex;
+    c.load = Measure([&] { model = aotrt::Model::Load(path); });
+    c.create = Measure([&] { ex = model.CreateExecutor(); });
+    c.first_run = Measure([&] { ex.Run(); });
+    std::vector<Cost> steady;
+    for (int i = 0; i < runs; ++i) steady.push_back(Measure([&] { ex.Run(); }));
+    std::sort(steady.begin(), steady.end(), [](const Cost& a, const Cost& b) { return a.ms < b.ms; });
+    c.steady = steady[steady.size() / 2];
+    c.constant_mib = static_cast<double>(model.ConstantBytes()) / kMiB;
+    c.workspace_mib = static_cast<double>(model.WorkspaceBytes()) / kMiB;
+    double io = 0;
+    for (const auto& t : model.Inputs()) io += static_cast<double>(t.bytes);
+    for (const auto& t : model.Outputs()) io += static_cast<double>(t.bytes);
+    c.io_mib = io / kMiB;
+    return c;
+  });
+}
+
+struct Executors {
+  double load_mib, per_executor_mib, total_mib;
+};
+
+Executors MeasureExecutors(const std::string& path, int count) {
+  return InChild<Executors>([&] {
+    double base = ResidentMiB();
+    aotrt::Model model = aotrt::Model::Load(path);
+    double loaded = ResidentMiB();
+    std::vector<aotrt::Executor> executors;
+    for (int i = 0; i < count; ++i) {
+      executors.push_back(model.CreateExecutor());
+      executors.back().Run();  // touch every page an executor really uses
+    }
+    double all = ResidentMiB();
+    return Executors{loaded - base, (all - loaded) / count, all - base};
+  });
+}
+
+struct Processes {
+  double private_min, private_mean, private_max, pss_mean, rss_mean;
+};
+
+// `procs` children each load, create and run once, then wait; their smaps are read while all live.
+Processes MeasureProcesses(const std::string& path, int procs) {
+  int ready[2], release[2];
+  if (pipe(ready) != 0 || pipe(release) != 0) std::exit(2);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < procs; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(ready[0]);
+      close(release[1]);
+      char ok = 'x';
+      try {
+        aotrt::Model model = aotrt::Model::Load(path);
+        aotrt::Executor ex = model.CreateExecutor();
+        ex.Run();
+        ok = 'r';
+        if (write(ready[1], &ok, 1) != 1) _exit(3);
+        ssize_t n = read(release[0], &ok, 1);  // EOF when the parent has read every smaps
+        _exit(n == 0 ? 0 : 3);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "cold_start: %s\n", e.what());
+        if (write(ready[1], &ok, 1) != 1) _exit(3);
+        _exit(4);
+      }
+    }
+    pids.push_back(pid);
+  }
+  close(ready[1]);
+  close(release[0]);
+  bool failed = false;
+  for (int i = 0; i < procs; ++i) {
+    char c = 0;
+    failed |= read(ready[0], &c, 1) != 1 || c != 'r';
+  }
+  Processes p{1e30, 0, 0, 0, 0};
+  for (pid_t pid : pids) {
+    double priv = SmapsMiB(pid, {"Private_Clean", "Private_Dirty"});
+    p.private_min = std::min(p.private_min, priv);
+    p.private_max = std::max(p.private_max, priv);
+    p.private_mean += priv / procs;
+    p.pss_mean += SmapsMiB(pid, {"Pss"}) / procs;
+    p.rss_mean += SmapsMiB(pid, {"Rss"}) / procs;
+  }
+  close(release[1]);
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  }
+  close(ready[0]);
+  if (failed) {
+    std::fprintf(stderr, "cold_start: a measuring process failed\n");
+    std::exit(1);
+  }
+  return p;
+}
+
+void PrintCost(const char* what, const Cost& c) {
+  std::printf("  %-34s %10.3f ms %9ld %7ld\n", what, c.ms, c.minflt, c.majflt);
+}
+
+void Report(const std::string& path, int runs, int procs, int executors) {
+  std::printf("%s (%.1f MiB file)\n", path.c_str(), static_cast<double>(std::filesystem::file_size(path)) / kMiB);
+  ColdStart first = MeasureColdStart(path, runs);  // the first process (cold constant cache)
+  ColdStart c = MeasureColdStart(path, runs);      // a later one
+  std::printf("  constants %.2f MiB, workspace %.2f MiB per executor, I/O %.2f MiB\n", c.constant_mib,
+              c.workspace_mib, c.io_mib);
+  std::printf("  %-34s %13s %9s %7s\n", "phase (one new process)", "wall", "minflt", "majflt");
+  PrintCost("dlopen alone", c.dlopen);
+  PrintCost("load", c.load);
+  PrintCost("first create", c.create);
+  PrintCost("first run", c.first_run);
+  PrintCost("steady run (median)", c.steady);
+  PrintCost("first process: load", first.load);
+  PrintCost("first process: first create", first.create);
+  PrintCost("first process: first run", first.first_run);
+  double cold = c.load.ms + c.create.ms + c.first_run.ms;
+  std::printf("  load / dlopen: %.2fx; load + create + first run: %.3f ms = %.2fx one steady run "
+              "(faults %ld vs %ld)\n",
+              c.load.ms / c.dlopen.ms, cold, cold / c.steady.ms,
+              c.load.minflt + c.create.minflt + c.first_run.minflt, c.steady.minflt);
+  Executors e = MeasureExecutors(path, executors);
+  std::printf("  %d executors in one process: RSS +%.2f MiB at load, +%.3f MiB per executor, +%.2f MiB in all\n",
+              executors, e.load_mib, e.per_executor_mib, e.total_mib);
+  Processes p = MeasureProcesses(path, procs);
+  double target = c.workspace_mib + c.io_mib + 1.0;
+  std::printf("  %d processes, one executor each: private %.2f / %.2f / %.2f MiB (min/mean/max), "
+              "target <= %.2f (workspace + I/O + 1 MiB): %s; Pss %.2f, Rss %.2f MiB (means)\n\n",
+              procs, p.private_min, p.private_mean, p.private_max, target, p.private_max <= target ? "met" : "NOT met",
+              p.pss_mean, p.rss_mean);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 20, procs = 4, executors = 8;
+  std::string cache_dir;
+  std::vector<std::string> models;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool has_value = i + 1 < argc;
+    if (a == "--runs" && has_value) runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--procs" && has_value) procs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--executors" && has_value) executors = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--cache-dir" && has_value) cache_dir = argv[++i];
+    else if (!a.empty() && a[0] != '-') models.push_back(a);
+    else {
+      std::fprintf(stderr, "usage: %s [--runs N] [--procs P] [--executors E] [--cache-dir DIR] [MODEL.so ...]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (models.empty()) {
+    models.push_back(AOTRT_BENCH_LARGE_MODEL);
+    if (std::filesystem::exists(AOTRT_FIXTURES_DIR "/conv2d_c_usmp/model.so")) {
+      models.push_back(AOTRT_FIXTURES_DIR "/conv2d_c_usmp/model.so");
+    }
+  }
+  std::string temp;
+  if (cache_dir.empty()) {
+    char tmpl[] = "/tmp/aotrt_cold_start_XXXXXX";
+    if (!mkdtemp(tmpl)) return 2;
+    cache_dir = temp = tmpl;
+  }
+  setenv("AOTRT_CACHE_DIR", cache_dir.c_str(), 1);
+  std::printf("cold_start: %d steady runs, %d executors, %d processes; AOTRT_CACHE_DIR=%s\n\n", runs, executors,
+              procs, cache_dir.c_str());
+  for (const std::string& m : models) Report(m, runs, procs, executors);
+  if (!temp.empty()) std::filesystem::remove_all(temp);
+  return 0;
+}

@@ -1,0 +1,325 @@
+#include "aot/constant_cache.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/logging.h"
+#include "base/tail_slack.h"
+#include "common/expect_error.h"
+
+namespace fs = std::filesystem;
+using aotrt::ConstantCacheOptions;
+using aotrt::ConstantPoolMemory;
+using Source = aotrt::ConstantPoolMemory::Source;
+
+namespace {
+
+constexpr size_t kSmall = 1000;          // under the sampling threshold: every byte is hashed
+constexpr size_t kLarge = 1 << 20;       // 256 blocks: 64 of them sampled
+constexpr size_t kHeader = 4096;
+constexpr size_t kUnsampled = 5000;      // inside block 1 of kLarge; samples are ~16.6 KiB apart
+
+std::vector<std::string>* g_log = nullptr;
+void CollectLog(int, const char* message, void*) { g_log->push_back(message); }
+
+uint8_t Pattern(size_t i, int seed) { return static_cast<uint8_t>(i * 31 + seed); }
+
+class ConstantCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* v : kVars) {
+      const char* old = std::getenv(v);
+      saved_.emplace_back(old ? old : "\x01unset");
+      unsetenv(v);
+    }
+    char tmpl[] = "/tmp/aotrt_cache_test_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+    options_.directory = root_ + "/cache";
+  }
+  void TearDown() override {
+    for (size_t i = 0; i < saved_.size(); ++i) {
+      if (saved_[i] == "\x01unset") unsetenv(kVars[i]); else setenv(kVars[i], saved_[i].c_str(), 1);
+    }
+    chmod(root_.c_str(), 0700);
+    fs::remove_all(root_);
+  }
+
+  // The pool for `key`, checked byte for byte (pattern, then canary); counts the fills.
+  ConstantPoolMemory Get(const std::string& key, size_t bytes = kSmall, int seed = 1) {
+    ConstantPoolMemory m = aotrt::GetConstantPool(
+        key, bytes,
+        [&](uint8_t* dst) {
+          ++fills_;
+          for (size_t i = 0; i < bytes; ++i) {
+            if (dst[i] != 0) throw std::runtime_error("fill target not zeroed");
+            dst[i] = Pattern(i, seed);
+          }
+        },
+        options_, "test_model");
+    EXPECT_EQ(m.bytes(), bytes);
+    EXPECT_EQ(m.slack(), aotrt::TailSlack(bytes));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(m.data()) % 4096, 0u);
+    for (size_t i = 0; i < bytes; ++i) {
+      if (m.data()[i] != Pattern(i, seed)) {
+        ADD_FAILURE() << "byte " << i << " differs";
+        break;
+      }
+    }
+    EXPECT_EQ(aotrt::CanaryDamage(m.data() + bytes, m.slack()), 0u);
+    return m;
+  }
+
+  std::vector<std::string> Files(const std::string& dir) const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    return names;
+  }
+
+  // Overwrites one byte of `path` at `offset` with its complement.
+  static void Flip(const std::string& path, size_t offset) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(offset));
+    char c = 0;
+    f.get(c);
+    f.seekp(static_cast<std::streamoff>(offset));
+    f.put(static_cast<char>(~c));
+  }
+
+  // A file that was just built, corrupted by `damage`, must be rebuilt, then served as a hit.
+  template <typename F>
+  void ExpectRebuiltAfter(size_t bytes, F damage) {
+    std::string path = Get("k", bytes).cache_path();
+    damage(path);
+    int before = fills_;
+    EXPECT_EQ(Get("k", bytes).source(), Source::kBuiltCache);
+    EXPECT_EQ(fills_, before + 1);
+    EXPECT_EQ(Get("k", bytes).source(), Source::kMappedCache);
+  }
+
+  static constexpr const char* kVars[] = {"AOTRT_CONSTANT_CACHE", "AOTRT_CONSTANT_CACHE_VERIFY", "AOTRT_CACHE_DIR",
+                                          "XDG_CACHE_HOME", "HOME"};
+  std::vector<std::string> saved_;
+  std::string root_;
+  ConstantCacheOptions options_;
+  int fills_ = 0;
+};
+
+TEST_F(ConstantCacheTest, MissBuildsThenEveryLaterCallMapsTheFile) {
+  ConstantPoolMemory a = Get("k");
+  EXPECT_EQ(a.source(), Source::kBuiltCache);
+  EXPECT_EQ(fs::path(a.cache_path()).parent_path(), fs::path(options_.directory));
+  EXPECT_EQ(fs::file_size(a.cache_path()), kHeader + kSmall + a.slack());
+  ConstantPoolMemory b = Get("k");
+  EXPECT_EQ(b.source(), Source::kMappedCache);
+  EXPECT_EQ(b.cache_path(), a.cache_path());
+  EXPECT_EQ(fills_, 1);
+  ConstantPoolMemory moved = std::move(b);
+  EXPECT_EQ(b.data(), nullptr);
+  EXPECT_EQ(moved.source(), Source::kMappedCache);
+  EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache);  // the size is part of the key
+  EXPECT_EQ(Get("k", kLarge).source(), Source::kMappedCache);
+}
+
+TEST_F(ConstantCacheTest, ReplacedModelFileChangesTheKey) {
+  std::string model = root_ + "/model.so";
+  std::ofstream(model) << "one";
+  std::string key1 = aotrt::FileIdentityKey(model);
+  ASSERT_NE(key1.find(model), std::string::npos);
+  std::string path1 = Get(key1).cache_path();
+  std::ofstream(model + ".new") << "two!";
+  fs::rename(model + ".new", model);  // a new inode, as an install does
+  std::string key2 = aotrt::FileIdentityKey(model);
+  EXPECT_NE(key1, key2);
+  ConstantPoolMemory m = Get(key2, kSmall, 2);
+  EXPECT_EQ(m.source(), Source::kBuiltCache);
+  EXPECT_NE(m.cache_path(), path1);
+  EXPECT_EQ(aotrt::FileIdentityKey(root_ + "/missing.so"), "");
+}
+
+TEST_F(ConstantCacheTest, ContentKeyCoversEveryByteInOrder) {
+  std::string a = "constant a", b = "constant b";
+  std::string key = aotrt::ContentKey({{a.data(), a.size()}, {b.data(), b.size()}});
+  EXPECT_EQ(key.rfind("xxh3-128:", 0), 0u);
+  EXPECT_EQ(key.size(), 9u + 32u);
+  EXPECT_EQ(key, aotrt::ContentKey({{a.data(), a.size()}, {b.data(), b.size()}}));
+  EXPECT_NE(key, aotrt::ContentKey({{b.data(), b.size()}, {a.data(), a.size()}}));
+  b[9] = 'c';
+  EXPECT_NE(key, aotrt::ContentKey({{a.data(), a.size()}, {b.data(), b.size()}}));
+}
+
+TEST_F(ConstantCacheTest, CorruptHeaderIsRebuilt) {
+  ExpectRebuiltAfter(kSmall, [](const std::string& p) { Flip(p, 0); });   // magic
+  ExpectRebuiltAfter(kSmall, [](const std::string& p) { Flip(p, 32); });  // the size field
+  ExpectRebuiltAfter(kSmall, [](const std::string& p) { Flip(p, 64); });  // the header checksum
+}
+
+TEST_F(ConstantCacheTest, CorruptSampledBlocksAreRebuilt) {
+  ExpectRebuiltAfter(kLarge, [](const std::string& p) { Flip(p, kHeader); });                    // first block
+  ExpectRebuiltAfter(kLarge, [](const std::string& p) { Flip(p, fs::file_size(p) - 1); });      // last (slack)
+  ExpectRebuiltAfter(kSmall, [](const std::string& p) { Flip(p, kHeader + kSmall / 2); });  // small: all hashed
+}
+
+TEST_F(ConstantCacheTest, CorruptUnsampledBlockNeedsVerify) {
+  std::string path = Get("k", kLarge).cache_path();
+  Flip(path, kHeader + kUnsampled);
+  {
+    // The documented limit of the cheap check: the flipped byte is served.
+    ConstantPoolMemory m = aotrt::GetConstantPool("k", kLarge, [](uint8_t*) {}, options_, "m");
+    EXPECT_EQ(m.source(), Source::kMappedCache);
+    EXPECT_NE(m.data()[kUnsampled], Pattern(kUnsampled, 1));
+  }
+  setenv("AOTRT_CONSTANT_CACHE_VERIFY", "1", 1);
+  options_.verify = ConstantCacheOptions::FromEnvironment().verify;
+  EXPECT_TRUE(options_.verify);
+  EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache);
+  EXPECT_EQ(Get("k", kLarge).source(), Source::kMappedCache);
+}
+
+TEST_F(ConstantCacheTest, TruncatedEmptyAndForeignFilesAreRebuilt) {
+  ExpectRebuiltAfter(kLarge, [](const std::string& p) { fs::resize_file(p, fs::file_size(p) - 1); });
+  ExpectRebuiltAfter(kLarge, [](const std::string& p) { fs::resize_file(p, kHeader); });
+  ExpectRebuiltAfter(kSmall, [](const std::string& p) { fs::resize_file(p, 0); });
+  // Another key's valid file (same size) under this key's name.
+  std::string other = Get("other").cache_path();
+  ExpectRebuiltAfter(kSmall, [&](const std::string& p) { fs::copy_file(other, p, fs::copy_options::overwrite_existing); });
+  // A file of the right size that is not a pool at all.
+  ExpectRebuiltAfter(kSmall, [](const std::string& p) {
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << std::string(kHeader + kSmall + aotrt::TailSlack(kSmall), 'x');
+  });
+}
+
+TEST_F(ConstantCacheTest, ConcurrentFirstUseBuildsOnceAndEveryProcessMapsIt) {
+  constexpr int kProcs = 6;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < kProcs; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ConstantPoolMemory m = aotrt::GetConstantPool(
+          "race", kLarge, [](uint8_t* d) { for (size_t j = 0; j < kLarge; ++j) d[j] = Pattern(j, 7); }, options_, "m");
+      bool ok = m.source() != Source::kPrivateCopy;
+      for (size_t j = 0; ok && j < kLarge; ++j) ok = m.data()[j] == Pattern(j, 7);
+      char report = !ok ? 'x' : m.source() == Source::kBuiltCache ? 'b' : 'm';
+      _exit(write(fds[1], &report, 1) == 1 ? 0 : 1);
+    }
+    pids.push_back(pid);
+  }
+  close(fds[1]);
+  for (pid_t pid : pids) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  std::string reports(kProcs + 1, '\0');
+  reports.resize(static_cast<size_t>(read(fds[0], &reports[0], reports.size())));
+  close(fds[0]);
+  EXPECT_EQ(reports.size(), static_cast<size_t>(kProcs));
+  EXPECT_EQ(std::count(reports.begin(), reports.end(), 'b'), 1) << reports;  // the others waited, then mapped
+  EXPECT_EQ(std::count(reports.begin(), reports.end(), 'm'), kProcs - 1) << reports;
+  std::vector<std::string> files = Files(options_.directory);
+  EXPECT_EQ(files.size(), 2u);  // the pool and the lock: no temporary file left
+}
+
+TEST_F(ConstantCacheTest, UncreatableOrUnwritableDirectoryFallsBackToAPrivateCopy) {
+  std::vector<std::string> log;
+  g_log = &log;
+  aotrt::log::SetCallback(&CollectLog, nullptr);
+  aotrt::log::SetLevel(aotrt::log::kDebug);
+  std::ofstream(root_ + "/file") << "x";
+  for (std::string dir : {std::string("/dev/null/x"), root_ + "/file/sub"}) {
+    options_.directory = dir;
+    ConstantPoolMemory m = Get("k");
+    EXPECT_EQ(m.source(), Source::kPrivateCopy) << dir;
+    EXPECT_EQ(m.cache_path(), "");
+  }
+  if (geteuid() != 0) {  // root writes regardless of the mode
+    options_.directory = root_ + "/readonly";
+    ASSERT_EQ(mkdir(options_.directory.c_str(), 0500), 0);
+    EXPECT_EQ(Get("k").source(), Source::kPrivateCopy);
+  }
+  EXPECT_EQ(fills_, geteuid() != 0 ? 3 : 2);
+  aotrt::log::SetCallback(nullptr, nullptr);
+  aotrt::log::SetLevel(aotrt::log::kWarn);
+  const std::string expected = "test_model: constant cache: cannot create directory /dev/null/x; using a private copy";
+  EXPECT_EQ(std::count(log.begin(), log.end(), expected), 1) << ::testing::PrintToString(log);
+}
+
+TEST_F(ConstantCacheTest, DisabledByOptionOrEnvironment) {
+  options_.enabled = false;
+  EXPECT_EQ(Get("k").source(), Source::kPrivateCopy);
+  EXPECT_FALSE(fs::exists(options_.directory));
+  setenv("AOTRT_CONSTANT_CACHE", "0", 1);
+  EXPECT_FALSE(ConstantCacheOptions::FromEnvironment().enabled);
+  setenv("AOTRT_CONSTANT_CACHE", "1", 1);
+  EXPECT_TRUE(ConstantCacheOptions::FromEnvironment().enabled);
+  setenv("AOTRT_CONSTANT_CACHE", "", 1);
+  EXPECT_TRUE(ConstantCacheOptions::FromEnvironment().enabled);
+  setenv("AOTRT_CONSTANT_CACHE", "yes", 1);
+  EXPECT_AOTRT_ERROR(ConstantCacheOptions::FromEnvironment(), aotrt::ErrorCode::kInvalidArgument,
+                     {"AOTRT_CONSTANT_CACHE='yes'", "expected 0 or 1"});
+  unsetenv("AOTRT_CONSTANT_CACHE");
+  setenv("AOTRT_CONSTANT_CACHE_VERIFY", "2", 1);
+  EXPECT_AOTRT_ERROR(ConstantCacheOptions::FromEnvironment(), aotrt::ErrorCode::kInvalidArgument, {"AOTRT_CONSTANT_CACHE_VERIFY='2'"});
+}
+
+TEST_F(ConstantCacheTest, DirectoryFromEnvironmentUnlessGivenExplicitly) {
+  std::string env_dir = root_ + "/from_env/nested";
+  setenv("AOTRT_CACHE_DIR", env_dir.c_str(), 1);
+  setenv("XDG_CACHE_HOME", (root_ + "/xdg").c_str(), 1);
+  options_.directory.clear();
+  EXPECT_EQ(fs::path(Get("k").cache_path()).parent_path(), fs::path(env_dir));
+  options_.directory = root_ + "/explicit";
+  EXPECT_EQ(fs::path(Get("k").cache_path()).parent_path(), fs::path(options_.directory));
+  EXPECT_EQ(fs::status(env_dir).permissions() & fs::perms::all, fs::perms::owner_all);  // 0700 (XDG)
+}
+
+TEST_F(ConstantCacheTest, DefaultDirectoryFollowsXdg) {
+  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "");
+  options_.directory.clear();
+  EXPECT_EQ(Get("k").source(), Source::kPrivateCopy);  // nowhere to put it
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "/home/u/.cache/aotrt");
+  setenv("XDG_CACHE_HOME", "relative/dir", 1);  // not absolute: ignored, as the XDG spec says
+  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "/home/u/.cache/aotrt");
+  setenv("XDG_CACHE_HOME", "/var/cache/u", 1);
+  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "/var/cache/u/aotrt");
+  setenv("AOTRT_CACHE_DIR", "/srv/aotrt", 1);
+  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "/srv/aotrt");
+}
+
+TEST_F(ConstantCacheTest, FillErrorPropagatesAndLeavesNoFile) {
+  auto boom = [](uint8_t*) { throw std::runtime_error("constant 'w': bad bytes"); };
+  EXPECT_THROW(aotrt::GetConstantPool("k", kSmall, boom, options_, "m"), std::runtime_error);
+  EXPECT_EQ(Files(options_.directory), std::vector<std::string>{".lock"});
+  options_.enabled = false;
+  EXPECT_THROW(aotrt::GetConstantPool("k", kSmall, boom, options_, "m"), std::runtime_error);
+}
+
+TEST_F(ConstantCacheTest, StaleTemporaryFilesAreRemovedWhenBuilding) {
+  ASSERT_TRUE(fs::create_directories(options_.directory));
+  std::string stale = options_.directory + "/.tmp-crashed-1-0", fresh = options_.directory + "/.tmp-writing-2-0";
+  std::ofstream(stale) << "x";
+  std::ofstream(fresh) << "x";
+  struct timeval two_hours_ago[2] = {{time(nullptr) - 7200, 0}, {time(nullptr) - 7200, 0}};
+  ASSERT_EQ(utimes(stale.c_str(), two_hours_ago), 0);
+  Get("k");
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(fresh));  // may belong to a live writer
+}
+
+}  // namespace
