@@ -89,13 +89,28 @@ class AOTRT_API Executor {
   Module module_;             // an AotExecutor module
 };
 
+// Options of loading a model, fixed for its lifetime.
+struct LoadOptions {
+  // The per-machine constant cache: a memory-planned model's constant pool is assembled once per
+  // machine into a file that every process then maps read-only (the same page-cache pages), not
+  // copied into each process. Off when false or when AOTRT_CONSTANT_CACHE=0. Any failure of the
+  // cache (directory not writable, disk full) falls back to a private copy, never an error.
+  // AOTRT_CONSTANT_CACHE_VERIFY=1 hashes the whole cached pool at every load (otherwise its
+  // header and sampled blocks are checked). Details: src/aot/constant_cache.h.
+  bool constant_cache = true;
+  // Its directory; "" means $AOTRT_CACHE_DIR, else $XDG_CACHE_HOME/aotrt, else $HOME/.cache/aotrt.
+  // The directory must be trusted: whoever can write it can change a model's constants.
+  std::string cache_dir;
+};
+
 class AOTRT_API Model {
  public:
   Model() = default;
-  // Load a TVM AOT export. Throws like Module::LoadFromFile, and kInvalidArgument when the
-  // library's root is not an AotExecutorFactory.
-  static Model Load(const std::string& path);
-  static Model LoadFromMemory(const void* data, size_t size);
+  // Load a TVM AOT export; the model is built and validated here (metadata, constants, params),
+  // so that a bad model fails at load. Throws like Module::LoadFromFile, kInvalidArgument when
+  // the library's root is not an AotExecutorFactory or AOTRT_CONSTANT_CACHE(_VERIFY) is not 0/1.
+  static Model Load(const std::string& path, const LoadOptions& options = LoadOptions());
+  static Model LoadFromMemory(const void* data, size_t size, const LoadOptions& options = LoadOptions());
   // Wrap an already loaded factory module (e.g. from Module::SystemLib()).
   static Model FromModule(Module factory);
 

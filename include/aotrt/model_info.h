@@ -10,6 +10,8 @@
 
 #include <dlpack/dlpack.h>
 
+#include "aotrt/export.h"
+
 namespace aotrt {
 
 struct TensorInfo {
@@ -34,7 +36,7 @@ enum class ConstantSource {
 };
 
 // "none", "mapped from cache", "built into cache", "private copy".
-const char* ConstantSourceName(ConstantSource source);
+AOTRT_API const char* ConstantSourceName(ConstantSource source);
 
 struct ModelInfo {
   std::string name;           // the factory's model name, e.g. "default"

@@ -320,6 +320,21 @@ void ConstantPoolMemory::Reset() {
   data_ = nullptr;
 }
 
+namespace {
+thread_local const ConstantCacheOptions* t_scoped_options = nullptr;
+}  // namespace
+
+ConstantCacheOptions CurrentConstantCacheOptions() {
+  return t_scoped_options ? *t_scoped_options : ConstantCacheOptions::FromEnvironment();
+}
+
+ScopedConstantCacheOptions::ScopedConstantCacheOptions(const ConstantCacheOptions& options)
+    : previous_(t_scoped_options) {
+  t_scoped_options = &options;
+}
+
+ScopedConstantCacheOptions::~ScopedConstantCacheOptions() { t_scoped_options = previous_; }
+
 ConstantPoolMemory GetConstantPool(const std::string& key, size_t bytes, const std::function<void(uint8_t*)>& fill,
                                    const ConstantCacheOptions& options, const std::string& what) {
   using Source = ConstantPoolMemory::Source;

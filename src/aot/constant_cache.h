@@ -41,6 +41,8 @@
 #include <utility>
 #include <vector>
 
+#include "aotrt/model_info.h"
+
 namespace aotrt {
 
 // Bump whenever what a pool file holds changes meaning (pool layout, slack policy, header): older
@@ -57,6 +59,22 @@ struct ConstantCacheOptions {
   // set explicitly afterwards win. Throws Error(kInvalidArgument) naming a variable with another
   // value.
   static ConstantCacheOptions FromEnvironment();
+};
+
+// The options for constant pools built by loads on this thread: those of the innermost live
+// ScopedConstantCacheOptions (Model::Load with LoadOptions sets them around its load, since a load
+// through the packed loader registry carries no options), else FromEnvironment().
+ConstantCacheOptions CurrentConstantCacheOptions();
+
+class ScopedConstantCacheOptions {
+ public:
+  explicit ScopedConstantCacheOptions(const ConstantCacheOptions& options);  // must outlive this
+  ~ScopedConstantCacheOptions();
+  ScopedConstantCacheOptions(const ScopedConstantCacheOptions&) = delete;
+  ScopedConstantCacheOptions& operator=(const ScopedConstantCacheOptions&) = delete;
+
+ private:
+  const ConstantCacheOptions* previous_;
 };
 
 // $AOTRT_CACHE_DIR if set and non-empty, else $XDG_CACHE_HOME/aotrt if that is an absolute path,
@@ -77,7 +95,7 @@ std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges
 // Thread-safe to read from any number of threads.
 class ConstantPoolMemory {
  public:
-  enum class Source { kNone, kMappedCache, kBuiltCache, kPrivateCopy };
+  using Source = ConstantSource;  // public (aotrt/model_info.h): inspect and ModelInfo report it
 
   ConstantPoolMemory() = default;
   ConstantPoolMemory(ConstantPoolMemory&& other) noexcept { *this = std::move(other); }

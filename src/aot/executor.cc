@@ -61,7 +61,7 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
   for (const PoolArg& p : md.pool_args) {
     if (p.is_constant_pool) {
       // shared; the entry only reads it
-      arg_tensors_[arg++] = ArgTensor(program_->constant_pool.data(), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1});
+      arg_tensors_[arg++] = ArgTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1});
     } else {
       const TensorSpec& spec = md.workspace_pools[p.workspace_index];
       workspace_pools_.emplace_back(PoolDisplayName(spec.name), spec.bytes);

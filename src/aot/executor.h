@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aot/loaded_model.h"
+#include "aot/pool_buffer.h"
 #include "aotrt/ndarray.h"
 
 namespace aotrt {

@@ -82,7 +82,8 @@ LoadedModel::LoadedModel(std::string name, ObjectPtr<ModuleNode> metadata_module
   for (const TensorSpec& o : md.outputs) info_.io_bytes += o.bytes;
   info_.constant_bytes = program_->constant_pool.bytes();
   info_.param_bytes = ParamListBytes(*params_);
-  info_.constant_source = program_->constant_pool.defined() ? ConstantSource::kPrivateCopy : ConstantSource::kNone;
+  info_.constant_source = program_->constant_pool.source();
+  info_.constant_cache_path = program_->constant_pool.cache_path();
   info_.runtime_imports = program_->runtime_imports;
   info_.context_pointers = program_->context_pointers;
   info_.defines_module_context = program_->defines_module_context;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/error_util.h"
+#include "ndarray/serialize.h"
 
 namespace aotrt {
 namespace {
@@ -176,30 +177,30 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
   return md;
 }
 
-PoolBuffer BuildConstantPool(const ModelMetadata& md, const std::string& what) {
-  if (md.constants.empty()) return PoolBuffer();
-  std::vector<NDArray> arrays;
+ConstantPoolPlan PlanConstantPool(const ModelMetadata& md, const std::string& what) {
+  ConstantPoolPlan plan;
   uint64_t size = 0;
   for (const ConstantSpec& c : md.constants) {
-    NDArray a;
+    SerializedNDArray a;
     try {
-      a = LoadNDArray(c.data, static_cast<size_t>(c.data_len));
+      a = ViewSerializedNDArray(c.data, static_cast<size_t>(c.data_len));
     } catch (const Error& e) {
       ErrorCode code = e.code() == ErrorCode::kOutOfMemory ? e.code() : ErrorCode::kFormatError;
       throw Error(code, StrCat(what, ": constant '", c.name, "': ", e.what()));
     }
-    size = std::max<uint64_t>(size, static_cast<uint64_t>(c.byte_offset) + a.NumBytes());
-    arrays.push_back(a);
+    size = std::max<uint64_t>(size, static_cast<uint64_t>(c.byte_offset) + a.header.bytes);
+    plan.pieces.push_back({static_cast<size_t>(c.byte_offset), a.data, a.header.bytes});
   }
   AOTRT_REQUIRE(size < kMaxConstantPool, kFormatError, what, ": the constants need a pool of ", size,
                 " bytes, more than TVM's limit of 2^31");
-  PoolBuffer pool("global_const_workspace", static_cast<size_t>(size));
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    if (arrays[i].NumBytes()) {
-      std::memcpy(pool.data() + md.constants[i].byte_offset, arrays[i].data(), arrays[i].NumBytes());
-    }
+  plan.bytes = static_cast<size_t>(size);
+  return plan;
+}
+
+void ConstantPoolPlan::Fill(uint8_t* pool) const {
+  for (const Piece& p : pieces) {
+    if (p.bytes) std::memcpy(pool + p.offset, p.data, p.bytes);
   }
-  return pool;
 }
 
 }  // namespace aotrt

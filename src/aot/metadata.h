@@ -10,7 +10,6 @@
 #include <dlpack/dlpack.h>
 #include <tvm/runtime/metadata_types.h>
 
-#include "aot/pool_buffer.h"
 #include "aotrt/model_info.h"
 #include "aotrt/ndarray.h"
 #include "module/address_bounds.h"
@@ -58,10 +57,24 @@ struct ModelMetadata {
 // metadata lists (README, "What a model library must satisfy").
 ModelMetadata ReadMetadata(const TVMMetadata* md, const AddressBounds& bounds, const std::string& what);
 
-// The constant pool of a memory-planned model: one uint8 array holding every constant at its
-// byte offset (each read within its data_len, which ReadMetadata checked against the library), with tail slack so that generated code reading a little past it does not fault.
-// Undefined when the model has no constants.
-PoolBuffer BuildConstantPool(const ModelMetadata& md, const std::string& what);
+// Where each constant of a memory-planned model goes in its constant pool (ABI.md 7.3): one uint8
+// array holding every constant at its byte offset. The constants are read in place from the
+// library (each within its data_len, which ReadMetadata checked against the library's segments).
+struct ConstantPoolPlan {
+  struct Piece {
+    size_t offset;     // in the pool
+    const void* data;  // the constant's bytes, in the library
+    size_t bytes;
+  };
+  size_t bytes = 0;  // the pool's size: the end of the furthest constant
+  std::vector<Piece> pieces;
+  // Copy every constant to its offset in `pool` (zeroed, `bytes` long).
+  void Fill(uint8_t* pool) const;
+};
+
+// Parse every constant's serialized NDArray header. Throws kFormatError naming the constant, or
+// for a pool over TVM's limit of 2^31 bytes.
+ConstantPoolPlan PlanConstantPool(const ModelMetadata& md, const std::string& what);
 
 // TVM's SanitizeName: every character that is not alphanumeric becomes '_'.
 std::string SanitizeName(const std::string& name);

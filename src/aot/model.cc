@@ -1,6 +1,7 @@
 // The C++ API (aotrt/model.h) over the factory and executor modules.
 #include "aotrt/model.h"
 
+#include "aot/constant_cache.h"
 #include "aot/factory.h"
 #include "base/error_util.h"
 #include "base/guard_call.h"
@@ -28,13 +29,29 @@ Model Model::FromModule(Module factory) {
   });
 }
 
-Model Model::Load(const std::string& path) {
-  return RethrowOutOfMemoryAsError("Model::Load", [&] { return FromModule(Module::LoadFromFile(path)); });
+namespace {
+ConstantCacheOptions CacheOptions(const LoadOptions& o) {
+  ConstantCacheOptions c = ConstantCacheOptions::FromEnvironment();
+  c.enabled = c.enabled && o.constant_cache;
+  c.directory = o.cache_dir;
+  return c;
+}
+}  // namespace
+
+Model Model::Load(const std::string& path, const LoadOptions& options) {
+  return RethrowOutOfMemoryAsError("Model::Load", [&] {
+    ConstantCacheOptions cache = CacheOptions(options);
+    ScopedConstantCacheOptions scope(cache);
+    return FromModule(Module::LoadFromFile(path));
+  });
 }
 
-Model Model::LoadFromMemory(const void* data, size_t size) {
-  return RethrowOutOfMemoryAsError("Model::LoadFromMemory",
-                                   [&] { return FromModule(Module::LoadFromMemory(data, size)); });
+Model Model::LoadFromMemory(const void* data, size_t size, const LoadOptions& options) {
+  return RethrowOutOfMemoryAsError("Model::LoadFromMemory", [&] {
+    ConstantCacheOptions cache = CacheOptions(options);
+    ScopedConstantCacheOptions scope(cache);
+    return FromModule(Module::LoadFromMemory(data, size));
+  });
 }
 
 const std::string& Model::name() const { return FactoryOf(factory_).module_name(); }

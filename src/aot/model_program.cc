@@ -46,6 +46,30 @@ const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what)
   return static_cast<const TVMMetadata*>(rv.value().v_handle);
 }
 
+// Everything a constant pool is built from: the library file's identity (or, for a library with
+// no file of its own, the constants' bytes), the model, and each constant's name and place.
+std::string ConstantPoolKey(const ModelMetadata& md, const ConstantPoolPlan& plan, const SymbolSource* lib) {
+  std::string file = lib ? lib->source_file() : std::string();
+  std::string key = file.empty() ? std::string() : FileIdentityKey(file);
+  if (key.empty()) {
+    std::vector<std::pair<const void*, size_t>> ranges;
+    for (const ConstantPoolPlan::Piece& p : plan.pieces) ranges.emplace_back(p.data, p.bytes);
+    key = ContentKey(ranges);
+  }
+  key += "|" + md.mod_name;
+  for (size_t i = 0; i < md.constants.size(); ++i) {
+    key += StrCat("|", md.constants[i].name, "@", plan.pieces[i].offset, "+", plan.pieces[i].bytes);
+  }
+  return key;
+}
+
+// The shared constant pool, from the per-machine cache when it can be used (constant_cache.h).
+ConstantPoolMemory LoadConstantPool(const ModelMetadata& md, LibraryModuleNode* lib, const std::string& what) {
+  ConstantPoolPlan plan = PlanConstantPool(md, what);
+  std::string key = ConstantPoolKey(md, plan, lib ? &lib->library() : nullptr);
+  return GetConstantPool(key, plan.bytes, [&plan](uint8_t* pool) { plan.Fill(pool); }, CurrentConstantCacheOptions(), what);
+}
+
 void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
   const ElfDynamicSymbols* syms = lib.dynamic_symbols();
   if (!syms) return;
@@ -101,8 +125,8 @@ void MetadataModuleNode::OnImportsLinked() {
   LibraryModuleNode* md_lib = FindLibraryDefining(this, contract::kGetCMetadata);
   if (!md_lib) md_lib = first;
   p->md = ReadMetadata(p->raw, md_lib ? md_lib->library().Segments() : AddressBounds(), p->library_name);
-  p->constant_pool = BuildConstantPool(p->md, p->library_name);
-  p->constant_pool_shape = {static_cast<int64_t>(p->constant_pool.bytes())};
+  if (!p->md.constants.empty()) p->constant_pool = LoadConstantPool(p->md, md_lib, p->library_name);
+  p->constant_pool_shape = {static_cast<int64_t>(p->constant_pool.bytes())};  // 0 without constants
   std::string entry = p->md.EntryName();
   if (LibraryModuleNode* lib = FindLibraryDefining(this, entry)) {
     p->entry = reinterpret_cast<TVMBackendPackedCFunc>(lib->library().Lookup(entry));

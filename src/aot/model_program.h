@@ -10,6 +10,7 @@
 
 #include <tvm/runtime/c_backend_api.h>
 
+#include "aot/constant_cache.h"
 #include "aot/metadata.h"
 #include "aotrt/module.h"
 
@@ -18,7 +19,7 @@ namespace aotrt {
 struct ModelProgram {
   const TVMMetadata* raw = nullptr;
   ModelMetadata md;
-  PoolBuffer constant_pool;                  // undefined when the model has no constants
+  ConstantPoolMemory constant_pool;          // source() kNone when the model has no constants
   std::vector<int64_t> constant_pool_shape;  // {constant_pool.bytes()}, for the entry's DLTensor
   TVMBackendPackedCFunc entry = nullptr;     // direct pointer when a library module defines the entry
   PackedFunc entry_packed;                   // otherwise the packed function found through imports

@@ -18,7 +18,7 @@ void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
 void LoadFileSo(TVMArgs args, TVMRetValue* rv) {
   RequireArgs("runtime.module.loadfile_so", args, 1, 2);
   std::string path = args[0].AsString();
-  rv->SetObject(LoadFromSymbolSource(OpenSharedLibrary(path, path)).node());
+  rv->SetObject(LoadFromSymbolSource(OpenSharedLibrary(path, path, /*is_source_file=*/true)).node());
 }
 
 // TVM exports of object files (export_library("x.tar") or ".o"), linked into a shared library first.

@@ -17,9 +17,9 @@ namespace {
 
 class SharedLibrary : public SymbolSource {
  public:
-  SharedLibrary(void* handle, std::string name, ElfDynamicSymbols symbols)
+  SharedLibrary(void* handle, std::string name, ElfDynamicSymbols symbols, std::string source_file)
       : handle_(handle), name_(std::move(name)), symbols_(std::move(symbols)),
-        segments_(AddressBounds::OfDlopenHandle(handle)) {}
+        segments_(AddressBounds::OfDlopenHandle(handle)), source_file_(std::move(source_file)) {}
   ~SharedLibrary() override { ::dlclose(handle_); }
   void* Lookup(const std::string& name) const override { return ::dlsym(handle_, name.c_str()); }
   uint64_t SymbolSize(const std::string& name) const override {
@@ -30,12 +30,14 @@ class SharedLibrary : public SymbolSource {
   const std::string& name() const override { return name_; }
   const void* identity() const override { return handle_; }
   const ElfDynamicSymbols* dynamic_symbols() const override { return &symbols_; }
+  std::string source_file() const override { return source_file_; }
 
  private:
   void* handle_;
   std::string name_;
   ElfDynamicSymbols symbols_;
   AddressBounds segments_;  // fixed while the library is loaded
+  std::string source_file_;
 };
 
 // Make libaotrt's own exported symbols (TVMBackend*, the float16 helpers) globally visible, as
@@ -56,7 +58,8 @@ void PromoteSelfToGlobalScope() {
 
 }  // namespace
 
-std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name) {
+std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name,
+                                                bool is_source_file) {
   ElfDynamicSymbols syms;
   {
     MappedFile file(path, display_name);
@@ -81,7 +84,7 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   std::unique_ptr<void, int (*)(void*)> owned(handle, ::dlclose);
   CheckUndefinedSymbolsResolve(handle, syms, display_name);
   AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
-  auto lib = std::make_shared<SharedLibrary>(handle, display_name, std::move(syms));
+  auto lib = std::make_shared<SharedLibrary>(handle, display_name, std::move(syms), is_source_file ? path : std::string());
   owned.release();  // the SharedLibrary closes it now
   return lib;
 }

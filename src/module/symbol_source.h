@@ -29,15 +29,21 @@ class SymbolSource {
   virtual std::string MissingSymbolHint(const std::string& name) const { (void)name; return std::string(); }
   // The file's dynamic symbol table, or nullptr when there is none (the system library).
   virtual const ElfDynamicSymbols* dynamic_symbols() const { return nullptr; }
+  // The file whose identity (device, inode, size, mtime) stands for the library's bytes in keys of
+  // per-machine caches: the model file itself, or the executable for the system library. "" when
+  // no file does (loaded from memory, or linked into a temporary file): key on content then.
+  virtual std::string source_file() const { return std::string(); }
 };
 
 // dlopen `path` RTLD_LAZY | RTLD_LOCAL after checking it is an ELF shared library, then check that
 // every symbol it leaves undefined resolves (against aotrt, the process, or the libraries it needs);
 // if not, the library is closed again and kNotFound names each missing symbol and its usual
 // provider. First makes aotrt's own symbols globally visible. `display_name` is used in messages
-// (for a library loaded from memory the path is /proc/self/fd/N). Throws kNotFound, kIOError,
-// kFormatError.
-std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name);
+// (for a library loaded from memory the path is /proc/self/fd/N). `is_source_file`: `path` is the
+// user's model file (its source_file()), not a memory image or a temporary link. Throws kNotFound,
+// kIOError, kFormatError.
+std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name,
+                                                bool is_source_file = false);
 
 // The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.
 std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix);

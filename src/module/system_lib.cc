@@ -40,6 +40,7 @@ class SystemLibrary : public SymbolSource {
   // Registered symbols may live in the executable or in any library linking system-lib objects.
   AddressBounds Segments() const override { return AddressBounds::AnyLoadedObject(); }
   const std::string& name() const override { return name_; }
+  std::string source_file() const override { return "/proc/self/exe"; }  // registered code is linked into the process
   std::string MissingSymbolHint(const std::string& name) const override {
     return name == contract::kGetCMetadata ? ProcessSymbolHint(name) : std::string();
   }

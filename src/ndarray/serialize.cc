@@ -22,7 +22,7 @@ void WriteNDArray(dmlc::Stream* s, const DLTensor& t) {
   if (nbytes) s->Write(static_cast<const char*>(t.data) + t.byte_offset, nbytes);
 }
 
-NDArray ReadNDArray(BoundedReader& r) {
+NDArrayHeader ReadNDArrayHeader(BoundedReader& r) {
   uint64_t magic = r.Read<uint64_t>("NDArray magic");
   if (magic != kNDArrayMagic) {
     r.Fail(StrCat("Invalid DLTensor file format: bad NDArray magic 0x", std::hex, magic, ", expected 0x",
@@ -65,9 +65,21 @@ NDArray ReadNDArray(BoundedReader& r) {
   if (expected > r.remaining()) {
     r.Fail(StrCat("Invalid DLTensor file format: data of ", expected, " bytes truncated, ", r.remaining(), " left"));
   }
-  NDArray arr = NDArray::Empty(shape, dtype);
-  r.ReadBytes(arr.data(), expected, "NDArray data");
+  return NDArrayHeader{std::move(shape), dtype, expected};
+}
+
+NDArray ReadNDArray(BoundedReader& r) {
+  NDArrayHeader h = ReadNDArrayHeader(r);
+  NDArray arr = NDArray::Empty(h.shape, h.dtype);
+  r.ReadBytes(arr.data(), h.bytes, "NDArray data");
   return arr;
+}
+
+SerializedNDArray ViewSerializedNDArray(const void* data, size_t size) {
+  SpanStream s(data, size);
+  BoundedReader r(&s, size, "NDArray");
+  NDArrayHeader h = ReadNDArrayHeader(r);
+  return SerializedNDArray{std::move(h), static_cast<const char*>(data) + r.offset()};
 }
 
 void WriteNamedArrays(dmlc::Stream* s, const std::vector<NamedArray>& arrays) {

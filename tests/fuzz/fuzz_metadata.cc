@@ -1,4 +1,4 @@
-// libFuzzer target: the metadata reader (ReadMetadata, BuildConstantPool) on a synthetic library
+// libFuzzer target: the metadata reader (ReadMetadata, PlanConstantPool + Fill) on a synthetic library
 // image. The input is the image: a TVMMetadata struct at offset 0, then whatever arrays, strings
 // and constants it points to. An 8-byte word whose high half is kPointerTag is a pointer, relocated
 // to image + low half as a loader would (so pointers may land inside the image or past it); every
@@ -34,7 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     aotrt::ModelMetadata md =
         aotrt::ReadMetadata(reinterpret_cast<const TVMMetadata*>(image), bounds, "fuzz.so");
-    (void)aotrt::BuildConstantPool(md, "fuzz.so");
+    aotrt::ConstantPoolPlan plan = aotrt::PlanConstantPool(md, "fuzz.so");
+    std::vector<uint8_t> pool(plan.bytes);
+    plan.Fill(pool.data());
   } catch (const aotrt::Error&) {
   }
   return 0;

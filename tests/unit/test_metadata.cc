@@ -219,7 +219,7 @@ TEST(MetadataBounds, ConstantDataLenPastTheSegmentIsRefused) {
   m.md->constant_pools = c;
   m.md->num_constant_pools = 1;
   ModelMetadata md = ReadMetadata(m.md, m.img.Bounds(), "m.so");
-  EXPECT_EQ(BuildConstantPool(md, "m.so").bytes(), 2u);
+  EXPECT_EQ(PlanConstantPool(md, "m.so").bytes, 2u);
   c->data_len = int64_t{1} << 30;
   m.ExpectRefused({"constant_pools[0] ('w').data_bytes pointer", "(1073741824 bytes) is outside"});
 }
