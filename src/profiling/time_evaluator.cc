@@ -32,8 +32,8 @@ void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& o) {
 namespace profiling_internal {
 
 void RequireCpu(DLDevice dev, const char* what) {
-  AOTRT_REQUIRE(dev.device_type == kDLCPU, kInvalidArgument, what, ": only CPU devices (device_type ",
-                static_cast<int>(kDLCPU), ") are supported, got device_type ", static_cast<int>(dev.device_type));
+  AOTRT_REQUIRE(DeviceTypeOf(dev) == kDLCPU, kInvalidArgument, what, ": only CPU devices (device_type ",
+                static_cast<int>(kDLCPU), ") are supported, got device_type ", DeviceTypeOf(dev));
 }
 
 int GrowNumber(int number, int min_repeat_ms, double duration_ms) {
