@@ -164,16 +164,21 @@ TEST(ApiMisuse, DeviceTypeOutsideTheEnumIsReadAsAnInteger) {
   EXPECT_TRUE(Refused(TVMArrayAlloc(shape, 1, kDLFloat, 32, 1, 1000, 0, &b), aotrt::ErrorCode::kInvalidArgument,
                       {"TVMArrayAlloc", "got 1000"}));
   // Through a packed function: the argument conversion refuses the header.
-  TVMFunctionHandle copy = nullptr;
-  ASSERT_EQ(TVMFuncGetGlobal("runtime.TVMArrayCopyFromTo", &copy), 0);
-  if (copy) {
-    TVMValue v[2];
-    v[0].v_handle = &t;
-    v[1].v_handle = a;
-    EXPECT_TRUE(Refused(Call(copy, {v[0], v[1]}, {kTVMDLTensorHandle, kTVMNDArrayHandle}),
-                        aotrt::ErrorCode::kInvalidArgument, {"argument 0: device type 1000"}));
-    TVMFuncFree(copy);
-  }
+  TVMFunctionHandle sort = nullptr;
+  ASSERT_EQ(TVMFuncGetGlobal("tvm.contrib.sort.sort", &sort), 0);
+  ASSERT_NE(sort, nullptr);
+  TVMValue v[4];
+  v[0].v_handle = &t;
+  v[1].v_handle = a;
+  v[2].v_int64 = 0;
+  v[3].v_int64 = 1;
+  EXPECT_TRUE(Refused(Call(sort, {v[0], v[1], v[2], v[3]}, {kTVMDLTensorHandle, kTVMNDArrayHandle, kTVMArgInt, kTVMArgInt}),
+                      aotrt::ErrorCode::kInvalidArgument, {"argument 0: device type 1000"}));
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = 1 << 30;
+  EXPECT_TRUE(Refused(Call(sort, {v[0], v[1], v[2], v[3]}, {kTVMDLTensorHandle, kTVMNDArrayHandle, kTVMArgInt, kTVMArgInt}),
+                      aotrt::ErrorCode::kInvalidArgument, {"argument 0: ndim 1073741824 is outside [0, 64]"}));
+  EXPECT_EQ(TVMFuncFree(sort), 0);
   EXPECT_EQ(TVMArrayFree(a), 0);
 }
 
