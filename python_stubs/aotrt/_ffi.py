@@ -145,6 +145,7 @@ TVMGetLastError = _declare("TVMGetLastError", _cp)
 TVMAPISetLastError = _declare("TVMAPISetLastError", None, _cp)
 AOTRTGetLastErrorCode = _declare("AOTRTGetLastErrorCode", _i)
 AOTRTGetVersion = _declare("AOTRTGetVersion", _cp)
+AOTRTSetInterrupt = _declare("AOTRTSetInterrupt", None, _i)
 AOTRTSetLogLevel = _declare("AOTRTSetLogLevel", _i, _i)
 AOTRTModLoadFromMemory = _declare("AOTRTModLoadFromMemory", _i, _vp, ctypes.c_size_t, _pvp)
 

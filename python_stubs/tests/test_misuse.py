@@ -68,3 +68,28 @@ def test_non_numeric_values_name_the_input(tvm, value):
 def test_string_into_set_input_names_the_input(tvm, add_model):
     with pytest.raises(tvm.error.TypeMismatchError, match=r"input 0 \('a'\).*got <U3"):
         add_model.set_input("a", "abc")
+
+
+def test_time_evaluator_stops_on_ctrl_c(tvm, add_model):
+    """A cooldown of an hour per repeat: SIGINT (Ctrl-C) raises KeyboardInterrupt, and afterwards
+    the runtime's interrupt request is withdrawn, so the next timing runs normally."""
+    import os
+    import signal
+    import threading
+    timer = add_model.module.time_evaluator("run", tvm.cpu(0), number=1, repeat=3, cooldown_interval_ms=3600000)
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        timer()
+    assert len(add_model.module.time_evaluator("run", tvm.cpu(0), number=1, repeat=2)().results) == 2
+
+
+def test_time_evaluator_refuses_absurd_waits(tvm, add_model):
+    with pytest.raises(tvm.error.InvalidArgumentError, match="min_repeat_ms must be <= 3600000, got 100000000"):
+        add_model.module.time_evaluator("run", tvm.cpu(0), min_repeat_ms=10 ** 8)
+    with pytest.raises(tvm.error.InvalidArgumentError, match="cooldown_interval_ms must be <= 3600000"):
+        add_model.module.time_evaluator("run", tvm.cpu(0), cooldown_interval_ms=10 ** 8)
+
+
+def test_interrupted_error_is_a_keyboard_interrupt(tvm):
+    assert issubclass(tvm.error.InterruptedRunError, KeyboardInterrupt)
+    assert tvm.error.ERROR_CLASSES[12] is tvm.error.InterruptedRunError

@@ -105,7 +105,8 @@ typedef int (*TVMExtensionFuncDeclarer)(TVMFunctionHandle register_func_handle);
 /* ---- errors ----
  * Error codes below are aotrt::ErrorCode values (aotrt/error.h) read with AOTRTGetLastErrorCode():
  * 1 kInvalidArgument, 2 kNotFound, 3 kOutOfRange, 4 kTypeMismatch, 5 kShapeMismatch,
- * 6 kFormatError, 7 kIOError, 8 kOutOfMemory, 9 kModelError, 10 kNotImplemented, 11 kInternal.
+ * 6 kFormatError, 7 kIOError, 8 kOutOfMemory, 9 kModelError, 10 kNotImplemented, 11 kInternal,
+ * 12 kInterrupted.
  * A null or wrong-kind handle gives kInvalidArgument (null) or kTypeMismatch (wrong kind); any call
  * that allocates can also fail with kOutOfMemory. A call that succeeds leaves the last error as it was.
  */
