@@ -93,3 +93,14 @@ def test_time_evaluator_refuses_absurd_waits(tvm, add_model):
 def test_interrupted_error_is_a_keyboard_interrupt(tvm):
     assert issubclass(tvm.error.InterruptedRunError, KeyboardInterrupt)
     assert tvm.error.ERROR_CLASSES[12] is tvm.error.InterruptedRunError
+
+
+def test_params_path_errors_name_the_path(tvm, tmp_path):
+    load = tvm.get_global_func("runtime.LoadParamsFromFile")
+    with pytest.raises(tvm.error.TVMIOError, match="params file '%s' is a directory, expected a file" % tmp_path):
+        load(str(tmp_path))
+    with pytest.raises(tvm.error.NotFoundError, match="params file '%s/missing.params': No such file" % tmp_path):
+        load(str(tmp_path / "missing.params"))
+    save = tvm.get_global_func("runtime.SaveParamsToFile")
+    with pytest.raises(tvm.error.TVMIOError, match="cannot open '%s' for writing: Is a directory" % tmp_path):
+        save(tvm.get_global_func("runtime.Map")(), str(tmp_path))
