@@ -10,6 +10,8 @@
 #include <memory>
 #include <thread>
 
+#include <signal.h>
+
 #include <aotrt/model.h>
 #include <aotrt/profiling.h>
 #include <nlohmann/json.hpp>
@@ -50,6 +52,16 @@ struct BenchResult {
   aotrt::BenchmarkStats all;  // every thread's samples pooled
 };
 
+// Ctrl-C stops the timing loops (they poll the request); what was measured is still printed.
+extern "C" void OnSigint(int) { aotrt::RequestInterrupt(); }
+
+void InstallSigintHandler() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
 // --duration: repeats of `bo.number` runs until `seconds` have passed (at least one repeat), through
 // aotrt::Benchmark so that every run is timed as in the count-based mode. May overrun by one call
 // of Benchmark (its repeats double while a call lasts under 20 ms).
@@ -72,11 +84,12 @@ aotrt::BenchmarkStats BenchmarkFor(aotrt::PackedFunc& run, aotrt::BenchmarkOptio
     all.samples.insert(all.samples.end(), one.samples.begin(), one.samples.end());
     all.repeats.insert(all.repeats.end(), one.repeats.begin(), one.repeats.end());
     total += one.repeat;
+    all.interrupted = one.interrupted;
     if (progress) {
       double left = std::chrono::duration<double>(end - Clock::now()).count();
       progress->Update(static_cast<int>(std::clamp(100.0 * (1 - left / seconds), 0.0, 100.0)), 100);
     }
-  } while (Clock::now() < end && static_cast<int64_t>(all.samples.size()) + bo.number <= aotrt::kMaxBenchmarkSamples);
+  } while (!all.interrupted && Clock::now() < end && static_cast<int64_t>(all.samples.size()) + bo.number <= aotrt::kMaxBenchmarkSamples);
   all.number = bo.number;
   all.repeat = total;
   aotrt::ComputeStats(&all);
@@ -92,7 +105,7 @@ void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* re
     aotrt::TVMArgs no_args(nullptr, nullptr, 0);
     aotrt::TVMRetValue rv;
     Clock::time_point t0 = Clock::now();
-    for (int i = 0; i < o.warmup; ++i) {
+    for (int i = 0; i < o.warmup && !aotrt::InterruptRequested(); ++i) {
       run.CallPacked(no_args, &rv);
       if (i == 0) r->first_run_ms = MsSince(t0);   // cold: the summary line reports it
     }
@@ -171,6 +184,7 @@ BenchResult RunBench(const BenchOptions& o) {
   res.wall_s = std::chrono::duration<double>(last - first).count();
   res.all.number = res.threads[0].stats.number;
   res.all.repeat = res.threads[0].stats.repeat;
+  res.all.interrupted = aotrt::InterruptRequested();
   aotrt::ComputeStats(&res.all);
   return res;
 }
@@ -182,6 +196,10 @@ std::vector<std::string> Row(const std::string& label, const aotrt::BenchmarkSta
 
 void PrintText(const BenchOptions& o, const BenchResult& r) {
   const aotrt::BenchmarkStats& all = r.all;
+  if (all.interrupted) {
+    std::cout << "interrupted (Ctrl-C): the figures below cover the " << all.samples.size()
+              << " runs measured before it\n";
+  }
   double min_ms = std::max(all.min * 1e3, 1e-6);
   int digits = std::max(3, 2 - static_cast<int>(std::floor(std::log10(min_ms))));
   std::cout << "model      " << o.path << "\n"
@@ -242,6 +260,7 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
                       {"cooldown_ms", o.cooldown_ms},
                       {"cache_flush_bytes", o.cache_flush},
                       {"threads", o.threads},
+                      {"interrupted", r.all.interrupted},
                       {"latency", StatsJson(r.all)},
                       {"per_thread", per_thread},
                       {"throughput_runs_per_s", r.wall_s > 0 ? r.all.samples.size() / r.wall_s : 0.0}};
@@ -270,13 +289,14 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_flag("--check-bounds", o->check_bounds, "Time runs in bounds-checking mode (as aotrt run --check-bounds)");
   *run = [o] {
+    InstallSigintHandler();
     BenchResult r = RunBench(*o);
     if (o->json) {
       PrintJson(*o, r);
     } else {
       PrintText(*o, r);
     }
-    return 0;
+    return r.all.interrupted ? 130 : 0;  // 128 + SIGINT, as a shell reports a process Ctrl-C ended
   };
   return cmd;
 }

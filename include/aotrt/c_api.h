@@ -40,6 +40,12 @@ TVM_DLL int AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data);
  *  reported on stderr and warn kept) or is warn. Thread-safe. Returns 0, or -1 with
  *  kInvalidArgument (1) for a level outside 0..6, the old level kept. */
 TVM_DLL int AOTRTSetLogLevel(int level);
+/*! \brief Request (nonzero) or withdraw (0) an interrupt of long timing loops: time evaluators
+ *  (runtime.RPCTimeEvaluator) and aotrt.profiling.Benchmark poll the request between calls and
+ *  during cooldown sleeps; a time evaluator then fails with kInterrupted (12), a benchmark returns
+ *  what it measured so far. The request stays until withdrawn. Process-wide; async-signal-safe (a
+ *  SIGINT handler may call it). Never fails. */
+TVM_DLL void AOTRTSetInterrupt(int requested);
 /*! \brief Version string of this library, e.g. "0.1.0": static storage, never freed, never NULL.
  *  Never fails. Thread-safe. */
 TVM_DLL const char* AOTRTGetVersion(void);

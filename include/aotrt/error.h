@@ -27,6 +27,7 @@ enum class ErrorCode : int {
   kModelError = 9,       // the model's own code returned an error
   kNotImplemented = 10,  // a feature this build does not provide
   kInternal = 11,        // a broken invariant inside aotrt: please report it
+  kInterrupted = 12,     // stopped on request (RequestInterrupt, AOTRTSetInterrupt: Ctrl-C)
 };
 
 // Name of a code, e.g. "InvalidArgument"; "Unknown" for values outside the enum.

@@ -79,6 +79,11 @@ class AOTRT_API NDArray {
   ObjectPtr<NDArrayObj> obj_;
 };
 
+// Storage of `nbytes` (a block of `align` bytes for 0) aligned to `align`, a power of two; release
+// it with std::free. Throws kOutOfMemory naming `what` and the size (also for sizes that would wrap
+// when rounded up), kInvalidArgument for a bad alignment.
+AOTRT_API void* AllocAligned(size_t nbytes, size_t align, const std::string& what);
+
 // Copy between two contiguous CPU tensors of equal byte size (shape/dtype not compared).
 // Throws kShapeMismatch naming both sizes, kInvalidArgument for a non-CPU or strided tensor.
 AOTRT_API void CopyTensorBytes(const DLTensor& from, DLTensor* to);

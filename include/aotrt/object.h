@@ -17,7 +17,8 @@
 
 namespace aotrt {
 
-// Type indices, as TVM numbers its static runtime types (TVMObjectGetTypeIndex).
+// Type indices, as TVM numbers its static runtime types (TVMObjectGetTypeIndex). kTypeNone is
+// what type_index() reads from memory that is not a live object.
 enum TypeIndex : uint32_t {
   kTypeObject = 0,
   kTypeModule = 1,
@@ -29,16 +30,24 @@ enum TypeIndex : uint32_t {
   kTypePackedFunc = 7,
   kTypeADT = 10,
   kTypeStaticEnd = 64,
+  kTypeNone = 0xFFFF,
 };
+
+// Every object's header holds a tag word at byte offset 8 (after the vtable pointer): kObjectTagMagic
+// in the high 16 bits, the type index in the low 16. A DLTensor holds its device type at offset 8, a
+// small positive number, so a tensor handle and an object handle are told apart by reading 4 bytes
+// inside either (src/ffi/handle.h). Destruction overwrites the tag: a stale handle whose memory was
+// not reused reads as kTypeNone.
+constexpr uint32_t kObjectTagMagic = 0xA07B0000u;
 
 class AOTRT_API Object {
  public:
-  explicit Object(uint32_t type_index) : type_index_(type_index) {}
+  explicit Object(uint32_t type_index);  // type_index < 0xFFFF
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
-  virtual ~Object() = default;
+  virtual ~Object();
 
-  uint32_t type_index() const { return type_index_; }
+  uint32_t type_index() const { return (tag_ & 0xFFFF0000u) == kObjectTagMagic ? tag_ & 0xFFFFu : kTypeNone; }
   void IncRef() { ref_count_.fetch_add(1, std::memory_order_relaxed); }
   void DecRef() {
     if (ref_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -55,7 +64,7 @@ class AOTRT_API Object {
   }
 
  private:
-  uint32_t type_index_;
+  uint32_t tag_;
   std::atomic<int32_t> ref_count_{0};
 };
 
@@ -64,7 +73,8 @@ class AOTRT_API Object {
 class AOTRT_API TensorObj : public Object {
  public:
   DLTensor dl_tensor{};
-  // The object behind a handle made by this library.
+  // The object behind a handle this library made, unchecked; handles from a caller go through
+  // the checks of src/ffi/handle.h first.
   static TensorObj* FromHandle(DLTensor* handle) {
     // offsetof on a polymorphic class is conditionally supported; GCC and Clang give the layout offset.
 #pragma GCC diagnostic push

@@ -61,17 +61,25 @@ class AOTRT_API TVMArgValue {
 
  private:
   [[noreturn]] void Mismatch(const char* expected) const;
+  std::string Where() const;  // "argument <index>", for messages
   TVMValue value_;
   int code_;
   int index_;
 };
 
-// The borrowed argument list of one call.
+// Throws Error(kInvalidArgument): argument `index` was asked of a call that passed `num`.
+[[noreturn]] AOTRT_API void ThrowMissingArgument(int index, int num);
+
+// The borrowed argument list of one call. Indexing past the end throws (a caller may pass fewer
+// arguments than a function reads).
 class TVMArgs {
  public:
   TVMArgs(const TVMValue* values, const int* codes, int num) : values_(values), codes_(codes), num_(num) {}
   int size() const { return num_; }
-  TVMArgValue operator[](int i) const { return TVMArgValue(values_[i], codes_[i], i); }
+  TVMArgValue operator[](int i) const {
+    if (__builtin_expect(i < 0 || i >= num_, 0)) ThrowMissingArgument(i, num_);
+    return TVMArgValue(values_[i], codes_[i], i);
+  }
   const TVMValue* values() const { return values_; }
   const int* type_codes() const { return codes_; }
 

@@ -27,6 +27,20 @@
 
 namespace aotrt {
 
+// A process-wide interrupt request for long timing loops (Ctrl-C in the CLI and in Python):
+// Benchmark() and time evaluators poll it between calls and sleep cooldowns in slices of at most
+// 50 ms. It stays set until cleared. Async-signal-safe (a lock-free atomic): a SIGINT handler may
+// call RequestInterrupt().
+AOTRT_API void RequestInterrupt();
+AOTRT_API void ClearInterrupt();
+AOTRT_API bool InterruptRequested();
+
+// Upper bounds of the timing options: larger values are refused (kInvalidArgument naming the
+// option and the bound) rather than run for weeks. TVM's defaults and any sane value lie far below.
+constexpr int kMaxTimingNumber = 1 << 30;           // calls per measurement
+constexpr int kMaxTimingRepeat = 1 << 20;           // measurements
+constexpr int kMaxTimingMs = 3600 * 1000;           // min_repeat_ms and cooldown_interval_ms: one hour
+
 // The options of TVM's time evaluator (ABI.md 9.1), in the order of runtime.RPCTimeEvaluator.
 struct TimeEvaluatorOptions {
   int number = 10;                      // calls per measurement (>= 1); grows with min_repeat_ms
@@ -45,6 +59,7 @@ AOTRT_API void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& opt);
 // once to warm up, then `repeat` times: `f_preproc` (when defined) with the same arguments and one
 // measurement of `number` calls; it returns (kTVMBytes) `repeat` native doubles, the mean seconds
 // per call of each measurement. `number` growth persists across calls of the returned function.
+// An interrupt request (RequestInterrupt) makes the call throw kInterrupted.
 // `f` and `f_preproc` are held by the returned function. Throws kInvalidArgument for an empty `f`,
 // a device other than CPU or bad options.
 AOTRT_API PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOptions& opt,
@@ -82,7 +97,8 @@ struct BenchmarkStats {
   double std = 0;  // population standard deviation (numpy's default ddof=0)
   double p50 = 0, p90 = 0, p99 = 0, p999 = 0;
   int number = 0;  // calls per repeat actually used
-  int repeat = 0;
+  int repeat = 0;   // repeats completed (fewer than asked when interrupted)
+  bool interrupted = false;  // stopped by RequestInterrupt(): the fields describe the repeats done
 };
 
 // The q-th percentile (0 <= q <= 100) of ascending `sorted` values with linear interpolation
@@ -97,7 +113,9 @@ AOTRT_API std::string BenchmarkStatsToJson(const BenchmarkStats& stats);
 // Throws Error(kInvalidArgument) naming the first option out of range.
 AOTRT_API void ValidateBenchmarkOptions(const BenchmarkOptions& options);
 // Run `f(args)` options.warmup times, then options.repeat repeats of options.number timed calls.
-// The hot loop does not allocate. Throws kInvalidArgument (options, empty f) and what f throws.
+// The hot loop does not allocate. On an interrupt request it stops after the call in progress and
+// returns the completed repeats with `interrupted` set. Throws kInvalidArgument (options, empty f)
+// and what f throws.
 AOTRT_API BenchmarkStats Benchmark(const PackedFunc& f, TVMArgs args, const BenchmarkOptions& options);
 
 // The most bytes generated code held at once through TVMBackendAllocWorkspace on the calling

@@ -6,13 +6,35 @@ bool -> int) and refuse the rest, naming the tensor and both dtypes, as the C++ 
 """
 import numpy as np
 
-from .error import ShapeMismatchError, TypeMismatchError
+from .error import InvalidArgumentError, ShapeMismatchError, TypeMismatchError
 
 _INT_KINDS = "iu"
 
 
 def _shape_str(shape):
     return "[" + ", ".join(str(int(d)) for d in shape) + "]"
+
+
+def native_contiguous(arr, dtype=None):
+    """``arr`` as a C-contiguous array in the machine's byte order (of ``dtype`` if given): the bytes
+    the runtime copies. A big-endian array is byte-swapped here, not copied raw."""
+    if dtype is None:
+        dtype = arr.dtype.newbyteorder("=")
+    return arr.astype(dtype, order="C", copy=False)   # not ascontiguousarray: it makes 0-d arrays 1-d
+
+
+def numeric_array(value, what):
+    """``value`` as a numpy array of numbers (bool, int, uint, float); InvalidArgumentError (a
+    ValueError) naming ``what`` for anything else (strings, objects, ragged lists)."""
+    try:
+        arr = np.asarray(value)
+    except Exception as e:   # numpy raises ValueError/TypeError for ragged or odd objects
+        raise InvalidArgumentError("%s: expected an array-like of numbers, got %s (%s)"
+                                % (what, type(value).__name__, e)) from None
+    if arr.dtype.kind not in "biuf":
+        raise InvalidArgumentError("%s: expected an array-like of numbers, got %s (numpy dtype %s)"
+                                % (what, type(value).__name__, arr.dtype))
+    return arr
 
 
 def _check_integers_fit(arr, npdt, what):
@@ -52,4 +74,4 @@ def checked_array(value, npdt, shape, what):
     if arr.shape != tuple(shape):
         raise ShapeMismatchError("%s: expected shape %s, got %s (dtype %s)"
                                  % (what, _shape_str(shape), _shape_str(arr.shape), arr.dtype))
-    return np.ascontiguousarray(arr, dtype=npdt)
+    return native_contiguous(arr, npdt)

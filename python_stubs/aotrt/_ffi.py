@@ -145,6 +145,7 @@ TVMGetLastError = _declare("TVMGetLastError", _cp)
 TVMAPISetLastError = _declare("TVMAPISetLastError", None, _cp)
 AOTRTGetLastErrorCode = _declare("AOTRTGetLastErrorCode", _i)
 AOTRTGetVersion = _declare("AOTRTGetVersion", _cp)
+AOTRTSetInterrupt = _declare("AOTRTSetInterrupt", None, _i)
 AOTRTSetLogLevel = _declare("AOTRTSetLogLevel", _i, _i)
 AOTRTModLoadFromMemory = _declare("AOTRTModLoadFromMemory", _i, _vp, ctypes.c_size_t, _pvp)
 
@@ -160,7 +161,12 @@ TVMFuncListGlobalNames = _declare("TVMFuncListGlobalNames", _i, ctypes.POINTER(_
 TVMObjectFree = _declare("TVMObjectFree", _i, _vp)
 TVMObjectRetain = _declare("TVMObjectRetain", _i, _vp)
 TVMObjectGetTypeIndex = _declare("TVMObjectGetTypeIndex", _i, _vp, ctypes.POINTER(ctypes.c_uint))
-TVMObjectTypeIndex2Key = _declare("TVMObjectTypeIndex2Key", _i, ctypes.c_uint, ctypes.POINTER(_cp))
+# *out is a heap copy the caller frees with free() (TVM's contract): read as a void*, not c_char_p,
+# so that the pointer survives to be freed.
+TVMObjectTypeIndex2Key = _declare("TVMObjectTypeIndex2Key", _i, ctypes.c_uint, ctypes.POINTER(_vp))
+# The C library's free, as the runtime links it (dlsym through libaotrt.so's dependencies).
+free = _LIB.free
+free.restype, free.argtypes = None, [_vp]
 
 TVMArrayAlloc = _declare("TVMArrayAlloc", _i, ctypes.POINTER(ctypes.c_int64), _i, _i, _i, _i, _i, _i, _pvp)
 TVMArrayFree = _declare("TVMArrayFree", _i, _vp)

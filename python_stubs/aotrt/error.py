@@ -17,6 +17,7 @@ code   class               also a
 9      ModelError          (TVMError only: the model's code failed)
 10     TVMNotImplementedError NotImplementedError
 11     InternalError       (TVMError only)
+12     InterruptedRunError KeyboardInterrupt
 =====  ==================  ===================================
 """
 import threading
@@ -74,6 +75,11 @@ class InternalError(TVMError):
     code = 11
 
 
+class InterruptedRunError(TVMError, KeyboardInterrupt):
+    """A timing loop stopped on request (Ctrl-C): see interruptible()."""
+    code = 12
+
+
 class FunctionNotFoundError(NotFoundError, AttributeError):
     """``module["name"]`` / ``get_function`` on a missing function (TVM raises AttributeError)."""
 
@@ -84,7 +90,7 @@ class GlobalFuncNotFoundError(NotFoundError, ValueError):
 
 ERROR_CLASSES = {cls.code: cls for cls in (
     InvalidArgumentError, NotFoundError, OutOfRangeError, TypeMismatchError, ShapeMismatchError, FormatError,
-    TVMIOError, OutOfMemoryError, ModelError, TVMNotImplementedError, InternalError)}
+    TVMIOError, OutOfMemoryError, ModelError, TVMNotImplementedError, InternalError, InterruptedRunError)}
 
 # The exception a Python callback raised on this thread, so that it can be re-raised as itself
 # when the C call that invoked the callback fails with its message.
@@ -102,6 +108,38 @@ def last_error():
             return pending
     cls = ERROR_CLASSES.get(_ffi.AOTRTGetLastErrorCode(), TVMError)
     return cls(msg)
+
+
+def interruptible(fn, *args):
+    """``fn(*args)`` such that Ctrl-C stops it: a long C call (a time evaluator) holds the main thread,
+    where Python delivers KeyboardInterrupt, so it runs on a worker while the main thread waits; on
+    KeyboardInterrupt the runtime's interrupt request (AOTRTSetInterrupt) stops the timing loops and
+    the KeyboardInterrupt is re-raised once the call has returned."""
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+    box = {}
+
+    def work():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:   # handed to the caller's thread
+            box["error"] = e
+
+    worker = threading.Thread(target=work, name="aotrt-interruptible", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        _ffi.AOTRTSetInterrupt(1)
+        try:
+            worker.join()
+        finally:
+            _ffi.AOTRTSetInterrupt(0)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def raise_last_error():

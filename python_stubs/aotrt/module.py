@@ -5,7 +5,7 @@ import struct
 
 from . import _ffi, packed_func
 from .benchmark import BenchmarkResult
-from .error import FunctionNotFoundError, TVMNotImplementedError, check_call
+from .error import FunctionNotFoundError, TVMNotImplementedError, check_call, interruptible
 from .packed_func import PackedFunc, get_global_func
 
 
@@ -92,7 +92,7 @@ class Module:
                       f_preproc)
 
         def evaluator(*args):
-            blob = timer(*args)
+            blob = interruptible(timer, *args)   # Ctrl-C stops it (a KeyboardInterrupt)
             return BenchmarkResult(struct.unpack("@" + "d" * (len(blob) // 8), blob))
 
         return evaluator

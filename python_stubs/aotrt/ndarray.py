@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _ffi
 from .device import DataType, Device, cpu, device, dtype_str, dtype_to_str, parse_dtype, str_to_numpy_dtype
-from ._convert import checked_array, _shape_str as _checked_shape_str
+from ._convert import checked_array, native_contiguous, numeric_array, _shape_str as _checked_shape_str
 from .error import check_call
 
 __all__ = ["NDArray", "array", "empty", "from_dlpack", "cpu", "device", "Device", "DataType"]
@@ -35,8 +35,8 @@ def dltensor_of_numpy(a):
 
     Returns (tensor, keepalive); the caller must keep ``keepalive`` alive while the tensor is used.
     """
-    if not a.flags.c_contiguous:
-        a = np.ascontiguousarray(a)
+    if not a.flags.c_contiguous or not a.dtype.isnative:
+        a = native_contiguous(a)
     code, bits, lanes = parse_dtype(dtype_to_str(a.dtype))
     shape = (_c_int64 * max(a.ndim, 1))(*a.shape)
     t = _DLTensor()
@@ -104,8 +104,15 @@ class NDArray:
     def _tvm_handle(self):
         return self._h
 
+    def _live(self):
+        """The handle; ValueError once the array was freed (an explicit ``__del__``)."""
+        h = self._h
+        if not h:
+            raise ValueError("this NDArray was freed (its __del__ was called) and cannot be used")
+        return h
+
     def _tensor(self):
-        return _DLTensor.from_address(self._h)
+        return _DLTensor.from_address(self._live())
 
     @property
     def shape(self):
@@ -141,7 +148,7 @@ class NDArray:
 
     def numpy(self):
         """A numpy copy of the contents."""
-        raw = _u64x6.from_address(self._h)
+        raw = _u64x6.from_address(self._h or self._live())
         shape, npdt = self._numpy_layout()
         if raw[4]:  # explicit strides (in elements): copy through an as_strided view
             t = self._tensor()
@@ -165,21 +172,21 @@ class NDArray:
         """Copy from an NDArray or anything numpy.asarray accepts, converted to this dtype only where
         the kind of value stays the same (see aotrt._convert; TypeMismatchError/ShapeMismatchError)."""
         if isinstance(source_array, NDArray):
-            check_call(_ffi.TVMArrayCopyFromTo(source_array._h, self._h, None))
+            check_call(_ffi.TVMArrayCopyFromTo(source_array._live(), self._live(), None))
             return self
         shape, npdt = self._numpy_layout()
         src = checked_array(source_array, npdt, shape, "NDArray %s %s" % (_checked_shape_str(shape), self.dtype))
-        check_call(_ffi.TVMArrayCopyFromBytes(self._h, np_data_ptr(src) if src.nbytes else None, src.nbytes))
+        check_call(_ffi.TVMArrayCopyFromBytes(self._live(), np_data_ptr(src) if src.nbytes else None, src.nbytes))
         return self
 
     def copyto(self, target, mem_scope=None):
         """Copy into an NDArray (returned) or onto a Device (a new NDArray)."""
         if isinstance(target, NDArray):
-            check_call(_ffi.TVMArrayCopyFromTo(self._h, target._h, None))
+            check_call(_ffi.TVMArrayCopyFromTo(self._live(), target._live(), None))
             return target
         if isinstance(target, _ffi.DLDevice):
             res = empty(self.shape, self.dtype, target, mem_scope)
-            check_call(_ffi.TVMArrayCopyFromTo(self._h, res._h, None))
+            check_call(_ffi.TVMArrayCopyFromTo(self._live(), res._h, None))
             return res
         raise ValueError("Unsupported target type %s" % str(type(target)))
 
@@ -205,7 +212,7 @@ class NDArray:
     def to_dlpack(self):
         """A PyCapsule "dltensor" holding a DLManagedTensor that shares this array's memory."""
         out = ctypes.c_void_p()
-        check_call(_ffi.TVMArrayToDLPack(self._h, ctypes.byref(out)))
+        check_call(_ffi.TVMArrayToDLPack(self._live(), ctypes.byref(out)))
         try:
             return _ffi.PyCapsule_New(out.value, _DLTENSOR, _capsule_destructor)
         except BaseException:
@@ -288,10 +295,9 @@ def array(arr, device=cpu(0), mem_scope=None):
     """Copy a numpy array (or array_like, or NDArray) into a new NDArray on ``device``."""
     if isinstance(arr, NDArray):
         return arr.copyto(device, mem_scope)
-    if not isinstance(arr, np.ndarray):
-        arr = np.array(arr)
-    res = empty(arr.shape, dtype_to_str(arr.dtype), device, mem_scope)
-    src = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
+    arr = numeric_array(arr, "aotrt.nd.array")
+    src = native_contiguous(arr)   # the same conversion as set_input: big-endian data is swapped
+    res = empty(src.shape, dtype_to_str(src.dtype), device, mem_scope)
     if src.nbytes:
         check_call(_ffi.TVMArrayCopyFromBytes(res._h, np_data_ptr(src), src.nbytes))
     return res

@@ -44,12 +44,21 @@ class Object:
             _free(h)
 
 
+_TYPE_KEYS = {}   # type index -> key: the runtime's types are fixed
+
+
 def object_type_key(h):
     idx = ctypes.c_uint()
     check_call(_ffi.TVMObjectGetTypeIndex(h, ctypes.byref(idx)))
-    key = ctypes.c_char_p()
-    check_call(_ffi.TVMObjectTypeIndex2Key(idx.value, ctypes.byref(key)))
-    return key.value.decode()
+    key = _TYPE_KEYS.get(idx.value)
+    if key is None:
+        ptr = ctypes.c_void_p()
+        check_call(_ffi.TVMObjectTypeIndex2Key(idx.value, ctypes.byref(ptr)))
+        try:
+            key = _TYPE_KEYS[idx.value] = ctypes.string_at(ptr.value).decode()
+        finally:
+            _ffi.free(ptr.value)   # the caller owns the copy (c_runtime_api.h)
+    return key
 
 
 class PackedFunc:
@@ -101,7 +110,7 @@ def _set_arg(v, a, keep):
         v.v_handle = None
         return _ffi.kNull
     if isinstance(a, NDArray):
-        v.v_handle = a._h
+        v.v_handle = a._live()
         return _ffi.kDLTensor if a.is_view else _ffi.kNDArray
     if isinstance(a, (bool, np.bool_)):
         v.v_int64 = int(a)

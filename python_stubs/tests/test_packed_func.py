@@ -101,5 +101,5 @@ def test_error_classes(tvm):
                       (e.ShapeMismatchError, ValueError), (e.TVMIOError, OSError),
                       (e.OutOfMemoryError, MemoryError), (e.TVMNotImplementedError, NotImplementedError)]:
         assert issubclass(cls, e.TVMError) and issubclass(cls, base)
-    assert sorted(e.ERROR_CLASSES) == list(range(1, 12))
+    assert sorted(e.ERROR_CLASSES) == list(range(1, 13))
     assert e.ERROR_CLASSES[9] is e.ModelError and e.ERROR_CLASSES[11] is e.InternalError

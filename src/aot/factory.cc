@@ -16,7 +16,8 @@ namespace {
 std::string DeviceString(DLDevice d) { return StrCat("(type ", static_cast<int>(d.device_type), ", id ", d.device_id, ")"); }
 
 ObjectPtr<ModuleNode> LoadFactory(TVMArgs args) {
-  auto* stream = static_cast<dmlc::Stream*>(args[0].AsHandle());
+  SpanStream* stream = SpanStream::FromLoaderHandle(args[0].AsHandle(), args[1].AsInt(),
+                                                    "runtime.module.loadbinary_AotExecutorFactory");
   BoundedReader r(stream, static_cast<uint64_t>(args[1].AsInt()),
                   StrCat("AotExecutorFactory payload in ", args.size() > 2 ? args[2].AsString() : "blob"));
   uint64_t count = r.ReadCount("params count", 8);

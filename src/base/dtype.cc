@@ -1,4 +1,5 @@
 // Data type and shape helpers.
+#include <cstring>
 #include <limits>
 
 #include "aotrt/dtype.h"
@@ -62,6 +63,7 @@ bool DataTypeEqual(DLDataType a, DLDataType b) {
 size_t DataTypeBytes(DLDataType t) { return (static_cast<size_t>(t.bits) * t.lanes + 7) / 8; }
 
 std::string ShapeToString(const int64_t* shape, int ndim) {
+  if (ndim < 0 || ndim > kMaxNdim || (ndim > 0 && !shape)) return StrCat("[? (ndim ", ndim, ")]");
   std::string s = "[";
   for (int i = 0; i < ndim; ++i) {
     if (i) s += ", ";
@@ -83,9 +85,32 @@ int64_t ShapeElements(const int64_t* shape, int ndim) {
   return n;
 }
 
+int DeviceTypeOf(const DLDevice& device) {
+  int32_t v;
+  std::memcpy(&v, &device.device_type, sizeof(v));
+  return v;
+}
+
+namespace {
+
+void RequireShape(const DLTensor& t, const char* what) {
+  AOTRT_REQUIRE(t.ndim >= 0 && t.ndim <= kMaxNdim, kInvalidArgument, what, ": ndim ", t.ndim, " is outside [0, ",
+                kMaxNdim, "]");
+  AOTRT_REQUIRE(t.ndim == 0 || t.shape, kInvalidArgument, what, ": ndim ", t.ndim, " with a null shape pointer");
+}
+
+}  // namespace
+
+void ValidateTensorHeader(const DLTensor& t, const char* what) {
+  int device_type = DeviceTypeOf(t.device);
+  // 15: the largest value DLDeviceType can hold (its enumerators end at 13 in this DLPack).
+  AOTRT_REQUIRE(device_type >= kDLCPU && device_type <= 15, kInvalidArgument, what, ": device type ", device_type,
+                " is not a DLPack device type");
+  RequireShape(t, what);
+}
+
 size_t TensorBytes(const DLTensor& t) {
-  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, "tensor has ndim ", t.ndim,
-                t.shape ? "" : " and a null shape");
+  RequireShape(t, "tensor");
   int64_t n = ShapeElements(t.shape, t.ndim);
   size_t eb = DataTypeBytes(t.dtype);
   AOTRT_REQUIRE(eb == 0 || static_cast<uint64_t>(n) <= std::numeric_limits<uint64_t>::max() / 8 / eb, kShapeMismatch,
@@ -95,11 +120,11 @@ size_t TensorBytes(const DLTensor& t) {
 
 bool IsContiguous(const DLTensor& t) {
   if (!t.strides) return true;
+  RequireShape(t, "tensor");
   int64_t expected = 1;
   for (int i = t.ndim - 1; i >= 0; --i) {
     if (t.shape[i] == 1) continue;  // any stride is fine for a unit dimension
-    if (t.strides[i] != expected) return false;
-    expected *= t.shape[i];
+    if (t.strides[i] != expected || __builtin_mul_overflow(expected, t.shape[i], &expected)) return false;
   }
   return true;
 }

@@ -16,6 +16,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kModelError: return "ModelError";
     case ErrorCode::kNotImplemented: return "NotImplemented";
     case ErrorCode::kInternal: return "Internal";
+    case ErrorCode::kInterrupted: return "Interrupted";
   }
   return "Unknown";
 }

@@ -7,17 +7,13 @@
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "c_api/api_guard.h"
+#include "ffi/handle.h"
 
 using namespace aotrt;
 
 namespace {
 
-NDArrayObj* AsArray(TVMArrayHandle h, const char* fn) {
-  AOTRT_CHECK_HANDLE(h, fn);
-  NDArrayObj* obj = NDArrayObj::FromHandle(h);
-  AOTRT_REQUIRE(obj->type_index() == kTypeNDArray, kTypeMismatch, fn, ": handle is not an NDArray");
-  return obj;
-}
+NDArrayObj* AsArray(TVMArrayHandle h, const char* fn) { return static_cast<NDArrayObj*>(TensorFromHandle(h, fn)); }
 
 void RequireCpuDevice(int device_type, const char* fn) {
   AOTRT_REQUIRE(device_type == kDLCPU || device_type == kDLCUDAHost, kInvalidArgument, fn,
@@ -31,14 +27,18 @@ extern "C" {
 int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_bits, int dtype_lanes, int device_type,
                   int device_id, TVMArrayHandle* out) {
   AOTRT_API_BEGIN();
-  AOTRT_REQUIRE(out && (ndim == 0 || shape) && ndim >= 0, kInvalidArgument, "TVMArrayAlloc: invalid shape or out");
+  AOTRT_REQUIRE(out, kInvalidArgument, "TVMArrayAlloc: null out");
+  AOTRT_REQUIRE(ndim >= 0 && ndim <= kMaxNdim, kInvalidArgument, "TVMArrayAlloc: ndim ", ndim, " is outside [0, ",
+                kMaxNdim, "]");
+  AOTRT_REQUIRE(ndim == 0 || shape, kInvalidArgument, "TVMArrayAlloc: null shape for ndim ", ndim);
+  RequireCpuDevice(device_type, "TVMArrayAlloc");
   AOTRT_REQUIRE(dtype_code >= 0 && dtype_code < 256 && dtype_bits > 0 && dtype_bits < 256 && dtype_lanes > 0 &&
                     dtype_lanes < 65536,
                 kInvalidArgument, "TVMArrayAlloc: invalid dtype (code ", dtype_code, ", bits ", dtype_bits, ", lanes ",
                 dtype_lanes, ")");
   DLDataType t{static_cast<uint8_t>(dtype_code), static_cast<uint8_t>(dtype_bits), static_cast<uint16_t>(dtype_lanes)};
   NDArray a = NDArray::Empty(std::vector<int64_t>(shape, shape + ndim), t,
-                             DLDevice{static_cast<DLDeviceType>(device_type), device_id});
+                             DLDevice{device_type == kDLCPU ? kDLCPU : kDLCUDAHost, device_id});
   *out = &ObjectPtr<NDArrayObj>(a.object()).release()->dl_tensor;
   AOTRT_API_END();
 }
@@ -130,15 +130,10 @@ int TVMStreamStreamSynchronize(int device_type, int, TVMStreamHandle, TVMStreamH
 
 int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDataType, void** out_data) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(dev.device_type, "TVMDeviceAllocDataSpace");
+  RequireCpuDevice(DeviceTypeOf(dev), "TVMDeviceAllocDataSpace");
   AOTRT_REQUIRE(out_data, kInvalidArgument, "TVMDeviceAllocDataSpace: null out");
-  size_t align = alignment < kAllocAlignment ? kAllocAlignment : alignment;
-  AOTRT_REQUIRE((align & (align - 1)) == 0, kInvalidArgument, "TVMDeviceAllocDataSpace: alignment ", alignment,
-                " is not a power of two");
-  size_t size = (nbytes + align - 1) / align * align;
-  void* p = std::aligned_alloc(align, size ? size : align);
-  AOTRT_REQUIRE(p, kOutOfMemory, "TVMDeviceAllocDataSpace: cannot allocate ", nbytes, " bytes");
-  *out_data = p;
+  *out_data = AllocAligned(nbytes, alignment < kAllocAlignment ? kAllocAlignment : alignment,
+                           "TVMDeviceAllocDataSpace");
   AOTRT_API_END();
 }
 
@@ -148,6 +143,7 @@ int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t* shap
   AOTRT_REQUIRE(!mem_scope || !*mem_scope || std::strcmp(mem_scope, "global") == 0, kInvalidArgument,
                 "TVMDeviceAllocDataSpaceWithScope: memory scope '", mem_scope, "' is not supported on CPU");
   DLTensor probe{};
+  probe.device = dev;
   probe.ndim = ndim;
   probe.shape = const_cast<int64_t*>(shape);
   probe.dtype = dtype;
@@ -157,7 +153,7 @@ int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t* shap
 
 int TVMDeviceFreeDataSpace(DLDevice dev, void* ptr) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(dev.device_type, "TVMDeviceFreeDataSpace");
+  RequireCpuDevice(DeviceTypeOf(dev), "TVMDeviceFreeDataSpace");
   std::free(ptr);
   AOTRT_API_END();
 }

@@ -4,6 +4,7 @@
 #include <tvm/runtime/c_backend_api.h>
 
 #include "aotrt/c_api.h"
+#include "aotrt/profiling.h"
 #include "backend/thread_pool.h"
 #include "backend/workspace.h"
 #include "base/error_util.h"
@@ -39,6 +40,8 @@ void TVMAPISetLastPythonError(void* py_exc) {
 int AOTRTGetLastErrorCode(void) { return static_cast<int>(LastErrorCode()); }
 
 const char* AOTRTGetVersion(void) { return AOTRT_VERSION; }
+
+void AOTRTSetInterrupt(int requested) { requested ? RequestInterrupt() : ClearInterrupt(); }
 
 int AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data) {
   AOTRT_API_BEGIN();

@@ -8,6 +8,7 @@
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "c_api/api_guard.h"
+#include "ffi/handle.h"
 #include "ffi/registry.h"
 
 using namespace aotrt;
@@ -15,23 +16,12 @@ using namespace aotrt;
 namespace {
 
 ModuleNode* AsModule(void* h, const char* fn) {
-  AOTRT_CHECK_HANDLE(h, fn);
-  auto* obj = static_cast<Object*>(h);
-  AOTRT_REQUIRE(obj->type_index() == kTypeModule, kTypeMismatch, fn, ": handle is not a module (type index ",
-                obj->type_index(), ")");
-  return static_cast<ModuleNode*>(obj);
-}
-
-[[noreturn]] __attribute__((noinline, cold)) void BadFunctionHandle(void* h, const char* fn) {
-  AOTRT_CHECK_HANDLE(h, fn);
-  AOTRT_THROW(kTypeMismatch, fn, ": handle is not a function (type index ", static_cast<Object*>(h)->type_index(), ")");
+  return static_cast<ModuleNode*>(ObjectFromHandle(h, kTypeModule, fn));
 }
 
 // Checked on every TVMFuncCall: the test inline, the message out of line.
 inline PackedFuncObj* AsFunc(void* h, const char* fn) {
-  auto* obj = static_cast<Object*>(h);
-  if (__builtin_expect(!obj || obj->type_index() != kTypePackedFunc, 0)) BadFunctionHandle(h, fn);
-  return static_cast<PackedFuncObj*>(obj);
+  return static_cast<PackedFuncObj*>(ObjectFromHandleFast(h, kTypePackedFunc, fn));
 }
 
 // A C callback wrapped as a packed function; the finalizer runs with the last reference.
@@ -123,10 +113,10 @@ int TVMCbArgToReturn(TVMValue* value, int* code) {
     case kTVMModuleHandle:
     case kTVMPackedFuncHandle:
     case kTVMObjectHandle:
-      if (value->v_handle) static_cast<Object*>(value->v_handle)->IncRef();
+      if (value->v_handle) ObjectFromHandle(value->v_handle, kTypeObject, "TVMCbArgToReturn")->IncRef();
       break;
     case kTVMNDArrayHandle:
-      if (value->v_handle) NDArrayObj::FromHandle(static_cast<DLTensor*>(value->v_handle))->IncRef();
+      if (value->v_handle) TensorFromHandle(static_cast<DLTensor*>(value->v_handle), "TVMCbArgToReturn")->IncRef();
       break;
     case kTVMObjectRValueRefArg: {  // the callee takes the caller's reference
       auto** slot = static_cast<Object**>(value->v_handle);

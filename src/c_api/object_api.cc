@@ -7,39 +7,27 @@
 #include "aotrt/object.h"
 #include "base/error_util.h"
 #include "c_api/api_guard.h"
+#include "ffi/handle.h"
 
 using namespace aotrt;
 
-namespace {
-
-struct TypeName {
-  uint32_t index;
-  const char* key;
-};
-constexpr TypeName kTypes[] = {{kTypeObject, "runtime.Object"}, {kTypeModule, "runtime.Module"},
-                               {kTypeNDArray, "runtime.NDArray"}, {kTypeString, "runtime.String"},
-                               {kTypeArray, "Array"},             {kTypeMap, "Map"},
-                               {kTypeShapeTuple, "runtime.ShapeTuple"}, {kTypePackedFunc, "runtime.PackedFunc"},
-                               {kTypeADT, "runtime.ADT"}};
-
-}  // namespace
 
 extern "C" {
 
 int TVMObjectGetTypeIndex(TVMObjectHandle obj, unsigned* out_tindex) {
   AOTRT_API_BEGIN();
-  AOTRT_CHECK_HANDLE(obj, "TVMObjectGetTypeIndex");
   AOTRT_REQUIRE(out_tindex, kInvalidArgument, "TVMObjectGetTypeIndex: null out");
-  *out_tindex = static_cast<Object*>(obj)->type_index();
+  *out_tindex = ObjectFromHandle(obj, kTypeObject, "TVMObjectGetTypeIndex")->type_index();
   AOTRT_API_END();
 }
 
 int TVMObjectTypeKey2Index(const char* type_key, unsigned* out_tindex) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(type_key && out_tindex, kInvalidArgument, "TVMObjectTypeKey2Index: null argument");
-  for (const TypeName& t : kTypes) {
-    if (std::strcmp(t.key, type_key) == 0) {
-      *out_tindex = t.index;
+  for (uint32_t i = 0; i < kTypeStaticEnd; ++i) {
+    const char* key = TypeKeyOf(i);
+    if (key && std::strcmp(key, type_key) == 0) {
+      *out_tindex = i;
       return 0;
     }
   }
@@ -50,12 +38,10 @@ int TVMObjectTypeKey2Index(const char* type_key, unsigned* out_tindex) {
 int TVMObjectTypeIndex2Key(unsigned tindex, char** out_type_key) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(out_type_key, kInvalidArgument, "TVMObjectTypeIndex2Key: null out");
-  for (const TypeName& t : kTypes) {
-    if (t.index == tindex) {
-      *out_type_key = strdup(t.key);
-      AOTRT_REQUIRE(*out_type_key, kOutOfMemory, "TVMObjectTypeIndex2Key: out of memory");
-      return 0;
-    }
+  if (const char* key = TypeKeyOf(tindex)) {
+    *out_type_key = strdup(key);
+    AOTRT_REQUIRE(*out_type_key, kOutOfMemory, "TVMObjectTypeIndex2Key: out of memory");
+    return 0;
   }
   AOTRT_THROW(kNotFound, "Unknown type index ", tindex);
   AOTRT_API_END();
@@ -63,14 +49,13 @@ int TVMObjectTypeIndex2Key(unsigned tindex, char** out_type_key) {
 
 int TVMObjectRetain(TVMObjectHandle obj) {
   AOTRT_API_BEGIN();
-  AOTRT_CHECK_HANDLE(obj, "TVMObjectRetain");
-  static_cast<Object*>(obj)->IncRef();
+  ObjectFromHandle(obj, kTypeObject, "TVMObjectRetain")->IncRef();
   AOTRT_API_END();
 }
 
 int TVMObjectFree(TVMObjectHandle obj) {
   AOTRT_API_BEGIN();
-  if (obj) static_cast<Object*>(obj)->DecRef();  // TVM accepts null here
+  if (obj) ObjectFromHandle(obj, kTypeObject, "TVMObjectFree")->DecRef();  // TVM accepts null here
   AOTRT_API_END();
 }
 

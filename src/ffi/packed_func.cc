@@ -4,6 +4,7 @@
 #include "aotrt/container.h"
 #include "aotrt/dtype.h"
 #include "base/error_util.h"
+#include "ffi/handle.h"
 
 namespace aotrt {
 
@@ -27,6 +28,13 @@ const char* TypeCodeName(int code) {
     default: return "unknown type code";
   }
 }
+
+void ThrowMissingArgument(int index, int num) {
+  AOTRT_THROW(kInvalidArgument, "argument ", index, " is required but the call passed ", num, " argument",
+              num == 1 ? "" : "s");
+}
+
+std::string TVMArgValue::Where() const { return StrCat("argument ", index_); }
 
 void TVMArgValue::Mismatch(const char* expected) const {
   AOTRT_THROW(kTypeMismatch, "argument ", index_, ": expected ", expected, ", got ", TypeCodeName(code_),
@@ -60,6 +68,9 @@ std::string TVMArgValue::AsString() const {
 
 DLDevice TVMArgValue::AsDevice() const {
   if (code_ != kDLDevice) Mismatch("DLDevice");
+  int type = DeviceTypeOf(value_.v_device);
+  AOTRT_REQUIRE(type >= kDLCPU && type <= 15, kInvalidArgument, Where(), ": device type ", type,
+                " is not a DLPack device type");
   return value_.v_device;
 }
 
@@ -79,7 +90,9 @@ DLTensor* TVMArgValue::AsDLTensor() const {
     Mismatch("a tensor (DLTensor* or NDArray)");
   }
   if (!value_.v_handle) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": tensor handle is null");
-  return static_cast<DLTensor*>(value_.v_handle);
+  auto* t = static_cast<DLTensor*>(value_.v_handle);
+  ValidateTensorHeader(*t, Where().c_str());
+  return t;
 }
 
 ObjectPtr<Object> TVMArgValue::AsObject() const {
@@ -89,9 +102,12 @@ ObjectPtr<Object> TVMArgValue::AsObject() const {
     case kTVMBytes: return MakeObject<StringObj>(AsString());
     case kTVMObjectHandle:
     case kTVMModuleHandle:
-    case kTVMPackedFuncHandle: return ObjectPtr<Object>(static_cast<Object*>(value_.v_handle));
+    case kTVMPackedFuncHandle:
+      return value_.v_handle ? ObjectPtr<Object>(ObjectFromHandle(value_.v_handle, kTypeObject, Where().c_str()))
+                             : nullptr;
     case kTVMNDArrayHandle:
-      return value_.v_handle ? ObjectPtr<Object>(TensorObj::FromHandle(static_cast<DLTensor*>(value_.v_handle)))
+      return value_.v_handle ? ObjectPtr<Object>(TensorFromHandle(static_cast<DLTensor*>(value_.v_handle),
+                                                                  Where().c_str()))
                              : nullptr;
     case kTVMObjectRValueRefArg: {
       auto** slot = static_cast<Object**>(value_.v_handle);
@@ -102,18 +118,18 @@ ObjectPtr<Object> TVMArgValue::AsObject() const {
 }
 
 Object* TVMArgValue::AsObjectOf(uint32_t type_index, const char* what) const {
-  auto* obj = code_ == kTVMObjectHandle ? static_cast<Object*>(value_.v_handle) : nullptr;
-  if (!obj || obj->type_index() != type_index) Mismatch(what);
+  if (code_ != kTVMObjectHandle || !value_.v_handle) Mismatch(what);
+  Object* obj = ObjectFromHandle(value_.v_handle, kTypeObject, Where().c_str());
+  if (obj->type_index() != type_index) Mismatch(what);
   return obj;
 }
 
 ObjectPtr<PackedFuncObj> TVMArgValue::AsFunction() const {
   if (code_ == kTVMNullptr) return nullptr;
   if (code_ != kTVMPackedFuncHandle) Mismatch("PackedFunc");
-  auto* obj = static_cast<Object*>(value_.v_handle);
-  if (!obj) return nullptr;
-  if (obj->type_index() != kTypePackedFunc) Mismatch("PackedFunc (the handle is another kind of object)");
-  return ObjectPtr<PackedFuncObj>(static_cast<PackedFuncObj*>(obj));
+  if (!value_.v_handle) return nullptr;
+  return ObjectPtr<PackedFuncObj>(
+      static_cast<PackedFuncObj*>(ObjectFromHandle(value_.v_handle, kTypePackedFunc, Where().c_str())));
 }
 
 void TVMRetValue::Clear() {
@@ -196,12 +212,13 @@ void TVMRetValue::SetFromC(TVMValue value, int code) {
       return;
     }
     case kTVMNDArrayHandle:
-      SetObject(ObjectPtr<Object>(TensorObj::FromHandle(static_cast<DLTensor*>(value.v_handle))), code);
+      SetObject(ObjectPtr<Object>(TensorFromHandle(static_cast<DLTensor*>(value.v_handle), "return value")), code);
       return;
     case kTVMModuleHandle:
     case kTVMPackedFuncHandle:
     case kTVMObjectHandle:
-      SetObject(ObjectPtr<Object>(static_cast<Object*>(value.v_handle)), code);
+      SetObject(ObjectPtr<Object>(value.v_handle ? ObjectFromHandle(value.v_handle, kTypeObject, "return value")
+                                                 : nullptr), code);
       return;
     case kTVMObjectRValueRefArg: {  // moved out of the caller's slot, as TVM does
       auto** slot = static_cast<Object**>(value.v_handle);

@@ -1,5 +1,8 @@
 // Globals of the NDArray layer with TVM's names and conventions: the params formats over a
 // Map<String, NDArray> (ABI.md 11.4), allocation with a memory scope, and views.
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -31,10 +34,22 @@ void ReturnMap(std::vector<NamedArray> params, TVMRetValue* rv) {
   rv->SetObject(MakeObject<MapObj>(std::move(items)));
 }
 
-std::string ReadFile(const std::string& path) {
+// The whole file. A directory opens as a stream and then fails to read with libstdc++'s
+// "basic_filebuf::underflow" and no path: check the kind of file first, and name the path always.
+std::string ReadFile(const std::string& path, const char* what) {
+  struct stat st;
+  AOTRT_REQUIRE(::stat(path.c_str(), &st) == 0, kNotFound, what, " '", path, "': ", std::strerror(errno));
+  AOTRT_REQUIRE(!S_ISDIR(st.st_mode), kIOError, what, " '", path, "' is a directory, expected a file");
   std::ifstream in(path, std::ios::binary);
-  AOTRT_REQUIRE(in.good(), kNotFound, "Unable to open file ", path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  AOTRT_REQUIRE(in.good(), kIOError, what, " '", path, "': cannot open: ", std::strerror(errno));
+  std::string bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure& e) {
+    AOTRT_THROW(kIOError, what, " '", path, "': read error: ", e.what());
+  }
+  AOTRT_REQUIRE(!in.bad(), kIOError, what, " '", path, "': read error");
+  return bytes;
 }
 
 void RequireArgs(const char* fn, TVMArgs args, int n) {
@@ -51,7 +66,8 @@ void SaveParamsToFile(TVMArgs args, TVMRetValue*) {
   std::string bytes = SaveParams(ParamsFromMap(args[0]));
   std::string path = args[1].AsString();
   std::ofstream out(path, std::ios::binary);
-  AOTRT_REQUIRE(out.good(), kIOError, "Unable to open file ", path);
+  AOTRT_REQUIRE(out.good(), kIOError, "runtime.SaveParamsToFile: cannot open '", path, "' for writing: ",
+                std::strerror(errno));
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   AOTRT_REQUIRE(out.good(), kIOError, "cannot write params file ", path);
 }
@@ -64,7 +80,7 @@ void LoadParamsGlobal(TVMArgs args, TVMRetValue* rv) {
 
 void LoadParamsFromFile(TVMArgs args, TVMRetValue* rv) {
   RequireArgs("runtime.LoadParamsFromFile", args, 1);
-  std::string bytes = ReadFile(args[0].AsString());
+  std::string bytes = ReadFile(args[0].AsString(), "runtime.LoadParamsFromFile: params file");
   ReturnMap(LoadParams(bytes.data(), bytes.size()), rv);
 }
 

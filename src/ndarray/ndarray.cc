@@ -2,27 +2,22 @@
 #include "aotrt/ndarray.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "aotrt/packed_func.h"
 #include "base/error_util.h"
+#include "ffi/handle.h"
 
 namespace aotrt {
 namespace {
 
-void* AlignedAlloc(size_t nbytes, size_t align) {
-  size_t size = (nbytes + align - 1) / align * align;
-  if (size == 0) size = align;
-  void* p = std::aligned_alloc(align, size);
-  if (!p) AOTRT_THROW(kOutOfMemory, "cannot allocate ", nbytes, " bytes for a tensor");
-  return p;
-}
-
 void RequireCpu(const DLDevice& dev, const char* what) {
-  AOTRT_REQUIRE(dev.device_type == kDLCPU || dev.device_type == kDLCUDAHost, kInvalidArgument, what,
-                ": only CPU tensors are supported (device type 1), got device type ", static_cast<int>(dev.device_type));
+  int type = DeviceTypeOf(dev);
+  AOTRT_REQUIRE(type == kDLCPU || type == kDLCUDAHost, kInvalidArgument, what,
+                ": only CPU tensors are supported (device type 1), got device type ", type);
 }
 
 void RequireValidDType(DLDataType t) {
@@ -31,6 +26,20 @@ void RequireValidDType(DLDataType t) {
 }
 
 }  // namespace
+
+void* AllocAligned(size_t nbytes, size_t align, const std::string& what) {
+  AOTRT_REQUIRE(align != 0 && (align & (align - 1)) == 0, kInvalidArgument, what, ": alignment ", align,
+                " is not a power of two");
+  // Checked before rounding up (a size near SIZE_MAX would wrap to a tiny block), with the bound the
+  // workspace uses: no machine serves more, and sanitizer allocators abort on such requests.
+  constexpr size_t kMaxBytes = size_t{1} << 46;
+  AOTRT_REQUIRE(nbytes <= kMaxBytes && align <= kMaxBytes, kOutOfMemory, what, ": cannot allocate ", nbytes,
+                " bytes: too large (at most 2^46)");
+  size_t size = nbytes == 0 ? align : (nbytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, size);
+  AOTRT_REQUIRE(p != nullptr, kOutOfMemory, what, ": cannot allocate ", nbytes, " bytes: out of memory");
+  return p;
+}
 
 NDArrayObj::NDArrayObj() = default;
 
@@ -41,13 +50,14 @@ NDArrayObj::~NDArrayObj() {
 
 NDArrayObj* TVMArgValue::AsNDArrayObjOrNull() const {
   if (code_ != kTVMNDArrayHandle || !value_.v_handle) return nullptr;
-  return NDArrayObj::FromHandle(static_cast<DLTensor*>(value_.v_handle));
+  return static_cast<NDArrayObj*>(TensorFromHandle(static_cast<DLTensor*>(value_.v_handle), Where().c_str()));
 }
 
 NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
   RequireCpu(device, "NDArray::Empty");
   RequireValidDType(dtype);
-  AOTRT_REQUIRE(shape.size() <= 64, kInvalidArgument, "NDArray::Empty: ndim ", shape.size(), " exceeds 64");
+  AOTRT_REQUIRE(shape.size() <= kMaxNdim, kInvalidArgument, "NDArray::Empty: ndim ", shape.size(), " exceeds ",
+                kMaxNdim);
   auto obj = ObjectPtr<NDArrayObj>(new NDArrayObj());
   obj->shape_ = shape;
   DLTensor& t = obj->dl_tensor;
@@ -59,7 +69,8 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   // At least the element size (TVM's rule), as a power of two (aligned_alloc's rule).
   size_t align = kAllocAlignment;
   while (align < DataTypeBytes(dtype)) align *= 2;
-  obj->owned_data_ = AlignedAlloc(nbytes, align);
+  obj->owned_data_ = AllocAligned(nbytes, align, StrCat("tensor of shape ", ShapeToString(shape.data(), t.ndim), " ",
+                                                       DataTypeToString(dtype)));
   std::memset(obj->owned_data_, 0, nbytes);
   t.data = obj->owned_data_;
   return NDArray(obj);
@@ -67,9 +78,8 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
 
 // A new array object describing `src`'s memory (shape and strides copied, data not owned).
 ObjectPtr<NDArrayObj> NDArrayObj::Describe(const DLTensor& src, const char* what) {
+  ValidateTensorHeader(src, what);
   RequireCpu(src.device, what);
-  AOTRT_REQUIRE(src.ndim >= 0 && src.ndim <= 64 && (src.ndim == 0 || src.shape), kInvalidArgument, what,
-                ": invalid ndim ", src.ndim);
   auto obj = ObjectPtr<NDArrayObj>(new NDArrayObj());
   obj->shape_.assign(src.shape, src.shape + src.ndim);
   if (src.strides) obj->strides_.assign(src.strides, src.strides + src.ndim);

@@ -1,6 +1,5 @@
 // Benchmark(): every call timed on its own, then statistics over the samples.
 #include <chrono>
-#include <thread>
 
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
@@ -16,6 +15,8 @@ using Clock = std::chrono::steady_clock;
 void ValidateBenchmarkOptions(const BenchmarkOptions& o) {
   AOTRT_REQUIRE(o.warmup >= 0, kInvalidArgument, "benchmark: warmup must be >= 0, got ", o.warmup);
   AOTRT_REQUIRE(o.number >= 1, kInvalidArgument, "benchmark: number must be >= 1, got ", o.number);
+  profiling_internal::RequireAtMost("benchmark", "min_repeat_ms", o.min_repeat_ms, kMaxTimingMs);
+  profiling_internal::RequireAtMost("benchmark", "cooldown_interval_ms", o.cooldown_interval_ms, kMaxTimingMs);
   AOTRT_REQUIRE(o.repeat >= 1, kInvalidArgument, "benchmark: repeat must be >= 1, got ", o.repeat);
   AOTRT_REQUIRE(o.min_repeat_ms >= 0, kInvalidArgument, "benchmark: min_repeat_ms must be >= 0, got ",
                 o.min_repeat_ms);
@@ -41,7 +42,10 @@ int Calibrate(const PackedFunc& f, TVMArgs args, int number, int repeat, int min
     if (duration_ms > 0.0) number = profiling_internal::GrowNumber(number, min_repeat_ms, duration_ms);
     if (number >= cap) return static_cast<int>(cap);
     Clock::time_point start = Clock::now();
-    for (int j = 0; j < number; ++j) f.CallPacked(args, &discard);
+    for (int j = 0; j < number; ++j) {
+      f.CallPacked(args, &discard);
+      if (InterruptRequested()) return number;  // Benchmark() stops before its first repeat
+    }
     int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
     if (ns == 0) ++zero_times;
     duration_ms = static_cast<double>(ns) / 1e6;
@@ -55,7 +59,7 @@ BenchmarkStats Benchmark(const PackedFunc& f, TVMArgs args, const BenchmarkOptio
   AOTRT_REQUIRE(static_cast<bool>(f), kInvalidArgument, "benchmark: the function to time is empty");
   ValidateBenchmarkOptions(o);
   TVMRetValue discard;
-  for (int i = 0; i < o.warmup; ++i) f.CallPacked(args, &discard);
+  for (int i = 0; i < o.warmup && !InterruptRequested(); ++i) f.CallPacked(args, &discard);
   int number = o.min_repeat_ms > 0 ? Calibrate(f, args, o.number, o.repeat, o.min_repeat_ms) : o.number;
 
   BenchmarkStats s;
@@ -65,23 +69,29 @@ BenchmarkStats Benchmark(const PackedFunc& f, TVMArgs args, const BenchmarkOptio
   s.repeats.resize(o.repeat);
   profiling_internal::CacheFlusher flusher(o.cache_flush_bytes);
   double* out = s.samples.data();
-  for (int r = 0; r < o.repeat; ++r) {
+  int done = 0;  // complete repeats; an interrupted one is dropped
+  while (done < o.repeat && !InterruptRequested()) {
     flusher.Flush();
     double sum = 0.0;
-    for (int j = 0; j < number; ++j) {  // the hot loop: no allocation
+    int j = 0;
+    for (; j < number && !InterruptRequested(); ++j) {  // the hot loop: no allocation
       Clock::time_point t0 = Clock::now();
       f.CallPacked(args, &discard);
       Clock::time_point t1 = Clock::now();
       double sec = std::chrono::duration<double>(t1 - t0).count();
-      *out++ = sec;
+      out[j] = sec;
       sum += sec;
     }
-    s.repeats[r] = sum / number;
-    if (o.progress) o.progress(r + 1, o.repeat);
-    if (o.cooldown_interval_ms > 0 && r + 1 < o.repeat) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(o.cooldown_interval_ms));
-    }
+    if (j < number) break;
+    out += number;
+    s.repeats[done++] = sum / number;
+    if (o.progress) o.progress(done, o.repeat);
+    if (o.cooldown_interval_ms > 0 && done < o.repeat) profiling_internal::SleepUnlessInterrupted(o.cooldown_interval_ms);
   }
+  s.interrupted = done < o.repeat;
+  s.repeat = done;
+  s.samples.resize(static_cast<size_t>(number) * done);
+  s.repeats.resize(done);
   ComputeStats(&s);
   return s;
 }

@@ -32,7 +32,11 @@ void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
   Module mod = ModuleArg(args);
   AOTRT_REQUIRE(!mod.defined() || mod.type_key() != "rpc", kNotImplemented, fn, ": RPC modules are not supported");
   DLDevice dev;
-  dev.device_type = static_cast<DLDeviceType>(IntArg(fn, args, 2, "device_type"));
+  int device_type = IntArg(fn, args, 2, "device_type");
+  // Checked before the cast: an int outside DLDeviceType is no value of it.
+  AOTRT_REQUIRE(device_type == kDLCPU, kInvalidArgument, fn, ": only CPU devices (device_type 1) are supported, got ",
+                "device_type ", device_type);
+  dev.device_type = kDLCPU;
   dev.device_id = IntArg(fn, args, 3, "device_id");
   PackedFunc timer = mod.TimeEvaluator(
       args[1].AsString(), dev, IntArg(fn, args, 4, "number"), IntArg(fn, args, 5, "repeat"),

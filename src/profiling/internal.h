@@ -1,6 +1,8 @@
 // Helpers shared by the profiling sources (not part of the public API).
 #pragma once
 
+#include <cstdint>
+
 #include <dlpack/dlpack.h>
 
 #include "aotrt/ndarray.h"
@@ -14,6 +16,12 @@ void RequireCpu(DLDevice dev, const char* what);
 // TVM's growth rule: int(max(min_repeat_ms / (duration_ms / number) + 1, number * 1.618)),
 // saturated at INT_MAX. `duration_ms` > 0.
 int GrowNumber(int number, int min_repeat_ms, double duration_ms);
+
+// Sleep `ms` milliseconds in slices, returning early (false) on an interrupt request.
+bool SleepUnlessInterrupted(int ms);
+
+// Throws kInvalidArgument "<what>: <name> must be <= <limit>, got <value>" when value > limit.
+void RequireAtMost(const char* what, const char* name, int64_t value, int64_t limit);
 
 // Two int32 arrays of bytes/4 elements; Flush() copies one into the other (evicting other data
 // from the caches), as TVM's time evaluator does. Does nothing for bytes <= 0.

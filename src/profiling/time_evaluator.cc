@@ -3,7 +3,6 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <thread>
 
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
@@ -14,7 +13,12 @@
 namespace aotrt {
 
 void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& o) {
+  using profiling_internal::RequireAtMost;
   AOTRT_REQUIRE(o.number >= 1, kInvalidArgument, "time evaluator: number must be >= 1, got ", o.number);
+  RequireAtMost("time evaluator", "number", o.number, kMaxTimingNumber);
+  RequireAtMost("time evaluator", "repeat", o.repeat, kMaxTimingRepeat);
+  RequireAtMost("time evaluator", "min_repeat_ms", o.min_repeat_ms, kMaxTimingMs);
+  RequireAtMost("time evaluator", "cooldown_interval_ms", o.cooldown_interval_ms, kMaxTimingMs);
   AOTRT_REQUIRE(o.repeat >= 0, kInvalidArgument, "time evaluator: repeat must be >= 0, got ", o.repeat);
   AOTRT_REQUIRE(o.min_repeat_ms >= 0, kInvalidArgument, "time evaluator: min_repeat_ms must be >= 0, got ",
                 o.min_repeat_ms);
@@ -31,9 +35,13 @@ void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& o) {
 
 namespace profiling_internal {
 
+void RequireAtMost(const char* what, const char* name, int64_t value, int64_t limit) {
+  AOTRT_REQUIRE(value <= limit, kInvalidArgument, what, ": ", name, " must be <= ", limit, ", got ", value);
+}
+
 void RequireCpu(DLDevice dev, const char* what) {
-  AOTRT_REQUIRE(dev.device_type == kDLCPU, kInvalidArgument, what, ": only CPU devices (device_type ",
-                static_cast<int>(kDLCPU), ") are supported, got device_type ", static_cast<int>(dev.device_type));
+  AOTRT_REQUIRE(DeviceTypeOf(dev) == kDLCPU, kInvalidArgument, what, ": only CPU devices (device_type ",
+                static_cast<int>(kDLCPU), ") are supported, got device_type ", DeviceTypeOf(dev));
 }
 
 int GrowNumber(int number, int min_repeat_ms, double duration_ms) {
@@ -57,6 +65,14 @@ void CacheFlusher::Flush() {
 
 }  // namespace profiling_internal
 
+namespace {
+
+[[noreturn]] void Interrupted(int done, int repeat) {
+  AOTRT_THROW(kInterrupted, "time evaluator: interrupted after ", done, " of ", repeat, " repeats");
+}
+
+}  // namespace
+
 using profiling_internal::CacheFlusher;
 using profiling_internal::GrowNumber;
 
@@ -79,15 +95,19 @@ PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOpti
         if (duration_ms > 0.0) number = GrowNumber(number, opt.min_repeat_ms, duration_ms);
         flusher.Flush();
         Clock::time_point start = Clock::now();
-        for (int j = 0; j < number; ++j) f.CallPacked(args, &discard);
+        for (int j = 0; j < number; ++j) {
+          f.CallPacked(args, &discard);
+          if (InterruptRequested()) Interrupted(r, opt.repeat);
+        }
         int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
         if (nanos == 0) ++zero_times;
         duration_ms = static_cast<double>(nanos) / 1e6;
       } while (duration_ms < opt.min_repeat_ms && zero_times < opt.limit_zero_time_iterations);
       double seconds_per_call = duration_ms / 1e3 / number;
       std::memcpy(&result[static_cast<size_t>(r) * sizeof(double)], &seconds_per_call, sizeof(double));
-      if (opt.cooldown_interval_ms > 0 && r % opt.repeats_to_cooldown == 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(opt.cooldown_interval_ms));
+      if (opt.cooldown_interval_ms > 0 && r % opt.repeats_to_cooldown == 0 &&
+          !profiling_internal::SleepUnlessInterrupted(opt.cooldown_interval_ms)) {
+        Interrupted(r + 1, opt.repeat);
       }
     }
     rv->SetBytes(std::move(result));

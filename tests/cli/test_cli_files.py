@@ -10,8 +10,11 @@ import argparse
 import glob
 import json
 import os
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -151,6 +154,39 @@ def test_bench_duration(args, tmp):
     expect_error(args, 1, "--duration", "bench", args.sample, "--duration", "0")
 
 
+def sigint_caught(pid):
+    """True once the process has a SIGINT handler installed (bit 1 of SigCgt in /proc)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            line = next(l for l in f if l.startswith("SigCgt:"))
+        return int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)) != 0
+    except (OSError, StopIteration):
+        return False
+
+
+def test_bench_ctrl_c(args, tmp):
+    """Ctrl-C stops a bench that would run for hours, which prints what it measured and exits 130."""
+    for extra in ([], ["--json"]):
+        p = subprocess.Popen([args.aotrt, "bench", args.sample, "--repeat", "1000000", "--cooldown-ms", "3600000",
+                              "--warmup", "1"] + extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while p.poll() is None and not sigint_caught(p.pid):
+            time.sleep(0.01)
+        time.sleep(0.2)   # into the first cooldown
+        p.send_signal(signal.SIGINT)
+        try:
+            out, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+        check(p.returncode == 130, "bench interrupted %s: exit %s, %s" % (extra, p.returncode, err))
+        if extra:
+            check('"interrupted": true' in out and '"samples": 1' in out, "bench --json interrupted: %s" % out)
+        else:
+            check("interrupted (Ctrl-C): the figures below cover the 1 runs" in out and "summary" in out,
+                  "bench interrupted: %s" % out)
+    expect_error(args, 1, "cooldown_interval_ms must be <= 3600000", "bench", args.sample, "--cooldown-ms", "3600001")
+
+
 def test_usage_errors_exit_1(args, tmp):
     expect_error(args, 1, "NAME=FILE", "run", args.sample, "-i", "image")
     expect_error(args, 1, "NAME=FILE", "run", args.sample, "-i", "=x.npy")
@@ -199,6 +235,7 @@ def main():
         test_expect(args, tmp)
         test_top(args, tmp)
         test_bench_duration(args, tmp)
+        test_bench_ctrl_c(args, tmp)
         test_usage_errors_exit_1(args, tmp)
         if args.models and os.path.isdir(args.models):
             test_models(args, tmp)

@@ -90,7 +90,7 @@ TEST(CApi, WrongHandleKindIsDetected) {
   TVMFunctionHandle h = nullptr;
   ASSERT_EQ(TVMFuncCreateFromCFunc(AddInts, nullptr, nullptr, &h), 0);
   EXPECT_EQ(TVMModGetFunction(h, "x", 0, &f), -1);  // a function is not a module
-  EXPECT_NE(std::string(TVMGetLastError()).find("not a module"), std::string::npos);
+  EXPECT_NE(std::string(TVMGetLastError()).find("is a runtime.PackedFunc, expected a runtime.Module"), std::string::npos);
   TVMFuncFree(h);
   TVMArrayFree(arr);
 }

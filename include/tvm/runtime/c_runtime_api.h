@@ -7,6 +7,20 @@
  * be released with the matching Free call (TVMModFree, TVMFuncFree, TVMArrayFree, TVMObjectFree).
  * Functions are thread-safe unless stated; objects behind handles follow the thread-safety rules
  * of the object (one AotExecutor is for one thread at a time).
+ *
+ * Handle checks. Every object carries a type tag in its header, and every handle is checked
+ * before use: a handle of another kind (a module passed to TVMArrayFree, an NDArray's DLTensor*
+ * passed to TVMObjectFree or TVMFuncFree) is refused with kTypeMismatch or kInvalidArgument and
+ * left untouched; kinds are told apart by reading inside the object the handle points to, never
+ * outside it. Tensors a caller describes (ndim, shape, device type) are validated before their
+ * shape is read: ndim must lie in [0, 64].
+ * What remains the caller's contract: a handle must be one this library returned and whose
+ * reference the caller has not yet released. Releasing it twice, or using it afterwards, reads
+ * freed memory: such a handle is refused as "not live" when its memory has not been reused (the
+ * tag is cleared on destruction), but if the memory was reused by a new object of the same kind
+ * that object is released instead. A DLTensor the caller owns passed to TVMArrayFree has the 16
+ * bytes before it read. Builds with AOTRT_CHECKED_HANDLES (the default of sanitizer builds) keep a
+ * registry of live objects and refuse any stale or foreign handle without reading its memory.
  */
 #ifndef TVM_RUNTIME_C_RUNTIME_API_H_
 #define TVM_RUNTIME_C_RUNTIME_API_H_
@@ -91,7 +105,8 @@ typedef int (*TVMExtensionFuncDeclarer)(TVMFunctionHandle register_func_handle);
 /* ---- errors ----
  * Error codes below are aotrt::ErrorCode values (aotrt/error.h) read with AOTRTGetLastErrorCode():
  * 1 kInvalidArgument, 2 kNotFound, 3 kOutOfRange, 4 kTypeMismatch, 5 kShapeMismatch,
- * 6 kFormatError, 7 kIOError, 8 kOutOfMemory, 9 kModelError, 10 kNotImplemented, 11 kInternal.
+ * 6 kFormatError, 7 kIOError, 8 kOutOfMemory, 9 kModelError, 10 kNotImplemented, 11 kInternal,
+ * 12 kInterrupted.
  * A null or wrong-kind handle gives kInvalidArgument (null) or kTypeMismatch (wrong kind); any call
  * that allocates can also fail with kOutOfMemory. A call that succeeds leaves the last error as it was.
  */
@@ -143,13 +158,13 @@ TVM_DLL int TVMModGetFunction(TVMModuleHandle mod, const char* func_name, int qu
                               TVMFunctionHandle* out);
 /*! \brief Release one reference to `mod` (from TVMModLoadFromFile, AOTRTModLoadFromMemory or a
  *  kTVMModuleHandle result). The handle must not be used afterwards. Thread-safe (atomic count).
- *  Errors: kInvalidArgument (null), kTypeMismatch (not a module). */
+ *  Errors: kInvalidArgument (null, or not a live object), kTypeMismatch (another kind of object). */
 TVM_DLL int TVMModFree(TVMModuleHandle mod);
 
 /* ---- functions ---- */
 /*! \brief Release one reference to `func` (from TVMModGetFunction, TVMFuncGetGlobal,
  *  TVMFuncCreateFromCFunc or a kTVMPackedFuncHandle result). Thread-safe (atomic count).
- *  Errors: kInvalidArgument (null), kTypeMismatch (not a function). */
+ *  Errors: kInvalidArgument (null, or not a live object), kTypeMismatch (another kind of object). */
 TVM_DLL int TVMFuncFree(TVMFunctionHandle func);
 /*! \brief Call a packed function. Arguments are borrowed for the call. Object results
  *  (module, function, NDArray, object handles) are new references owned by the caller; kTVMStr and
@@ -206,7 +221,7 @@ TVM_DLL int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, in
                           int dtype_lanes, int device_type, int device_id, TVMArrayHandle* out);
 /*! \brief Release one reference to the array (from TVMArrayAlloc, TVMArrayFromDLPack or a
  *  kTVMNDArrayHandle result); the data goes with the last one. Thread-safe (atomic count).
- *  Errors: kInvalidArgument (null), kTypeMismatch (not an aotrt NDArray). */
+ *  Errors: kInvalidArgument (null, or not a live aotrt NDArray), kTypeMismatch (an object handle). */
 TVM_DLL int TVMArrayFree(TVMArrayHandle handle);
 /*! \brief Type index of the NDArray behind `handle`: always 2 (runtime.NDArray). Thread-safe.
  *  Errors: kInvalidArgument (null handle or out_tindex), kTypeMismatch (not an aotrt NDArray). */
@@ -251,7 +266,8 @@ TVM_DLL int TVMStreamStreamSynchronize(int device_type, int device_id, TVMStream
                                        TVMStreamHandle dst);
 /*! \brief Allocate `nbytes` of CPU memory aligned to max(alignment, 64); *out_data is owned by the
  *  caller and freed with TVMDeviceFreeDataSpace. Thread-safe.
- *  Errors: kInvalidArgument (not CPU, null out_data, alignment not a power of two), kOutOfMemory. */
+ *  Errors: kInvalidArgument (not CPU, null out_data, alignment not a power of two), kOutOfMemory
+ *  (naming the size; also for sizes over 2^46, which would wrap when rounded up near SIZE_MAX). */
 TVM_DLL int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment,
                                     DLDataType type_hint, void** out_data);
 /*! \brief As TVMDeviceAllocDataSpace for a tensor of `shape` (ndim entries, borrowed) and
@@ -269,7 +285,7 @@ TVM_DLL int TVMDeviceCopyDataFromTo(DLTensor* from, DLTensor* to, TVMStreamHandl
 
 /* ---- objects ---- */
 /*! \brief Type index of the object behind `obj` (borrowed). Thread-safe.
- *  Errors: kInvalidArgument (null obj or out_tindex). */
+ *  Errors: kInvalidArgument (null obj or out_tindex, or not a live object). */
 TVM_DLL int TVMObjectGetTypeIndex(TVMObjectHandle obj, unsigned* out_tindex);
 /*! \brief Type index of `type_key` (e.g. "runtime.Module"). Thread-safe.
  *  Errors: kInvalidArgument (null argument), kNotFound (unknown key). */
@@ -278,10 +294,12 @@ TVM_DLL int TVMObjectTypeKey2Index(const char* type_key, unsigned* out_tindex);
  *  Errors: kInvalidArgument (null out), kNotFound (unknown index), kOutOfMemory. */
 TVM_DLL int TVMObjectTypeIndex2Key(unsigned tindex, char** out_type_key);
 /*! \brief Add one reference to `obj`, to be released with TVMObjectFree. Thread-safe.
- *  Errors: kInvalidArgument (null). */
+ *  Errors: kInvalidArgument (null, or not a live object: e.g. an NDArray's DLTensor*). */
 TVM_DLL int TVMObjectRetain(TVMObjectHandle obj);
 /*! \brief Release one reference to `obj` (any object handle, including modules and functions);
- *  NULL is accepted and does nothing (as in TVM). Thread-safe (atomic count). Never fails. */
+ *  NULL is accepted and does nothing (as in TVM). Thread-safe (atomic count).
+ *  Errors: kInvalidArgument (not a live object: e.g. an NDArray's DLTensor*, which TVMArrayFree
+ *  releases; the tensor is left intact). */
 TVM_DLL int TVMObjectFree(TVMObjectHandle obj);
 /*! \brief *is_derived = 1 when child == parent or parent is runtime.Object (0), else 0.
  *  Thread-safe. Errors: kInvalidArgument (null is_derived). */

@@ -17,7 +17,7 @@ from ... import _ffi
 from ...device import parse_dtype, str_to_numpy_dtype, dtype_str
 from ..._aligned import writable_view
 from ..._convert import checked_array
-from ...error import OutOfRangeError, last_error
+from ...error import OutOfRangeError, interruptible, last_error
 from ...ndarray import NDArray, _make, np_data_ptr
 from ...packed_func import get_global_func
 from ...benchmark import BenchmarkResult
@@ -342,7 +342,7 @@ class AotModule:
         if bench is not None and limit_zero_time_iterations == 100 and repeats_to_cooldown == 1:
             timer = bench(self.module, func_name, warmup, number, repeat, min_repeat_ms, cooldown_interval_ms,
                           cache_flush_bytes)
-            report = json.loads(timer())
+            report = json.loads(interruptible(timer))   # Ctrl-C stops it (a KeyboardInterrupt)
             return BenchmarkResult(report["repeats"], report.get("samples"))
         return self.module.time_evaluator(
             func_name, device, repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,

@@ -1,0 +1,36 @@
+// Validation of raw C handles before anything behind them is used (issue 12).
+//
+// Objects are told apart by the tag word in their header (aotrt/object.h), never by reading
+// outside them: a tensor handle is first read at offset 8, which lies inside an object header and
+// inside a DLTensor alike, and the NDArray header before it is read only once the handle is known
+// not to be an object handle. Destruction overwrites the tag, so most stale handles are refused;
+// but reading a freed handle is still undefined behaviour. Builds with AOTRT_CHECKED_HANDLES (on in
+// sanitizer builds) also keep a registry of live objects and consult it first, so a stale or
+// foreign handle is refused without touching its memory.
+// Thread-safe. Errors: kInvalidArgument (null, freed or foreign handle), kTypeMismatch (another
+// kind of object), each naming `what`.
+#pragma once
+
+#include <cstdint>
+
+#include "aotrt/object.h"
+
+namespace aotrt {
+
+// The live object behind `handle`, of type `type_index` (kTypeObject accepts any type).
+Object* ObjectFromHandle(const void* handle, uint32_t type_index, const char* what);
+// The NDArray behind a tensor handle (the address of its DLTensor) this library made.
+TensorObj* TensorFromHandle(const DLTensor* handle, const char* what);
+// TVM's type key of a type index ("runtime.Module"), or null for an unknown index.
+const char* TypeKeyOf(uint32_t type_index);
+
+// The fast path of ObjectFromHandle for calls made per inference (TVMFuncCall): one compare.
+inline Object* ObjectFromHandleFast(void* handle, uint32_t type_index, const char* what) {
+#if !AOTRT_CHECKED_HANDLES
+  auto* obj = static_cast<Object*>(handle);
+  if (__builtin_expect(obj != nullptr && obj->type_index() == type_index, 1)) return obj;
+#endif
+  return ObjectFromHandle(handle, type_index, what);
+}
+
+}  // namespace aotrt
