@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "memory_report.h"
 #include "model_io.h"
 #include "progress.h"
 #include "table.h"
@@ -41,13 +42,16 @@ double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std:
 struct ThreadResult {
   aotrt::BenchmarkStats stats;
   double first_run_ms = 0;  // the very first run (cold caches), part of the warm-up
+  long first_run_faults = 0;
   double warmup_ms = 0;
   Clock::time_point start, end;  // of the timed phase
   std::exception_ptr error;
 };
 
 struct BenchResult {
-  double load_ms = 0, create_ms = 0, wall_s = 0;
+  double load_ms = 0, create_ms = 0, first_create_ms = 0, wall_s = 0;
+  long load_faults = 0, first_create_faults = 0;
+  aotrt::ModelInfo info;
   std::vector<ThreadResult> threads;
   aotrt::BenchmarkStats all;  // every thread's samples pooled
 };
@@ -104,10 +108,14 @@ void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* re
     aotrt::PackedFunc run = ex->module().GetFunctionOrThrow("run");
     aotrt::TVMArgs no_args(nullptr, nullptr, 0);
     aotrt::TVMRetValue rv;
+    long faults = ThreadPageFaults();
     Clock::time_point t0 = Clock::now();
     for (int i = 0; i < o.warmup && !aotrt::InterruptRequested(); ++i) {
       run.CallPacked(no_args, &rv);
-      if (i == 0) r->first_run_ms = MsSince(t0);   // cold: the summary line reports it
+      if (i == 0) {  // cold: the summary line reports it
+        r->first_run_ms = MsSince(t0);
+        r->first_run_faults = ThreadPageFaults() - faults;
+      }
     }
     r->warmup_ms = MsSince(t0);
     ready->fetch_sub(1);
@@ -150,15 +158,22 @@ BenchResult RunBench(const BenchOptions& o) {
     throw UsageError(e.what());   // an option out of range is a bad command line
   }
 
+  long faults = ThreadPageFaults();
   Clock::time_point t0 = Clock::now();
   aotrt::Model model = aotrt::Model::Load(o.path);
   res.load_ms = MsSince(t0);
+  res.load_faults = ThreadPageFaults() - faults;
+  res.info = model.Info();
   std::vector<aotrt::Executor> executors;
-  t0 = Clock::now();
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
-  for (int i = 0; i < o.threads; ++i) executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, options));
-  res.create_ms = MsSince(t0) / o.threads;
+  faults = ThreadPageFaults();
+  t0 = Clock::now();
+  executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, options));
+  res.first_create_ms = MsSince(t0);
+  res.first_create_faults = ThreadPageFaults() - faults;
+  for (int i = 1; i < o.threads; ++i) executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, options));
+  res.create_ms = MsSince(t0) / o.threads;  // all executors, the first included
   std::vector<PreparedInput> inputs = PrepareInputs(model, executors[0], o.inputs);
   for (auto& ex : executors) ApplyInputs(ex, inputs);
 
@@ -203,7 +218,10 @@ void PrintText(const BenchOptions& o, const BenchResult& r) {
   double min_ms = std::max(all.min * 1e3, 1e-6);
   int digits = std::max(3, 2 - static_cast<int>(std::floor(std::log10(min_ms))));
   std::cout << "model      " << o.path << "\n"
-            << "init       load " << Fixed(r.load_ms, 3) << " ms, create executor " << Fixed(r.create_ms, 3) << " ms\n"
+            << "init       load " << Fixed(r.load_ms, 3) << " ms (" << r.load_faults << " page faults), first create "
+            << Fixed(r.first_create_ms, 3) << " ms (" << r.first_create_faults << "), first run "
+            << Fixed(r.threads[0].first_run_ms, 3) << " ms (" << r.threads[0].first_run_faults << ")"
+            << (o.threads > 1 ? ", create per executor " + Fixed(r.create_ms, 3) + " ms" : std::string()) << "\n"
             << "warm-up    " << o.warmup << " runs in " << Fixed(r.threads[0].warmup_ms, 3) << " ms\n"
             << "timed      " << all.repeat << " repeats x " << all.number << " runs"
             << (all.number != o.number ? " (number grown by --min-repeat-ms)" : "") << ", "
@@ -220,6 +238,8 @@ void PrintText(const BenchOptions& o, const BenchResult& r) {
     t.AddRow(Row("all", all, digits));
   }
   t.Print(std::cout);
+  std::cout << "\n";
+  PrintMemory(std::cout, r.info);
   double throughput = r.wall_s > 0 ? static_cast<double>(all.samples.size()) / r.wall_s : 0;
   std::cout << "\nthroughput " << Fixed(throughput, 1) << " runs/s (" << o.threads
             << (o.threads == 1 ? " thread)\n" : " threads, aggregate)\n");
@@ -251,6 +271,11 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
   nlohmann::ordered_json j = {{"model", o.path},
                       {"load_ms", r.load_ms},
                       {"create_executor_ms", r.create_ms},
+                      {"load_page_faults", r.load_faults},
+                      {"first_create_ms", r.first_create_ms},
+                      {"first_create_page_faults", r.first_create_faults},
+                      {"first_run_page_faults", r.threads[0].first_run_faults},
+                      {"memory", MemoryJson(r.info)},
                       {"warmup", o.warmup},
                       {"number", r.all.number},
                       {"repeat", r.all.repeat},

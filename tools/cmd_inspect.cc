@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "memory_report.h"
 #include "model_info.h"
 #include "run_scratch.h"
 #include "table.h"
@@ -50,29 +51,6 @@ nlohmann::ordered_json SizesJson(const std::vector<NamedSize>& v) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& s : v) out.push_back({{"name", s.name}, {"bytes", s.bytes}});
   return out;
-}
-
-// What one more executor costs, and what every executor of the model shares (once per process,
-// or once per machine when the constants are mapped from the cache).
-nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& i) {
-  return {{"per_executor", {{"workspace_bytes", i.workspace_bytes},
-                            {"slack_bytes", i.slack_bytes},
-                            {"io_bytes", i.io_bytes},
-                            {"total_bytes", i.workspace_bytes + i.slack_bytes + i.io_bytes}}},
-          {"shared", {{"constant_bytes", i.constant_bytes},
-                      {"constant_source", aotrt::ConstantSourceName(i.constant_source)},
-                      {"constant_cache_path", i.constant_cache_path},
-                      {"param_bytes", i.param_bytes}}}};
-}
-
-void PrintMemory(const aotrt::ModelInfo& i) {
-  std::cout << "\nmemory per executor: " << Bytes(i.workspace_bytes + i.slack_bytes + i.io_bytes) << " (workspace "
-            << Bytes(i.workspace_bytes) << ", tail slack " << Bytes(i.slack_bytes) << ", inputs and outputs "
-            << Bytes(i.io_bytes) << ")\n"
-            << "memory shared by all executors: " << Bytes(i.constant_bytes + i.param_bytes) << " (constants "
-            << Bytes(i.constant_bytes) << ", " << aotrt::ConstantSourceName(i.constant_source);
-  if (!i.constant_cache_path.empty()) std::cout << " " << i.constant_cache_path;
-  std::cout << "; params " << Bytes(i.param_bytes) << ")\n";
 }
 
 void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s) {
@@ -150,7 +128,8 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
     for (const auto& p : d.params) t.AddRow({p.name, p.dtype, Shape(p.shape), std::to_string(p.bytes)});
     t.Print(std::cout, "  ");
   }
-  PrintMemory(m.Info());
+  std::cout << "\n";
+  PrintMemory(std::cout, m.Info());
   std::cout << "\nruntime symbols the library needs: " << Join(d.undefined_runtime_symbols) << "\n"
             << "runtime context pointers it defines: " << Join(d.context_pointers) << "\n";
 }

@@ -71,7 +71,9 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   void* handle = nullptr;
   {
     IgnoreSystemLibRegistrations loading_as_module;  // its constructors run inside dlopen
-    handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    // A name without a slash would be searched for in the library path, not the working directory.
+    std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+    handle = ::dlopen(file.c_str(), RTLD_LAZY | RTLD_LOCAL);
   }
   if (!handle) {
     const char* err = ::dlerror();

@@ -2,6 +2,8 @@
 // described by ModelInfo, shared by executors; empty handles and bad factory params refused.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include "aotrt/model.h"
 #include "aotrt/packed_func.h"
 #include "common/cases.h"
@@ -101,4 +103,18 @@ TEST(LoadedModel, FactoryParamsAreCheckedWhenTheFactoryIsMade) {
   EXPECT_AOTRT_ERROR(CreateFactory({"a", "a"}), ErrorCode::kInvalidArgument,
                      {"factory param 'a' fills input 0 ('a') a second time"});
   EXPECT_AOTRT_ERROR(CreateFactory({""}), ErrorCode::kInvalidArgument, {"factory param with an empty name"});
+}
+
+TEST(LoadedModel, ARelativeFileNameIsFoundInTheWorkingDirectory) {
+  // dlopen would search the library path for a name without a slash, not the working directory.
+  char old[4096];
+  ASSERT_NE(::getcwd(old, sizeof(old)), nullptr);
+  ASSERT_EQ(::chdir(ModelsDir().c_str()), 0);
+  try {
+    Model m = Model::Load("add_c.so");
+    EXPECT_EQ(m.Info().inputs.size(), 2u);
+  } catch (const Error& e) {
+    ADD_FAILURE() << e.what();
+  }
+  ASSERT_EQ(::chdir(old), 0);
 }
