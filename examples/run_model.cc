@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
                   First(ex.GetOutput(i)));
     }
     // TVM's time_evaluator contract: repeat doubles of mean seconds per call, as bytes.
-    aotrt::PackedFunc timer = ex.module().TimeEvaluator("run", DLDevice{kDLCPU, 0}, /*number=*/100, /*repeat=*/3);
+    aotrt::PackedFunc timer = aotrt::TimeEvaluator(ex.module(), "run", DLDevice{kDLCPU, 0}, /*number=*/100, /*repeat=*/3);
     std::vector<double> seconds = aotrt::ParseTimes(timer.Call<std::string>());
     for (size_t r = 0; r < seconds.size(); ++r) std::printf("  repeat %zu: %.3f us per run\n", r, seconds[r] * 1e6);
     // Beyond TVM: every call timed, with percentiles.

@@ -71,14 +71,7 @@ class AOTRT_API Module {
   PackedFunc GetFunction(const std::string& name, bool query_imports = false) const;
   // Like GetFunction but throws Error(kNotFound) naming the function and the module when absent.
   PackedFunc GetFunctionOrThrow(const std::string& name, bool query_imports = false) const;
-  // TVM's time_evaluator: a function timing GetFunction(name, true) (or, for an undefined module, the
-  // global `name`); see aotrt/profiling.h WrapTimeEvaluator for what it returns. Throws kNotFound
-  // ("Cannot find <name> in the module or global registry", or a missing global f_preproc) and
-  // kInvalidArgument (non-CPU device, bad option). Defined in src/profiling/.
-  PackedFunc TimeEvaluator(const std::string& name, DLDevice dev, int number = 10, int repeat = 1,
-                           int min_repeat_ms = 0, int limit_zero_time_iterations = 100,
-                           int cooldown_interval_ms = 0, int repeats_to_cooldown = 1,
-                           int cache_flush_bytes = 0, const std::string& f_preproc = "") const;
+  // TVM's module.time_evaluator is aotrt::TimeEvaluator(module, ...), in aotrt/profiling.h.
   void Import(const Module& other) { node_->Import(other.node_); }
   std::vector<Module> imports() const;
   std::string type_key() const { return node_->type_key(); }

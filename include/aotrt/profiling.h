@@ -1,7 +1,7 @@
 // Timing packed functions: TVM's time evaluator, and a benchmark that keeps every sample.
 //
 //   aotrt::Executor ex = model.CreateExecutor();
-//   aotrt::PackedFunc timer = ex.module().TimeEvaluator("run", DLDevice{kDLCPU, 0}, 10, 5);
+//   aotrt::PackedFunc timer = aotrt::TimeEvaluator(ex.module(), "run", DLDevice{kDLCPU, 0}, 10, 5);
 //   (timer returns repeat x 8 bytes: the mean seconds per call of each repeat, see ParseTimes)
 //
 //   aotrt::BenchmarkOptions opt;  opt.number = 10;  opt.repeat = 20;
@@ -23,6 +23,7 @@
 #include <dlpack/dlpack.h>
 
 #include "aotrt/export.h"
+#include "aotrt/module.h"
 #include "aotrt/packed_func.h"
 
 namespace aotrt {
@@ -54,6 +55,15 @@ struct TimeEvaluatorOptions {
 
 // Throws Error(kInvalidArgument) naming the first option out of range.
 AOTRT_API void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& opt);
+
+// TVM's module.time_evaluator: a function timing module.GetFunction(name, true) (or, for an
+// undefined module, the global `name`); see WrapTimeEvaluator below for what it returns. Throws
+// kNotFound ("Cannot find <name> in the module or global registry", or a missing global
+// f_preproc) and kInvalidArgument (non-CPU device, bad option).
+AOTRT_API PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice dev, int number = 10,
+                                   int repeat = 1, int min_repeat_ms = 0, int limit_zero_time_iterations = 100,
+                                   int cooldown_interval_ms = 0, int repeats_to_cooldown = 1,
+                                   int cache_flush_bytes = 0, const std::string& f_preproc = "");
 
 // TVM's WrapTimeEvaluator (ABI.md 9.2): a function that, called with `f`'s arguments, calls `f`
 // once to warm up, then `repeat` times: `f_preproc` (when defined) with the same arguments and one

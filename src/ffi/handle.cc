@@ -23,7 +23,7 @@ uint32_t TagAt(const void* p) {
   std::memcpy(&tag, static_cast<const char*>(p) + kTagOffset, sizeof(tag));
   return tag;
 }
-bool IsTag(uint32_t tag) { return (tag & 0xFFFF0000u) == kObjectTagMagic; }
+[[maybe_unused]] bool IsTag(uint32_t tag) { return (tag & 0xFFFF0000u) == kObjectTagMagic; }
 
 #if AOTRT_CHECKED_HANDLES
 // Every live object, so that a stale handle is refused before its memory is read.

@@ -38,8 +38,8 @@ void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
                 "device_type ", device_type);
   dev.device_type = kDLCPU;
   dev.device_id = IntArg(fn, args, 3, "device_id");
-  PackedFunc timer = mod.TimeEvaluator(
-      args[1].AsString(), dev, IntArg(fn, args, 4, "number"), IntArg(fn, args, 5, "repeat"),
+  PackedFunc timer = TimeEvaluator(
+      mod, args[1].AsString(), dev, IntArg(fn, args, 4, "number"), IntArg(fn, args, 5, "repeat"),
       IntArg(fn, args, 6, "min_repeat_ms"), IntArg(fn, args, 7, "limit_zero_time_iterations"),
       IntArg(fn, args, 8, "cooldown_interval_ms"), IntArg(fn, args, 9, "repeats_to_cooldown"),
       IntArg(fn, args, 10, "cache_flush_bytes"), args[11].AsString());

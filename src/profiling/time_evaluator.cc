@@ -123,10 +123,10 @@ std::vector<double> ParseTimes(const std::string& bytes) {
   return out;
 }
 
-PackedFunc Module::TimeEvaluator(const std::string& name, DLDevice dev, int number, int repeat, int min_repeat_ms,
-                                 int limit_zero_time_iterations, int cooldown_interval_ms, int repeats_to_cooldown,
-                                 int cache_flush_bytes, const std::string& f_preproc) const {
-  PackedFunc f = defined() ? GetFunction(name, /*query_imports=*/true) : GetGlobalFunction(name);
+PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice dev, int number, int repeat,
+                         int min_repeat_ms, int limit_zero_time_iterations, int cooldown_interval_ms,
+                         int repeats_to_cooldown, int cache_flush_bytes, const std::string& f_preproc) {
+  PackedFunc f = module.defined() ? module.GetFunction(name, /*query_imports=*/true) : GetGlobalFunction(name);
   AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "Cannot find ", name, " in the module or global registry");
   PackedFunc pre;
   if (!f_preproc.empty()) {

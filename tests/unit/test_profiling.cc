@@ -264,16 +264,16 @@ TEST(TimeEvaluator, ModuleTimeEvaluatorResolvesGlobalsAndReportsMissingFunctions
   Counter c, pre;
   RegisterGlobalFunction("aotrt_test.profiling.f", c.Func(), true);
   RegisterGlobalFunction("aotrt_test.profiling.pre", pre.Func(), true);
-  PackedFunc timer = Module().TimeEvaluator("aotrt_test.profiling.f", kCpu, 2, 3, 0, 100, 0, 1, 0,
+  PackedFunc timer = TimeEvaluator(Module(), "aotrt_test.profiling.f", kCpu, 2, 3, 0, 100, 0, 1, 0,
                                             "aotrt_test.profiling.pre");
   EXPECT_EQ(CallTimer(timer).size(), 3u);
   EXPECT_EQ(c.Take(), 7);
   EXPECT_EQ(pre.Take(), 3);
   std::string msg;
-  EXPECT_EQ(CodeOf([&] { Module().TimeEvaluator("aotrt_test.no_such_function", kCpu); }, &msg),
+  EXPECT_EQ(CodeOf([&] { TimeEvaluator(Module(), "aotrt_test.no_such_function", kCpu); }, &msg),
             ErrorCode::kNotFound);
   EXPECT_EQ(msg, "Cannot find aotrt_test.no_such_function in the module or global registry");
-  EXPECT_EQ(CodeOf([&] { Module().TimeEvaluator("aotrt_test.profiling.f", kCpu, 1, 1, 0, 100, 0, 1, 0, "nope"); }),
+  EXPECT_EQ(CodeOf([&] { TimeEvaluator(Module(), "aotrt_test.profiling.f", kCpu, 1, 1, 0, 100, 0, 1, 0, "nope"); }),
             ErrorCode::kNotFound);
 }
 
@@ -324,11 +324,11 @@ TEST(TimeEvaluator, CacheFlushGlobalSkipsTheFirstArgumentAndNonTensors) {
 TEST(TimeEvaluator, TimesTheRunFunctionOfARealExecutor) {
   Model model = Model::Load(std::string(AOTRT_TEST_MODELS_DIR) + "/add_llvm.so");
   Executor ex = model.CreateExecutor();
-  std::vector<double> times = CallTimer(ex.module().TimeEvaluator("run", kCpu, 5, 3));
+  std::vector<double> times = CallTimer(TimeEvaluator(ex.module(), "run", kCpu, 5, 3));
   ASSERT_EQ(times.size(), 3u);
   for (double t : times) EXPECT_GT(t, 0.0);
   std::string msg;
-  EXPECT_EQ(CodeOf([&] { ex.module().TimeEvaluator("walk", kCpu); }, &msg), ErrorCode::kNotFound);
+  EXPECT_EQ(CodeOf([&] { TimeEvaluator(ex.module(), "walk", kCpu); }, &msg), ErrorCode::kNotFound);
   EXPECT_EQ(msg, "Cannot find walk in the module or global registry");
 }
 
