@@ -22,4 +22,12 @@ inline void ExpectOutputsMatch(const Case& c, const aotrt::Executor& ex) {
   }
 }
 
+// A new executor of `m` runs the case bit-exact.
+inline void ExpectNewExecutorMatches(const Case& c, const aotrt::Model& m) {
+  aotrt::Executor ex = m.CreateExecutor();
+  SetCaseInputs(c, ex);
+  ex.Run();
+  ExpectOutputsMatch(c, ex);
+}
+
 }  // namespace aotrt_test

@@ -38,10 +38,7 @@ class ModelConstantCache : public ::testing::Test {
     } else {
       EXPECT_EQ(fs::path(m.Info().constant_cache_path).parent_path(), dir_);
     }
-    Executor ex = m.CreateExecutor();
-    SetCaseInputs(c, ex);
-    ex.Run();
-    ExpectOutputsMatch(c, ex);
+    ExpectNewExecutorMatches(c, m);
   }
 
   size_t PoolFiles() const {
@@ -113,10 +110,7 @@ TEST_F(ModelConstantCache, MemoryLoadsKeyOnContent) {
   for (ConstantSource expected : {ConstantSource::kBuiltCache, ConstantSource::kMappedCache}) {
     Model m = Model::LoadFromMemory(bytes.data(), bytes.size(), options_);
     EXPECT_EQ(m.Info().constant_source, expected) << ConstantSourceName(m.Info().constant_source);
-    Executor ex = m.CreateExecutor();
-    SetCaseInputs(c, ex);
-    ex.Run();
-    ExpectOutputsMatch(c, ex);
+    ExpectNewExecutorMatches(c, m);
   }
 }
 
