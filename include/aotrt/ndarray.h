@@ -34,6 +34,7 @@ class AOTRT_API NDArrayObj : public TensorObj {
   std::vector<int64_t> shape_;
   std::vector<int64_t> strides_;
   void* owned_data_ = nullptr;          // aligned allocation owned by this array
+  size_t owned_mapped_ = 0;             // its mapping's size when mapped (large arrays), else 0
   DLManagedTensor* managed_ = nullptr;  // DLPack producer kept alive by this array
   ObjectPtr<Object> base_;              // array whose storage a view shares
 };

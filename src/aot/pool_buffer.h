@@ -1,8 +1,7 @@
 // Memory of one USMP pool passed to a model's entry function (a workspace pool per executor, the
 // constant pool per model): `bytes` usable bytes, 64-byte aligned and zeroed, followed by
-// TailSlack(bytes) bytes the runtime owns (base/tail_slack.h), filled with the canary. Pools of
-// 64 KiB and more are fresh anonymous mappings (zero without a memset, faulted in on first touch,
-// huge pages advised from 2 MiB).
+// TailSlack(bytes) bytes the runtime owns (base/tail_slack.h), filled with the canary. From
+// 64 KiB on, fresh anonymous mappings: zero without a memset (base/zeroed_memory.h).
 // Move-only; owns its memory. Not thread-safe: a workspace pool belongs to one executor; the
 // shared constant pool is only read after it is built.
 #pragma once
@@ -31,7 +30,7 @@ class PoolBuffer {
 
  private:
   struct Free {
-    size_t mapped_bytes;  // 0: from aligned_alloc
+    size_t mapped_bytes;  // FreeZeroed's argument (base/zeroed_memory.h)
     void operator()(uint8_t* p) const;
   };
   std::unique_ptr<uint8_t, Free> data_{nullptr, Free{0}};

@@ -41,7 +41,9 @@ std::shared_ptr<spdlog::logger> MakeLogger(std::shared_ptr<spdlog::sinks::sink> 
 struct Logger {
   std::atomic<int> level{kWarn};
   std::mutex mu;
-  std::shared_ptr<spdlog::logger> logger = MakeLogger(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  // Made at the first record, not at the first level check: loading a model logs nothing at the
+  // default level and should not pay for a logger (a terminal query on stderr, a registry).
+  std::shared_ptr<spdlog::logger> logger;
 
   Logger() {
     const char* env = std::getenv("AOTRT_LOG_LEVEL");
@@ -50,12 +52,13 @@ struct Logger {
     if (parsed >= 0) {
       level = parsed;
     } else {
-      logger->warn("AOTRT_LOG_LEVEL={} is not a level (trace, debug, info, warn, error, critical, off or 0..6); "
+      Get()->warn("AOTRT_LOG_LEVEL={} is not a level (trace, debug, info, warn, error, critical, off or 0..6); "
                    "using warn", env);
     }
   }
   std::shared_ptr<spdlog::logger> Get() {
     std::lock_guard<std::mutex> lock(mu);
+    if (!logger) logger = MakeLogger(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
     return logger;
   }
 };

@@ -51,21 +51,12 @@ size_t BytesFrom(const std::vector<AddressBounds::Segment>& segments, uintptr_t 
 }
 
 struct ObjectQuery {
-  const link_map* by_link_map = nullptr;  // find this object, or
-  uintptr_t containing = 0;               // the object whose segments contain this address
+  uintptr_t containing = 0;  // the object whose segments contain this address
   std::vector<AddressBounds::Segment> segments;
   bool out_of_memory = false;
 };
 
 int VisitObjectOrThrow(dl_phdr_info* info, ObjectQuery* q) {
-  if (q->by_link_map) {
-    const char* name = q->by_link_map->l_name ? q->by_link_map->l_name : "";
-    if (info->dlpi_addr != q->by_link_map->l_addr || std::strcmp(info->dlpi_name ? info->dlpi_name : "", name) != 0) {
-      return 0;
-    }
-    q->segments = SegmentsOf(*info);
-    return 1;
-  }
   std::vector<AddressBounds::Segment> segments = SegmentsOf(*info);
   if (BytesFrom(segments, q->containing, false) == 0) return 0;
   q->segments = std::move(segments);
@@ -97,11 +88,12 @@ std::string Hex(const void* p) {
 
 }  // namespace
 
-AddressBounds AddressBounds::OfDlopenHandle(void* handle) {
-  link_map* lm = nullptr;
-  if (!handle || ::dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) return AddressBounds();
+AddressBounds AddressBounds::OfObjectContaining(const void* address) {
+  // Found by an address inside it, not by its link_map: glibc's link_map fields are written under
+  // its loader lock, which a reader outside dl_iterate_phdr does not hold (and TSan cannot see).
+  if (!address) return AddressBounds();
   ObjectQuery q;
-  q.by_link_map = lm;
+  q.containing = reinterpret_cast<uintptr_t>(address);
   Walk(&q);
   return AddressBounds(std::move(q.segments));
 }

@@ -24,9 +24,10 @@ class AddressBounds {
   AddressBounds() = default;
   // Exactly `segments` (tests and fuzz targets: a buffer standing for a library's image).
   explicit AddressBounds(std::vector<Segment> segments) : segments_(std::move(segments)) {}
-  // The segments of the dlopened library `handle` (dlinfo RTLD_DI_LINKMAP + dl_iterate_phdr);
-  // nothing readable when the handle is not found. Never throws except std::bad_alloc.
-  static AddressBounds OfDlopenHandle(void* handle);
+  // The segments of the loaded object (library or executable) containing `address`, e.g. one of a
+  // dlopened library's own symbols (dl_iterate_phdr); nothing readable when none contains it.
+  // Never throws except std::bad_alloc.
+  static AddressBounds OfObjectContaining(const void* address);
   // For a system library (code linked into the process, symbols registered at start-up): a pointer
   // is in bounds when it lies in the segments of whichever loaded object (executable or shared
   // library, dladdr's view) contains it.

@@ -9,17 +9,31 @@
 #include "base/logging.h"
 #include "module/elf_symbols.h"
 #include "module/mapped_file.h"
+#include "module/model_contract.h"
 #include "module/symbol_check.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
 namespace {
 
+// The address of a symbol the library itself defines (dlsym on a handle searches the library
+// before its dependencies), or nullptr. Without section headers the file lists no symbols: the
+// names every model library defines stand in.
+const void* OwnSymbol(void* handle, const ElfDynamicSymbols& symbols) {
+  for (const ElfSymbol& s : symbols.defined) {
+    if (void* p = ::dlsym(handle, s.name.c_str())) return p;
+  }
+  for (const char* name : {contract::kModuleBlob, contract::kModuleContext, contract::kGetCMetadata}) {
+    if (void* p = ::dlsym(handle, name)) return p;
+  }
+  return nullptr;
+}
+
 class SharedLibrary : public SymbolSource {
  public:
   SharedLibrary(void* handle, std::string name, ElfDynamicSymbols symbols, std::string source_file)
       : handle_(handle), name_(std::move(name)), symbols_(std::move(symbols)),
-        segments_(AddressBounds::OfDlopenHandle(handle)), source_file_(std::move(source_file)) {}
+        segments_(AddressBounds::OfObjectContaining(OwnSymbol(handle, symbols_))), source_file_(std::move(source_file)) {}
   ~SharedLibrary() override { ::dlclose(handle_); }
   void* Lookup(const std::string& name) const override { return ::dlsym(handle_, name.c_str()); }
   uint64_t SymbolSize(const std::string& name) const override {

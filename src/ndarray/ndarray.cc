@@ -9,6 +9,7 @@
 
 #include "aotrt/packed_func.h"
 #include "base/error_util.h"
+#include "base/zeroed_memory.h"
 #include "ffi/handle.h"
 
 namespace aotrt {
@@ -25,6 +26,8 @@ void RequireValidDType(DLDataType t) {
                 ", bits ", static_cast<int>(t.bits), ", lanes ", t.lanes, ")");
 }
 
+constexpr size_t kMaxAllocBytes = size_t{1} << 46;
+
 }  // namespace
 
 void* AllocAligned(size_t nbytes, size_t align, const std::string& what) {
@@ -32,7 +35,7 @@ void* AllocAligned(size_t nbytes, size_t align, const std::string& what) {
                 " is not a power of two");
   // Checked before rounding up (a size near SIZE_MAX would wrap to a tiny block), with the bound the
   // workspace uses: no machine serves more, and sanitizer allocators abort on such requests.
-  constexpr size_t kMaxBytes = size_t{1} << 46;
+  constexpr size_t kMaxBytes = kMaxAllocBytes;
   AOTRT_REQUIRE(nbytes <= kMaxBytes && align <= kMaxBytes, kOutOfMemory, what, ": cannot allocate ", nbytes,
                 " bytes: too large (at most 2^46)");
   size_t size = nbytes == 0 ? align : (nbytes + align - 1) / align * align;
@@ -44,7 +47,7 @@ void* AllocAligned(size_t nbytes, size_t align, const std::string& what) {
 NDArrayObj::NDArrayObj() = default;
 
 NDArrayObj::~NDArrayObj() {
-  std::free(owned_data_);
+  if (owned_data_) FreeZeroed(owned_data_, owned_mapped_);
   if (managed_ && managed_->deleter) managed_->deleter(managed_);
 }
 
@@ -69,9 +72,12 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   // At least the element size (TVM's rule), as a power of two (aligned_alloc's rule).
   size_t align = kAllocAlignment;
   while (align < DataTypeBytes(dtype)) align *= 2;
-  obj->owned_data_ = AllocAligned(nbytes, align, StrCat("tensor of shape ", ShapeToString(shape.data(), t.ndim), " ",
-                                                       DataTypeToString(dtype)));
-  std::memset(obj->owned_data_, 0, nbytes);
+  // Zeroed as TVM's arrays are not: an input nobody set reads as zeros, the same on every run.
+  AOTRT_REQUIRE(nbytes <= kMaxAllocBytes, kOutOfMemory, "tensor of shape ", ShapeToString(shape.data(), t.ndim), " ",
+                DataTypeToString(dtype), ": cannot allocate ", nbytes, " bytes: too large (at most 2^46)");
+  obj->owned_data_ = AllocZeroed(nbytes, align, &obj->owned_mapped_);
+  AOTRT_REQUIRE(obj->owned_data_ != nullptr, kOutOfMemory, "tensor of shape ", ShapeToString(shape.data(), t.ndim),
+                " ", DataTypeToString(dtype), ": cannot allocate ", nbytes, " bytes: out of memory");
   t.data = obj->owned_data_;
   return NDArray(obj);
 }
