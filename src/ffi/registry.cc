@@ -13,12 +13,16 @@ struct Registry::Impl {
   mutable std::mutex mu;
   // Registered functions and built-ins already looked up; an empty PackedFunc marks a removed name.
   mutable std::map<std::string, PackedFunc> funcs;
-  std::vector<const GlobalDef*> builtins;  // sorted by name
-
+  // A linear scan of the compile-time tables: each name is looked up there once (then cached in
+  // `funcs`), and building an index would cost every process ~40 us at its first load.
   const GlobalDef* FindBuiltin(const std::string& name) const {
-    auto it = std::lower_bound(builtins.begin(), builtins.end(), name,
-                               [](const GlobalDef* d, const std::string& n) { return n.compare(d->name) > 0; });
-    return it != builtins.end() && name == (*it)->name ? *it : nullptr;
+    for (size_t t = 0; t < kNumBuiltinGlobalTables; ++t) {
+      const GlobalTable* table = kBuiltinGlobalTables[t];
+      for (size_t i = 0; i < table->size; ++i) {
+        if (name == table->defs[i].name) return &table->defs[i];
+      }
+    }
+    return nullptr;
   }
   bool Exists(const std::string& name) const {
     auto it = funcs.find(name);
@@ -26,14 +30,7 @@ struct Registry::Impl {
   }
 };
 
-Registry::Registry() : impl_(new Impl()) {
-  for (size_t t = 0; t < kNumBuiltinGlobalTables; ++t) {
-    const GlobalTable* table = kBuiltinGlobalTables[t];
-    for (size_t i = 0; i < table->size; ++i) impl_->builtins.push_back(&table->defs[i]);
-  }
-  std::sort(impl_->builtins.begin(), impl_->builtins.end(),
-            [](const GlobalDef* a, const GlobalDef* b) { return std::strcmp(a->name, b->name) < 0; });
-}
+Registry::Registry() : impl_(new Impl()) {}
 
 Registry& Registry::Global() {
   static Registry* registry = new Registry();  // leaked on purpose, see the header
@@ -70,12 +67,16 @@ bool Registry::Remove(const std::string& name) {
 std::vector<std::string> Registry::ListNames() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   std::vector<std::string> names;
-  for (const GlobalDef* d : impl_->builtins) {
-    if (!impl_->funcs.count(d->name)) names.push_back(d->name);
+  for (size_t t = 0; t < kNumBuiltinGlobalTables; ++t) {
+    const GlobalTable* table = kBuiltinGlobalTables[t];
+    for (size_t i = 0; i < table->size; ++i) {
+      if (!impl_->funcs.count(table->defs[i].name)) names.push_back(table->defs[i].name);
+    }
   }
   for (const auto& kv : impl_->funcs) {
     if (kv.second) names.push_back(kv.first);
   }
+  std::sort(names.begin(), names.end());
   return names;
 }
 
