@@ -22,8 +22,6 @@ DLTensor ArgTensor(void* data, const std::vector<int64_t>& shape, DLDataType dty
   return t;
 }
 
-}  // namespace
-
 std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& name) {
   std::string valid;
   for (const TensorSpec& t : md.inputs) valid += (valid.empty() ? "'" : ", '") + t.name + "'";
@@ -31,6 +29,8 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
   return StrCat("Invalid input name. '", name, "'", sanitized != name ? " (sanitized '" + sanitized + "')" : "",
                 " is not an input of ", md.DisplayName(), "; valid names: ", valid.empty() ? "none" : valid);
 }
+
+}  // namespace
 
 AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, bool check_bounds)
     : model_(std::move(model)), program_(&model_->program()), check_bounds_(check_bounds), entry_(program_->entry) {
@@ -185,12 +185,6 @@ void AotExecutor::RunChecked() {
     AOTRT_THROW(kModelError, what, " in ", program_->library_name,
                 ": a bug in the model's generated code (the runtime's tail slack absorbed the write)");
   }
-}
-
-size_t AotExecutor::SlackBytes() const {
-  size_t total = 0;
-  for (const PoolBuffer& p : workspace_pools_) total += p.slack();
-  return total;
 }
 
 void AotExecutor::CallEntry() {

@@ -49,8 +49,6 @@ class AotExecutor {
   // (the slack absorbed it; the canary is restored, so the next run is checked afresh).
   void Run();
   bool check_bounds() const { return check_bounds_; }
-  // Bytes of tail slack this executor holds after its workspace pools.
-  size_t SlackBytes() const;
 
  private:
   struct Slot {
@@ -77,8 +75,5 @@ class AotExecutor {
   std::vector<TVMValue> arg_values_;
   std::vector<int> arg_codes_;
 };
-
-// Sanitized-name lookup error message shared by the executor and the factory.
-std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& name);
 
 }  // namespace aotrt

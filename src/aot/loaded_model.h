@@ -33,9 +33,7 @@ class LoadedModel {
   const ModelProgram& program() const { return *program_; }
   const ModelMetadata& metadata() const { return program_->md; }
   const ParamList& params() const { return *params_; }
-  const std::shared_ptr<const ParamList>& shared_params() const { return params_; }
   const std::vector<BoundParam>& bound_params() const { return bound_; }
-  const ObjectPtr<ModuleNode>& metadata_module() const { return metadata_module_; }
   const ModelInfo& info() const { return info_; }
 
  private:

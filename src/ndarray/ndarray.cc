@@ -26,18 +26,21 @@ void RequireValidDType(DLDataType t) {
                 ", bits ", static_cast<int>(t.bits), ", lanes ", t.lanes, ")");
 }
 
-constexpr size_t kMaxAllocBytes = size_t{1} << 46;
+// What every allocation of tensor memory checks first. The size is checked before any rounding up
+// (a size near SIZE_MAX would wrap to a tiny block), with the bound the workspace uses: no machine
+// serves more, and sanitizer allocators abort on such requests.
+void RequireAllocatable(size_t nbytes, size_t align, const std::string& what) {
+  constexpr size_t kMaxBytes = size_t{1} << 46;
+  AOTRT_REQUIRE(align != 0 && (align & (align - 1)) == 0, kInvalidArgument, what, ": alignment ", align,
+                " is not a power of two");
+  AOTRT_REQUIRE(nbytes <= kMaxBytes && align <= kMaxBytes, kOutOfMemory, what, ": cannot allocate ", nbytes,
+                " bytes: too large (at most 2^46)");
+}
 
 }  // namespace
 
 void* AllocAligned(size_t nbytes, size_t align, const std::string& what) {
-  AOTRT_REQUIRE(align != 0 && (align & (align - 1)) == 0, kInvalidArgument, what, ": alignment ", align,
-                " is not a power of two");
-  // Checked before rounding up (a size near SIZE_MAX would wrap to a tiny block), with the bound the
-  // workspace uses: no machine serves more, and sanitizer allocators abort on such requests.
-  constexpr size_t kMaxBytes = kMaxAllocBytes;
-  AOTRT_REQUIRE(nbytes <= kMaxBytes && align <= kMaxBytes, kOutOfMemory, what, ": cannot allocate ", nbytes,
-                " bytes: too large (at most 2^46)");
+  RequireAllocatable(nbytes, align, what);
   size_t size = nbytes == 0 ? align : (nbytes + align - 1) / align * align;
   void* p = std::aligned_alloc(align, size);
   AOTRT_REQUIRE(p != nullptr, kOutOfMemory, what, ": cannot allocate ", nbytes, " bytes: out of memory");
@@ -73,11 +76,10 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   size_t align = kAllocAlignment;
   while (align < DataTypeBytes(dtype)) align *= 2;
   // Zeroed as TVM's arrays are not: an input nobody set reads as zeros, the same on every run.
-  AOTRT_REQUIRE(nbytes <= kMaxAllocBytes, kOutOfMemory, "tensor of shape ", ShapeToString(shape.data(), t.ndim), " ",
-                DataTypeToString(dtype), ": cannot allocate ", nbytes, " bytes: too large (at most 2^46)");
+  std::string what = StrCat("tensor of shape ", ShapeToString(shape.data(), t.ndim), " ", DataTypeToString(dtype));
+  RequireAllocatable(nbytes, align, what);
   obj->owned_data_ = AllocZeroed(nbytes, align, &obj->owned_mapped_);
-  AOTRT_REQUIRE(obj->owned_data_ != nullptr, kOutOfMemory, "tensor of shape ", ShapeToString(shape.data(), t.ndim),
-                " ", DataTypeToString(dtype), ": cannot allocate ", nbytes, " bytes: out of memory");
+  AOTRT_REQUIRE(obj->owned_data_ != nullptr, kOutOfMemory, what, ": cannot allocate ", nbytes, " bytes: out of memory");
   t.data = obj->owned_data_;
   return NDArray(obj);
 }
