@@ -118,7 +118,7 @@ namespace {
 void CheckZeroCopy(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) {
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): zero-copy tensor data at 0x",
-                std::hex, addr, std::dec, " is not ", kAllocAlignment, "-byte aligned");
+                Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
 }
 }  // namespace
 

@@ -1,19 +1,82 @@
 // Helpers to build and throw aotrt::Error with a message assembled from pieces.
+//
+// StrCat appends strings, characters and numbers itself (std::to_chars), and sends only other
+// types through an ostream. Loading a model builds many names and messages; going through
+// iostreams for each made the first load fault in libstdc++'s stream and locale code (issue 15).
 #pragma once
 
+#include <charconv>
+#include <cstdint>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "aotrt/error.h"
 
 namespace aotrt {
 
+// A number printed in lower-case hexadecimal, without a prefix, zero-padded to `width` digits:
+// StrCat("0x", Hex{v}), StrCat(Hex{hash, 16}).
+struct Hex {
+  uint64_t value;
+  int width = 0;
+};
+
+namespace str_cat_detail {
+
+template <typename T>
+void AppendNumber(std::string& out, T v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+inline void Append(std::string& out, std::string_view v) { out.append(v.data(), v.size()); }
+inline void Append(std::string& out, const std::string& v) { out += v; }
+inline void Append(std::string& out, const char* v) { out += v ? v : "(null)"; }
+inline void Append(std::string& out, char* v) { Append(out, static_cast<const char*>(v)); }
+inline void Append(std::string& out, Hex v) {
+  char buf[20];
+  auto r = std::to_chars(buf, buf + sizeof buf, v.value, 16);
+  if (r.ptr - buf < v.width) out.append(static_cast<size_t>(v.width - (r.ptr - buf)), '0');
+  out.append(buf, r.ptr);
+}
+inline void Append(std::string& out, const void* p) {
+  out += "0x";
+  Append(out, Hex{reinterpret_cast<uintptr_t>(p)});
+}
+
+template <typename T>
+void Append(std::string& out, const T& v) {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_same_v<D, char> || std::is_same_v<D, signed char> || std::is_same_v<D, unsigned char>) {
+    out += static_cast<char>(v);  // as an ostream prints them: the character
+  } else if constexpr (std::is_same_v<D, bool>) {
+    out += v ? '1' : '0';
+  } else if constexpr (std::is_integral_v<D>) {
+    AppendNumber(out, v);
+  } else if constexpr (std::is_floating_point_v<D>) {
+    char buf[64];  // an ostream's default: %g, 6 significant digits
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+    out.append(buf, r.ptr);
+  } else if constexpr (std::is_pointer_v<D>) {
+    Append(out, static_cast<const void*>(v));
+  } else {
+    std::ostringstream os;  // enums, and types with their own operator<<
+    os << v;
+    out += os.str();
+  }
+}
+
+}  // namespace str_cat_detail
+
 template <typename... Args>
 std::string StrCat(Args&&... args) {
-  std::ostringstream os;
-  (os << ... << std::forward<Args>(args));
-  return os.str();
+  std::string out;
+  (str_cat_detail::Append(out, std::forward<Args>(args)), ...);
+  return out;
 }
 
 }  // namespace aotrt

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
-#include <sstream>
 
 #include "base/error_util.h"
 
@@ -80,12 +79,6 @@ void Walk(ObjectQuery* q) {
   if (q->out_of_memory) throw std::bad_alloc();
 }
 
-std::string Hex(const void* p) {
-  std::ostringstream s;
-  s << "0x" << std::hex << reinterpret_cast<uintptr_t>(p);
-  return s.str();
-}
-
 }  // namespace
 
 AddressBounds AddressBounds::OfObjectContaining(const void* address) {
@@ -117,7 +110,7 @@ void AddressBounds::Require(const void* p, size_t bytes, bool writable, const st
   AOTRT_REQUIRE(p != nullptr, kFormatError, field, " is a null pointer");
   size_t avail = Find(p, writable);
   AOTRT_REQUIRE(avail > 0 && avail >= bytes, kFormatError, field, " pointer ",
-                Hex(p), " (", bytes, " bytes) is outside the library's ", writable ? "writable" : "mapped",
+                static_cast<const void*>(p), " (", bytes, " bytes) is outside the library's ", writable ? "writable" : "mapped",
                 " segments");
 }
 
@@ -133,7 +126,7 @@ std::string AddressBounds::ReadString(const char* s, size_t max_len, const std::
   Require(s, 1, false, field);
   size_t avail = Readable(s);
   size_t n = strnlen(s, std::min(avail, max_len + 1));
-  AOTRT_REQUIRE(n < avail, kFormatError, field, " string at ", Hex(s), " runs to the end of its segment unterminated");
+  AOTRT_REQUIRE(n < avail, kFormatError, field, " string at ", static_cast<const void*>(s), " runs to the end of its segment unterminated");
   AOTRT_REQUIRE(n <= max_len, kFormatError, field, " is longer than ", max_len, " bytes");
   return std::string(s, n);
 }

@@ -25,8 +25,8 @@ void WriteNDArray(dmlc::Stream* s, const DLTensor& t) {
 NDArrayHeader ReadNDArrayHeader(BoundedReader& r) {
   uint64_t magic = r.Read<uint64_t>("NDArray magic");
   if (magic != kNDArrayMagic) {
-    r.Fail(StrCat("Invalid DLTensor file format: bad NDArray magic 0x", std::hex, magic, ", expected 0x",
-                  kNDArrayMagic));
+    r.Fail(StrCat("Invalid DLTensor file format: bad NDArray magic 0x", Hex{magic}, ", expected 0x",
+                  Hex{kNDArrayMagic}));
   }
   r.Read<uint64_t>("NDArray reserved field");
   // Read as plain integers: any 32-bit value may be in the file, not only DLDeviceType's.
@@ -119,7 +119,7 @@ std::vector<NamedArray> LoadParams(const void* data, size_t size) {
   BoundedReader r(&s, size, "params");
   uint64_t magic = r.Read<uint64_t>("params magic");
   if (magic != kParamsMagic) {
-    r.Fail(StrCat("Invalid parameters file format: bad magic 0x", std::hex, magic, ", expected 0x", kParamsMagic));
+    r.Fail(StrCat("Invalid parameters file format: bad magic 0x", Hex{magic}, ", expected 0x", Hex{kParamsMagic}));
   }
   r.Read<uint64_t>("params reserved field");
   std::vector<std::string> names = r.ReadStringVector("params names");
