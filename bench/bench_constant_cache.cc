@@ -41,10 +41,12 @@ long MinorFaults() {
   return r.ru_minflt;
 }
 
+std::string Key() { return "bench"; }
+
 void Run(benchmark::State& state, aotrt::ConstantCacheOptions options, bool rebuild) {
   TempCache cache;
   options.directory = cache.dir;
-  aotrt::GetConstantPool("bench", kBytes, Fill, options, "bench");  // warm
+  aotrt::GetConstantPool(kBytes, Key, Fill, options, "bench");  // warm
   long faults = 0;
   for (auto _ : state) {
     if (rebuild) {
@@ -53,7 +55,7 @@ void Run(benchmark::State& state, aotrt::ConstantCacheOptions options, bool rebu
       state.ResumeTiming();
     }
     long f0 = MinorFaults();
-    aotrt::ConstantPoolMemory m = aotrt::GetConstantPool("bench", kBytes, Fill, options, "bench");
+    aotrt::ConstantPoolMemory m = aotrt::GetConstantPool(kBytes, Key, Fill, options, "bench");
     benchmark::DoNotOptimize(TouchPages(m.data(), m.bytes()));
     faults += MinorFaults() - f0;
     state.PauseTiming();

@@ -29,27 +29,18 @@ Model Model::FromModule(Module factory) {
   });
 }
 
-namespace {
-ConstantCacheOptions CacheOptions(const LoadOptions& o) {
-  ConstantCacheOptions c = ConstantCacheOptions::FromEnvironment();
-  c.enabled = c.enabled && o.constant_cache;
-  c.directory = o.cache_dir;
-  return c;
-}
-}  // namespace
-
 Model Model::Load(const std::string& path, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::Load", [&] {
-    ConstantCacheOptions cache = CacheOptions(options);
-    ScopedConstantCacheOptions scope(cache);
+    ConstantCacheOverrides cache{options.constant_cache, options.cache_dir};
+    ScopedConstantCacheOverrides scope(cache);
     return FromModule(Module::LoadFromFile(path));
   });
 }
 
 Model Model::LoadFromMemory(const void* data, size_t size, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::LoadFromMemory", [&] {
-    ConstantCacheOptions cache = CacheOptions(options);
-    ScopedConstantCacheOptions scope(cache);
+    ConstantCacheOverrides cache{options.constant_cache, options.cache_dir};
+    ScopedConstantCacheOverrides scope(cache);
     return FromModule(Module::LoadFromMemory(data, size));
   });
 }

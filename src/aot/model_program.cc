@@ -66,8 +66,9 @@ std::string ConstantPoolKey(const ModelMetadata& md, const ConstantPoolPlan& pla
 // The shared constant pool, from the per-machine cache when it can be used (constant_cache.h).
 ConstantPoolMemory LoadConstantPool(const ModelMetadata& md, LibraryModuleNode* lib, const std::string& what) {
   ConstantPoolPlan plan = PlanConstantPool(md, what);
-  std::string key = ConstantPoolKey(md, plan, lib ? &lib->library() : nullptr);
-  return GetConstantPool(key, plan.bytes, [&plan](uint8_t* pool) { plan.Fill(pool); }, CurrentConstantCacheOptions(), what);
+  return GetConstantPool(
+      plan.bytes, [&] { return ConstantPoolKey(md, plan, lib ? &lib->library() : nullptr); },
+      [&plan](uint8_t* pool) { plan.Fill(pool); }, CurrentConstantCacheOptions(), what);
 }
 
 void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {

@@ -1,6 +1,7 @@
 // The constant cache under real loads (aot/model_program.cc + aot/constant_cache.h): a memory-
 // planned model's pool is built into the cache once, mapped by later loads, bit-exact either way;
-// options and the environment turn it off or move it; a replaced model file gets a new pool.
+// options and the environment turn it off or move it; a replaced model file gets a new pool; pools
+// under the 64 KiB minimum stay private. `usmp_cached_c` has a 96.8 KiB pool.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -56,7 +57,7 @@ class ModelConstantCache : public ::testing::Test {
 }  // namespace
 
 TEST_F(ModelConstantCache, BuiltOnceThenMappedBitExact) {
-  Case c = GeneratedCase("usmp_both_c");
+  Case c = GeneratedCase("usmp_cached_c");
   LoadRunExpect(c, c.library, ConstantSource::kBuiltCache, options_);
   LoadRunExpect(c, c.library, ConstantSource::kMappedCache, options_);
   EXPECT_EQ(PoolFiles(), 1u);
@@ -75,8 +76,21 @@ TEST_F(ModelConstantCache, OffByOptionOrEnvironment) {
   EXPECT_EQ(PoolFiles(), 0u);
 }
 
+TEST_F(ModelConstantCache, SmallPoolsStayPrivateAndReadNoEnvironmentWithoutConstants) {
+  Case small = GeneratedCase("usmp_both_c");  // a pool of under 200 bytes
+  LoadRunExpect(small, small.library, ConstantSource::kPrivateCopy, options_);
+  EXPECT_FALSE(fs::exists(dir_));
+  // A model without a constant pool never consults the cache's variables.
+  ::setenv("AOTRT_CONSTANT_CACHE", "maybe", 1);
+  Case none = GeneratedCase("usmp_ws_only_llvm");
+  Model m = Model::Load(none.library, options_);
+  EXPECT_EQ(m.Info().constant_source, ConstantSource::kNone);
+  EXPECT_AOTRT_ERROR(Model::Load(small.library, options_), ErrorCode::kInvalidArgument, {"AOTRT_CONSTANT_CACHE", "maybe"});
+  ::unsetenv("AOTRT_CONSTANT_CACHE");
+}
+
 TEST_F(ModelConstantCache, EnvironmentMovesTheDirectory) {
-  Case c = GeneratedCase("usmp_const_only_c");
+  Case c = GeneratedCase("usmp_cached_c");
   ::setenv("AOTRT_CACHE_DIR", dir_.c_str(), 1);
   LoadRunExpect(c, c.library, ConstantSource::kBuiltCache, LoadOptions());
   ::unsetenv("AOTRT_CACHE_DIR");
@@ -84,14 +98,14 @@ TEST_F(ModelConstantCache, EnvironmentMovesTheDirectory) {
 }
 
 TEST_F(ModelConstantCache, UnusableDirectoryFallsBackToAPrivateCopy) {
-  Case c = GeneratedCase("usmp_both_c");
+  Case c = GeneratedCase("usmp_cached_c");
   LoadOptions bad = options_;
   bad.cache_dir = "/dev/null/aotrt-cache";  // under a file: cannot be created, even by root
   LoadRunExpect(c, c.library, ConstantSource::kPrivateCopy, bad);
 }
 
 TEST_F(ModelConstantCache, ReplacedModelFileGetsANewPool) {
-  Case c = GeneratedCase("usmp_both_c");
+  Case c = GeneratedCase("usmp_cached_c");
   fs::create_directories(dir_);
   fs::path copy = dir_ / "model.so";
   fs::copy_file(c.library, copy);
@@ -104,7 +118,7 @@ TEST_F(ModelConstantCache, ReplacedModelFileGetsANewPool) {
 }
 
 TEST_F(ModelConstantCache, MemoryLoadsKeyOnContent) {
-  Case c = GeneratedCase("usmp_both_c");
+  Case c = GeneratedCase("usmp_cached_c");
   std::ifstream in(c.library, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (ConstantSource expected : {ConstantSource::kBuiltCache, ConstantSource::kMappedCache}) {
@@ -115,7 +129,7 @@ TEST_F(ModelConstantCache, MemoryLoadsKeyOnContent) {
 }
 
 TEST_F(ModelConstantCache, CorruptCacheFileIsRebuiltNotUsed) {
-  Case c = GeneratedCase("usmp_both_c");
+  Case c = GeneratedCase("usmp_cached_c");
   LoadRunExpect(c, c.library, ConstantSource::kBuiltCache, options_);
   fs::path pool;
   for (const auto& e : fs::directory_iterator(dir_)) {

@@ -48,6 +48,7 @@ class ConstantCacheTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     root_ = tmpl;
     options_.directory = root_ + "/cache";
+    options_.min_bytes = 0;  // the small pools below go through the cache too
   }
   void TearDown() override {
     for (size_t i = 0; i < saved_.size(); ++i) {
@@ -60,7 +61,7 @@ class ConstantCacheTest : public ::testing::Test {
   // The pool for `key`, checked byte for byte (pattern, then canary); counts the fills.
   ConstantPoolMemory Get(const std::string& key, size_t bytes = kSmall, int seed = 1) {
     ConstantPoolMemory m = aotrt::GetConstantPool(
-        key, bytes,
+        bytes, [&] { ++keys_; return key; },
         [&](uint8_t* dst) {
           ++fills_;
           for (size_t i = 0; i < bytes; ++i) {
@@ -115,6 +116,7 @@ class ConstantCacheTest : public ::testing::Test {
   std::string root_;
   ConstantCacheOptions options_;
   int fills_ = 0;
+  int keys_ = 0;  // calls of the key function
 };
 
 TEST_F(ConstantCacheTest, MissBuildsThenEveryLaterCallMapsTheFile) {
@@ -177,7 +179,7 @@ TEST_F(ConstantCacheTest, CorruptUnsampledBlockNeedsVerify) {
   Flip(path, kHeader + kUnsampled);
   {
     // The documented limit of the cheap check: the flipped byte is served.
-    ConstantPoolMemory m = aotrt::GetConstantPool("k", kLarge, [](uint8_t*) {}, options_, "m");
+    ConstantPoolMemory m = aotrt::GetConstantPool(kLarge, [] { return "k"; }, [](uint8_t*) {}, options_, "m");
     EXPECT_EQ(m.source(), Source::kMappedCache);
     EXPECT_NE(m.data()[kUnsampled], Pattern(kUnsampled, 1));
   }
@@ -211,7 +213,7 @@ TEST_F(ConstantCacheTest, ConcurrentFirstUseBuildsOnceAndEveryProcessMapsIt) {
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       ConstantPoolMemory m = aotrt::GetConstantPool(
-          "race", kLarge, [](uint8_t* d) { for (size_t j = 0; j < kLarge; ++j) d[j] = Pattern(j, 7); }, options_, "m");
+          kLarge, [] { return "race"; }, [](uint8_t* d) { for (size_t j = 0; j < kLarge; ++j) d[j] = Pattern(j, 7); }, options_, "m");
       bool ok = m.source() != Source::kPrivateCopy;
       for (size_t j = 0; ok && j < kLarge; ++j) ok = m.data()[j] == Pattern(j, 7);
       char report = !ok ? 'x' : m.source() == Source::kBuiltCache ? 'b' : 'm';
@@ -304,10 +306,10 @@ TEST_F(ConstantCacheTest, DefaultDirectoryFollowsXdg) {
 
 TEST_F(ConstantCacheTest, FillErrorPropagatesAndLeavesNoFile) {
   auto boom = [](uint8_t*) { throw std::runtime_error("constant 'w': bad bytes"); };
-  EXPECT_THROW(aotrt::GetConstantPool("k", kSmall, boom, options_, "m"), std::runtime_error);
+  EXPECT_THROW(aotrt::GetConstantPool(kSmall, [] { return "k"; }, boom, options_, "m"), std::runtime_error);
   EXPECT_EQ(Files(options_.directory), std::vector<std::string>{".lock"});
   options_.enabled = false;
-  EXPECT_THROW(aotrt::GetConstantPool("k", kSmall, boom, options_, "m"), std::runtime_error);
+  EXPECT_THROW(aotrt::GetConstantPool(kSmall, [] { return "k"; }, boom, options_, "m"), std::runtime_error);
 }
 
 TEST_F(ConstantCacheTest, StaleTemporaryFilesAreRemovedWhenBuilding) {
@@ -323,3 +325,36 @@ TEST_F(ConstantCacheTest, StaleTemporaryFilesAreRemovedWhenBuilding) {
 }
 
 }  // namespace
+
+TEST_F(ConstantCacheTest, PoolsUnderTheMinimumArePrivateCopiesWithoutAKey) {
+  options_.min_bytes = ConstantCacheOptions().min_bytes;
+  EXPECT_EQ(options_.min_bytes, size_t{64} << 10);
+  EXPECT_EQ(Get("k", kSmall).source(), Source::kPrivateCopy);
+  EXPECT_EQ(Get("k", options_.min_bytes - 1).source(), Source::kPrivateCopy);
+  EXPECT_EQ(keys_, 0);  // no stat of the model file, no content hash
+  EXPECT_FALSE(fs::exists(options_.directory));
+  EXPECT_EQ(Get("k", options_.min_bytes).source(), Source::kBuiltCache);
+  EXPECT_EQ(keys_, 1);
+}
+
+TEST_F(ConstantCacheTest, ScopedOverridesApplyOverTheEnvironmentAndNest) {
+  setenv("AOTRT_CONSTANT_CACHE_VERIFY", "1", 1);
+  {
+    aotrt::ConstantCacheOverrides outer{true, "/outer"};
+    aotrt::ScopedConstantCacheOverrides a(outer);
+    EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "/outer");
+    EXPECT_TRUE(aotrt::CurrentConstantCacheOptions().verify);  // what the caller leaves alone
+    {
+      aotrt::ConstantCacheOverrides inner{false, ""};
+      aotrt::ScopedConstantCacheOverrides b(inner);
+      EXPECT_FALSE(aotrt::CurrentConstantCacheOptions().enabled);
+      EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "");
+    }
+    setenv("AOTRT_CONSTANT_CACHE", "0", 1);  // an override cannot turn on what the environment turned off
+    EXPECT_FALSE(aotrt::CurrentConstantCacheOptions().enabled);
+    EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "/outer");
+  }
+  unsetenv("AOTRT_CONSTANT_CACHE");
+  EXPECT_TRUE(aotrt::CurrentConstantCacheOptions().enabled);
+  EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "");
+}

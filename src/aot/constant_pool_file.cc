@@ -1,0 +1,189 @@
+#include "aot/constant_pool_file.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "base/error_util.h"
+#include "base/logging.h"
+#include "base/unique_fd.h"
+
+// Header-only: the inlined functions are static, so the installed library gains no dependency.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#if XXH_VERSION_NUMBER < 800
+#error "aotrt needs xxHash 0.8 or newer (XXH3)"
+#endif
+
+namespace aotrt {
+namespace {
+
+constexpr char kMagic[8] = {'A', 'O', 'T', 'R', 'T', 'C', 'P', '\n'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderBytes = 4096;  // the payload starts on a page
+constexpr size_t kSampleBlock = 4096;
+constexpr size_t kSampleCount = 64;    // at most 256 KiB hashed when a file is opened
+constexpr time_t kStaleTempSeconds = 3600;
+const char kTempPrefix[] = ".tmp-";
+
+struct FileHeader {
+  char magic[8];
+  uint32_t format_version;
+  uint32_t layout_version;
+  uint64_t key_hash[2];
+  uint64_t bytes;  // usable payload bytes
+  uint64_t slack;  // canary bytes after them, part of the payload
+  uint64_t payload_hash;
+  uint64_t sample_hash;
+  uint64_t header_hash;  // of every field above
+};
+
+uint64_t HeaderHash(const FileHeader& h) { return XXH3_64bits(&h, offsetof(FileHeader, header_hash)); }
+
+// Hash of kSampleCount evenly spaced blocks, the first and the last included (all of a small payload).
+uint64_t SampleHash(const uint8_t* p, size_t n) {
+  if (n <= kSampleBlock * kSampleCount) return XXH3_64bits(p, n);
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  for (size_t i = 0; i < kSampleCount; ++i) {
+    XXH3_64bits_update(&state, p + (n - kSampleBlock) * i / (kSampleCount - 1), kSampleBlock);
+  }
+  return XXH3_64bits_digest(&state);
+}
+
+// Why the mapped file `map` of `size` bytes cannot be used, or nullptr when it can.
+const char* Invalid(const uint8_t* map, size_t size, const PoolFileSpec& e, bool verify) {
+  if (size != e.FileBytes()) return "wrong file size";
+  FileHeader h;
+  std::memcpy(&h, map, sizeof h);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "not a constant pool file (magic)";
+  if (h.header_hash != HeaderHash(h)) return "header checksum mismatch";
+  if (h.format_version != kFormatVersion || h.layout_version != kConstantCacheLayoutVersion) return "other version";
+  if (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1]) return "other key";
+  if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
+  const uint8_t* payload = map + kHeaderBytes;
+  if (SampleHash(payload, e.bytes + e.slack) != h.sample_hash) return "sampled blocks checksum mismatch";
+  if (verify && XXH3_64bits(payload, e.bytes + e.slack) != h.payload_hash) return "payload checksum mismatch";
+  return nullptr;
+}
+
+// Temporary files of writers that died before their rename.
+void RemoveStaleTemps(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  time_t now = std::time(nullptr);
+  while (struct dirent* ent = ::readdir(d)) {
+    struct stat st;
+    if (std::strncmp(ent->d_name, kTempPrefix, sizeof kTempPrefix - 1) == 0 &&
+        ::fstatat(::dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && now - st.st_mtime > kStaleTempSeconds) {
+      ::unlinkat(::dirfd(d), ent->d_name, 0);
+    }
+  }
+  ::closedir(d);
+}
+
+// A new temporary file in `dir`, created exclusively; -1 on failure (errno set).
+int CreateTemp(const std::string& dir, const PoolFileSpec& e, std::string* tmp) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    *tmp = StrCat(dir, "/", kTempPrefix, e.Name(), "-", ::getpid(), "-", counter++);
+    int fd = ::open(tmp->c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
+// pwrite of all `n` bytes at `at`; false with errno set.
+bool WriteAll(int fd, const uint8_t* p, size_t n, size_t at) {
+  while (n > 0) {
+    ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = ENOSPC;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+    at += static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t PoolFileSpec::FileBytes() const { return kHeaderBytes + bytes + slack; }
+
+std::string PoolFileSpec::Name() const {
+  return StrCat(Hex{key_hash[1], 16}, Hex{key_hash[0], 16});
+}
+
+bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, const std::string& what,
+             ConstantSource source, ConstantPoolMemory* out) {
+  UniqueFd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) {
+    if (errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: cannot open ", path, ": ", std::strerror(errno));
+    return false;
+  }
+  struct stat st;
+  const char* why = nullptr;
+  void* map = MAP_FAILED;
+  if (::fstat(f.fd, &st) != 0 || static_cast<size_t>(st.st_size) != e.FileBytes()) {
+    why = "wrong file size";
+  } else {
+    // MAP_POPULATE: the first run reads every page anyway; mapping them at once is cheaper.
+    map = ::mmap(nullptr, e.FileBytes(), PROT_READ, MAP_SHARED | MAP_POPULATE, f.fd, 0);
+    why = map == MAP_FAILED ? "mmap failed" : Invalid(static_cast<const uint8_t*>(map), e.FileBytes(), e, verify);
+  }
+  if (why != nullptr) {
+    if (map != MAP_FAILED) ::munmap(map, e.FileBytes());
+    AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", path, ": ", why);
+    return false;
+  }
+  *out = ConstantPoolMemory::Adopt(map, e.FileBytes(), kHeaderBytes, e.bytes, e.slack, source, path);
+  return true;
+}
+
+bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& e, const uint8_t* payload,
+               const std::string& what) {
+  RemoveStaleTemps(dir);
+  std::string tmp;
+  UniqueFd f;
+  f.fd = CreateTemp(dir, e, &tmp);
+  auto give_up = [&](const char* step, int err) {
+    AOTRT_LOG_DEBUG(what, ": constant cache: cannot ", step, " in ", dir, ": ", std::strerror(err),
+                    "; using a private copy");
+    if (f.fd >= 0) ::unlink(tmp.c_str());
+    return false;
+  };
+  if (f.fd < 0) return give_up("create a temporary file", errno);
+  FileHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.format_version = kFormatVersion;
+  h.layout_version = kConstantCacheLayoutVersion;
+  h.key_hash[0] = e.key_hash[0];
+  h.key_hash[1] = e.key_hash[1];
+  h.bytes = e.bytes;
+  h.slack = e.slack;
+  h.payload_hash = XXH3_64bits(payload, e.bytes + e.slack);
+  h.sample_hash = SampleHash(payload, e.bytes + e.slack);
+  h.header_hash = HeaderHash(h);
+  uint8_t header[kHeaderBytes] = {};
+  std::memcpy(header, &h, sizeof h);
+  if (!WriteAll(f.fd, header, kHeaderBytes, 0) || !WriteAll(f.fd, payload, e.bytes + e.slack, kHeaderBytes)) {
+    return give_up("write", errno);
+  }
+  // Durable before visible: after a crash the name holds the whole pool, the old file or nothing.
+  if (::fdatasync(f.fd) != 0) return give_up("fdatasync", errno);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return give_up("rename", errno);
+  return true;
+}
+
+}  // namespace aotrt

@@ -1,0 +1,61 @@
+#include "aot/constant_pool_memory.h"
+
+#include <sys/mman.h>
+
+#include "base/error_util.h"
+#include "base/tail_slack.h"
+
+namespace aotrt {
+
+ConstantPoolMemory ConstantPoolMemory::Adopt(void* map, size_t map_bytes, size_t offset, size_t bytes, size_t slack,
+                                             Source source, std::string path) {
+  ConstantPoolMemory m;
+  m.map_ = map;
+  m.map_bytes_ = map_bytes;
+  m.data_ = static_cast<const uint8_t*>(map) + offset;
+  m.bytes_ = bytes;
+  m.slack_ = slack;
+  m.source_ = source;
+  m.path_ = std::move(path);
+  return m;
+}
+
+ConstantPoolMemory& ConstantPoolMemory::operator=(ConstantPoolMemory&& o) noexcept {
+  if (this != &o) {
+    Reset();
+    map_ = o.map_;
+    map_bytes_ = o.map_bytes_;
+    data_ = o.data_;
+    bytes_ = o.bytes_;
+    slack_ = o.slack_;
+    source_ = o.source_;
+    path_ = std::move(o.path_);
+    o.map_ = nullptr;
+    o.data_ = nullptr;
+    o.bytes_ = o.slack_ = o.map_bytes_ = 0;
+    o.source_ = Source::kNone;
+  }
+  return *this;
+}
+
+void ConstantPoolMemory::Reset() {
+  if (map_ != nullptr) ::munmap(map_, map_bytes_);
+  map_ = nullptr;
+  data_ = nullptr;
+}
+
+ConstantPoolMemory PrivateConstantPool(size_t bytes, size_t slack, const std::function<void(uint8_t*)>& fill,
+                                       const std::string& what) {
+  size_t map_bytes = bytes + slack;
+  void* map = ::mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  AOTRT_REQUIRE(map != MAP_FAILED, kOutOfMemory, what, ": cannot allocate ", GroupedNumber(bytes), " bytes (+", slack,
+                " slack) for the constant pool");
+  ConstantPoolMemory m = ConstantPoolMemory::Adopt(map, map_bytes, 0, bytes, slack, ConstantSource::kPrivateCopy, "");
+  uint8_t* p = static_cast<uint8_t*>(map);
+  fill(p);  // anonymous memory is zeroed; `m` unmaps if this throws
+  FillCanary(p + bytes, slack);
+  ::mprotect(map, map_bytes, PROT_READ);  // as the shared file: a store into constants faults either way
+  return m;
+}
+
+}  // namespace aotrt

@@ -1,0 +1,57 @@
+// Read-only memory holding a USMP constant pool (ABI.md 7.3): a mapped cache file
+// (aot/constant_pool_file.h) or a private copy. Owns its mapping.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "aotrt/model_info.h"
+
+namespace aotrt {
+
+// bytes() usable bytes followed by slack() canary bytes (base/tail_slack.h), the data 4096-byte
+// aligned. Move-only; unmaps on destruction (pointers into it die with it). Thread-safe to read
+// from any number of threads.
+class ConstantPoolMemory {
+ public:
+  using Source = ConstantSource;  // public (aotrt/model_info.h): inspect and ModelInfo report it
+
+  ConstantPoolMemory() = default;
+  // Takes the mapping [map, map + map_bytes) (munmap'ed by the destructor); the pool starts at
+  // map + offset. `path` names the cache file ("" for a private copy).
+  static ConstantPoolMemory Adopt(void* map, size_t map_bytes, size_t offset, size_t bytes, size_t slack,
+                                  Source source, std::string path);
+  ConstantPoolMemory(ConstantPoolMemory&& other) noexcept { *this = std::move(other); }
+  ConstantPoolMemory& operator=(ConstantPoolMemory&& other) noexcept;
+  ConstantPoolMemory(const ConstantPoolMemory&) = delete;
+  ConstantPoolMemory& operator=(const ConstantPoolMemory&) = delete;
+  ~ConstantPoolMemory() { Reset(); }
+
+  const uint8_t* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+  size_t slack() const { return slack_; }
+  // Where the memory came from (for inspect and benchmarks): an existing cache file, a cache file
+  // this load built, or a private copy (cache off, pool too small, or cache unusable).
+  Source source() const { return source_; }
+  const std::string& cache_path() const { return path_; }  // "" for kPrivateCopy
+
+ private:
+  void Reset();
+  void* map_ = nullptr;  // the whole mapping (header included for files)
+  size_t map_bytes_ = 0;
+  const uint8_t* data_ = nullptr;
+  size_t bytes_ = 0;
+  size_t slack_ = 0;
+  Source source_ = Source::kNone;
+  std::string path_;
+};
+
+// A private read-only pool of `bytes` usable bytes plus `slack` canary bytes: `fill(dst)` writes
+// the usable bytes into zeroed memory. Throws Error(kOutOfMemory) naming `what` when the memory
+// cannot be mapped, or whatever `fill` throws (nothing is leaked).
+ConstantPoolMemory PrivateConstantPool(size_t bytes, size_t slack, const std::function<void(uint8_t*)>& fill,
+                                       const std::string& what);
+
+}  // namespace aotrt
