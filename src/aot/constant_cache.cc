@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "aot/constant_pool_file.h"
+#include "base/env_flag.h"
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/tail_slack.h"
@@ -20,14 +21,6 @@
 
 namespace aotrt {
 namespace {
-
-bool Flag(const char* name, bool default_value) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return default_value;
-  if (std::strcmp(v, "0") == 0) return false;
-  if (std::strcmp(v, "1") == 0) return true;
-  AOTRT_THROW(kInvalidArgument, name, "='", v, "': expected 0 or 1");
-}
 
 // mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards.
 bool MakeDirectories(const std::string& dir) {
@@ -44,8 +37,8 @@ thread_local const ConstantCacheOverrides* t_overrides = nullptr;
 
 ConstantCacheOptions ConstantCacheOptions::FromEnvironment() {
   ConstantCacheOptions o;
-  o.enabled = Flag("AOTRT_CONSTANT_CACHE", true);
-  o.verify = Flag("AOTRT_CONSTANT_CACHE_VERIFY", false);
+  o.enabled = EnvFlag("AOTRT_CONSTANT_CACHE", true, "share constant pools through the per-machine cache");
+  o.verify = EnvFlag("AOTRT_CONSTANT_CACHE_VERIFY", false, "hash a cached constant pool whole at every load");
   return o;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/env_flag.h"
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -46,11 +47,7 @@ std::string GroupedNumber(size_t n) {
 }
 
 bool CheckBoundsFromEnvironment() {
-  const char* v = std::getenv("AOTRT_CHECK_BOUNDS");
-  if (!v || !*v || std::strcmp(v, "0") == 0) return false;
-  if (std::strcmp(v, "1") == 0) return true;
-  AOTRT_THROW(kInvalidArgument, "AOTRT_CHECK_BOUNDS='", v, "': expected 1 (check writes past workspace pools and "
-              "blocks after every run) or 0");
+  return EnvFlag("AOTRT_CHECK_BOUNDS", false, "check writes past workspace pools and blocks after every run");
 }
 
 }  // namespace aotrt
