@@ -138,8 +138,9 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
   if (::fstat(f.fd, &st) != 0 || static_cast<size_t>(st.st_size) != e.FileBytes()) {
     why = "wrong file size";
   } else {
-    // MAP_POPULATE: the first run reads every page anyway; mapping them at once is cheaper.
-    map = ::mmap(nullptr, e.FileBytes(), PROT_READ, MAP_SHARED | MAP_POPULATE, f.fd, 0);
+    // Not MAP_POPULATE: load does no work proportional to the weights; the first run maps the
+    // file's large folios a whole folio per fault (constant_pool_file.h).
+    map = ::mmap(nullptr, e.FileBytes(), PROT_READ, MAP_SHARED, f.fd, 0);
     why = map == MAP_FAILED ? "mmap failed" : Invalid(static_cast<const uint8_t*>(map), e.FileBytes(), e, verify);
   }
   if (why != nullptr) {
