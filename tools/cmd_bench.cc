@@ -1,5 +1,6 @@
 // aotrt bench MODEL.so [--input ...] [--number N] [--repeat R] [--min-repeat-ms MS] [--warmup W]
 //                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--duration SECONDS] [--json]
+//                      [--check-bounds] [--huge-pages]
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -35,6 +36,7 @@ struct BenchOptions {
   double duration_s = 0;   // > 0: repeat until this much time has passed instead of `repeat` times
   bool json = false;
   bool check_bounds = false;
+  bool huge_pages = false;
 };
 
 double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
@@ -167,6 +169,7 @@ BenchResult RunBench(const BenchOptions& o) {
   std::vector<aotrt::Executor> executors;
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
+  options.huge_pages = o.huge_pages;
   faults = ThreadPageFaults();
   t0 = Clock::now();
   executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, options));
@@ -313,6 +316,8 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_flag("--check-bounds", o->check_bounds, "Time runs in bounds-checking mode (as aotrt run --check-bounds)");
+  cmd->add_flag("--huge-pages", o->huge_pages,
+                "Back the executors' buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
   *run = [o] {
     InstallSigintHandler();
     BenchResult r = RunBench(*o);

@@ -1,6 +1,6 @@
 // aotrt run MODEL.so [--input NAME=FILE.npy|FILE.npz ...] [--inputs FILE.npz] [--random|--zeros] [--seed N]
 //                    [--output-dir DIR|FILE.npz] [--print] [--expect FILE.npz [--rtol R] [--atol A]] [--top K]
-//                    [--check-bounds]
+//                    [--check-bounds] [--huge-pages]
 //
 // Exit status 3 when --expect finds a difference.
 #include <chrono>
@@ -25,6 +25,7 @@ struct RunOptions {
   std::string output_dir;
   bool print = false;
   bool check_bounds = false;
+  bool huge_pages = false;
   std::string expect;
   Tolerance tol;
   int top = 0;
@@ -64,6 +65,7 @@ int Run(const RunOptions& o) {
   aotrt::Model model = aotrt::Model::Load(o.path);
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
+  options.huge_pages = o.huge_pages;
   aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
   std::vector<PreparedInput> inputs = PrepareInputs(model, ex, o.inputs);
   std::vector<ExpectedOutput> expected;
@@ -97,6 +99,8 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run) {
   cmd->add_flag("--print", opt->print, "Print the output values (up to 1000 per output)");
   cmd->add_flag("--check-bounds", opt->check_bounds,
                 "Fail if the model writes past its workspace pools or blocks (also AOTRT_CHECK_BOUNDS=1)");
+  cmd->add_flag("--huge-pages", opt->huge_pages,
+                "Back buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
   auto* expect = cmd->add_option("--expect", opt->expect,
                                  "Compare the outputs with FILE.npz (keys: output names or arr_0, arr_1, ...); "
                                  "exit status 3 when they differ")

@@ -41,6 +41,15 @@ struct ExecutorOptions {
   // each block's (~10 ns per block); bench/README.md has the figures.
   // The environment variable AOTRT_CHECK_BOUNDS=1 turns it on for every executor created.
   bool check_bounds = false;
+  // Back this executor's buffers of 2 MiB and more (workspace pools, its own inputs and outputs)
+  // with transparent huge pages (madvise MADV_HUGEPAGE): the first run then faults in one zeroed
+  // 2 MiB page where it would fault 512 small ones, about 10x less time for those faults here
+  // (bench/README.md). Off by default because it does not pay everywhere: with THP defrag set to
+  // "madvise" a fault may compact memory synchronously, and in a VM that returns free memory to
+  // its host (virtio-balloon free page reporting) a huge page may first have to be faulted in by
+  // the host (3-20 ms outliers measured). No effect when THP is "never". Memory: a huge page is
+  // resident whole once touched. AOTRT_HUGE_PAGES=1 turns it on for every executor created.
+  bool huge_pages = false;
 };
 
 // A default-constructed (empty) Executor or Model throws kInvalidArgument from every call.

@@ -6,6 +6,7 @@
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "base/tail_slack.h"
+#include "base/zeroed_memory.h"
 
 namespace aotrt {
 namespace {
@@ -32,8 +33,8 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
 
 }  // namespace
 
-AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, bool check_bounds)
-    : model_(std::move(model)), program_(&model_->program()), check_bounds_(check_bounds), entry_(program_->entry) {
+AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options)
+    : model_(std::move(model)), program_(&model_->program()), check_bounds_(options.check_bounds), entry_(program_->entry) {
   AOTRT_REQUIRE(device.device_type == kDLCPU && device.device_id == 0, kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
@@ -68,6 +69,16 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
       arg_tensors_[arg++] = ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype);
     }
   }
+  if (options.huge_pages) AdviseHugePagesForBuffers();
+}
+
+void AotExecutor::AdviseHugePagesForBuffers() {
+  for (std::vector<Slot>* slots : {&inputs_, &outputs_}) {
+    for (Slot& s : *slots) {
+      if (s.own.defined()) AdviseHugePages(s.own.data(), s.own.NumBytes());
+    }
+  }
+  for (PoolBuffer& p : workspace_pools_) AdviseHugePages(p.data(), p.bytes() + p.slack());
 }
 
 void AotExecutor::Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind) {

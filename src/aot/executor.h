@@ -14,6 +14,7 @@
 
 #include "aot/loaded_model.h"
 #include "aot/pool_buffer.h"
+#include "aotrt/model.h"
 #include "aotrt/ndarray.h"
 
 namespace aotrt {
@@ -21,8 +22,9 @@ namespace aotrt {
 class AotExecutor {
  public:
   // Throws kInvalidArgument for a device other than CPU 0, kOutOfMemory.
-  // check_bounds: after every run, look for writes past the workspace pools and blocks.
-  AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, bool check_bounds);
+  // options.check_bounds: after every run, look for writes past the workspace pools and blocks;
+  // options.huge_pages: advise huge pages for the buffers of 2 MiB and more (aotrt/model.h).
+  AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options);
   AotExecutor(const AotExecutor&) = delete;
   AotExecutor& operator=(const AotExecutor&) = delete;
 
@@ -59,6 +61,7 @@ class AotExecutor {
   };
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind);
+  void AdviseHugePagesForBuffers();
   void BindOwnInput(size_t i);
   void CallEntry();
   void RunChecked();

@@ -13,8 +13,8 @@ namespace aotrt {
 
 class AotExecutorModuleNode : public ModuleNode {
  public:
-  AotExecutorModuleNode(std::shared_ptr<const LoadedModel> model, DLDevice device, bool check_bounds)
-      : executor_(std::move(model), device, check_bounds) {}
+  AotExecutorModuleNode(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options)
+      : executor_(std::move(model), device, options) {}
   const char* type_key() const override { return "AotExecutor"; }
   int GetPropertyMask() const override { return kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;

@@ -5,6 +5,7 @@
 #include "aot/metadata.h"
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
+#include "base/env_flag.h"
 #include "base/error_util.h"
 #include "base/tail_slack.h"
 #include "ffi/registry.h"
@@ -47,10 +48,12 @@ const std::shared_ptr<const LoadedModel>& AotExecutorFactoryNode::model() const 
   return model_;
 }
 
-ObjectPtr<AotExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, bool check_bounds) {
-  // The environment turns checking on for executors created through TVM's packed API too.
-  check_bounds = CheckBoundsFromEnvironment() || check_bounds;
-  return MakeObject<AotExecutorModuleNode>(model(), device, check_bounds);
+ObjectPtr<AotExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, ExecutorOptions options) {
+  // The environment turns these on for executors created through TVM's packed API too.
+  options.check_bounds = CheckBoundsFromEnvironment() || options.check_bounds;
+  options.huge_pages = EnvFlag("AOTRT_HUGE_PAGES", false, "back large executor buffers with huge pages") ||
+                       options.huge_pages;
+  return MakeObject<AotExecutorModuleNode>(model(), device, options);
 }
 
 std::string AotExecutorFactoryNode::MissingFunctionHint(const std::string&) const {

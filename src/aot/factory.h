@@ -30,9 +30,10 @@ class AotExecutorFactoryNode : public ModuleNode {
   const std::string& module_name() const { return module_name_; }
   // The model; kNotFound when the factory is not linked to a metadata module.
   const std::shared_ptr<const LoadedModel>& model() const;
-  // A new executor on `device`, checking bounds when `check_bounds` or AOTRT_CHECK_BOUNDS=1.
-  // Throws kInvalidArgument (device, bad AOTRT_CHECK_BOUNDS), kOutOfMemory.
-  ObjectPtr<AotExecutorModuleNode> CreateExecutor(DLDevice device, bool check_bounds = false);
+  // A new executor on `device` with `options`, whose check_bounds and huge_pages the environment
+  // (AOTRT_CHECK_BOUNDS=1, AOTRT_HUGE_PAGES=1) can turn on. Throws kInvalidArgument (device, a
+  // variable that is not 0 or 1), kOutOfMemory.
+  ObjectPtr<AotExecutorModuleNode> CreateExecutor(DLDevice device, ExecutorOptions options = ExecutorOptions());
 
  private:
   std::string module_name_;

@@ -54,7 +54,7 @@ Executor Model::CreateExecutor(DLDevice device, const ExecutorOptions& options) 
   return RethrowOutOfMemoryAsError("Model::CreateExecutor", [&] {
     // CreateExecutor does not modify the factory; it is non-const only as a packed-function target.
     auto& f = const_cast<AotExecutorFactoryNode&>(factory);
-    return Executor(Module(f.CreateExecutor(device, options.check_bounds)));
+    return Executor(Module(f.CreateExecutor(device, options)));
   });
 }
 

@@ -291,6 +291,24 @@ def test_overrun(args, tmp):
     check(rc == 0 and json.loads(out).get("workspace_slack_bytes") == 72, "inspect slack: %s %s" % (out, err))
 
 
+def test_huge_pages(args, tmp):
+    """--huge-pages (issue 15): the same outputs, bit for bit, with the executor's large buffers on
+    transparent huge pages; bench accepts it too."""
+    name = "relu_4mib"
+    so = os.path.join(args.models, name + ".so")
+    case_dir = os.path.join(args.models, name + ".case")
+    out_dir = os.path.join(tmp, "huge")
+    rc, out, err = aotrt(args, "run", so, "--huge-pages", "-o", out_dir,
+                         "--input", "x=%s" % os.path.join(case_dir, "inputs", "x.npy"))
+    check(rc == 0, "run --huge-pages: %s" % err)
+    if rc == 0:
+        got = np.load(os.path.join(out_dir, "output0.npy"))
+        want = np.load(os.path.join(case_dir, "expected", "output0.npy"))
+        check(got.tobytes() == want.tobytes(), "run --huge-pages: output differs")
+    rc, out, err = aotrt(args, "bench", so, "--huge-pages", "--repeat", "3")
+    check(rc == 0 and "throughput" in out, "bench --huge-pages: %s" % err)
+
+
 def test_inspect_run_scratch(args, tmp):
     """A model without memory planning takes its scratch through TVMBackendAllocWorkspace during
     each run: inspect says so and measures the peak of one run on zeros, instead of only "0 B"."""
@@ -346,6 +364,7 @@ def main():
         test_bench_progress_in_logs(args, tmp)
         if args.models:
             test_overrun(args, tmp)
+            test_huge_pages(args, tmp)
             test_inspect_run_scratch(args, tmp)
         if args.models:
             test_half(args, tmp)

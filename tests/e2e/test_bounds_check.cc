@@ -8,6 +8,7 @@
 #include <tvm/runtime/c_runtime_api.h>
 
 #include "common/run_case.h"
+#include "common/scoped_env.h"
 
 using namespace aotrt;
 using namespace aotrt_test;
@@ -36,28 +37,6 @@ void ExpectOverrunMessage(const Case& c, const std::string& msg) {
                                    : std::to_string(b)) + " bytes)");
   for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in: " << msg;
 }
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      ::setenv(name_, old_.c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  bool had_;
-  std::string old_;
-};
 
 ExecutorOptions Checking() {
   ExecutorOptions o;
