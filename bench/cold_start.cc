@@ -2,10 +2,11 @@
 // what each process and executor holds. Every measurement runs in a forked child, so the
 // process is new (the files themselves stay in the page cache: "process cold", not "machine cold").
 //
-//   cold_start [--runs N] [--procs P] [--executors E] [--cache-dir DIR] [MODEL.so ...]
+//   cold_start [--runs N] [--samples K] [--procs P] [--executors E] [--cache-dir DIR] [MODEL.so ...]
 //
 // Per model (default: the large memory-planned bench model and the fixture conv2d_c_usmp):
-//   dlopen alone; load, first create, first run and a steady run (median of N), each with its
+//   dlopen alone; load, first create, first run and a steady run (median of N), each the median
+//   of K new processes (default 7; a cold start happens once per process, so one is noise), with its
 //   wall time and page faults (getrusage minflt/majflt); load+create+first run against one steady
 //   run; RSS growth of E executors in one process (each run once); and private memory
 //   (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup) of P processes, each holding one
@@ -13,7 +14,8 @@
 // --cache-dir sets AOTRT_CACHE_DIR for the children (default: a fresh directory under /tmp,
 // removed at exit), so runs with a constant cache see first a cold cache ("first process"), then
 // a warm one; a runtime without a cache ignores it. Uses only the public C++ API, so the same
-// source measures before and after a change of the runtime.
+// source measures before and after a change of the runtime. AOTRT_HUGE_PAGES=1 in the environment
+// measures executors with ExecutorOptions::huge_pages.
 #include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -220,17 +222,40 @@ Processes MeasureProcesses(const std::string& path, int procs) {
   return p;
 }
 
+// The sample of median wall time, its faults with it.
+Cost Median(std::vector<Cost> v) {
+  std::sort(v.begin(), v.end(), [](const Cost& a, const Cost& b) { return a.ms < b.ms; });
+  return v[v.size() / 2];
+}
+
+// Each phase's median over `samples` new processes (the steady run: the median of medians).
+ColdStart MedianColdStart(const std::string& path, int runs, int samples) {
+  std::vector<ColdStart> all;
+  for (int i = 0; i < samples; ++i) all.push_back(MeasureColdStart(path, runs));
+  ColdStart m = all[0];
+  auto median = [&](Cost ColdStart::*phase) {
+    std::vector<Cost> v;
+    for (const ColdStart& c : all) v.push_back(c.*phase);
+    m.*phase = Median(v);
+  };
+  for (Cost ColdStart::*phase : {&ColdStart::dlopen, &ColdStart::load, &ColdStart::create, &ColdStart::first_run,
+                                 &ColdStart::steady}) {
+    median(phase);
+  }
+  return m;
+}
+
 void PrintCost(const char* what, const Cost& c) {
   std::printf("  %-34s %10.3f ms %9ld %7ld\n", what, c.ms, c.minflt, c.majflt);
 }
 
-void Report(const std::string& path, int runs, int procs, int executors) {
+void Report(const std::string& path, int runs, int samples, int procs, int executors) {
   std::printf("%s (%.1f MiB file)\n", path.c_str(), static_cast<double>(std::filesystem::file_size(path)) / kMiB);
-  ColdStart first = MeasureColdStart(path, runs);  // the first process (cold constant cache)
-  ColdStart c = MeasureColdStart(path, runs);      // a later one
+  ColdStart first = MeasureColdStart(path, runs);        // the first process (cold constant cache)
+  ColdStart c = MedianColdStart(path, runs, samples);    // later ones
   std::printf("  constants %.2f MiB, workspace %.2f MiB per executor, I/O %.2f MiB\n", c.constant_mib,
               c.workspace_mib, c.io_mib);
-  std::printf("  %-34s %13s %9s %7s\n", "phase (one new process)", "wall", "minflt", "majflt");
+  std::printf("  %-34s %13s %9s %7s\n", "phase (median of new processes)", "wall", "minflt", "majflt");
   PrintCost("dlopen alone", c.dlopen);
   PrintCost("load", c.load);
   PrintCost("first create", c.create);
@@ -258,19 +283,20 @@ void Report(const std::string& path, int runs, int procs, int executors) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 20, procs = 4, executors = 8;
+  int runs = 20, samples = 7, procs = 4, executors = 8;
   std::string cache_dir;
   std::vector<std::string> models;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     bool has_value = i + 1 < argc;
     if (a == "--runs" && has_value) runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--samples" && has_value) samples = std::max(1, std::atoi(argv[++i]));
     else if (a == "--procs" && has_value) procs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--executors" && has_value) executors = std::max(1, std::atoi(argv[++i]));
     else if (a == "--cache-dir" && has_value) cache_dir = argv[++i];
     else if (!a.empty() && a[0] != '-') models.push_back(a);
     else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--procs P] [--executors E] [--cache-dir DIR] [MODEL.so ...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--runs N] [--samples K] [--procs P] [--executors E] [--cache-dir DIR] [MODEL.so ...]\n", argv[0]);
       return 2;
     }
   }
@@ -287,9 +313,10 @@ int main(int argc, char** argv) {
     cache_dir = temp = tmpl;
   }
   setenv("AOTRT_CACHE_DIR", cache_dir.c_str(), 1);
-  std::printf("cold_start: %d steady runs, %d executors, %d processes; AOTRT_CACHE_DIR=%s\n\n", runs, executors,
-              procs, cache_dir.c_str());
-  for (const std::string& m : models) Report(m, runs, procs, executors);
+  std::printf("cold_start: %d steady runs, %d samples, %d executors, %d processes; AOTRT_CACHE_DIR=%s%s\n\n", runs,
+              samples, executors, procs, cache_dir.c_str(),
+              std::getenv("AOTRT_HUGE_PAGES") ? (std::string("; AOTRT_HUGE_PAGES=") + std::getenv("AOTRT_HUGE_PAGES")).c_str() : "");
+  for (const std::string& m : models) Report(m, runs, samples, procs, executors);
   if (!temp.empty()) std::filesystem::remove_all(temp);
   return 0;
 }

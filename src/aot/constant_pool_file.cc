@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -47,30 +48,71 @@ struct FileHeader {
 
 uint64_t HeaderHash(const FileHeader& h) { return XXH3_64bits(&h, offsetof(FileHeader, header_hash)); }
 
-// Hash of kSampleCount evenly spaced blocks, the first and the last included (all of a small payload).
-uint64_t SampleHash(const uint8_t* p, size_t n) {
-  if (n <= kSampleBlock * kSampleCount) return XXH3_64bits(p, n);
+// Calls visit(offset, length) for the sampled ranges of an n-byte payload, in order:
+// kSampleCount evenly spaced blocks, the first and the last included (all of a small payload).
+template <typename Visit>
+void ForEachSample(size_t n, Visit visit) {
+  if (n <= kSampleBlock * kSampleCount) {
+    visit(size_t{0}, n);
+    return;
+  }
+  for (size_t i = 0; i < kSampleCount; ++i) visit((n - kSampleBlock) * i / (kSampleCount - 1), kSampleBlock);
+}
+
+uint64_t SampleHash(const uint8_t* payload, size_t n) {
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
-  for (size_t i = 0; i < kSampleCount; ++i) {
-    XXH3_64bits_update(&state, p + (n - kSampleBlock) * i / (kSampleCount - 1), kSampleBlock);
-  }
+  ForEachSample(n, [&](size_t at, size_t len) { XXH3_64bits_update(&state, payload + at, len); });
   return XXH3_64bits_digest(&state);
 }
 
-// Why the mapped file `map` of `size` bytes cannot be used, or nullptr when it can.
-const char* Invalid(const uint8_t* map, size_t size, const PoolFileSpec& e, bool verify) {
+// pread of all `n` bytes at `at`; false on an error or a short file.
+bool ReadAll(int fd, void* dst, size_t n, size_t at) {
+  auto* p = static_cast<uint8_t*>(dst);
+  while (n > 0) {
+    ssize_t r = ::pread(fd, p, n, static_cast<off_t>(at));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+    at += static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// SampleHash of the payload of the open pool file `fd`, read with pread: checking a file then maps
+// none of its pages (a load does no work proportional to the weights). False on a read error.
+bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  uint8_t buf[kSampleBlock];
+  bool ok = true;
+  ForEachSample(n, [&](size_t at, size_t len) {
+    for (size_t done = 0; ok && done < len; done += sizeof buf) {
+      size_t chunk = std::min(sizeof buf, len - done);
+      ok = ReadAll(fd, buf, chunk, kHeaderBytes + at + done);
+      if (ok) XXH3_64bits_update(&state, buf, chunk);
+    }
+  });
+  *hash = XXH3_64bits_digest(&state);
+  return ok;
+}
+
+// Why the open file `fd` of `size` bytes cannot be used as the pool `e`, or nullptr when it can
+// (the whole payload is hashed only with `verify`, through `map`, the file's mapping).
+const char* Invalid(int fd, size_t size, const PoolFileSpec& e, bool verify, const uint8_t* map) {
   if (size != e.FileBytes()) return "wrong file size";
   FileHeader h;
-  std::memcpy(&h, map, sizeof h);
+  if (!ReadAll(fd, &h, sizeof h, 0)) return "cannot read the header";
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "not a constant pool file (magic)";
   if (h.header_hash != HeaderHash(h)) return "header checksum mismatch";
   if (h.format_version != kFormatVersion || h.layout_version != kConstantCacheLayoutVersion) return "other version";
   if (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1]) return "other key";
   if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
-  const uint8_t* payload = map + kHeaderBytes;
-  if (SampleHash(payload, e.bytes + e.slack) != h.sample_hash) return "sampled blocks checksum mismatch";
-  if (verify && XXH3_64bits(payload, e.bytes + e.slack) != h.payload_hash) return "payload checksum mismatch";
+  uint64_t sampled = 0;
+  if (!SampleHashOfFile(fd, e.bytes + e.slack, &sampled)) return "cannot read the sampled blocks";
+  if (sampled != h.sample_hash) return "sampled blocks checksum mismatch";
+  if (verify && XXH3_64bits(map + kHeaderBytes, e.bytes + e.slack) != h.payload_hash) return "payload checksum mismatch";
   return nullptr;
 }
 
@@ -138,10 +180,10 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
   if (::fstat(f.fd, &st) != 0 || static_cast<size_t>(st.st_size) != e.FileBytes()) {
     why = "wrong file size";
   } else {
-    // Not MAP_POPULATE: load does no work proportional to the weights; the first run maps the
-    // file's large folios a whole folio per fault (constant_pool_file.h).
+    // Not MAP_POPULATE, and checked with pread: a load maps none of the pages; the first run maps
+    // the file's large folios a whole folio per fault (constant_pool_file.h).
     map = ::mmap(nullptr, e.FileBytes(), PROT_READ, MAP_SHARED, f.fd, 0);
-    why = map == MAP_FAILED ? "mmap failed" : Invalid(static_cast<const uint8_t*>(map), e.FileBytes(), e, verify);
+    why = map == MAP_FAILED ? "mmap failed" : Invalid(f.fd, e.FileBytes(), e, verify, static_cast<const uint8_t*>(map));
   }
   if (why != nullptr) {
     if (map != MAP_FAILED) ::munmap(map, e.FileBytes());
