@@ -71,7 +71,7 @@ std::string DefaultConstantCacheDirectory() {
 std::string FileIdentityKey(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return std::string();
-  return StrCat("file:", path, "|dev=", st.st_dev, "|ino=", st.st_ino, "|size=", st.st_size,
+  return StrCat("file:dev=", st.st_dev, "|ino=", st.st_ino, "|size=", st.st_size,
                 "|mtime_ns=", static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
 }
 

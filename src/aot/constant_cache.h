@@ -73,8 +73,9 @@ class ScopedConstantCacheOverrides {
 // else $HOME/.cache/aotrt if HOME is set; "" when none applies (the cache is then off).
 std::string DefaultConstantCacheDirectory();
 
-// Identity of a model file for a cache key: path, device, inode, size and modification time in
-// nanoseconds, so that replacing or rewriting the file changes the key. "" when stat fails.
+// Identity of a model file for a cache key: device, inode, size and modification time in
+// nanoseconds, so that replacing or rewriting the file changes the key, and the same file reached
+// by another path (relative, absolute, a link) keeps it. "" when stat fails.
 std::string FileIdentityKey(const std::string& path);
 
 // Identity by content, for a model loaded from memory: "xxh3-128:<32 hex digits>" of the byte

@@ -117,6 +117,16 @@ TEST_F(ModelConstantCache, ReplacedModelFileGetsANewPool) {
   EXPECT_EQ(PoolFiles(), 2u);
 }
 
+TEST_F(ModelConstantCache, AnotherPathToTheSameFileSharesItsPool) {
+  Case c = GeneratedCase("usmp_cached_c");
+  fs::create_directories(dir_);
+  fs::path link = dir_ / "link.so";
+  fs::create_symlink(fs::absolute(c.library), link);
+  LoadRunExpect(c, c.library, ConstantSource::kBuiltCache, options_);
+  LoadRunExpect(c, link.string(), ConstantSource::kMappedCache, options_);
+  EXPECT_EQ(PoolFiles(), 1u);
+}
+
 TEST_F(ModelConstantCache, MemoryLoadsKeyOnContent) {
   Case c = GeneratedCase("usmp_cached_c");
   std::ifstream in(c.library, std::ios::binary);
