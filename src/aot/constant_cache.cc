@@ -1,10 +1,13 @@
 #include "aot/constant_cache.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 
@@ -21,6 +24,63 @@
 
 namespace aotrt {
 namespace {
+
+constexpr time_t kMarkUsedEvery = 3600;  // seconds: a hit rewrites its file's mtime at most this often
+const char kPoolSuffix[] = ".aotrt-pool";
+
+uint64_t MaxBytesFromEnvironment(uint64_t default_value) {
+  const char* v = std::getenv("AOTRT_CACHE_MAX_MB");
+  if (v == nullptr || *v == '\0') return default_value;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long mb = std::strtoull(v, &end, 10);
+  AOTRT_REQUIRE(errno == 0 && *end == '\0' && v[0] != '-' && mb > 0 && mb < (uint64_t{1} << 40), kInvalidArgument,
+                "AOTRT_CACHE_MAX_MB='", v, "': expected a positive number of MiB (the constant cache's size limit)");
+  return static_cast<uint64_t>(mb) << 20;
+}
+
+// A hit marks its file used, so that pruning removes the least recently used files first; at most
+// once an hour, so that loads do not rewrite the inode every time. Failures are ignored (a
+// read-only cache still serves).
+void MarkUsed(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime > kMarkUsedEvery) {
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+  }
+}
+
+// Removes the least recently used pool files of `dir` (oldest mtime first, never `keep`) while
+// their sizes add up to more than `max_bytes`.
+void Prune(const std::string& dir, const std::string& keep, uint64_t max_bytes, const std::string& what) {
+  struct Entry {
+    std::string path;
+    time_t mtime;
+    uint64_t bytes;
+  };
+  std::vector<Entry> files;
+  uint64_t total = 0;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (struct dirent* ent = ::readdir(d)) {
+      std::string name = ent->d_name;
+      struct stat st;
+      if (name.size() > sizeof kPoolSuffix - 1 &&
+          name.compare(name.size() - (sizeof kPoolSuffix - 1), std::string::npos, kPoolSuffix) == 0 &&
+          ::fstatat(::dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+        files.push_back({dir + "/" + name, st.st_mtime, static_cast<uint64_t>(st.st_size)});
+        total += static_cast<uint64_t>(st.st_size);
+      }
+    }
+    ::closedir(d);
+  }
+  std::sort(files.begin(), files.end(), [](const Entry& a, const Entry& b) { return a.mtime < b.mtime; });
+  for (const Entry& f : files) {
+    if (total <= max_bytes) break;
+    if (f.path == keep || ::unlink(f.path.c_str()) != 0) continue;
+    total -= f.bytes;
+    AOTRT_LOG_DEBUG(what, ": constant cache: removed ", f.path, " (least recently used; the cache is over ",
+                    max_bytes >> 20, " MiB)");
+  }
+}
 
 // mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards.
 bool MakeDirectories(const std::string& dir) {
@@ -39,6 +99,7 @@ ConstantCacheOptions ConstantCacheOptions::FromEnvironment() {
   ConstantCacheOptions o;
   o.enabled = EnvFlag("AOTRT_CONSTANT_CACHE", true, "share constant pools through the per-machine cache");
   o.verify = EnvFlag("AOTRT_CONSTANT_CACHE_VERIFY", false, "hash a cached constant pool whole at every load");
+  o.max_bytes = MaxBytesFromEnvironment(o.max_bytes);
   return o;
 }
 
@@ -100,9 +161,12 @@ ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string
   std::string full_key = StrCat(key(), "|layout=", kConstantCacheLayoutVersion, "|bytes=", bytes, "|slack=", slack);
   XXH128_hash_t h = XXH3_128bits(full_key.data(), full_key.size());
   PoolFileSpec spec{{h.low64, h.high64}, bytes, slack};
-  std::string path = StrCat(dir, "/", spec.Name(), ".aotrt-pool");
+  std::string path = StrCat(dir, "/", spec.Name(), kPoolSuffix);
   ConstantPoolMemory m;
-  if (MapPoolFile(path, spec, options.verify, what, ConstantSource::kMappedCache, &m)) return m;
+  if (MapPoolFile(path, spec, options.verify, what, ConstantSource::kMappedCache, &m)) {
+    MarkUsed(path);
+    return m;
+  }
   if (!MakeDirectories(dir)) {
     AOTRT_LOG_DEBUG(what, ": constant cache: cannot create directory ", dir, "; using a private copy");
     return PrivateConstantPool(bytes, slack, fill, what);
@@ -119,6 +183,7 @@ ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string
   ConstantPoolMemory copy = PrivateConstantPool(bytes, slack, fill, what);
   if (WritePoolFile(dir, path, spec, copy.data(), what) &&
       MapPoolFile(path, spec, false, what, ConstantSource::kBuiltCache, &m)) {
+    Prune(dir, path, options.max_bytes, what);  // still under the lock: one pruner at a time
     return m;
   }
   return copy;

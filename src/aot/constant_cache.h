@@ -15,9 +15,14 @@
 // uncreatable, unwritable, full, I/O error) keeps the private copy (read-only, like the file)
 // with a debug log: never an error.
 //
-// The cache directory must be trusted: whoever can write it can change a model's constants.
-// Files of keys no longer used (a replaced model file) are left in place; the directory can be
-// deleted at any time while no process is building into it. A process that has a file mapped
+// Size: a hit marks its file used (its modification time, at most once an hour); after building a
+// file, the builder removes the least recently used pool files while the directory's pool files
+// exceed ConstantCacheOptions::max_bytes (AOTRT_CACHE_MAX_MB, default 4096), never the file it
+// just built. So files of keys no longer used (a replaced model file) age out. A process that has
+// a removed file mapped keeps its pages.
+//
+// The cache directory must be trusted: whoever can write it can change a model's constants. The
+// directory can be deleted at any time while no process is building into it. A process that has a file mapped
 // keeps its pages when the file is replaced; truncating a mapped cache file in place (nothing in
 // aotrt does) would make reads fault.
 #pragma once
@@ -38,11 +43,12 @@ struct ConstantCacheOptions {
   bool verify = false;             // hash the whole payload at every open
   std::string directory;           // "" -> DefaultConstantCacheDirectory()
   size_t min_bytes = size_t{64} << 10;  // smaller pools are private copies
+  uint64_t max_bytes = uint64_t{4096} << 20;  // pool files kept in the directory (LRU beyond it)
 
-  // From the environment: AOTRT_CONSTANT_CACHE ("0" off; unset, "" or "1" on) and
-  // AOTRT_CONSTANT_CACHE_VERIFY (same values); `directory` is left "" (resolved at use). Fields
-  // set explicitly afterwards win. Throws Error(kInvalidArgument) naming a variable with another
-  // value.
+  // From the environment: AOTRT_CONSTANT_CACHE ("0" off; unset, "" or "1" on),
+  // AOTRT_CONSTANT_CACHE_VERIFY (same values) and AOTRT_CACHE_MAX_MB (a positive number of MiB);
+  // `directory` is left "" (resolved at use). Fields set explicitly afterwards win. Throws
+  // Error(kInvalidArgument) naming a variable with another value.
   static ConstantCacheOptions FromEnvironment();
 };
 

@@ -111,7 +111,7 @@ class ConstantCacheTest : public ::testing::Test {
   }
 
   static constexpr const char* kVars[] = {"AOTRT_CONSTANT_CACHE", "AOTRT_CONSTANT_CACHE_VERIFY", "AOTRT_CACHE_DIR",
-                                          "XDG_CACHE_HOME", "HOME"};
+                                          "XDG_CACHE_HOME", "HOME", "AOTRT_CACHE_MAX_MB"};
   std::vector<std::string> saved_;
   std::string root_;
   ConstantCacheOptions options_;
@@ -359,4 +359,61 @@ TEST_F(ConstantCacheTest, ScopedOverridesApplyOverTheEnvironmentAndNest) {
   unsetenv("AOTRT_CONSTANT_CACHE");
   EXPECT_TRUE(aotrt::CurrentConstantCacheOptions().enabled);
   EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "");
+}
+
+namespace {
+
+// Sets the modification time of `path` to `seconds_ago` seconds in the past.
+void Age(const std::string& path, int seconds_ago) {
+  struct timespec times[2];
+  clock_gettime(CLOCK_REALTIME, &times[0]);
+  times[0].tv_sec -= seconds_ago;
+  times[1] = times[0];
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+}  // namespace
+
+TEST_F(ConstantCacheTest, BuildingPrunesTheLeastRecentlyUsedPoolFilesOverTheLimit) {
+  std::string a = Get("a", kLarge).cache_path();
+  std::string b = Get("b", kLarge).cache_path();
+  options_.max_bytes = fs::file_size(a) + fs::file_size(b);  // room for two
+  Age(a, 3 * 3600);
+  Age(b, 2 * 3600);
+  EXPECT_EQ(Get("a", kLarge).source(), Source::kMappedCache);  // a hit: `a` is now the most recent
+  ConstantPoolMemory c = Get("c", kLarge);
+  EXPECT_EQ(c.source(), Source::kBuiltCache);
+  EXPECT_TRUE(fs::exists(a));
+  EXPECT_FALSE(fs::exists(b)) << "the least recently used file stays";
+  EXPECT_TRUE(fs::exists(c.cache_path()));
+  // A limit below one file keeps the file just built, and nothing else.
+  options_.max_bytes = 1;
+  ConstantPoolMemory d = Get("d", kLarge);
+  EXPECT_TRUE(fs::exists(d.cache_path()));
+  EXPECT_FALSE(fs::exists(a));
+  EXPECT_FALSE(fs::exists(c.cache_path()));
+  EXPECT_EQ(c.data()[0], Pattern(0, 1));  // a removed file's mapping stays valid
+}
+
+TEST_F(ConstantCacheTest, AHitMarksItsFileUsedAtMostOnceAnHour) {
+  std::string path = Get("k", kSmall).cache_path();
+  Age(path, 600);
+  auto before = fs::last_write_time(path);
+  Get("k", kSmall);
+  EXPECT_EQ(fs::last_write_time(path), before);  // used 10 minutes ago: left alone
+  Age(path, 2 * 3600);
+  before = fs::last_write_time(path);
+  Get("k", kSmall);
+  EXPECT_GT(fs::last_write_time(path), before);
+}
+
+TEST_F(ConstantCacheTest, SizeLimitFromTheEnvironment) {
+  EXPECT_EQ(ConstantCacheOptions::FromEnvironment().max_bytes, uint64_t{4096} << 20);
+  setenv("AOTRT_CACHE_MAX_MB", "64", 1);
+  EXPECT_EQ(ConstantCacheOptions::FromEnvironment().max_bytes, uint64_t{64} << 20);
+  for (const char* bad : {"0", "-5", "12abc", "lots", "99999999999999999999"}) {
+    setenv("AOTRT_CACHE_MAX_MB", bad, 1);
+    EXPECT_AOTRT_ERROR(ConstantCacheOptions::FromEnvironment(), aotrt::ErrorCode::kInvalidArgument,
+                       {std::string("AOTRT_CACHE_MAX_MB='") + bad + "'", "positive number of MiB"});
+  }
 }
