@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "base/error_util.h"
+#include "ffi/handle.h"
 
 namespace aotrt {
 namespace {
@@ -33,8 +34,9 @@ PackedFunc FindInImports(const ObjectPtr<ModuleNode>& node, const std::string& n
 
 ObjectPtr<ModuleNode> TVMArgValue::AsModule() const {
   if (code_ != kTVMModuleHandle) Mismatch("Module");
-  auto* obj = static_cast<Object*>(value_.v_handle);
-  if (!obj) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": module handle is null");
+  if (!value_.v_handle) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": module handle is null");
+  // Live (in checked builds: in the registry, so a freed handle is refused without being read).
+  Object* obj = ObjectFromHandle(value_.v_handle, kTypeObject, Where().c_str());
   if (obj->type_index() != kTypeModule) Mismatch("Module (the handle is another kind of object)");
   return ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(obj));
 }

@@ -121,6 +121,20 @@ TEST(ApiMisuse, DoubleFreesAreRefusedInCheckedBuilds) {
   EXPECT_TRUE(Refused(TVMFuncFree(f), aotrt::ErrorCode::kInvalidArgument, {"TVMFuncFree", "already freed"}));
   EXPECT_TRUE(Refused(TVMObjectFree(f), aotrt::ErrorCode::kInvalidArgument, {"TVMObjectFree", "already freed"}));
 }
+
+TEST(ApiMisuse, FreedModuleHandleAsAnArgumentIsRefusedInCheckedBuilds) {
+  TVMModuleHandle mod = nullptr;
+  std::string path = std::string(AOTRT_TEST_MODELS_DIR) + "/add_c.so";
+  ASSERT_EQ(TVMModLoadFromFile(path.c_str(), "so", &mod), 0) << TVMGetLastError();
+  TVMFunctionHandle type_key = nullptr;
+  ASSERT_EQ(TVMFuncGetGlobal("runtime.ModuleGetTypeKey", &type_key), 0);
+  TVMValue v;
+  v.v_handle = mod;
+  EXPECT_EQ(Call(type_key, {v}, {kTVMModuleHandle}), 0) << TVMGetLastError();
+  ASSERT_EQ(TVMModFree(mod), 0);
+  EXPECT_TRUE(Refused(Call(type_key, {v}, {kTVMModuleHandle}), aotrt::ErrorCode::kInvalidArgument,
+                      {"argument 0", "already freed"}));
+}
 #endif
 
 TEST(ApiMisuse, HugeNdimIsRefusedBeforeShapeIsRead) {
