@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <ctime>
 #include <cstdlib>
 #include <cstring>
@@ -79,6 +81,22 @@ void Prune(const std::string& dir, const std::string& keep, uint64_t max_bytes, 
     total -= f.bytes;
     AOTRT_LOG_DEBUG(what, ": constant cache: removed ", f.path, " (least recently used; the cache is over ",
                     max_bytes >> 20, " MiB)");
+  }
+}
+
+// Takes the exclusive lock on `fd`, waiting at most `wait_ms`: false when another process still
+// holds it then (a builder that hangs must not hang every later load). A lock the file system
+// cannot provide counts as taken: the build then goes ahead unserialised, as without a lock file.
+bool LockWithin(int fd, int wait_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  auto pause = std::chrono::microseconds(500);
+  for (;;) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+    if (errno != EWOULDBLOCK && errno != EINTR) return true;
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
+    pause = std::min(pause * 2, std::chrono::microseconds(10000));  // wakes within 10 ms of a release
   }
 }
 
@@ -174,7 +192,10 @@ ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string
   // One builder at a time per directory; the others wait and then map what it built.
   UniqueFd lock(::open(StrCat(dir, "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   if (lock.fd >= 0) {
-    while (::flock(lock.fd, LOCK_EX) != 0 && errno == EINTR) {
+    if (!LockWithin(lock.fd, options.lock_wait_ms)) {
+      AOTRT_LOG_DEBUG(what, ": constant cache: another process has held ", dir, "/.lock for over ",
+                      options.lock_wait_ms, " ms; using a private copy");
+      return PrivateConstantPool(bytes, slack, fill, what);
     }
     if (MapPoolFile(path, spec, options.verify, what, ConstantSource::kMappedCache, &m)) return m;
   }

@@ -8,7 +8,8 @@
 // a few pages costs less than opening, checking and mapping a file, and holds little memory.
 //
 // Building: under an exclusive flock on `<directory>/.lock` (one builder per directory; others
-// wait, then map its file), the pool is assembled in private memory, written (about 12 ms for
+// wait, then map its file; after ConstantCacheOptions::lock_wait_ms, 60 s, they give up and use a
+// private copy, so a builder that hangs holding the lock delays later loads but never blocks them), the pool is assembled in private memory, written (about 12 ms for
 // 32 MiB with its fdatasync, once per machine) and renamed over its final name; the builder then
 // maps the file like everyone else. A file that fails any check is rebuilt and atomically
 // replaced, never used. Any failure of the directory or the file system (missing and
@@ -44,6 +45,7 @@ struct ConstantCacheOptions {
   std::string directory;           // "" -> DefaultConstantCacheDirectory()
   size_t min_bytes = size_t{64} << 10;  // smaller pools are private copies
   uint64_t max_bytes = uint64_t{4096} << 20;  // pool files kept in the directory (LRU beyond it)
+  int lock_wait_ms = 60000;  // longest wait for another builder; then a private copy
 
   // From the environment: AOTRT_CONSTANT_CACHE ("0" off; unset, "" or "1" on),
   // AOTRT_CONSTANT_CACHE_VERIFY (same values) and AOTRT_CACHE_MAX_MB (a positive number of MiB);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -416,4 +417,24 @@ TEST_F(ConstantCacheTest, SizeLimitFromTheEnvironment) {
     EXPECT_AOTRT_ERROR(ConstantCacheOptions::FromEnvironment(), aotrt::ErrorCode::kInvalidArgument,
                        {std::string("AOTRT_CACHE_MAX_MB='") + bad + "'", "positive number of MiB"});
   }
+}
+
+TEST_F(ConstantCacheTest, ABuilderHoldingTheLockTooLongMeansAPrivateCopyNotAHang) {
+  std::vector<std::string> log;
+  g_log = &log;
+  aotrt::log::SetCallback(&CollectLog, nullptr);
+  aotrt::log::SetLevel(aotrt::log::kDebug);
+  fs::create_directories(options_.directory);
+  int held = open((options_.directory + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX), 0);  // another open file description: conflicts even in-process
+  options_.lock_wait_ms = 50;
+  EXPECT_EQ(Get("k", kLarge).source(), Source::kPrivateCopy);
+  close(held);  // released
+  EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache);
+  aotrt::log::SetCallback(nullptr, nullptr);
+  aotrt::log::SetLevel(aotrt::log::kWarn);
+  const std::string expected = "test_model: constant cache: another process has held " + options_.directory +
+                               "/.lock for over 50 ms; using a private copy";
+  EXPECT_EQ(std::count(log.begin(), log.end(), expected), 1) << ::testing::PrintToString(log);
 }
