@@ -47,7 +47,7 @@ struct ExecutorOptions {
   // (bench/README.md). Off by default because it does not pay everywhere: with THP defrag set to
   // "madvise" a fault may compact memory synchronously, and in a VM that returns free memory to
   // its host (virtio-balloon free page reporting) a huge page may first have to be faulted in by
-  // the host (3-20 ms outliers measured). No effect when THP is "never". Memory: a huge page is
+  // the host (9-20 ms outliers measured). No effect when THP is "never". Memory: a huge page is
   // resident whole once touched. AOTRT_HUGE_PAGES=1 turns it on for every executor created.
   bool huge_pages = false;
 };
@@ -100,12 +100,14 @@ class AOTRT_API Executor {
 
 // Options of loading a model, fixed for its lifetime.
 struct LoadOptions {
-  // The per-machine constant cache: a memory-planned model's constant pool is assembled once per
-  // machine into a file that every process then maps read-only (the same page-cache pages), not
-  // copied into each process. Off when false or when AOTRT_CONSTANT_CACHE=0. Any failure of the
-  // cache (directory not writable, disk full) falls back to a private copy, never an error.
+  // The per-machine constant cache: a memory-planned model's constant pool of 64 KiB or more is
+  // assembled once per machine into a file that every process then maps read-only (the same
+  // page-cache pages), not copied into each process. Off when false or when
+  // AOTRT_CONSTANT_CACHE=0. Any failure of the cache (directory not writable, disk full, another
+  // process building for over a minute) falls back to a private copy, never an error.
   // AOTRT_CONSTANT_CACHE_VERIFY=1 hashes the whole cached pool at every load (otherwise its
-  // header and sampled blocks are checked). Details: src/aot/constant_cache.h.
+  // header and sampled blocks are checked); AOTRT_CACHE_MAX_MB (default 4096) bounds the
+  // directory, least recently used files removed first. Details: src/aot/constant_cache.h.
   bool constant_cache = true;
   // Its directory; "" means $AOTRT_CACHE_DIR, else $XDG_CACHE_HOME/aotrt, else $HOME/.cache/aotrt.
   // The directory must be trusted: whoever can write it can change a model's constants.

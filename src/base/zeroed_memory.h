@@ -23,7 +23,7 @@ void FreeZeroed(void* p, size_t mapped);
 // ones (~0.07 ms instead of ~0.6 ms of faults per 2 MiB here). Not the default: with THP defrag
 // "madvise" the fault may compact memory, and in a VM whose free memory is returned to the host
 // (virtio-balloon free page reporting) a huge page may have to be faulted in by the host first:
-// 3-20 ms outliers measured (bench/README.md). Returns the bytes advised (0: none, or refused).
+// 9-20 ms outliers measured (bench/README.md). Returns the bytes advised (0: none, or refused).
 size_t AdviseHugePages(void* p, size_t bytes);
 
 }  // namespace aotrt
