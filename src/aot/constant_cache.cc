@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <thread>
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <thread>
 
 #include "aot/constant_pool_file.h"
 #include "base/env_flag.h"
