@@ -34,7 +34,11 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
 }  // namespace
 
 AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options)
-    : model_(std::move(model)), program_(&model_->program()), check_bounds_(options.check_bounds), entry_(program_->entry) {
+    : model_(std::move(model)),
+      program_(&model_->program()),
+      check_bounds_(options.check_bounds),
+      huge_pages_(options.huge_pages),
+      entry_(program_->entry) {
   AOTRT_REQUIRE(device.device_type == kDLCPU && device.device_id == 0, kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
@@ -69,7 +73,7 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
       arg_tensors_[arg++] = ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype);
     }
   }
-  if (options.huge_pages) AdviseHugePagesForBuffers();
+  if (huge_pages_) AdviseHugePagesForBuffers();
 }
 
 void AotExecutor::AdviseHugePagesForBuffers() {
@@ -92,7 +96,10 @@ void AotExecutor::BindOwnInput(size_t i) {
   Slot& s = inputs_[i];
   if (s.kind == Slot::kOwn) return;
   const TensorSpec& spec = program_->md.inputs[i];
-  if (!s.own.defined()) s.own = NDArray::Empty(spec.shape, spec.dtype);
+  if (!s.own.defined()) {
+    s.own = NDArray::Empty(spec.shape, spec.dtype);  // a param input's own storage, made on first set_input
+    if (huge_pages_) AdviseHugePages(s.own.data(), s.own.NumBytes());
+  }
   if (s.kind == Slot::kParam) s.own.CopyFrom(s.bound.tensor());  // keep the param's value
   Bind(i, &s, s.own, Slot::kOwn);
 }

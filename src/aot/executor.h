@@ -72,6 +72,7 @@ class AotExecutor {
   std::vector<Slot> outputs_;
   std::vector<PoolBuffer> workspace_pools_;
   bool check_bounds_ = false;
+  bool huge_pages_ = false;
   TVMBackendPackedCFunc entry_ = nullptr;  // program_->entry, kept here for the hot path
   // The entry's arguments, built once: one DLTensor per argument, and the value/code arrays.
   std::vector<DLTensor> arg_tensors_;
