@@ -84,3 +84,13 @@ TEST(HugePages, EnvironmentTurnsItOnForEveryExecutorAndRejectsOtherValues) {
   ScopedEnv env("AOTRT_HUGE_PAGES", "sometimes");
   EXPECT_AOTRT_ERROR(m.CreateExecutor(), ErrorCode::kInvalidArgument, {"AOTRT_HUGE_PAGES='sometimes'", "expected 0 or 1"});
 }
+
+TEST(HugePages, AParamInputsOwnStorageMadeAtItsFirstSetInputIsAdvisedToo) {
+  if (!KernelHasThp()) GTEST_SKIP() << "kernel without transparent huge pages";
+  Case c = GeneratedCase("big_params");  // 'weight': a 16 MiB factory param, shared until set_input
+  Executor ex = Model::Load(c.library).CreateExecutor(DLDevice{kDLCPU, 0}, HugePages());
+  size_t w = ex.InputIndex("weight");
+  NDArray zeros = NDArray::Empty({1024, 4096}, DLDataType{kDLFloat, 32, 1});
+  ex.SetInput(w, zeros.tensor());
+  EXPECT_TRUE(AdvisedHuge(ex.GetInput(w).data()));
+}
