@@ -41,14 +41,11 @@ uint64_t MaxBytesFromEnvironment(uint64_t default_value) {
   return static_cast<uint64_t>(mb) << 20;
 }
 
-// A hit marks its file used, so that pruning removes the least recently used files first; at most
-// once an hour, so that loads do not rewrite the inode every time. Failures are ignored (a
-// read-only cache still serves).
-void MarkUsed(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime > kMarkUsedEvery) {
-    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
-  }
+// A hit marks its file (last modified at `modified`) used, so that pruning removes the least
+// recently used files first; at most once an hour, so that loads do not rewrite the inode every
+// time. Failures are ignored (a read-only cache still serves).
+void MarkUsed(const std::string& path, time_t modified) {
+  if (std::time(nullptr) - modified > kMarkUsedEvery) ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
 }
 
 // Removes the least recently used pool files of `dir` (oldest mtime first, never `keep`) while
@@ -181,8 +178,9 @@ ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string
   PoolFileSpec spec{{h.low64, h.high64}, bytes, slack};
   std::string path = StrCat(dir, "/", spec.Name(), kPoolSuffix);
   ConstantPoolMemory m;
-  if (MapPoolFile(path, spec, options.verify, what, ConstantSource::kMappedCache, &m)) {
-    MarkUsed(path);
+  time_t modified = 0;
+  if (MapPoolFile(path, spec, options.verify, what, ConstantSource::kMappedCache, &m, &modified)) {
+    MarkUsed(path, modified);
     return m;
   }
   if (!MakeDirectories(dir)) {

@@ -98,10 +98,9 @@ bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
   return ok;
 }
 
-// Why the open file `fd` of `size` bytes cannot be used as the pool `e`, or nullptr when it can
-// (the whole payload is hashed only with `verify`, through `map`, the file's mapping).
-const char* Invalid(int fd, size_t size, const PoolFileSpec& e, bool verify, const uint8_t* map) {
-  if (size != e.FileBytes()) return "wrong file size";
+// Why the open file `fd`, of the size `e` expects, cannot be used as the pool `e`, or nullptr when
+// it can (the whole payload is hashed only with `verify`, through `map`, the file's mapping).
+const char* Invalid(int fd, const PoolFileSpec& e, bool verify, const uint8_t* map) {
   FileHeader h;
   if (!ReadAll(fd, &h, sizeof h, 0)) return "cannot read the header";
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "not a constant pool file (magic)";
@@ -167,7 +166,7 @@ std::string PoolFileSpec::Name() const {
 }
 
 bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, const std::string& what,
-             ConstantSource source, ConstantPoolMemory* out) {
+             ConstantSource source, ConstantPoolMemory* out, time_t* modified) {
   UniqueFd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd < 0) {
@@ -183,7 +182,7 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
     // Not MAP_POPULATE, and checked with pread: a load maps none of the pages; the first run maps
     // the file's large folios a whole folio per fault (constant_pool_file.h).
     map = ::mmap(nullptr, e.FileBytes(), PROT_READ, MAP_SHARED, f.fd, 0);
-    why = map == MAP_FAILED ? "mmap failed" : Invalid(f.fd, e.FileBytes(), e, verify, static_cast<const uint8_t*>(map));
+    why = map == MAP_FAILED ? "mmap failed" : Invalid(f.fd, e, verify, static_cast<const uint8_t*>(map));
   }
   if (why != nullptr) {
     if (map != MAP_FAILED) ::munmap(map, e.FileBytes());
@@ -191,6 +190,7 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
     return false;
   }
   *out = ConstantPoolMemory::Adopt(map, e.FileBytes(), kHeaderBytes, e.bytes, e.slack, source, path);
+  if (modified) *modified = st.st_mtime;
   return true;
 }
 

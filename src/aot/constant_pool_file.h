@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <string>
 
 #include "aot/constant_pool_memory.h"
@@ -44,9 +45,10 @@ struct PoolFileSpec {
 };
 
 // Maps `path` read-only as `source` when it holds a valid pool for `spec` (`verify`: hash the whole
-// payload too); false, with a debug log naming `what` and why, when it is missing or invalid.
+// payload too), and sets *modified (when not null) to the file's modification time; false, with a
+// debug log naming `what` and why, when it is missing or invalid.
 bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify, const std::string& what,
-                 ConstantSource source, ConstantPoolMemory* out);
+                 ConstantSource source, ConstantPoolMemory* out, time_t* modified = nullptr);
 
 // Writes `payload` (bytes + slack) as the pool file `path` in `dir`: temporary file, fdatasync,
 // rename. False, with a debug log, on any failure of the file system (the temporary is removed).
