@@ -631,3 +631,128 @@ int main(void) {
     subprocess.check_call(["gcc", "-O2", str(src), "-o", str(exe)])
     p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout
+
+
+def _numpy_conv(x, w, strides, padding, depthwise):
+    """Independent float64 NHWC convolution (the generator's semantics, written with numpy)."""
+    import numpy as np
+    x = np.pad(x, ((0, 0), (padding[0], padding[2]), (padding[1], padding[3]), (0, 0)))
+    kh, kw = w.shape[0], w.shape[1]
+    oh = (x.shape[1] - kh) // strides[0] + 1
+    ow = (x.shape[2] - kw) // strides[1] + 1
+    out = np.zeros((x.shape[0], oh, ow, w.shape[-1]))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, i:i + strides[0] * oh:strides[0], j:j + strides[1] * ow:strides[1], :]
+            out += patch * w[i, j] if depthwise else patch @ w[i, j]
+    return out
+
+
+@pytest.mark.parametrize("name", ["conv_net_c", "conv_net_llvm"])
+def test_conv_reference_matches_numpy(name):
+    """The bit-exact reference of conv2d / depthwise_conv2d / global_avg_pool2d against numpy in
+    float64: same strides, padding, bias, clip and averaging (to float32 rounding)."""
+    import numpy as np
+    from aotgen import reference
+    model = spec.load_file(os.path.join(HERE, "specs", name + ".json"))
+    arr = lambda t: np.frombuffer(t.raw, "<f4").reshape(t.shape).astype(np.float64)  # noqa: E731
+    values = {t.name: arr(t) for t in model.inputs + model.constants}
+    for node in model.nodes:
+        a = [values[t.name] for t in node.args]
+        if node.op.name in ("conv2d", "depthwise_conv2d"):
+            y = _numpy_conv(a[0], a[1], node.attrs.get("strides", [1, 1]), node.attrs.get("padding", [0] * 4),
+                            node.op.name == "depthwise_conv2d")
+            if len(a) == 3:
+                y = y + a[2]
+            if "clip" in node.attrs:
+                y = np.clip(y, *node.attrs["clip"])
+        elif node.op.name == "global_avg_pool2d":
+            y = a[0].mean(axis=(1, 2))
+        else:
+            assert node.op.name == "dense"
+            y = a[0] @ a[1].T + a[2]
+        values[node.out.name] = y
+    got = reference.run(model)
+    for t, raw in zip(model.outputs, got):
+        ours = np.frombuffer(raw, "<f4").reshape(t.shape)
+        np.testing.assert_allclose(ours, values[t.name], rtol=1e-5, atol=1e-4, err_msg=t.name)
+    assert np.abs(values["logits"]).max() > 1          # not a degenerate all-zero network
+
+
+def test_greedy_by_size_planning():
+    """usmp_algorithm greedy_by_size: no two buffers alive at once share bytes, offsets are
+    16-aligned, and the pool is smaller than the sequential plan's."""
+    model = spec.load_file(os.path.join(HERE, "specs", "conv_net_c.json"))
+    first, last = {}, {}
+    for i, n in enumerate(model.nodes):
+        for a in n.args:
+            last[a.name] = i
+        first[n.out.name] = i
+    ts = model.intermediates
+    assert len(ts) >= 4
+    for a in ts:
+        assert a.offset % 16 == 0
+        for b in ts:
+            if a is b or last[a.name] < first[b.name] or last[b.name] < first[a.name]:
+                continue
+            assert a.offset + a.nbytes <= b.offset or b.offset + b.nbytes <= a.offset, (a.name, b.name)
+    sequential = sum((t.nbytes + 15) // 16 * 16 for t in ts)
+    assert model.ws_pool_size < sequential
+    # the largest buffer and the one written from it cannot share, so the pool holds both
+    assert model.ws_pool_size >= max(t.nbytes for t in ts)
+    with open(os.path.join(HERE, "specs", "conv_net_c.json")) as f:
+        doc = json.load(f)
+    doc["usmp_algorithm"] = "hill_climb"
+    with pytest.raises(SpecError, match="usmp_algorithm"):
+        spec.build(doc, "bad")
+
+
+def test_storage_reuse_without_usmp(built):
+    """storage_reuse: intermediates alive at once never share a workspace block, blocks are shared
+    otherwise (fewer allocations than intermediates), each is as large as its largest tensor, and
+    the entry allocates exactly those blocks per run (counted by the shim)."""
+    model = spec.load_file(os.path.join(HERE, "specs", "conv_net_llvm.json"))
+    first, last = {}, {}
+    for i, n in enumerate(model.nodes):
+        for a in n.args:
+            last[a.name] = i
+        first[n.out.name] = i
+    ts = model.intermediates
+    for a in ts:
+        assert model.storages[a.storage][0] >= a.nbytes
+        for b in ts:
+            if a is not b and a.storage == b.storage:
+                assert last[a.name] < first[b.name] or last[b.name] < first[a.name], (a.name, b.name)
+    assert 1 < len(model.storages) < len(ts)
+    lib = load(built, "conv_net_llvm")
+    md = metadata_of(ctypes.cast(lib.get_c_metadata, ctypes.c_void_p).value)
+    before = built.shim.shim_total_allocs()
+    rc, _ = run_model(built, ctypes.cast(lib.tvmgen_default___tvm_main__, ctypes.c_void_p).value, md,
+                      {"image": model.inputs[0].raw})
+    assert rc == 0 and built.shim.shim_total_allocs() - before == len(model.storages)
+    with open(os.path.join(HERE, "specs", "conv_net_llvm.json")) as f:
+        doc = json.load(f)
+    doc["usmp"] = True
+    with pytest.raises(SpecError, match="storage_reuse is for models without usmp"):
+        spec.build(doc, "bad")
+
+
+@pytest.mark.parametrize("op,attrs,msg", [
+    ({"op": "conv2d", "args": ["x", "w4"]}, {"padding": [1, 1]}, "padding must be"),
+    ({"op": "conv2d", "args": ["x", "w4"]}, {"strides": [0, 1]}, "strides must be positive"),
+    ({"op": "conv2d", "args": ["x", "w4"]}, {"clip": [6, 0]}, "clip must be"),
+    ({"op": "conv2d", "args": ["x", "w3"]}, {}, r"weight must be \[KH, KW, 3, CO\]"),
+    ({"op": "depthwise_conv2d", "args": ["x", "w4"]}, {}, r"weight must be \[KH, KW, 3\]"),
+    ({"op": "conv2d", "args": ["x", "big"]}, {}, "larger than the padded input"),
+    ({"op": "conv2d", "args": ["i", "w4"]}, {}, "float32 only"),
+    ({"op": "global_avg_pool2d", "args": ["w3"]}, {}, "NHWC input"),
+])
+def test_conv_spec_errors(op, attrs, msg):
+    doc = {"inputs": [{"name": "x", "shape": [1, 4, 4, 3], "dtype": "float32"},
+                      {"name": "i", "shape": [1, 4, 4, 3], "dtype": "int32"}],
+           "constants": {"w4": {"shape": [3, 3, 3, 2], "dtype": "float32"},
+                         "w3": {"shape": [3, 3, 3], "dtype": "float32"},
+                         "big": {"shape": [5, 5, 3, 2], "dtype": "float32"}},
+           "ops": [dict(op, out="y", **attrs)], "outputs": ["y"]}
+    with pytest.raises(SpecError, match=msg):
+        spec.build(doc, "bad")

@@ -378,22 +378,23 @@ class Emitter:
                 names[c.name] = "(void*)aotgen_const_%d" % c.index
         if self.uses_workspace:
             # every intermediate comes from the runtime's workspace allocator, each run
-            for t in m.intermediates:
-                sid = "sid_%d" % (t.index + 1)
+            for k, (nbytes, dt) in enumerate(m.storages):
+                sid = "sid_%d" % (k + 1)
                 self.w("  void* %s = %s(1, dev_id, (uint64_t)%d, %d, %d);"
-                       % (sid, self.rt("TVMBackendAllocWorkspace"), t.nbytes, t.dtype.code, t.dtype.bits),
+                       % (sid, self.rt("TVMBackendAllocWorkspace"), nbytes, dt.code, dt.bits),
                        "  if (%s == NULL) {" % sid, "    return -1;", "  }")
                 # TVM marks the result 64-byte aligned and may use aligned vector ops on it.
                 self.w("  if (((uintptr_t)%s & 63) != 0) {" % sid)
                 if self.validate:
                     self.w("    " + self.set_error("%s: workspace %s is not 64-byte aligned" % (fn, sid)))
                 self.w("    return -1;", "  }")
-                names[t.name] = sid
+            for t in m.intermediates:
+                names[t.name] = "sid_%d" % (t.storage + 1)
         for node in m.nodes:
             self.emit_call(node, names)
         if self.uses_workspace:
-            for t in reversed(m.intermediates):
-                self.w("  if (%s(1, dev_id, sid_%d) != 0) {" % (self.rt("TVMBackendFreeWorkspace"), t.index + 1),
+            for k in reversed(range(len(m.storages))):
+                self.w("  if (%s(1, dev_id, sid_%d) != 0) {" % (self.rt("TVMBackendFreeWorkspace"), k + 1),
                        "    return -1;", "  }")
         self.w("  (void)dev_id;", "  return 0;", "}", "")
 

@@ -281,8 +281,142 @@ class Argsort(Op):
         return []          # emit_c writes the environment call
 
 
+def _pair(attrs, key, default):
+    v = attrs.get(key, [default, default])
+    if (not isinstance(v, list) or len(v) != 2 or
+            not all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
+        raise SpecError("%s must be a list of two integers, got %r" % (key, v))
+    return v
+
+
+class Conv2D(Op):
+    """NHWC convolution, weight HWIO [KH, KW, CI, CO] (+ bias[CO]), attrs `strides` [sh, sw] (1),
+    `padding` [top, left, bottom, right] (0) and `clip` [lo, hi] (none): TVM's fused
+    nn_conv2d_add_clip. float32; each output sums its taps kh, kw, ci ascending (taps in the
+    padding are skipped), then adds the bias, then clips."""
+    name = "conv2d"
+    min_args, max_args = 2, 3
+    depthwise = False
+
+    def fused_name(self, args, attrs):
+        return "nn_%s%s%s" % (self.name, "_add" if len(args) == 3 else "", "_clip" if "clip" in attrs else "")
+
+    def geometry(self, args, attrs):
+        x, w = args[0], args[1]
+        if len(x.shape) != 4:
+            raise SpecError("%s needs an NHWC input, got shape %s" % (self.name, x.shape))
+        n, h, wd, ci = x.shape
+        if self.depthwise:
+            if len(w.shape) != 3 or w.shape[2] != ci:
+                raise SpecError("%s weight must be [KH, KW, %d], got %s" % (self.name, ci, w.shape))
+            kh, kw, co = w.shape[0], w.shape[1], ci
+        else:
+            if len(w.shape) != 4 or w.shape[2] != ci:
+                raise SpecError("%s weight must be [KH, KW, %d, CO], got %s" % (self.name, ci, w.shape))
+            kh, kw, co = w.shape[0], w.shape[1], w.shape[3]
+        sh, sw = _pair(attrs, "strides", 1)
+        pad = attrs.get("padding", [0, 0, 0, 0])
+        if (not isinstance(pad, list) or len(pad) != 4 or
+                not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pad)):
+            raise SpecError("padding must be [top, left, bottom, right] (non-negative), got %r" % (pad,))
+        if sh < 1 or sw < 1:
+            raise SpecError("strides must be positive, got %r" % ([sh, sw],))
+        oh = (h + pad[0] + pad[2] - kh) // sh + 1
+        ow = (wd + pad[1] + pad[3] - kw) // sw + 1
+        if oh < 1 or ow < 1:
+            raise SpecError("%s: the kernel is larger than the padded input" % self.name)
+        return dict(n=n, h=h, w=wd, ci=ci, kh=kh, kw=kw, co=co, sh=sh, sw=sw, pt=pad[0], pl=pad[1], oh=oh, ow=ow)
+
+    def infer(self, args, attrs):
+        if any(a.dtype.name != "float32" for a in args):
+            raise SpecError("%s is modelled for float32 only" % self.name)
+        g = self.geometry(args, attrs)
+        if len(args) == 3 and args[2].shape != [g["co"]]:
+            raise SpecError("%s bias must be float32[%d]" % (self.name, g["co"]))
+        clip = attrs.get("clip")
+        if clip is not None and (not isinstance(clip, list) or len(clip) != 2 or clip[0] > clip[1]):
+            raise SpecError("clip must be [lo, hi] with lo <= hi, got %r" % (clip,))
+        return [g["n"], g["oh"], g["ow"], g["co"]], args[0].dtype
+
+    def kernel(self, args, out, attrs):
+        g = self.geometry(args, attrs)
+        co = g["co"]
+        if self.depthwise:
+            taps = ["        const float* xr = p0 + ((n * %d + ih) * %d + iw) * %d;" % (g["h"], g["w"], co),
+                    "        const float* wr = p1 + (kh * %d + kw) * %d;" % (g["kw"], co),
+                    "        for (int64_t c = 0; c < %d; ++c) acc[c] = acc[c] + xr[c] * wr[c];" % co]
+        else:
+            taps = ["        for (int64_t ci = 0; ci < %d; ++ci) {" % g["ci"],
+                    "          float xv = p0[((n * %d + ih) * %d + iw) * %d + ci];" % (g["h"], g["w"], g["ci"]),
+                    "          const float* wr = p1 + ((kh * %d + kw) * %d + ci) * %d;" % (g["kw"], g["ci"], co),
+                    "          for (int64_t c = 0; c < %d; ++c) acc[c] = acc[c] + xv * wr[c];" % co,
+                    "        }"]
+        lines = ["for (int64_t n = 0; n < %d; ++n) {" % g["n"],
+                 "for (int64_t oh = 0; oh < %d; ++oh) {" % g["oh"],
+                 "  for (int64_t ow = 0; ow < %d; ++ow) {" % g["ow"],
+                 "    float acc[%d];" % co,
+                 "    for (int64_t c = 0; c < %d; ++c) acc[c] = 0.0f;" % co,
+                 "    for (int64_t kh = 0; kh < %d; ++kh) {" % g["kh"],
+                 "      int64_t ih = oh * %d + kh - %d;" % (g["sh"], g["pt"]),
+                 "      if (ih < 0 || ih >= %d) continue;" % g["h"],
+                 "      for (int64_t kw = 0; kw < %d; ++kw) {" % g["kw"],
+                 "        int64_t iw = ow * %d + kw - %d;" % (g["sw"], g["pl"]),
+                 "        if (iw < 0 || iw >= %d) continue;" % g["w"]]
+        lines += taps
+        lines += ["      }", "    }",
+                  "    float* o = out + ((n * %d + oh) * %d + ow) * %d;" % (g["oh"], g["ow"], co),
+                  "    for (int64_t c = 0; c < %d; ++c) {" % co,
+                  "      float v = acc[c];"]
+        if len(args) == 3:
+            lines.append("      v = v + p2[c];")
+        if "clip" in attrs:
+            lo, hi = attrs["clip"]
+            lines += ["      v = v < %s ? %s : v;" % (_float_literal(lo), _float_literal(lo)),
+                      "      v = v > %s ? %s : v;" % (_float_literal(hi), _float_literal(hi))]
+        lines += ["      o[c] = v;", "    }", "  }", "}", "}"]
+        return lines
+
+
+class DepthwiseConv2D(Conv2D):
+    """NHWC depthwise convolution, weight [KH, KW, C]: one filter per channel (see Conv2D)."""
+    name = "depthwise_conv2d"
+    depthwise = True
+
+
+class GlobalAvgPool2D(Op):
+    """NHWC [N, H, W, C] -> [N, C]: the sum over h, w ascending, divided by H * W (float32)."""
+    name = "global_avg_pool2d"
+
+    def fused_name(self, args, attrs):
+        return "nn_global_avg_pool2d"
+
+    def infer(self, args, attrs):
+        x = args[0]
+        if len(x.shape) != 4 or x.dtype.name != "float32":
+            raise SpecError("global_avg_pool2d needs a float32 NHWC input, got %s %s" % (x.dtype.name, x.shape))
+        return [x.shape[0], x.shape[3]], x.dtype
+
+    def kernel(self, args, out, attrs):
+        n, h, w, c = args[0].shape
+        return ["for (int64_t n = 0; n < %d; ++n) {" % n,
+                "  float acc[%d];" % c,
+                "  for (int64_t c = 0; c < %d; ++c) acc[c] = 0.0f;" % c,
+                "  for (int64_t i = 0; i < %d; ++i) {" % (h * w),
+                "    const float* xr = p0 + (n * %d + i) * %d;" % (h * w, c),
+                "    for (int64_t c = 0; c < %d; ++c) acc[c] = acc[c] + xr[c];" % c,
+                "  }",
+                "  for (int64_t c = 0; c < %d; ++c) out[n * %d + c] = acc[c] / %s;" % (c, c, _float_literal(h * w)),
+                "}"]
+
+
+def _float_literal(v):
+    """A float32 C literal of v (exact for the values specs use: small integers and multiples of 1/8)."""
+    return "%sf" % repr(float(v))
+
+
 OPS = {op.name: op for op in (Add(), Subtract(), Multiply(), Greater(), Cast(), Relu(), Dense(), Matmul(), Argmax(),
-                              Fail(), Argsort(), CallExtern())}
+                              Fail(), Argsort(), CallExtern(), Conv2D(), DepthwiseConv2D(),
+                              GlobalAvgPool2D())}
 
 
 def get(name):

@@ -104,6 +104,65 @@ def _argmax(node, vals):
     return out
 
 
+def _clip_bias(node, acc, vals):
+    """The epilogue of a fused convolution: + bias, then clip (float32 each)."""
+    if len(vals) == 3:
+        acc = array("f", map(operator.add, acc, vals[2]))
+    clip = node.attrs.get("clip")
+    if clip is not None:
+        lo, hi = array("f", clip)
+        acc = array("f", (lo if v < lo else hi if v > hi else v for v in acc))
+    return acc
+
+
+def _conv2d(node, vals):
+    """Vectorised over output channels like the C kernel's inner loop."""
+    g = node.op.geometry(node.args, node.attrs)
+    xv, wv = vals[0], vals[1]
+    co, ci = g["co"], g["ci"]
+    depthwise = node.op.depthwise
+    # one weight row (over output channels) per tap: [kh][kw] for depthwise, [kh][kw][ci] otherwise
+    rows = [wv[i * co:(i + 1) * co] for i in range(len(wv) // co)]
+    out = []
+    for n in range(g["n"]):
+        for oh in range(g["oh"]):
+            for ow in range(g["ow"]):
+                acc = array("f", [0.0] * co)
+                for kh in range(g["kh"]):
+                    ih = oh * g["sh"] + kh - g["pt"]
+                    if not 0 <= ih < g["h"]:
+                        continue
+                    for kw in range(g["kw"]):
+                        iw = ow * g["sw"] + kw - g["pl"]
+                        if not 0 <= iw < g["w"]:
+                            continue
+                        base = ((n * g["h"] + ih) * g["w"] + iw) * ci
+                        tap = kh * g["kw"] + kw
+                        if depthwise:
+                            prods = array("f", map(operator.mul, xv[base:base + ci], rows[tap]))
+                            acc = array("f", map(operator.add, acc, prods))
+                            continue
+                        for c in range(ci):
+                            x = xv[base + c]
+                            prods = array("f", [x * w for w in rows[tap * ci + c]])
+                            acc = array("f", map(operator.add, acc, prods))
+                out.extend(_clip_bias(node, acc, vals))
+    return out
+
+
+def _global_avg_pool2d(node, vals):
+    n, h, w, c = node.args[0].shape
+    xv = vals[0]
+    out = []
+    for b in range(n):
+        acc = array("f", [0.0] * c)
+        for i in range(h * w):
+            base = (b * h * w + i) * c
+            acc = array("f", map(operator.add, acc, xv[base:base + c]))
+        out.extend(array("f", (v / float(h * w) for v in acc)))
+    return out
+
+
 KERNELS = {
     "add": _elementwise(operator.add),
     "subtract": _elementwise(operator.sub),
@@ -115,6 +174,9 @@ KERNELS = {
     "matmul": _dense,
     "argmax": _argmax,
     "argsort": _argsort,
+    "conv2d": _conv2d,
+    "depthwise_conv2d": _conv2d,
+    "global_avg_pool2d": _global_avg_pool2d,
 }
 
 

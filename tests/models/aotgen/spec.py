@@ -20,6 +20,7 @@ class Tensor:
     index: int = 0               # position among inputs / outputs / constants / intermediates
     raw: Optional[bytes] = None  # contents (inputs: test vector, constants/params: value)
     offset: int = 0              # USMP pool offset
+    storage: int = -1            # without USMP: the workspace block (sid) an intermediate lives in
 
     @property
     def size(self):
@@ -76,6 +77,15 @@ class Model:
         return max((t.offset + t.nbytes for t in self.intermediates), default=0)
 
     @property
+    def storages(self):
+        """Without USMP: the workspace blocks of the entry, [(bytes, dtype of its first tensor)]."""
+        blocks = {}
+        for t in self.intermediates:
+            size, dt = blocks.get(t.storage, (0, t.dtype))
+            blocks[t.storage] = (max(size, t.nbytes), dt)
+        return [blocks[b] for b in sorted(blocks)]
+
+    @property
     def has_const_pool(self):
         return self.usmp and bool(self.constants)
 
@@ -103,6 +113,57 @@ def sanitize(name):
 
 def _align(n, a):
     return (n + a - 1) // a * a
+
+
+def _lifetimes(nodes, intermediates):
+    """{name: (index of the op that writes it, index of the last op that reads it)}."""
+    first, last = {}, {}
+    for i, n in enumerate(nodes):
+        for a in n.args:
+            last[a.name] = i
+        first[n.out.name] = i
+    return {t.name: (first[t.name], last.get(t.name, first[t.name])) for t in intermediates}
+
+
+def _share_storage(nodes, intermediates):
+    """Workspace blocks shared between intermediates whose lifetimes do not overlap, like the
+    storage reuse of TVM's memory planning without USMP: each result takes the smallest free block
+    that holds it, else grows the largest free one, else gets a new block."""
+    life = _lifetimes(nodes, intermediates)
+    sizes, holder = [], {}          # block sizes; block -> the tensor now in it
+    for t in sorted(intermediates, key=lambda t: life[t.name][0]):
+        start = life[t.name][0]
+        free = [b for b in range(len(sizes)) if holder.get(b) is None or life[holder[b].name][1] < start]
+        fits = [b for b in free if sizes[b] >= t.nbytes]
+        if fits:
+            b = min(fits, key=lambda b: (sizes[b], b))
+        elif free:
+            b = max(free, key=lambda b: (sizes[b], -b))
+            sizes[b] = t.nbytes
+        else:
+            b = len(sizes)
+            sizes.append(t.nbytes)
+        holder[b] = t
+        t.storage = b
+
+
+def _plan_greedy_by_size(nodes, intermediates):
+    """Workspace offsets that reuse memory, like TVM's USMP greedy_by_size: buffers largest first,
+    each at the lowest aligned offset that overlaps no placed buffer whose lifetime (from the op
+    that writes it to the last op that reads it) overlaps its own."""
+    life = _lifetimes(nodes, intermediates)
+    placed = []
+    for t in sorted(intermediates, key=lambda t: (-t.nbytes, t.index)):
+        lo, hi = life[t.name]
+        busy = sorted((p.offset, p.offset + p.nbytes) for p in placed
+                      if life[p.name][0] <= hi and lo <= life[p.name][1])
+        offset = 0
+        for start, end in busy:
+            if offset + t.nbytes <= start:
+                break
+            offset = max(offset, _align(end, USMP_ALIGN))
+        t.offset = offset
+        placed.append(t)
 
 
 def _tensor_decl(entry, what):
@@ -219,9 +280,23 @@ def build(spec, name, base_dir="."):
     offset = 0
     for c in constants:
         c.offset, offset = offset, _align(offset + c.nbytes, USMP_ALIGN)
-    offset = 0
     for t in intermediates:
-        t.offset, offset = offset, _align(offset + t.nbytes, USMP_ALIGN)
+        t.storage = t.index
+    if spec.get("storage_reuse", False):
+        if usmp:
+            raise SpecError("storage_reuse is for models without usmp (see usmp_algorithm)")
+        if any("overrun" in n.attrs for n in nodes):
+            raise SpecError("overrun needs a workspace block of its own: not with storage_reuse")
+        _share_storage(nodes, intermediates)
+    algorithm = spec.get("usmp_algorithm", "sequential")
+    if algorithm == "sequential":
+        offset = 0
+        for t in intermediates:
+            t.offset, offset = offset, _align(offset + t.nbytes, USMP_ALIGN)
+    elif algorithm == "greedy_by_size":
+        _plan_greedy_by_size(nodes, intermediates)
+    else:
+        raise SpecError("usmp_algorithm must be 'sequential' or 'greedy_by_size', got %r" % (algorithm,))
 
     # Symbol names as TVM's NameSupply gives them: clashes get _1, _2, ...
     mangled = "tvmgen_" + mod_name if mod_name else "tvmgen"
