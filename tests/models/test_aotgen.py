@@ -679,23 +679,30 @@ def test_conv_reference_matches_numpy(name):
     assert np.abs(values["logits"]).max() > 1          # not a degenerate all-zero network
 
 
-def test_greedy_by_size_planning():
-    """usmp_algorithm greedy_by_size: no two buffers alive at once share bytes, offsets are
-    16-aligned, and the pool is smaller than the sequential plan's."""
-    model = spec.load_file(os.path.join(HERE, "specs", "conv_net_c.json"))
+def _alive_together(model):
+    """Pairs of distinct intermediates whose lifetimes (writer .. last reader) overlap, worked out
+    here rather than by the generator."""
     first, last = {}, {}
     for i, n in enumerate(model.nodes):
         for a in n.args:
             last[a.name] = i
         first[n.out.name] = i
     ts = model.intermediates
+    pairs = [(a, b) for a in ts for b in ts if a is not b and
+             not (last.get(a.name, first[a.name]) < first[b.name] or last.get(b.name, first[b.name]) < first[a.name])]
+    assert pairs, "a network where some buffers are alive together"
+    return pairs
+
+
+def test_greedy_by_size_planning():
+    """usmp_algorithm greedy_by_size: no two buffers alive at once share bytes, offsets are
+    16-aligned, and the pool is smaller than the sequential plan's."""
+    model = spec.load_file(os.path.join(HERE, "specs", "conv_net_c.json"))
+    ts = model.intermediates
     assert len(ts) >= 4
-    for a in ts:
-        assert a.offset % 16 == 0
-        for b in ts:
-            if a is b or last[a.name] < first[b.name] or last[b.name] < first[a.name]:
-                continue
-            assert a.offset + a.nbytes <= b.offset or b.offset + b.nbytes <= a.offset, (a.name, b.name)
+    assert all(t.offset % 16 == 0 for t in ts)
+    for a, b in _alive_together(model):
+        assert a.offset + a.nbytes <= b.offset or b.offset + b.nbytes <= a.offset, (a.name, b.name)
     sequential = sum((t.nbytes + 15) // 16 * 16 for t in ts)
     assert model.ws_pool_size < sequential
     # the largest buffer and the one written from it cannot share, so the pool holds both
@@ -712,17 +719,10 @@ def test_storage_reuse_without_usmp(built):
     otherwise (fewer allocations than intermediates), each is as large as its largest tensor, and
     the entry allocates exactly those blocks per run (counted by the shim)."""
     model = spec.load_file(os.path.join(HERE, "specs", "conv_net_llvm.json"))
-    first, last = {}, {}
-    for i, n in enumerate(model.nodes):
-        for a in n.args:
-            last[a.name] = i
-        first[n.out.name] = i
     ts = model.intermediates
-    for a in ts:
-        assert model.storages[a.storage][0] >= a.nbytes
-        for b in ts:
-            if a is not b and a.storage == b.storage:
-                assert last[a.name] < first[b.name] or last[b.name] < first[a.name], (a.name, b.name)
+    assert all(model.storages[t.storage][0] >= t.nbytes for t in ts)
+    for a, b in _alive_together(model):
+        assert a.storage != b.storage, (a.name, b.name)
     assert 1 < len(model.storages) < len(ts)
     lib = load(built, "conv_net_llvm")
     md = metadata_of(ctypes.cast(lib.get_c_metadata, ctypes.c_void_p).value)
