@@ -741,6 +741,7 @@ def test_storage_reuse_without_usmp(built):
     ({"op": "conv2d", "args": ["x", "w4"]}, {"padding": [1, 1]}, "padding must be"),
     ({"op": "conv2d", "args": ["x", "w4"]}, {"strides": [0, 1]}, "strides must be positive"),
     ({"op": "conv2d", "args": ["x", "w4"]}, {"clip": [6, 0]}, "clip must be"),
+    ({"op": "conv2d", "args": ["x", "w4"]}, {"clip": ["0", 6]}, "clip must be"),
     ({"op": "conv2d", "args": ["x", "w3"]}, {}, r"weight must be \[KH, KW, 3, CO\]"),
     ({"op": "depthwise_conv2d", "args": ["x", "w4"]}, {}, r"weight must be \[KH, KW, 3\]"),
     ({"op": "conv2d", "args": ["x", "big"]}, {}, "larger than the padded input"),

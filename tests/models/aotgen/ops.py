@@ -334,7 +334,9 @@ class Conv2D(Op):
         if len(args) == 3 and args[2].shape != [g["co"]]:
             raise SpecError("%s bias must be float32[%d]" % (self.name, g["co"]))
         clip = attrs.get("clip")
-        if clip is not None and (not isinstance(clip, list) or len(clip) != 2 or clip[0] > clip[1]):
+        if clip is not None and (not isinstance(clip, list) or len(clip) != 2 or
+                                 not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in clip) or
+                                 clip[0] > clip[1]):
             raise SpecError("clip must be [lo, hi] with lo <= hi, got %r" % (clip,))
         return [g["n"], g["oh"], g["ow"], g["co"]], args[0].dtype
 
