@@ -12,8 +12,8 @@
 #include <string>
 
 #include "bench_common.h"
-#include "module/elf_symbols.h"
-#include "module/symbol_check.h"
+#include "module/loader/elf_symbols.h"
+#include "module/loader/symbol_check.h"
 
 namespace {
 

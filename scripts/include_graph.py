@@ -3,13 +3,18 @@
 
 Usage: include_graph.py [repo_root]
 
+Also fails on a public header included by a folder below its owner (PUBLIC_OWNER), and on a
+getenv call anywhere in src/ but api/ (the environment is read once, at the top).
+
 A folder may include itself and folders of strictly lower rank; folders of equal rank are
 siblings and must not include each other. The ranks follow what the code needs:
   - backend/ is what generated code calls (workspace, parallel launch, float16): it needs only
     base/, and module/ (library loading fills the context pointers) and aot/ need it.
   - profiling/ and contrib/ are plug-ins over packed functions: they need ffi/ (and may grow to
     need ndarray/), nothing below them includes them; the built-in globals list in c_api/ does.
-  - c_api/ is the top of the library; tools/ sits on top of everything.
+  - api/ is the front doors of the C++ API (loads, Model), the environment read once
+    (RuntimeConfig) and the loader globals; c_api/ is the top of the library (the C entry points
+    and the lists of built-ins) and may use api/; tools/ sits on top of everything.
 """
 import pathlib
 import re
@@ -24,13 +29,38 @@ RANK = {
     "aot": 5,
     "profiling": 6,
     "contrib": 6,
-    "c_api": 7,
-    "tools": 8,
+    "api": 7,
+    "c_api": 8,
+    "tools": 9,
 }
 # Known exceptions (from, to): none. Add only with a comment saying why it cannot be fixed.
 EXCEPTIONS = set()
 
+# The folder that owns (implements) each public header: a src/ folder including a public header
+# depends on its owner as much as on a quoted "folder/x.h", so `#include "aotrt/model.h"` from
+# aot/ is an upward include (model.h is the C++ API, implemented in api/).
+PUBLIC_OWNER = {
+    "aotrt/export.h": "base", "aotrt/error.h": "base", "aotrt/dtype.h": "base", "aotrt/half.h": "base",
+    "aotrt/version.h": "base",
+    "tvm/runtime/c_runtime_api.h": "base", "tvm/runtime/c_backend_api.h": "base",
+    "tvm/runtime/metadata_types.h": "base",
+    "aotrt/object.h": "ffi", "aotrt/packed_func.h": "ffi", "aotrt/packed_func_call.h": "ffi",
+    "aotrt/container.h": "ffi",
+    "aotrt/ndarray.h": "ndarray",
+    "aotrt/module.h": "module", "aotrt/options.h": "module",
+    "aotrt/model_info.h": "aot",
+    "aotrt/profiling.h": "profiling",
+    "aotrt/model.h": "api",
+    "aotrt/c_api.h": "c_api",
+}
+
+# The environment is read at the top only (api/runtime_config.cc): getenv anywhere else in src/ is
+# configuration travelling out of band.
+GETENV = re.compile(r'\b(?:std::)?(?:secure_)?getenv\s*\(')
+ENV_READERS = {"api"}
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
+PUBLIC_INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]((?:aotrt|tvm/runtime)/[a-z_]+\.h)[>"]')
 
 
 def scan(root):
@@ -38,16 +68,27 @@ def scan(root):
     edges = {}
     dirs = [p for p in (root / "src").iterdir() if p.is_dir()]
     dirs += [root / "tools"] if (root / "tools").is_dir() else []
-    for d in dirs:
-        src = "tools" if d.name == "tools" else d.name
-        for f in sorted(d.rglob("*")):
+    # Public headers count as their owner's: one public header including another is an edge too.
+    units = [(d, "tools" if d.name == "tools" else d.name) for d in dirs]
+    for header, owner in PUBLIC_OWNER.items():
+        if (root / "include" / header).is_file():
+            units.append((root / "include" / header, owner))
+    for d, src in units:
+        for f in sorted(d.rglob("*")) if d.is_dir() else [d]:
             if f.suffix not in (".h", ".cc", ".cpp", ".c", ".hpp"):
                 continue
             for n, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
+                where = f"{f.relative_to(root)}:{n}"
                 m = INCLUDE.match(line)
                 if m and m.group(1) in RANK and m.group(1) != src:
-                    where = f"{f.relative_to(root)}:{n}"
                     edges.setdefault((src, m.group(1)), []).append(where)
+                m = PUBLIC_INCLUDE.match(line)
+                if m:
+                    owner = PUBLIC_OWNER.get(m.group(1))
+                    if owner is None:
+                        edges.setdefault((src, "?" + m.group(1)), []).append(where)
+                    elif owner != src:
+                        edges.setdefault((src, owner), []).append(f"{where} ({m.group(1)})")
     return edges
 
 
@@ -57,11 +98,20 @@ def main():
     unknown = {d.name for d in (root / "src").iterdir() if d.is_dir()} - RANK.keys()
     bad = []
     for folder in sorted(RANK, key=lambda k: (RANK[k], k)):
-        deps = sorted((t for (s, t) in edges if s == folder), key=lambda k: (RANK[k], k))
+        deps = sorted((t for (s, t) in edges if s == folder and t in RANK), key=lambda k: (RANK[k], k))
         print(f"{folder:10} (rank {RANK[folder]}) -> {', '.join(deps) or '-'}")
     for (s, t), where in sorted(edges.items()):
+        if t.startswith("?"):
+            bad.append(f"public header {t[1:]} (included at {', '.join(where)}) has no owner: add it to PUBLIC_OWNER")
+            continue
         if RANK[t] >= RANK[s] and (s, t) not in EXCEPTIONS:
             bad.append(f"upward include {s}/ -> {t}/ at {', '.join(where)}")
+    for f in sorted((root / "src").rglob("*")):
+        if f.suffix in (".h", ".cc", ".cpp", ".c") and f.relative_to(root / "src").parts[0] not in ENV_READERS:
+            for n, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
+                if GETENV.search(line.split("//")[0]):
+                    bad.append(f"getenv below the top at {f.relative_to(root)}:{n}: read it in api/runtime_config.cc "
+                               "and pass the value down")
     for name in sorted(unknown):
         bad.append(f"src/{name}/ has no rank: add it to RANK in {pathlib.Path(__file__).name}")
     for b in bad:

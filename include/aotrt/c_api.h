@@ -6,6 +6,7 @@
 #define AOTRT_C_API_H_
 
 #include <stddef.h>
+#include <stdint.h>
 #include <tvm/runtime/c_runtime_api.h>
 
 #include "aotrt/version.h"
@@ -28,6 +29,32 @@ TVM_DLL int AOTRTGetLastErrorCode(void);
  *  kTypeMismatch, kOutOfMemory, kInternal). */
 TVM_DLL int AOTRTModLoadFromMemory(const void* data, size_t size, TVMModuleHandle* out);
 
+/*! \brief Options of one load (aotrt/options.h has what each does). Initialize with
+ *  AOTRTLoadOptionsInit, then change fields: a struct from a newer header with fields this library
+ *  does not know is refused through `struct_size`, never misread. The environment adds to these
+ *  as for TVMModLoadFromFile (a variable turns a check on or the cache off, never the reverse). */
+typedef struct {
+  uint32_t struct_size;           /*!< sizeof(AOTRTLoadOptions), set by AOTRTLoadOptionsInit */
+  int32_t constant_cache;         /*!< 1 (default): use the per-machine constant cache; 0: a private copy */
+  int32_t verify_constant_cache;  /*!< 1: hash a cached constant pool whole at every load; default 0 */
+  const char* cache_dir;          /*!< NULL or "" (default): $AOTRT_CACHE_DIR, $XDG_CACHE_HOME/aotrt, ~/.cache/aotrt */
+  uint64_t cache_max_bytes;       /*!< 0 (default): $AOTRT_CACHE_MAX_MB MiB, else 4096 MiB */
+  int32_t check_bounds;           /*!< 1: every executor of the model checks for writes past its workspace */
+  int32_t huge_pages;             /*!< 1: every executor backs its buffers of 2 MiB and more with huge pages */
+} AOTRTLoadOptions;
+
+/*! \brief Fill `options` with the defaults (and struct_size). Never fails; NULL is ignored. */
+TVM_DLL void AOTRTLoadOptionsInit(AOTRTLoadOptions* options);
+
+/*! \brief TVMModLoadFromFile with options: load `file_name` (format "" or NULL: by extension, else
+ *  by content) with `options` (NULL: the defaults; `cache_dir` is borrowed for the call only). On
+ *  success *out is the owned root module: free it with TVMModFree. Thread-safe.
+ *  Errors: kInvalidArgument (null file_name or out; a struct_size this library does not know; a
+ *  flag that is not 0 or 1; an AOTRT_* variable with a value it does not take), and every error of
+ *  TVMModLoadFromFile. */
+TVM_DLL int AOTRTModLoadFromFileWithOptions(const char* file_name, const char* format,
+                                            const AOTRTLoadOptions* options, TVMModuleHandle* out);
+
 /*! \brief Receives each log record: level 0 trace .. 5 critical, a NUL-terminated message. Called
  *  on the thread that logs; must be thread-safe. */
 typedef void (*AOTRTLogCallback)(int level, const char* message, void* user_data);
@@ -36,8 +63,8 @@ typedef void (*AOTRTLogCallback)(int level, const char* message, void* user_data
  *  kOutOfMemory (the sink could not be made; the old one is kept) or kInternal (spdlog refused). */
 TVM_DLL int AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data);
 /*! \brief Set the log level: 0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 critical, 6 off. The
- *  default comes from AOTRT_LOG_LEVEL (a name, case-insensitive, or a digit; an unknown value is
- *  reported on stderr and warn kept) or is warn. Thread-safe. Returns 0, or -1 with
+ *  default comes from AOTRT_LOG_LEVEL, read when libaotrt is loaded (a name, case-insensitive, or
+ *  a digit; an unknown value is reported on stderr and warn kept), or is warn. Thread-safe. Returns 0, or -1 with
  *  kInvalidArgument (1) for a level outside 0..6, the old level kept. */
 TVM_DLL int AOTRTSetLogLevel(int level);
 /*! \brief Request (nonzero) or withdraw (0) an interrupt of long timing loops: time evaluators

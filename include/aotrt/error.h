@@ -43,4 +43,8 @@ class AOTRT_API Error : public std::runtime_error {
   ErrorCode code_;
 };
 
+// Throws Error(kInvalidArgument) "empty aotrt::<type>: ..." for an accessor called on an empty
+// (default-constructed or moved-from) handle, instead of dereferencing null.
+[[noreturn]] AOTRT_API void ThrowEmptyHandle(const char* type);
+
 }  // namespace aotrt

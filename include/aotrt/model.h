@@ -24,33 +24,11 @@
 #include "aotrt/model_info.h"
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
+#include "aotrt/options.h"
 
 namespace aotrt {
 
 class AotExecutor;
-
-// Options of one executor, fixed when it is created.
-struct ExecutorOptions {
-  // Checking mode for models whose generated code writes past the memory planned for it (a
-  // compiler bug). Every workspace pool and TVMBackendAllocWorkspace block already has tail slack
-  // that absorbs such a write; with check_bounds, Run() also compares that slack's canary after
-  // every run and throws kModelError naming the model, the pool (or block) and the bytes, e.g.
-  // "tvmgen_default wrote 24 bytes past workspace pool 'global_workspace' (5,233,328 bytes)".
-  // The outputs of that run are complete; the executor stays usable. Cost per run: a compare of
-  // each pool's slack (5 ns for 64 bytes, 63 ns for a 5 MB pool's 1,360), a fill and compare of
-  // each block's (~10 ns per block); bench/README.md has the figures.
-  // The environment variable AOTRT_CHECK_BOUNDS=1 turns it on for every executor created.
-  bool check_bounds = false;
-  // Back this executor's buffers of 2 MiB and more (workspace pools, its own inputs and outputs)
-  // with transparent huge pages (madvise MADV_HUGEPAGE): the first run then faults in one zeroed
-  // 2 MiB page where it would fault 512 small ones, about 10x less time for those faults here
-  // (bench/README.md). Off by default because it does not pay everywhere: with THP defrag set to
-  // "madvise" a fault may compact memory synchronously, and in a VM that returns free memory to
-  // its host (virtio-balloon free page reporting) a huge page may first have to be faulted in by
-  // the host (9-20 ms outliers measured). No effect when THP is "never". Memory: a huge page is
-  // resident whole once touched. AOTRT_HUGE_PAGES=1 turns it on for every executor created.
-  bool huge_pages = false;
-};
 
 // A default-constructed (empty) Executor or Model throws kInvalidArgument from every call.
 class AOTRT_API Executor {
@@ -98,28 +76,14 @@ class AOTRT_API Executor {
   Module module_;             // an AotExecutor module
 };
 
-// Options of loading a model, fixed for its lifetime.
-struct LoadOptions {
-  // The per-machine constant cache: a memory-planned model's constant pool of 64 KiB or more is
-  // assembled once per machine into a file that every process then maps read-only (the same
-  // page-cache pages), not copied into each process. Off when false or when
-  // AOTRT_CONSTANT_CACHE=0. Any failure of the cache (directory not writable, disk full, another
-  // process building for over a minute) falls back to a private copy, never an error.
-  // AOTRT_CONSTANT_CACHE_VERIFY=1 hashes the whole cached pool at every load (otherwise its
-  // header and sampled blocks are checked); AOTRT_CACHE_MAX_MB (default 4096) bounds the
-  // directory, least recently used files removed first. Details: src/aot/constant_cache.h.
-  bool constant_cache = true;
-  // Its directory; "" means $AOTRT_CACHE_DIR, else $XDG_CACHE_HOME/aotrt, else $HOME/.cache/aotrt.
-  // The directory must be trusted: whoever can write it can change a model's constants.
-  std::string cache_dir;
-};
-
 class AOTRT_API Model {
  public:
   Model() = default;
   // Load a TVM AOT export; the model is built and validated here (metadata, constants, params),
-  // so that a bad model fails at load. Throws like Module::LoadFromFile, kInvalidArgument when
-  // the library's root is not an AotExecutorFactory or AOTRT_CONSTANT_CACHE(_VERIFY) is not 0/1.
+  // so that a bad model fails at load. `options` apply to this load and its executors, with what
+  // the environment adds (aotrt/options.h). Throws like Module::LoadFromFile; kInvalidArgument
+  // when the library's root is not an AotExecutorFactory or an AOTRT_* variable has a value it
+  // does not take (the message names the variable, its value and what it expects).
   static Model Load(const std::string& path, const LoadOptions& options = LoadOptions());
   static Model LoadFromMemory(const void* data, size_t size, const LoadOptions& options = LoadOptions());
   // Wrap an already loaded factory module (e.g. from Module::SystemLib()).
@@ -127,8 +91,8 @@ class AOTRT_API Model {
 
   // The factory's model name (e.g. "default"), as passed to factory["<name>"](device).
   const std::string& name() const;
-  // A new executor with its own inputs, outputs and workspace. kInvalidArgument: not CPU 0, or
-  // AOTRT_CHECK_BOUNDS set to something other than 0 or 1.
+  // A new executor with its own inputs, outputs and workspace; `options` add to the model's
+  // LoadOptions::executor. kInvalidArgument: not CPU 0.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
 
   // Everything about the model: tensors, memory per executor and shared, runtime symbols.

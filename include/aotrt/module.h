@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "aotrt/error.h"
 #include "aotrt/export.h"
 #include "aotrt/object.h"
+#include "aotrt/options.h"
 #include "aotrt/packed_func.h"
 
 namespace aotrt {
@@ -57,11 +59,15 @@ class AOTRT_API Module {
 
   // Load a model library (.so) exported by TVM. dlopens RTLD_LAZY|RTLD_LOCAL, fills the context
   // pointers, rebuilds the import tree from __tvm_dev_mblob and returns its root (for an AOT
-  // export, the AotExecutorFactory). `format` "" means the file extension. Throws kNotFound
-  // (missing file or loader), kIOError (not a loadable library), kFormatError (corrupt blob).
-  static Module LoadFromFile(const std::string& path, const std::string& format = "");
-  // Load a model library from bytes in memory (an in-memory file, never written to disk).
-  static Module LoadFromMemory(const void* data, size_t size);
+  // export, the AotExecutorFactory). `format` "" means the file extension. `options` as for
+  // Model::Load (aotrt/options.h). Throws kNotFound (missing file or loader), kIOError (not a
+  // loadable library), kFormatError (corrupt blob), kInvalidArgument (an AOTRT_* variable with a
+  // value it does not take).
+  static Module LoadFromFile(const std::string& path, const std::string& format = "",
+                             const LoadOptions& options = LoadOptions());
+  // Load a model library from bytes in memory (an in-memory file, never written to disk). The
+  // bytes are borrowed for the call only. Throws like LoadFromFile.
+  static Module LoadFromMemory(const void* data, size_t size, const LoadOptions& options = LoadOptions());
   // The module of the system library linked into this process (models built with
   // --system-lib register themselves at start-up). `prefix` as given at build time.
   static Module SystemLib(const std::string& prefix = "");
@@ -72,14 +78,19 @@ class AOTRT_API Module {
   // Like GetFunction but throws Error(kNotFound) naming the function and the module when absent.
   PackedFunc GetFunctionOrThrow(const std::string& name, bool query_imports = false) const;
   // TVM's module.time_evaluator is aotrt::TimeEvaluator(module, ...), in aotrt/profiling.h.
-  void Import(const Module& other) { node_->Import(other.node_); }
+  // The accessors below throw kInvalidArgument on an empty module (ThrowEmptyHandle).
+  void Import(const Module& other) { checked().Import(other.node_); }
   std::vector<Module> imports() const;
-  std::string type_key() const { return node_->type_key(); }
+  std::string type_key() const { return checked().type_key(); }
   bool defined() const { return static_cast<bool>(node_); }
-  ModuleNode* operator->() const { return node_.get(); }
+  ModuleNode* operator->() const { return &checked(); }
   const ObjectPtr<ModuleNode>& node() const { return node_; }
 
  private:
+  ModuleNode& checked() const {
+    if (!node_) ThrowEmptyHandle("Module");
+    return *node_;
+  }
   ObjectPtr<ModuleNode> node_;
 };
 

@@ -14,6 +14,7 @@
 #include <dlpack/dlpack.h>
 
 #include "aotrt/dtype.h"
+#include "aotrt/error.h"
 #include "aotrt/export.h"
 #include "aotrt/object.h"
 
@@ -67,16 +68,22 @@ class AOTRT_API NDArray {
   void CopyToBytes(void* data, size_t nbytes) const;
 
   bool defined() const { return static_cast<bool>(obj_); }
-  DLTensor* operator->() const { return &obj_->dl_tensor; }
-  const DLTensor& tensor() const { return obj_->dl_tensor; }
+  // The accessors below throw kInvalidArgument on an empty array (ThrowEmptyHandle); handle()
+  // returns nullptr instead.
+  DLTensor* operator->() const { return &checked().dl_tensor; }
+  const DLTensor& tensor() const { return checked().dl_tensor; }
   DLTensor* handle() const { return obj_ ? &obj_->dl_tensor : nullptr; }
   std::vector<int64_t> Shape() const;
-  DLDataType dtype() const { return obj_->dl_tensor.dtype; }
-  size_t NumBytes() const { return TensorBytes(obj_->dl_tensor); }
-  void* data() const { return static_cast<char*>(obj_->dl_tensor.data) + obj_->dl_tensor.byte_offset; }
+  DLDataType dtype() const { return checked().dl_tensor.dtype; }
+  size_t NumBytes() const { return TensorBytes(checked().dl_tensor); }
+  void* data() const { return static_cast<char*>(checked().dl_tensor.data) + obj_->dl_tensor.byte_offset; }
   const ObjectPtr<NDArrayObj>& object() const { return obj_; }
 
  private:
+  NDArrayObj& checked() const {
+    if (!obj_) ThrowEmptyHandle("NDArray");
+    return *obj_;
+  }
   ObjectPtr<NDArrayObj> obj_;
 };
 

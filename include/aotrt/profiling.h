@@ -64,6 +64,9 @@ AOTRT_API PackedFunc TimeEvaluator(const Module& module, const std::string& name
                                    int repeat = 1, int min_repeat_ms = 0, int limit_zero_time_iterations = 100,
                                    int cooldown_interval_ms = 0, int repeats_to_cooldown = 1,
                                    int cache_flush_bytes = 0, const std::string& f_preproc = "");
+// The same with the options as one struct (the defaults are TVM's).
+AOTRT_API PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice dev,
+                                   const TimeEvaluatorOptions& options, const std::string& f_preproc = "");
 
 // TVM's WrapTimeEvaluator (ABI.md 9.2): a function that, called with `f`'s arguments, calls `f`
 // once to warm up, then `repeat` times: `f_preproc` (when defined) with the same arguments and one

@@ -150,6 +150,18 @@ AOTRTSetLogLevel = _declare("AOTRTSetLogLevel", _i, _i)
 AOTRTModLoadFromMemory = _declare("AOTRTModLoadFromMemory", _i, _vp, ctypes.c_size_t, _pvp)
 
 TVMModLoadFromFile = _declare("TVMModLoadFromFile", _i, _cp, _cp, _pvp)
+
+
+class AOTRTLoadOptions(ctypes.Structure):
+    """aotrt/c_api.h's AOTRTLoadOptions: initialize with AOTRTLoadOptionsInit."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("constant_cache", ctypes.c_int32),
+                ("verify_constant_cache", ctypes.c_int32), ("cache_dir", _cp), ("cache_max_bytes", ctypes.c_uint64),
+                ("check_bounds", ctypes.c_int32), ("huge_pages", ctypes.c_int32)]
+
+
+AOTRTLoadOptionsInit = _declare("AOTRTLoadOptionsInit", None, ctypes.POINTER(AOTRTLoadOptions))
+AOTRTModLoadFromFileWithOptions = _declare("AOTRTModLoadFromFileWithOptions", _i, _cp, _cp,
+                                           ctypes.POINTER(AOTRTLoadOptions), _pvp)
 TVMModImport = _declare("TVMModImport", _i, _vp, _vp)
 TVMModGetFunction = _declare("TVMModGetFunction", _i, _vp, _cp, _i, _pvp)
 TVMModFree = _declare("TVMModFree", _i, _vp)

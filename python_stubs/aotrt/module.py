@@ -113,8 +113,42 @@ class Module:
 packed_func._MODULE_CLASS = Module
 
 
-def load_module(path, fmt=""):
+_LOAD_OPTIONS = ("constant_cache", "verify_constant_cache", "cache_dir", "cache_max_bytes", "check_bounds",
+                 "huge_pages")
+
+
+def _load_options(options):
+    """An AOTRTLoadOptions with the defaults, changed by the keywords given (None keeps a default)."""
+    unknown = sorted(set(options) - set(_LOAD_OPTIONS))
+    if unknown:
+        raise TypeError("load_module() got unknown option(s) %s; it takes %s" % (", ".join(unknown),
+                                                                                ", ".join(_LOAD_OPTIONS)))
+    c = _ffi.AOTRTLoadOptions()
+    _ffi.AOTRTLoadOptionsInit(ctypes.byref(c))
+    for name, value in options.items():
+        if value is None:
+            continue
+        if name == "cache_dir":
+            c.cache_dir = _ffi.c_str(os.fspath(value))
+        elif name == "cache_max_bytes":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError("cache_max_bytes must be a non-negative int (0: the default), got %r" % (value,))
+            c.cache_max_bytes = value
+        else:
+            if not isinstance(value, bool):
+                raise TypeError("%s must be a bool, got %r" % (name, value))
+            setattr(c, name, int(value))
+    return c
+
+
+def load_module(path, fmt="", **options):
     """Load a model library; returns the root module (the AotExecutorFactory for AOT exports).
+
+    Keyword options, as C++'s ``aotrt::LoadOptions`` (the environment adds to them: a variable
+    can turn a check on or the cache off, never the reverse): ``constant_cache`` (bool, default
+    True), ``verify_constant_cache`` (bool), ``cache_dir`` (path; default ``$AOTRT_CACHE_DIR``,
+    ``$XDG_CACHE_HOME/aotrt`` or ``~/.cache/aotrt``), ``cache_max_bytes`` (int, 0: default),
+    ``check_bounds`` and ``huge_pages`` (bool: for every executor of the model).
 
     ``path`` is a shared library (``.so``) or, as TVM's ``load_module`` accepts, an object export
     (``.tar`` of objects or ``.o``, e.g. a system-lib build), which the runtime links into a
@@ -127,7 +161,12 @@ def load_module(path, fmt=""):
         raise ValueError("cannot find file %s" % path)
     path = os.path.realpath(path)
     h = ctypes.c_void_p()
-    check_call(_ffi.TVMModLoadFromFile(_ffi.c_str(path), _ffi.c_str(fmt), ctypes.byref(h)))
+    if options:
+        c = _load_options(options)
+        check_call(_ffi.AOTRTModLoadFromFileWithOptions(_ffi.c_str(path), _ffi.c_str(fmt), ctypes.byref(c),
+                                                        ctypes.byref(h)))
+    else:
+        check_call(_ffi.TVMModLoadFromFile(_ffi.c_str(path), _ffi.c_str(fmt), ctypes.byref(h)))
     return _require_model(Module(h.value), path)
 
 

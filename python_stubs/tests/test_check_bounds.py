@@ -1,6 +1,6 @@
 """Models that write past their workspace (issue 10) through the Python package: exact outputs by
-default (the runtime's tail slack absorbs the write); AOTRT_CHECK_BOUNDS=1, read when an executor
-is created, makes run() raise ModelError naming the model, the pool or block, and the bytes."""
+default (the runtime's tail slack absorbs the write); AOTRT_CHECK_BOUNDS=1, read when the model is
+loaded, or load_module(..., check_bounds=True) makes run() raise ModelError naming the model, the pool or block, and the bytes."""
 import os
 
 import numpy as np
@@ -65,6 +65,41 @@ def test_check_bounds_env_passes_correct_models(tvm, models, monkeypatch):
 
 def test_check_bounds_env_bad_value(tvm, models, monkeypatch):
     monkeypatch.setenv("AOTRT_CHECK_BOUNDS", "sometimes")
-    lib = tvm.runtime.load_module(model_path(models, "add_c"))
-    with pytest.raises(tvm.TVMError, match="AOTRT_CHECK_BOUNDS='sometimes'"):
-        lib["default"](tvm.cpu(0))
+    with pytest.raises(tvm.TVMError, match="AOTRT_CHECK_BOUNDS='sometimes'"):   # read at load
+        tvm.runtime.load_module(model_path(models, "add_c"))
+
+
+def test_check_bounds_load_option(tvm, models, monkeypatch):
+    monkeypatch.delenv("AOTRT_CHECK_BOUNDS", raising=False)
+    from aotrt.runtime.executor import AotModule
+    name = "overrun_usmp_c"
+    case = Case(os.path.join(models, name + ".case"))
+    lib = tvm.runtime.load_module(model_path(models, name), check_bounds=True)
+    ex = AotModule(lib["default"](tvm.cpu(0)))   # TVM's packed create: the load's option applies
+    ex.set_input(**case.inputs())
+    with pytest.raises(tvm.error.ModelError, match="wrote 24 bytes past"):
+        ex.run()
+    ex = AotModule(tvm.runtime.load_module(model_path(models, name), check_bounds=False)["default"](tvm.cpu(0)))
+    ex.set_input(**case.inputs())
+    ex.run()
+    check_outputs(ex, case)
+
+
+def test_load_options_are_checked(tvm, models):
+    path = model_path(models, "add_c")
+    with pytest.raises(TypeError, match="unknown option.*bogus"):
+        tvm.runtime.load_module(path, bogus=True)
+    with pytest.raises(TypeError, match="check_bounds must be a bool"):
+        tvm.runtime.load_module(path, check_bounds="yes")
+    with pytest.raises(ValueError, match="cache_max_bytes"):
+        tvm.runtime.load_module(path, cache_max_bytes=-1)
+
+
+def test_cache_dir_option_places_the_constant_pool(tvm, models, tmp_path, monkeypatch):
+    monkeypatch.delenv("AOTRT_CONSTANT_CACHE", raising=False)
+    lib = tvm.runtime.load_module(model_path(models, "usmp_cached_c"), cache_dir=tmp_path / "cache")
+    assert any(f.name.endswith(".aotrt-pool") for f in (tmp_path / "cache").iterdir())
+    del lib
+    off = tmp_path / "off"
+    tvm.runtime.load_module(model_path(models, "usmp_cached_c"), cache_dir=off, constant_cache=False)
+    assert not off.exists()

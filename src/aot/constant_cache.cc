@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "aot/constant_pool_file.h"
-#include "base/env_flag.h"
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/tail_slack.h"
@@ -29,17 +28,6 @@ namespace {
 
 constexpr time_t kMarkUsedEvery = 3600;  // seconds: a hit rewrites its file's mtime at most this often
 const char kPoolSuffix[] = ".aotrt-pool";
-
-uint64_t MaxBytesFromEnvironment(uint64_t default_value) {
-  const char* v = std::getenv("AOTRT_CACHE_MAX_MB");
-  if (v == nullptr || *v == '\0') return default_value;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long mb = std::strtoull(v, &end, 10);
-  AOTRT_REQUIRE(errno == 0 && *end == '\0' && v[0] != '-' && mb > 0 && mb < (uint64_t{1} << 40), kInvalidArgument,
-                "AOTRT_CACHE_MAX_MB='", v, "': expected a positive number of MiB (the constant cache's size limit)");
-  return static_cast<uint64_t>(mb) << 20;
-}
 
 // A hit marks its file (last modified at `modified`) used, so that pruning removes the least
 // recently used files first; at most once an hour, so that loads do not rewrite the inode every
@@ -106,42 +94,15 @@ bool MakeDirectories(const std::string& dir) {
   return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-thread_local const ConstantCacheOverrides* t_overrides = nullptr;
-
 }  // namespace
 
-ConstantCacheOptions ConstantCacheOptions::FromEnvironment() {
+ConstantCacheOptions ConstantCacheOptions::From(const LoadOptions& load) {
   ConstantCacheOptions o;
-  o.enabled = EnvFlag("AOTRT_CONSTANT_CACHE", true, "share constant pools through the per-machine cache");
-  o.verify = EnvFlag("AOTRT_CONSTANT_CACHE_VERIFY", false, "hash a cached constant pool whole at every load");
-  o.max_bytes = MaxBytesFromEnvironment(o.max_bytes);
+  o.enabled = load.constant_cache && !load.cache_dir.empty();
+  o.verify = load.verify_constant_cache;
+  o.directory = load.cache_dir;
+  if (load.cache_max_bytes != 0) o.max_bytes = load.cache_max_bytes;
   return o;
-}
-
-ConstantCacheOptions CurrentConstantCacheOptions() {
-  ConstantCacheOptions o = ConstantCacheOptions::FromEnvironment();
-  if (t_overrides) {
-    o.enabled = o.enabled && t_overrides->enabled;
-    o.directory = t_overrides->directory;
-  }
-  return o;
-}
-
-ScopedConstantCacheOverrides::ScopedConstantCacheOverrides(const ConstantCacheOverrides& overrides)
-    : previous_(t_overrides) {
-  t_overrides = &overrides;
-}
-
-ScopedConstantCacheOverrides::~ScopedConstantCacheOverrides() { t_overrides = previous_; }
-
-std::string DefaultConstantCacheDirectory() {
-  const char* v = std::getenv("AOTRT_CACHE_DIR");
-  if (v != nullptr && *v != '\0') return v;
-  v = std::getenv("XDG_CACHE_HOME");
-  if (v != nullptr && v[0] == '/') return StrCat(v, "/aotrt");  // relative values are ignored (XDG)
-  v = std::getenv("HOME");
-  if (v != nullptr && *v != '\0') return StrCat(v, "/.cache/aotrt");
-  return std::string();
 }
 
 std::string FileIdentityKey(const std::string& path) {
@@ -168,7 +129,7 @@ ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string
                     "; using a private copy");
     return PrivateConstantPool(bytes, slack, fill, what);
   }
-  std::string dir = options.directory.empty() ? DefaultConstantCacheDirectory() : options.directory;
+  const std::string& dir = options.directory;
   if (dir.empty()) {
     AOTRT_LOG_DEBUG(what, ": constant cache has no directory; using a private copy");
     return PrivateConstantPool(bytes, slack, fill, what);

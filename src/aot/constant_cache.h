@@ -36,50 +36,22 @@
 #include <vector>
 
 #include "aot/constant_pool_memory.h"
+#include "aotrt/options.h"
 
 namespace aotrt {
 
 struct ConstantCacheOptions {
   bool enabled = true;             // false: always a private copy
   bool verify = false;             // hash the whole payload at every open
-  std::string directory;           // "" -> DefaultConstantCacheDirectory()
+  std::string directory;           // "": no directory, so a private copy
   size_t min_bytes = size_t{64} << 10;  // smaller pools are private copies
   uint64_t max_bytes = uint64_t{4096} << 20;  // pool files kept in the directory (LRU beyond it)
   int lock_wait_ms = 60000;  // longest wait for another builder; then a private copy
 
-  // From the environment: AOTRT_CONSTANT_CACHE ("0" off; unset, "" or "1" on),
-  // AOTRT_CONSTANT_CACHE_VERIFY (same values) and AOTRT_CACHE_MAX_MB (a positive number of MiB);
-  // `directory` is left "" (resolved at use). Fields set explicitly afterwards win. Throws
-  // Error(kInvalidArgument) naming a variable with another value.
-  static ConstantCacheOptions FromEnvironment();
+  // What a load's options ask for (the front door has merged the environment into them and
+  // resolved the directory).
+  static ConstantCacheOptions From(const LoadOptions& load);
 };
-
-// What a load's caller (Model::Load's LoadOptions) overrides; merged with the environment only
-// when a pool is built, so that a model without constants reads no variable.
-struct ConstantCacheOverrides {
-  bool enabled = true;    // false turns the cache off whatever the environment says
-  std::string directory;  // "" keeps the environment's or the default directory
-};
-
-// The options for constant pools built by loads on this thread: FromEnvironment(), with the
-// overrides of the innermost live ScopedConstantCacheOverrides applied (a load through the packed
-// loader registry carries no options, so Model::Load sets them around its load).
-ConstantCacheOptions CurrentConstantCacheOptions();
-
-class ScopedConstantCacheOverrides {
- public:
-  explicit ScopedConstantCacheOverrides(const ConstantCacheOverrides& overrides);  // must outlive this
-  ~ScopedConstantCacheOverrides();
-  ScopedConstantCacheOverrides(const ScopedConstantCacheOverrides&) = delete;
-  ScopedConstantCacheOverrides& operator=(const ScopedConstantCacheOverrides&) = delete;
-
- private:
-  const ConstantCacheOverrides* previous_;
-};
-
-// $AOTRT_CACHE_DIR if set and non-empty, else $XDG_CACHE_HOME/aotrt if that is an absolute path,
-// else $HOME/.cache/aotrt if HOME is set; "" when none applies (the cache is then off).
-std::string DefaultConstantCacheDirectory();
 
 // Identity of a model file for a cache key: device, inode, size and modification time in
 // nanoseconds, so that replacing or rewriting the file changes the key, and the same file reached

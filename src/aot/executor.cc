@@ -4,6 +4,7 @@
 
 #include "backend/workspace.h"
 #include "base/error_util.h"
+#include "base/device.h"
 #include "base/last_error.h"
 #include "base/tail_slack.h"
 #include "base/zeroed_memory.h"
@@ -39,7 +40,7 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
       check_bounds_(options.check_bounds),
       huge_pages_(options.huge_pages),
       entry_(program_->entry) {
-  AOTRT_REQUIRE(device.device_type == kDLCPU && device.device_id == 0, kInvalidArgument,
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(device), kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
   const ModelMetadata& md = program_->md;
@@ -217,7 +218,7 @@ void AotExecutor::CallEntry() {
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
       ThrowIfPythonErrorSince(errors_before);
-      const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
+      const char* msg = LastErrorMessageSince(errors_before);
       AOTRT_THROW(kModelError, program_->md.DisplayName(), " (", program_->library_name, ") failed: ",
                   msg ? msg : "the entry function returned an error without a message");
     }

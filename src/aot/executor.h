@@ -14,7 +14,7 @@
 
 #include "aot/loaded_model.h"
 #include "aot/pool_buffer.h"
-#include "aotrt/model.h"
+#include "aotrt/options.h"
 #include "aotrt/ndarray.h"
 
 namespace aotrt {
@@ -23,7 +23,7 @@ class AotExecutor {
  public:
   // Throws kInvalidArgument for a device other than CPU 0, kOutOfMemory.
   // options.check_bounds: after every run, look for writes past the workspace pools and blocks;
-  // options.huge_pages: advise huge pages for the buffers of 2 MiB and more (aotrt/model.h).
+  // options.huge_pages: advise huge pages for the buffers of 2 MiB and more (aotrt/options.h).
   AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options);
   AotExecutor(const AotExecutor&) = delete;
   AotExecutor& operator=(const AotExecutor&) = delete;

@@ -5,10 +5,9 @@
 #include "aot/metadata.h"
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
-#include "base/env_flag.h"
 #include "base/error_util.h"
-#include "base/tail_slack.h"
 #include "ffi/registry.h"
+#include "module/load_context.h"
 #include "ndarray/serialize.h"
 
 namespace aotrt {
@@ -16,11 +15,8 @@ namespace {
 
 std::string DeviceString(DLDevice d) { return StrCat("(type ", static_cast<int>(d.device_type), ", id ", d.device_id, ")"); }
 
-ObjectPtr<ModuleNode> LoadFactory(TVMArgs args) {
-  SpanStream* stream = SpanStream::FromLoaderHandle(args[0].AsHandle(), args[1].AsInt(),
-                                                    "runtime.module.loadbinary_AotExecutorFactory");
-  BoundedReader r(stream, static_cast<uint64_t>(args[1].AsInt()),
-                  StrCat("AotExecutorFactory payload in ", args.size() > 2 ? args[2].AsString() : "blob"));
+// The factory's payload (ABI.md 6.3); its executors get at least the load's executor options.
+ObjectPtr<ModuleNode> LoadFactoryBinary(BoundedReader& r, const LoadContext& ctx) {
   uint64_t count = r.ReadCount("params count", 8);
   std::vector<std::string> names = r.ReadStringVector("params names");
   if (names.size() != count) r.Fail(StrCat("params count ", count, " does not match ", names.size(), " names"));
@@ -28,7 +24,20 @@ ObjectPtr<ModuleNode> LoadFactory(TVMArgs args) {
   for (uint64_t i = 0; i < count; ++i) params->push_back({names[i], ReadNDArray(r)});
   std::string module_name = r.ReadString("module name");
   if (module_name.empty()) r.Fail("module name is empty");
-  return MakeObject<AotExecutorFactoryNode>(module_name, params);
+  return MakeObject<AotExecutorFactoryNode>(module_name, params, ctx.options.executor);
+}
+
+// The metadata module has an empty payload; its constant pool follows the load's cache options.
+ObjectPtr<ModuleNode> LoadMetadataBinary(BoundedReader&, const LoadContext& ctx) {
+  return MakeObject<MetadataModuleNode>(ConstantCacheOptions::From(ctx.options));
+}
+
+// A module made outside a load (tvm.aot_executor_factory.create): no cache options were given,
+// so its constants are a private copy.
+ConstantCacheOptions PrivateConstants() {
+  ConstantCacheOptions o;
+  o.enabled = false;
+  return o;
 }
 
 }  // namespace
@@ -36,10 +45,11 @@ ObjectPtr<ModuleNode> LoadFactory(TVMArgs args) {
 void AotExecutorFactoryNode::OnImportsLinked() {
   AOTRT_REQUIRE(!imports().empty(), kNotFound, "AotExecutorFactory '", module_name_,
                 "' has no imported metadata module: Expected a module with PackedFunc get_metadata");
-  const ObjectPtr<ModuleNode>& md = imports()[0];
-  AOTRT_REQUIRE(dynamic_cast<MetadataModuleNode*>(md.get()) != nullptr, kNotFound, "AotExecutorFactory '",
-                module_name_, "': import 0 is a '", md->type_key(), "' module: Expected a module with PackedFunc get_metadata");
-  model_ = std::make_shared<const LoadedModel>(module_name_, md, params_);
+  const ObjectPtr<ModuleNode>& import = imports()[0];
+  auto* md = dynamic_cast<MetadataModuleNode*>(import.get());
+  AOTRT_REQUIRE(md != nullptr, kNotFound, "AotExecutorFactory '", module_name_, "': import 0 is a '",
+                import->type_key(), "' module: Expected a module with PackedFunc get_metadata");
+  model_ = std::make_shared<const LoadedModel>(module_name_, ObjectPtr<MetadataModuleNode>(md), params_);
 }
 
 const std::shared_ptr<const LoadedModel>& AotExecutorFactoryNode::model() const {
@@ -49,10 +59,8 @@ const std::shared_ptr<const LoadedModel>& AotExecutorFactoryNode::model() const 
 }
 
 ObjectPtr<AotExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, ExecutorOptions options) {
-  // The environment turns these on for executors created through TVM's packed API too.
-  options.check_bounds = CheckBoundsFromEnvironment() || options.check_bounds;
-  options.huge_pages = EnvFlag("AOTRT_HUGE_PAGES", false, "back large executor buffers with huge pages") ||
-                       options.huge_pages;
+  options.check_bounds = options.check_bounds || executor_floor_.check_bounds;
+  options.huge_pages = options.huge_pages || executor_floor_.huge_pages;
   return MakeObject<AotExecutorModuleNode>(model(), device, options);
 }
 
@@ -84,7 +92,7 @@ PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const Ob
   }
   if (name == "remove_params") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      auto copy = MakeObject<AotExecutorFactoryNode>(module_name_, std::make_shared<ParamList>());
+      auto copy = MakeObject<AotExecutorFactoryNode>(module_name_, std::make_shared<ParamList>(), executor_floor_);
       if (!imports().empty()) {
         copy->Import(imports()[0]);
         copy->OnImportsLinked();
@@ -117,9 +125,22 @@ std::string AotExecutorFactoryNode::SaveToBinary() const {
 
 namespace {
 
-void LoadBinaryFactory(TVMArgs args, TVMRetValue* rv) { rv->SetObject(LoadFactory(args)); }
-
-void LoadBinaryMetadata(TVMArgs, TVMRetValue* rv) { rv->SetObject(MakeObject<MetadataModuleNode>()); }
+// The built-in loaders as globals, for hosts that list or call them: the payload as bytes (a
+// stream handle is what the blob parser would pass to a host's loader; aotrt's own loaders are
+// called typed, so an opaque handle here is refused rather than dereferenced).
+template <BinaryLoaderFn kLoad>
+void LoadBinaryGlobal(TVMArgs args, TVMRetValue* rv) {
+  AOTRT_REQUIRE(args.size() >= 1 && args[0].type_code() == kTVMBytes, kInvalidArgument,
+                "runtime.module.loadbinary_*: expected the module's payload as bytes (argument 0), got ",
+                args.size() ? TypeCodeName(args[0].type_code()) : "no argument",
+                "; the blob parser calls aotrt's own loaders directly");
+  std::string bytes = args[0].AsString();
+  SpanStream stream(bytes.data(), bytes.size());
+  BoundedReader r(&stream, bytes.size(), "module payload passed to runtime.module.loadbinary_*");
+  ObjectPtr<ModuleNode> m = kLoad(r, LoadContext{});
+  if (r.remaining() != 0) r.Fail(StrCat(r.remaining(), " bytes of unexpected data after the payload"));
+  rv->SetObject(m);
+}
 
 void SanitizeNameGlobal(TVMArgs args, TVMRetValue* rv) { rv->SetString(SanitizeName(args[0].AsString())); }
 
@@ -136,10 +157,10 @@ void CreateFactory(TVMArgs args, TVMRetValue* rv) {
     copy.CopyFrom(*t);
     params->push_back({args[i].AsString(), copy});
   }
-  auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params);
+  auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params, ExecutorOptions());
   if (dynamic_cast<MetadataModuleNode*>(lib.get()) == nullptr) {
     // Given the code module itself: put the metadata module TVM expects in between.
-    auto md = MakeObject<MetadataModuleNode>();
+    auto md = MakeObject<MetadataModuleNode>(PrivateConstants());
     md->Import(lib);
     md->OnImportsLinked();
     lib = md;
@@ -150,14 +171,20 @@ void CreateFactory(TVMArgs args, TVMRetValue* rv) {
 }
 
 constexpr GlobalDef kDefs[] = {
-    {"runtime.module.loadbinary_AotExecutorFactory", LoadBinaryFactory},
-    {"runtime.module.loadbinary_metadata_module", LoadBinaryMetadata},
+    {"runtime.module.loadbinary_AotExecutorFactory", LoadBinaryGlobal<LoadFactoryBinary>},
+    {"runtime.module.loadbinary_metadata_module", LoadBinaryGlobal<LoadMetadataBinary>},
     {"tvm.aot_executor_factory.create", CreateFactory},
     {"runtime.SanitizeName", SanitizeNameGlobal},
+};
+
+constexpr BinaryLoaderDef kLoaders[] = {
+    {"AotExecutorFactory", LoadFactoryBinary},
+    {"metadata_module", LoadMetadataBinary},
 };
 
 }  // namespace
 
 extern const GlobalTable kAotGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const BinaryLoaderTable kAotBinaryLoaders{kLoaders, sizeof(kLoaders) / sizeof(kLoaders[0])};
 
 }  // namespace aotrt

@@ -14,8 +14,11 @@ namespace aotrt {
 
 class AotExecutorFactoryNode : public ModuleNode {
  public:
-  AotExecutorFactoryNode(std::string module_name, std::shared_ptr<const ParamList> params)
-      : module_name_(std::move(module_name)), params_(std::move(params)) {}
+  // `executor_floor`: options every executor of this factory gets at least (the load's
+  // LoadOptions::executor, with the environment's additions).
+  AotExecutorFactoryNode(std::string module_name, std::shared_ptr<const ParamList> params,
+                         const ExecutorOptions& executor_floor)
+      : module_name_(std::move(module_name)), params_(std::move(params)), executor_floor_(executor_floor) {}
   const char* type_key() const override { return "AotExecutorFactory"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
@@ -30,14 +33,14 @@ class AotExecutorFactoryNode : public ModuleNode {
   const std::string& module_name() const { return module_name_; }
   // The model; kNotFound when the factory is not linked to a metadata module.
   const std::shared_ptr<const LoadedModel>& model() const;
-  // A new executor on `device` with `options`, whose check_bounds and huge_pages the environment
-  // (AOTRT_CHECK_BOUNDS=1, AOTRT_HUGE_PAGES=1) can turn on. Throws kInvalidArgument (device, a
-  // variable that is not 0 or 1), kOutOfMemory.
+  // A new executor on `device` with `options`, whose switches the executor floor can turn on.
+  // Throws kInvalidArgument (device), kOutOfMemory.
   ObjectPtr<AotExecutorModuleNode> CreateExecutor(DLDevice device, ExecutorOptions options = ExecutorOptions());
 
  private:
   std::string module_name_;
   std::shared_ptr<const ParamList> params_;
+  ExecutorOptions executor_floor_;
   std::shared_ptr<const LoadedModel> model_;
 };
 

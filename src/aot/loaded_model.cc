@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "base/error_util.h"
+#include "base/device.h"
 
 namespace aotrt {
 namespace {
@@ -32,7 +33,7 @@ std::vector<NamedBytes> ToNamedBytes(const std::vector<TensorSpec>& specs) {
 }  // namespace
 
 void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) {
-  AOTRT_REQUIRE(t.device.device_type == kDLCPU && t.device.device_id == 0, kInvalidArgument, kind, " ", i, " ('",
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kInvalidArgument, kind, " ", i, " ('",
                 spec.name, "'): expected a tensor on CPU 0, got device type ", static_cast<int>(t.device.device_type),
                 " id ", t.device.device_id);
   AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
@@ -47,10 +48,10 @@ void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorSpec& spec, 
   AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
 }
 
-LoadedModel::LoadedModel(std::string name, ObjectPtr<ModuleNode> metadata_module,
+LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadata_module,
                          std::shared_ptr<const ParamList> params)
     : metadata_module_(std::move(metadata_module)),
-      program_(static_cast<MetadataModuleNode*>(metadata_module_.get())->program()),
+      program_(metadata_module_->program()),
       params_(params ? std::move(params) : std::make_shared<const ParamList>()) {
   const ModelMetadata& md = program_->md;
   // As TVM's factory, which sets each param as an input: a name that is not an input is an error.

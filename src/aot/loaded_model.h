@@ -27,7 +27,7 @@ class LoadedModel {
   // `metadata_module` owns `program` (through its imports, the library). Throws kNotFound for a
   // param that is not an input of the model, kInvalidArgument for an empty or repeated param
   // name, kTypeMismatch / kShapeMismatch for a param unlike its input; each names the param.
-  LoadedModel(std::string name, ObjectPtr<ModuleNode> metadata_module, std::shared_ptr<const ParamList> params);
+  LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadata_module, std::shared_ptr<const ParamList> params);
 
   const std::string& name() const { return info_.name; }
   const ModelProgram& program() const { return *program_; }
@@ -37,7 +37,7 @@ class LoadedModel {
   const ModelInfo& info() const { return info_; }
 
  private:
-  ObjectPtr<ModuleNode> metadata_module_;  // keeps the library loaded
+  ObjectPtr<MetadataModuleNode> metadata_module_;  // keeps the library loaded
   std::shared_ptr<const ModelProgram> program_;
   std::shared_ptr<const ParamList> params_;
   std::vector<BoundParam> bound_;

@@ -12,7 +12,7 @@
 
 #include "aotrt/model_info.h"
 #include "aotrt/ndarray.h"
-#include "module/address_bounds.h"
+#include "module/loader/address_bounds.h"
 #include "module/model_contract.h"
 
 namespace aotrt {

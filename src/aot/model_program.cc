@@ -4,7 +4,7 @@
 
 #include "base/error_util.h"
 #include "base/tail_slack.h"
-#include "module/elf_symbols.h"
+#include "module/loader/elf_symbols.h"
 #include "module/library_module.h"
 #include "module/model_contract.h"
 
@@ -64,11 +64,12 @@ std::string ConstantPoolKey(const ModelMetadata& md, const ConstantPoolPlan& pla
 }
 
 // The shared constant pool, from the per-machine cache when it can be used (constant_cache.h).
-ConstantPoolMemory LoadConstantPool(const ModelMetadata& md, LibraryModuleNode* lib, const std::string& what) {
+ConstantPoolMemory LoadConstantPool(const ModelMetadata& md, LibraryModuleNode* lib, const ConstantCacheOptions& cache,
+                                    const std::string& what) {
   ConstantPoolPlan plan = PlanConstantPool(md, what);
   return GetConstantPool(
       plan.bytes, [&] { return ConstantPoolKey(md, plan, lib ? &lib->library() : nullptr); },
-      [&plan](uint8_t* pool) { plan.Fill(pool); }, CurrentConstantCacheOptions(), what);
+      [&plan](uint8_t* pool) { plan.Fill(pool); }, cache, what);
 }
 
 void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
@@ -126,7 +127,7 @@ void MetadataModuleNode::OnImportsLinked() {
   LibraryModuleNode* md_lib = FindLibraryDefining(this, contract::kGetCMetadata);
   if (!md_lib) md_lib = first;
   p->md = ReadMetadata(p->raw, md_lib ? md_lib->library().Segments() : AddressBounds(), p->library_name);
-  if (!p->md.constants.empty()) p->constant_pool = LoadConstantPool(p->md, md_lib, p->library_name);
+  if (!p->md.constants.empty()) p->constant_pool = LoadConstantPool(p->md, md_lib, cache_, p->library_name);
   p->constant_pool_shape = {static_cast<int64_t>(p->constant_pool.bytes())};  // 0 without constants
   std::string entry = p->md.EntryName();
   if (LibraryModuleNode* lib = FindLibraryDefining(this, entry)) {

@@ -35,6 +35,9 @@ struct ModelProgram {
 // The `metadata_module` node: gives `get_metadata`, and holds the ModelProgram of its imports.
 class MetadataModuleNode : public ModuleNode {
  public:
+  // `cache`: where the constant pool comes from (the load's options; a module made without a load,
+  // by tvm.aot_executor_factory.create, keeps a private copy).
+  explicit MetadataModuleNode(ConstantCacheOptions cache) : cache_(std::move(cache)) {}
   const char* type_key() const override { return "metadata_module"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
@@ -48,6 +51,7 @@ class MetadataModuleNode : public ModuleNode {
   const std::shared_ptr<const ModelProgram>& program() const;
 
  private:
+  ConstantCacheOptions cache_;
   std::shared_ptr<const ModelProgram> program_;
 };
 

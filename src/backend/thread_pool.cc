@@ -16,7 +16,7 @@
 namespace aotrt {
 namespace {
 
-constexpr int kMaxTasks = 1024;
+constexpr int kMaxTasks = kMaxParallelTasks;
 constexpr int kSpinIterations = 20000;
 
 inline void CpuRelax() {
@@ -124,10 +124,9 @@ class Pool {
     t_in_task = false;
     results_[task_id] = rc;
     if (rc == 0) return;
-    bool recorded = LastErrorSequence() != before;
-    codes_[task_id] = recorded ? LastErrorCode() : ErrorCode::kModelError;
+    codes_[task_id] = LastErrorRecordedSince(before) ? LastErrorCode() : ErrorCode::kModelError;
     try {
-      const char* msg = recorded ? LastErrorMessage() : nullptr;
+      const char* msg = LastErrorMessageSince(before);
       messages_[task_id] = msg ? msg : StrCat("returned ", rc);
     } catch (...) {
       messages_[task_id].clear();  // no memory for the text: the code still tells what happened
@@ -194,22 +193,14 @@ Pool& GlobalPool() {
   return pool;
 }
 
-int EnvInt(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return 0;
-  char* end = nullptr;
-  long n = std::strtol(v, &end, 10);
-  return (*end == '\0' && n > 0 && n <= kMaxTasks) ? static_cast<int>(n) : 0;
-}
-
 }  // namespace
 
-static std::atomic<int> g_num_threads{0};  // 0: the default above
+static std::atomic<int> g_num_threads{0};      // 0: the default below
+static std::atomic<int> g_env_num_threads{0};  // 0: the hardware's
 
 int DefaultNumThreads() {
   if (int n = g_num_threads.load(std::memory_order_relaxed)) return n;
-  if (int n = EnvInt("TVM_NUM_THREADS")) return n;
-  if (int n = EnvInt("OMP_NUM_THREADS")) return n;
+  if (int n = g_env_num_threads.load(std::memory_order_relaxed)) return n;
   int hw = static_cast<int>(std::thread::hardware_concurrency());
 #if defined(__x86_64__)
   hw /= 2;
@@ -218,6 +209,10 @@ int DefaultNumThreads() {
 }
 
 void SetNumThreads(int n) { g_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed); }
+
+void SetEnvironmentNumThreads(int n) {
+  g_env_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed);
+}
 
 int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task) {
   if (!f) {

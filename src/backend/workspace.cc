@@ -5,7 +5,6 @@
 #include <new>
 #include <vector>
 
-#include "aotrt/profiling.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "base/tail_slack.h"
@@ -165,7 +164,7 @@ void* WorkspaceAlloc(uint64_t nbytes) {
 bool WorkspaceFree(void* ptr) { return ThreadPool().Free(ptr); }
 void WorkspaceReleaseTo(size_t mark) { ThreadPool().ReleaseTo(mark); }
 size_t WorkspacePoolBytes() { return ThreadPool().bytes(); }
-size_t WorkspaceRequestedPeak() { return ThreadPool().requested_peak(); }
-void WorkspaceResetPeak() { ThreadPool().ResetPeak(); }
+size_t ThreadWorkspacePeak() { return ThreadPool().requested_peak(); }
+void ResetThreadWorkspacePeak() { ThreadPool().ResetPeak(); }
 
 }  // namespace aotrt

@@ -46,6 +46,9 @@ class WorkspaceBoundsCheck {
 
 // Bytes currently held by this thread's pool (in use + cached), for tests and benchmarks.
 size_t WorkspacePoolBytes();
-// WorkspaceRequestedPeak / WorkspaceResetPeak: public, in aotrt/profiling.h.
+// The most bytes this thread held at once through WorkspaceAlloc since the last reset; behind the
+// public WorkspaceRequestedPeak / WorkspaceResetPeak (aotrt/profiling.h).
+size_t ThreadWorkspacePeak();
+void ResetThreadWorkspacePeak();
 
 }  // namespace aotrt

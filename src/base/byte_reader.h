@@ -19,30 +19,10 @@ namespace aotrt {
 
 class SpanStream : public dmlc::SeekStream {
  public:
-  SpanStream(const void* data, size_t size) : data_(static_cast<const char*>(data)), size_(size), below_(top_) {
-    top_ = this;
-  }
-  ~SpanStream() override {  // unlink from this thread's list (create and destroy on one thread)
-    SpanStream** p = &top_;
-    while (*p && *p != this) p = &(*p)->below_;
-    if (*p) *p = below_;
-  }
+  SpanStream(const void* data, size_t size) : data_(static_cast<const char*>(data)), size_(size) {}
   SpanStream(const SpanStream&) = delete;
   SpanStream& operator=(const SpanStream&) = delete;
 
-  // The stream behind a blob loader's handle argument (runtime.module.loadbinary_*, reachable by
-  // anyone through the registry): it must be a SpanStream alive on this thread with at least
-  // `size` bytes left. Compares addresses only, never reads through `handle`. Throws
-  // kInvalidArgument naming `loader` otherwise.
-  static SpanStream* FromLoaderHandle(void* handle, int64_t size, const char* loader) {
-    SpanStream* s = top_;
-    while (s && s != handle) s = s->below_;
-    AOTRT_REQUIRE(s != nullptr, kInvalidArgument, loader, ": argument 0 (", handle,
-                  ") is not the stream of a module blob being loaded; the loader is called by the blob parser");
-    AOTRT_REQUIRE(size >= 0 && static_cast<uint64_t>(size) <= s->size_ - s->pos_, kInvalidArgument, loader,
-                  ": argument 1 (payload size ", size, ") exceeds the ", s->size_ - s->pos_, " bytes left in the stream");
-    return s;
-  }
   size_t Read(void* ptr, size_t size) override {
     size_t n = size < size_ - pos_ ? size : size_ - pos_;
     if (n) std::memcpy(ptr, data_ + pos_, n);
@@ -57,8 +37,6 @@ class SpanStream : public dmlc::SeekStream {
   const char* data_;
   size_t size_;
   size_t pos_ = 0;
-  SpanStream* below_;                          // the stream created before this one on this thread
-  static inline thread_local SpanStream* top_;  // the newest live stream of this thread
 };
 
 class BoundedReader {

@@ -1,5 +1,7 @@
 #include "aotrt/error.h"
 
+#include "base/error_util.h"
+
 namespace aotrt {
 
 const char* ErrorCodeName(ErrorCode code) {
@@ -19,6 +21,12 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kInterrupted: return "Interrupted";
   }
   return "Unknown";
+}
+
+void ThrowEmptyHandle(const char* type) {
+  throw Error(ErrorCode::kInvalidArgument, StrCat("empty aotrt::", type,
+                                                  ": it holds nothing (default-constructed or moved from); assign one "
+                                                  "before using it"));
 }
 
 }  // namespace aotrt

@@ -42,5 +42,12 @@ void ThrowIfPythonErrorSince(uint64_t sequence);
 // Read around every model call, so it is plain initial-exec TLS: one load, no guard, no call.
 extern __thread uint64_t t_last_error_sequence __attribute__((tls_model("initial-exec")));
 inline uint64_t LastErrorSequence() { return t_last_error_sequence; }
+// Whether a callee recorded an error since `sequence` (LastErrorSequence() taken before the call).
+inline bool LastErrorRecordedSince(uint64_t sequence) { return t_last_error_sequence != sequence; }
+// The message a failing callee recorded since `sequence`, or nullptr when it recorded none (or
+// recorded a Python exception): "did the callee set an error", asked one way everywhere.
+inline const char* LastErrorMessageSince(uint64_t sequence) {
+  return LastErrorRecordedSince(sequence) ? LastErrorMessage() : nullptr;
+}
 
 }  // namespace aotrt

@@ -45,17 +45,6 @@ struct Logger {
   // default level and should not pay for a logger (a terminal query on stderr, a registry).
   std::shared_ptr<spdlog::logger> logger;
 
-  Logger() {
-    const char* env = std::getenv("AOTRT_LOG_LEVEL");
-    if (!env || !*env) return;
-    int parsed = ParseLevel(env);
-    if (parsed >= 0) {
-      level = parsed;
-    } else {
-      Get()->warn("AOTRT_LOG_LEVEL={} is not a level (trace, debug, info, warn, error, critical, off or 0..6); "
-                   "using warn", env);
-    }
-  }
   std::shared_ptr<spdlog::logger> Get() {
     std::lock_guard<std::mutex> lock(mu);
     if (!logger) logger = MakeLogger(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());

@@ -1,7 +1,7 @@
-// Internal logging over spdlog. Level from the AOTRT_LOG_LEVEL environment variable (a name,
-// case-insensitive: trace, debug, info, warn or warning, error, critical, off; or 0..6; default
-// warn; an unknown value is reported once and the default kept); output to stderr unless a callback
-// was set with AOTRTSetLogCallback (aotrt/c_api.h).
+// Internal logging over spdlog. Level warn until set: SetLevel (AOTRTSetLogLevel), or the top
+// layer from AOTRT_LOG_LEVEL when libaotrt is loaded (api/runtime_config.h; a name,
+// case-insensitive: trace, debug, info, warn or warning, error, critical, off; or 0..6); output to
+// stderr unless a callback was set with AOTRTSetLogCallback (aotrt/c_api.h).
 #pragma once
 
 #include <string>

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "base/env_flag.h"
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -44,10 +43,6 @@ std::string GroupedNumber(size_t n) {
     out += digits[i];
   }
   return out;
-}
-
-bool CheckBoundsFromEnvironment() {
-  return EnvFlag("AOTRT_CHECK_BOUNDS", false, "check writes past workspace pools and blocks after every run");
 }
 
 }  // namespace aotrt

@@ -33,8 +33,4 @@ size_t CanaryDamage(const void* p, size_t n);
 // 5233328 -> "5,233,328": byte counts in messages.
 std::string GroupedNumber(size_t n);
 
-// The environment's AOTRT_CHECK_BOUNDS: unset, "" or "0" -> false, "1" -> true; any other value
-// throws Error(kInvalidArgument) naming it.
-bool CheckBoundsFromEnvironment();
-
 }  // namespace aotrt

@@ -6,6 +6,7 @@
 
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
+#include "base/device.h"
 #include "c_api/api_guard.h"
 #include "ffi/handle.h"
 
@@ -15,9 +16,10 @@ namespace {
 
 NDArrayObj* AsArray(TVMArrayHandle h, const char* fn) { return static_cast<NDArrayObj*>(TensorFromHandle(h, fn)); }
 
-void RequireCpuDevice(int device_type, const char* fn) {
-  AOTRT_REQUIRE(device_type == kDLCPU || device_type == kDLCUDAHost, kInvalidArgument, fn,
-                ": aotrt supports CPU devices only (device type 1), got ", device_type);
+void RequireCpuDevice(int device_type, int device_id, const char* fn) {
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument, fn,
+                ": aotrt supports CPU devices only (device type 1, id 0), got device type ", device_type, " id ",
+                device_id);
 }
 
 }  // namespace
@@ -31,7 +33,7 @@ int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_
   AOTRT_REQUIRE(ndim >= 0 && ndim <= kMaxNdim, kInvalidArgument, "TVMArrayAlloc: ndim ", ndim, " is outside [0, ",
                 kMaxNdim, "]");
   AOTRT_REQUIRE(ndim == 0 || shape, kInvalidArgument, "TVMArrayAlloc: null shape for ndim ", ndim);
-  RequireCpuDevice(device_type, "TVMArrayAlloc");
+  RequireCpuDevice(device_type, device_id, "TVMArrayAlloc");
   AOTRT_REQUIRE(dtype_code >= 0 && dtype_code < 256 && dtype_bits > 0 && dtype_bits < 256 && dtype_lanes > 0 &&
                     dtype_lanes < 65536,
                 kInvalidArgument, "TVMArrayAlloc: invalid dtype (code ", dtype_code, ", bits ", dtype_bits, ", lanes ",
@@ -97,40 +99,40 @@ void TVMDLManagedTensorCallDeleter(DLManagedTensor* dltensor) {
   if (dltensor && dltensor->deleter) dltensor->deleter(dltensor);
 }
 
-int TVMStreamCreate(int device_type, int, TVMStreamHandle* out) {
+int TVMStreamCreate(int device_type, int device_id, TVMStreamHandle* out) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, "TVMStreamCreate");
+  RequireCpuDevice(device_type, device_id, "TVMStreamCreate");
   if (out) *out = nullptr;
   AOTRT_API_END();
 }
 
-int TVMStreamFree(int device_type, int, TVMStreamHandle) {
+int TVMStreamFree(int device_type, int device_id, TVMStreamHandle) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, "TVMStreamFree");
+  RequireCpuDevice(device_type, device_id, "TVMStreamFree");
   AOTRT_API_END();
 }
 
-int TVMSetStream(int device_type, int, TVMStreamHandle) {
+int TVMSetStream(int device_type, int device_id, TVMStreamHandle) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, "TVMSetStream");
+  RequireCpuDevice(device_type, device_id, "TVMSetStream");
   AOTRT_API_END();
 }
 
-int TVMSynchronize(int device_type, int, TVMStreamHandle) {
+int TVMSynchronize(int device_type, int device_id, TVMStreamHandle) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, "TVMSynchronize");
+  RequireCpuDevice(device_type, device_id, "TVMSynchronize");
   AOTRT_API_END();
 }
 
-int TVMStreamStreamSynchronize(int device_type, int, TVMStreamHandle, TVMStreamHandle) {
+int TVMStreamStreamSynchronize(int device_type, int device_id, TVMStreamHandle, TVMStreamHandle) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, "TVMStreamStreamSynchronize");
+  RequireCpuDevice(device_type, device_id, "TVMStreamStreamSynchronize");
   AOTRT_API_END();
 }
 
 int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDataType, void** out_data) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(DeviceTypeOf(dev), "TVMDeviceAllocDataSpace");
+  RequireCpuDevice(DeviceTypeOf(dev), dev.device_id, "TVMDeviceAllocDataSpace");
   AOTRT_REQUIRE(out_data, kInvalidArgument, "TVMDeviceAllocDataSpace: null out");
   *out_data = AllocAligned(nbytes, alignment < kAllocAlignment ? kAllocAlignment : alignment,
                            "TVMDeviceAllocDataSpace");
@@ -153,7 +155,7 @@ int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t* shap
 
 int TVMDeviceFreeDataSpace(DLDevice dev, void* ptr) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(DeviceTypeOf(dev), "TVMDeviceFreeDataSpace");
+  RequireCpuDevice(DeviceTypeOf(dev), dev.device_id, "TVMDeviceFreeDataSpace");
   std::free(ptr);
   AOTRT_API_END();
 }

@@ -8,6 +8,7 @@
 #include "backend/thread_pool.h"
 #include "backend/workspace.h"
 #include "base/error_util.h"
+#include "base/device.h"
 #include "base/logging.h"
 #include "c_api/api_guard.h"
 #include "module/library_module.h"
@@ -57,17 +58,17 @@ int AOTRTSetLogLevel(int level) {
 
 void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes, int, int) {
   return GuardBackendCall<void*>(nullptr, __func__, [&]() -> void* {
-    AOTRT_REQUIRE(device_type == kDLCPU, kInvalidArgument,
-                  "TVMBackendAllocWorkspace: only CPU workspace is supported, got device type ", device_type, " id ",
-                  device_id);
+    AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument,
+                  "TVMBackendAllocWorkspace: only CPU workspace is supported (device type 1, id 0), got device type ",
+                  device_type, " id ", device_id);
     return WorkspaceAlloc(nbytes);
   });
 }
 
-int TVMBackendFreeWorkspace(int device_type, int, void* ptr) {
+int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr) {
   return GuardBackendCall(-1, __func__, [&] {
-    AOTRT_REQUIRE(device_type == kDLCPU, kInvalidArgument, "TVMBackendFreeWorkspace: device type ", device_type,
-                  " is not CPU");
+    AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument, "TVMBackendFreeWorkspace: device type ",
+                  device_type, " id ", device_id, " is not CPU 0");
     return WorkspaceFree(ptr) ? 0 : -1;
   });
 }

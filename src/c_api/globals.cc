@@ -1,4 +1,4 @@
-// The list of built-in globals (every layer's table), and the runtime-wide globals of TVM's
+// The lists of built-in globals and binary loaders (every layer's table), and the runtime-wide globals of TVM's
 // `runtime.*` namespace that belong to no lower layer: devices, threads, enabled runtimes.
 #include <cstring>
 #include <string>
@@ -6,7 +6,9 @@
 #include "aotrt/container.h"
 #include "backend/thread_pool.h"
 #include "base/error_util.h"
+#include "base/device.h"
 #include "ffi/registry.h"
+#include "module/load_context.h"
 
 namespace aotrt {
 
@@ -17,15 +19,25 @@ extern const GlobalTable kAotGlobals;
 extern const GlobalTable kProfilingGlobals;
 extern const GlobalTable kContribGlobals;
 extern const GlobalTable kRuntimeGlobals;
+extern const GlobalTable kLoadGlobals;
 
 const GlobalTable* const kBuiltinGlobalTables[] = {&kContainerGlobals, &kNDArrayGlobals, &kModuleGlobals,
                                                    &kAotGlobals,       &kProfilingGlobals, &kContribGlobals,
-                                                   &kRuntimeGlobals};
+                                                   &kRuntimeGlobals,   &kLoadGlobals};
 const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBuiltinGlobalTables[0]);
+
+// The built-in loaders of module blob entries, by type key (module/load_context.h).
+extern const BinaryLoaderTable kAotBinaryLoaders;
+
+const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoaders};
+const size_t kNumBuiltinBinaryLoaderTables =
+    sizeof(kBuiltinBinaryLoaderTables) / sizeof(kBuiltinBinaryLoaderTables[0]);
 
 namespace {
 
-bool IsCpu(int64_t device_type) { return device_type == kDLCPU || device_type == kDLCUDAHost; }
+// Device queries name a type only (GetDeviceAttr and TVMSetStream take an id too, which CPU
+// ignores, as TVM's CPU device API does): the type half of the one rule.
+bool IsCpu(int64_t device_type) { return IsAcceptedCpuDevice(static_cast<int>(device_type), 0); }
 
 // (device_type, device_id, kind): kind 0 (exist) is 1 for CPU and 0 for devices aotrt has no API
 // for; CPU has no other attribute (null, as TVM's CPU API); other devices are not enabled.

@@ -37,6 +37,26 @@ struct CFunc {
   }
 };
 
+bool Flag(int32_t v, const char* field) {
+  AOTRT_REQUIRE(v == 0 || v == 1, kInvalidArgument, "AOTRTLoadOptions.", field, " is ", v, ": expected 0 or 1");
+  return v == 1;
+}
+
+LoadOptions LoadOptionsFromC(const AOTRTLoadOptions* c) {
+  LoadOptions o;
+  if (!c) return o;
+  AOTRT_REQUIRE(c->struct_size == sizeof(AOTRTLoadOptions), kInvalidArgument, "AOTRTLoadOptions.struct_size is ",
+                c->struct_size, ": expected ", sizeof(AOTRTLoadOptions),
+                " (initialize the struct with AOTRTLoadOptionsInit of this library's header)");
+  o.constant_cache = Flag(c->constant_cache, "constant_cache");
+  o.verify_constant_cache = Flag(c->verify_constant_cache, "verify_constant_cache");
+  o.cache_dir = c->cache_dir ? c->cache_dir : "";
+  o.cache_max_bytes = c->cache_max_bytes;
+  o.executor.check_bounds = Flag(c->check_bounds, "check_bounds");
+  o.executor.huge_pages = Flag(c->huge_pages, "huge_pages");
+  return o;
+}
+
 }  // namespace
 
 extern "C" {
@@ -45,6 +65,29 @@ int TVMModLoadFromFile(const char* file_name, const char* format, TVMModuleHandl
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(file_name && out, kInvalidArgument, "TVMModLoadFromFile: null argument");
   *out = ObjectPtr<ModuleNode>(Module::LoadFromFile(file_name, format ? format : "").node()).release();
+  AOTRT_API_END();
+}
+
+void AOTRTLoadOptionsInit(AOTRTLoadOptions* options) {
+  if (!options) return;
+  LoadOptions d;
+  *options = AOTRTLoadOptions{};
+  options->struct_size = sizeof(AOTRTLoadOptions);
+  options->constant_cache = d.constant_cache;
+  options->verify_constant_cache = d.verify_constant_cache;
+  options->cache_dir = nullptr;
+  options->cache_max_bytes = d.cache_max_bytes;
+  options->check_bounds = d.executor.check_bounds;
+  options->huge_pages = d.executor.huge_pages;
+}
+
+int AOTRTModLoadFromFileWithOptions(const char* file_name, const char* format, const AOTRTLoadOptions* options,
+                                    TVMModuleHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(file_name && out, kInvalidArgument, "AOTRTModLoadFromFileWithOptions: null argument");
+  *out = ObjectPtr<ModuleNode>(
+             Module::LoadFromFile(file_name, format ? format : "", LoadOptionsFromC(options)).node())
+             .release();
   AOTRT_API_END();
 }
 
@@ -142,7 +185,7 @@ int TVMFuncCreateFromCFunc(TVMPackedCFunc func, void* resource_handle, TVMPacked
                       state->resource);
     if (rc != 0) {
       ThrowIfPythonErrorSince(before);
-      const char* msg = LastErrorSequence() != before ? LastErrorMessage() : nullptr;
+      const char* msg = LastErrorMessageSince(before);
       ErrorCode code = msg ? LastErrorCode() : ErrorCode::kModelError;
       throw Error(code, msg ? msg : "C callback returned an error without a message");
     }

@@ -13,6 +13,7 @@
 #include "aotrt/half.h"
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
+#include "base/device.h"
 #include "ffi/registry.h"
 
 namespace aotrt {
@@ -77,7 +78,7 @@ struct View {
 
 View CheckTensor(const char* fn, const char* what, const DLTensor* t) {
   AOTRT_REQUIRE(t != nullptr, kInvalidArgument, fn, ": ", what, " is null");
-  AOTRT_REQUIRE(t->device.device_type == kDLCPU, kInvalidArgument, fn, ": ", what, " is not on the CPU");
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(t->device), kInvalidArgument, fn, ": ", what, " is not on CPU 0");
   AOTRT_REQUIRE(IsContiguous(*t), kInvalidArgument, fn, ": ", what, " is not contiguous");
   AOTRT_REQUIRE(t->ndim >= 1 && t->shape, kShapeMismatch, fn, ": ", what, " needs at least one dimension");
   AOTRT_REQUIRE(t->dtype.lanes == 1, kTypeMismatch, fn, ": ", what, " has ", t->dtype.lanes, " lanes");

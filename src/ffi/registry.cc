@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "base/error_util.h"
 
@@ -13,6 +14,7 @@ struct Registry::Impl {
   mutable std::mutex mu;
   // Registered functions and built-ins already looked up; an empty PackedFunc marks a removed name.
   mutable std::map<std::string, PackedFunc> funcs;
+  std::set<std::string> registered;  // names whose entry in `funcs` came from Register
   // A linear scan of the compile-time tables: each name is looked up there once (then cached in
   // `funcs`), and building an index would cost every process ~40 us at its first load.
   const GlobalDef* FindBuiltin(const std::string& name) const {
@@ -43,6 +45,7 @@ void Registry::Register(const std::string& name, PackedFunc f, bool override) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (!override && impl_->Exists(name)) AOTRT_THROW(kInvalidArgument, "Global PackedFunc ", name, " is already registered");
   impl_->funcs[name] = std::move(f);
+  impl_->registered.insert(name);
 }
 
 PackedFunc Registry::Get(const std::string& name) const {
@@ -57,8 +60,14 @@ PackedFunc Registry::Get(const std::string& name) const {
   return f;
 }
 
+PackedFunc Registry::GetRegistered(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->registered.count(name) ? impl_->funcs.at(name) : PackedFunc();
+}
+
 bool Registry::Remove(const std::string& name) {
   std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->registered.erase(name);
   bool existed = impl_->Exists(name);
   if (existed) impl_->funcs[name] = PackedFunc();
   return existed;

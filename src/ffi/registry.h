@@ -35,6 +35,8 @@ class Registry {
   void Register(const std::string& name, PackedFunc f, bool override);
   // Empty when absent.
   PackedFunc Get(const std::string& name) const;
+  // Only a function registered through Register (a host's), not a built-in; empty when none.
+  PackedFunc GetRegistered(const std::string& name) const;
   // False when the name was not registered (not an error).
   bool Remove(const std::string& name);
   std::vector<std::string> ListNames() const;

@@ -15,31 +15,48 @@ constexpr const char* kLoaderPrefix = "runtime.module.loadbinary_";
 
 std::string KnownLoaders() {
   std::string known;
+  for (size_t t = 0; t < kNumBuiltinBinaryLoaderTables; ++t) {
+    const BinaryLoaderTable* table = kBuiltinBinaryLoaderTables[t];
+    for (size_t i = 0; i < table->size; ++i) known += (known.empty() ? "" : ", ") + std::string(table->defs[i].type_key);
+  }
   for (const std::string& n : Registry::Global().ListNames()) {
-    if (n.rfind(kLoaderPrefix, 0) == 0) known += (known.empty() ? "" : ", ") + n.substr(std::strlen(kLoaderPrefix));
+    if (n.rfind(kLoaderPrefix, 0) != 0) continue;
+    std::string key = n.substr(std::strlen(kLoaderPrefix));
+    if (!FindBuiltinBinaryLoader(key)) known += (known.empty() ? "" : ", ") + key;
   }
   return known;
 }
 
-// Call the registered loader for `key`; it reads its payload from `stream` (a SpanStream).
-ObjectPtr<ModuleNode> LoadEntry(const std::string& key, SpanStream* stream, BoundedReader& r) {
-  PackedFunc loader = Registry::Global().Get(BinaryLoaderName(key));
-  if (!loader) {
-    r.Fail(StrCat("Binary was created using {", key, "} but a loader of that name is not registered. "
-                  "Available loaders are ", KnownLoaders(), ", _lib, _import_tree"));
-  }
+// A host-registered loader (TVM's convention): it reads its payload from the stream handle.
+ObjectPtr<ModuleNode> LoadEntryPacked(const PackedFunc& loader, const std::string& key, SpanStream* stream,
+                                      BoundedReader& r) {
   size_t start = stream->Tell();
-  TVMValue args[3];
-  int codes[3] = {kTVMOpaqueHandle, kTVMArgInt, kTVMStr};
-  args[0].v_handle = stream;
+  TVMValue args[2];
+  int codes[2] = {kTVMOpaqueHandle, kTVMArgInt};
+  args[0].v_handle = static_cast<dmlc::Stream*>(stream);
   args[1].v_int64 = static_cast<int64_t>(r.remaining());
-  args[2].v_str = r.what().c_str();
   TVMRetValue rv;
-  loader.CallPacked(TVMArgs(args, codes, 3), &rv);
+  loader.CallPacked(TVMArgs(args, codes, 2), &rv);
   r.Advance(stream->Tell() - start, key.c_str());
   Object* obj = rv.object();
   if (rv.type_code() != kTVMModuleHandle || !obj) r.Fail(StrCat("loader for '", key, "' returned no module"));
   return ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(obj));
+}
+
+ObjectPtr<ModuleNode> LoadEntry(const std::string& key, SpanStream* stream, BoundedReader& r, const LoadContext& ctx) {
+  if (PackedFunc host = Registry::Global().GetRegistered(BinaryLoaderName(key))) {
+    return LoadEntryPacked(host, key, stream, r);
+  }
+  const BinaryLoaderDef* builtin = FindBuiltinBinaryLoader(key);
+  if (!builtin) {
+    r.Fail(StrCat("Binary was created using {", key, "} but a loader of that name is not registered. "
+                  "Available loaders are ", KnownLoaders(), ", _lib, _import_tree"));
+  }
+  BoundedReader payload(stream, r.remaining(), StrCat(key, " payload in ", r.what()));
+  ObjectPtr<ModuleNode> m = builtin->load(payload, ctx);
+  r.Advance(payload.offset(), key.c_str());
+  if (!m) r.Fail(StrCat("loader for '", key, "' returned no module"));
+  return m;
 }
 
 void LinkImportTree(const std::vector<ObjectPtr<ModuleNode>>& modules, const std::vector<uint64_t>& row_ptr,
@@ -86,9 +103,19 @@ void NotifyImportsLinked(ModuleNode* root) {
 
 std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
 
+const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
+  for (size_t t = 0; t < kNumBuiltinBinaryLoaderTables; ++t) {
+    const BinaryLoaderTable* table = kBuiltinBinaryLoaderTables[t];
+    for (size_t i = 0; i < table->size; ++i) {
+      if (type_key == table->defs[i].type_key) return &table->defs[i];
+    }
+  }
+  return nullptr;
+}
+
 ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
-                                        const ObjectPtr<ModuleNode>& legacy_root, const std::string& what) {
-  std::string where = "module blob (__tvm_dev_mblob) of " + what;
+                                        const ObjectPtr<ModuleNode>& legacy_root, const LoadContext& ctx) {
+  std::string where = "module blob (__tvm_dev_mblob) of " + ctx.display_name;
   if (avail < 8) AOTRT_THROW(kFormatError, where, ": only ", avail, " bytes, need at least an 8-byte header");
   uint64_t nbytes = 0;
   for (int i = 0; i < 8; ++i) nbytes |= static_cast<uint64_t>(static_cast<unsigned char>(blob[i])) << (8 * i);
@@ -113,7 +140,7 @@ ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const 
       row_ptr = r.ReadU64Vector("import tree row_ptr");
       children = r.ReadU64Vector("import tree child_indices");
     } else {
-      modules.push_back(LoadEntry(key, &stream, r));
+      modules.push_back(LoadEntry(key, &stream, r, ctx));
     }
   }
   if (r.remaining() != 0) r.Fail(StrCat(r.remaining(), " bytes of unexpected data after the last entry"));

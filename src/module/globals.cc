@@ -1,11 +1,8 @@
-// Globals of the module layer with TVM's names and error texts (ABI.md 11.4): loaders and the
-// `Module.*` properties the Python package reads.
+// Globals of the module layer with TVM's names and error texts (ABI.md 11.4): the `Module.*`
+// properties the Python package reads. The loaders are front doors: api/module_load.cc.
 #include "aotrt/module.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
-#include "module/library_module.h"
-#include "module/object_linker.h"
-#include "module/symbol_source.h"
 
 namespace aotrt {
 namespace {
@@ -13,30 +10,6 @@ namespace {
 void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
   AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ", min,
                 min == max ? "" : StrCat(" to ", max), " arguments, got ", args.size());
-}
-
-void LoadFileSo(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.module.loadfile_so", args, 1, 2);
-  std::string path = args[0].AsString();
-  rv->SetObject(LoadFromSymbolSource(OpenSharedLibrary(path, path, /*is_source_file=*/true)).node());
-}
-
-// TVM exports of object files (export_library("x.tar") or ".o"), linked into a shared library first.
-template <int kTar>
-void LoadFileObjects(TVMArgs args, TVMRetValue* rv) {
-  const char* fmt = kTar ? "tar" : "o";
-  RequireArgs(kTar ? "runtime.module.loadfile_tar" : "runtime.module.loadfile_o", args, 1, 2);
-  rv->SetObject(LoadFromSymbolSource(OpenObjectFiles(args[0].AsString(), fmt)).node());
-}
-
-void SystemLib(TVMArgs args, TVMRetValue* rv) {
-  rv->SetObject(Module::SystemLib(args.size() > 0 ? args[0].AsString() : "").node());
-}
-
-void LoadFromFile(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.ModuleLoadFromFile", args, 1, 2);
-  std::string fmt = args.size() > 1 ? args[1].AsString() : "";
-  rv->SetObject(Module::LoadFromFile(args[0].AsString(), fmt).node());
 }
 
 void GetTypeKey(TVMArgs args, TVMRetValue* rv) { rv->SetString(args[0].AsModule()->type_key()); }
@@ -80,11 +53,6 @@ void Unsupported(TVMArgs args, TVMRetValue*) {
 }
 
 constexpr GlobalDef kDefs[] = {
-    {"runtime.module.loadfile_so", LoadFileSo},
-    {"runtime.module.loadfile_tar", LoadFileObjects<1>},
-    {"runtime.module.loadfile_o", LoadFileObjects<0>},
-    {"runtime.SystemLib", SystemLib},
-    {"runtime.ModuleLoadFromFile", LoadFromFile},
     {"runtime.ModuleGetTypeKey", GetTypeKey},
     {"runtime.ModuleGetImport", GetImport},
     {"runtime.ModuleImportsSize", ImportsSize},

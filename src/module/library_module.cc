@@ -1,10 +1,15 @@
 #include "module/library_module.h"
+
+#include <mutex>
+#include <unordered_map>
+
 #include "module/model_contract.h"
 
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "ffi/registry.h"
+#include "module/context_pointers.h"
 
 namespace aotrt {
 
@@ -20,7 +25,7 @@ PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, Object
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
       ThrowIfPythonErrorSince(errors_before);
-      const char* msg = LastErrorSequence() != errors_before ? LastErrorMessage() : nullptr;
+      const char* msg = LastErrorMessageSince(errors_before);
       AOTRT_THROW(kModelError, name, " failed (returned ", rc, ")", msg ? ": " : " without an error message", msg ? msg : "");
     }
     if (ret_code != kTVMNullptr) rv->SetFromC(ret, ret_code);
@@ -57,6 +62,59 @@ PackedFuncObj* LibraryModuleNode::GetFuncFromEnv(const std::string& name) {
                 " in the imported modules or global registry (needed by ", lib_->name(), ")");
   env_cache_[name] = f;
   return f.object().get();
+}
+
+namespace {
+
+// Library module nodes by library identity; the nodes unregister themselves when destroyed.
+struct LiveLibraries {
+  std::mutex mu;
+  std::unordered_map<const void*, LibraryModuleNode*> nodes;
+};
+
+LiveLibraries& Live() {
+  static LiveLibraries* live = new LiveLibraries();  // outlives every node, even at exit
+  return *live;
+}
+
+// Point the library's context variables at aotrt and at `node`, its library module (not the
+// tree's root; it stays alive through the tree).
+void FillLibraryContext(LibraryModuleNode* node) {
+  const SymbolSource& lib = node->library();
+  FillContextPointers(lib);
+  if (auto* ctx = static_cast<void**>(lib.Lookup(contract::kModuleContext))) *ctx = static_cast<ModuleNode*>(node);
+}
+
+}  // namespace
+
+ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> lib) {
+  CheckWritableSlots(*lib);  // before any node exists: its destructor takes the lock below
+  const void* id = lib->identity();
+  // Made before the lock and destroyed after it (declared first) if anything below throws: the
+  // node's destructor takes the same lock to unregister.
+  auto node = MakeObject<LibraryModuleNode>(std::move(lib));
+  if (!id) {
+    FillLibraryContext(node.get());
+    return node;
+  }
+  LiveLibraries& live = Live();
+  std::lock_guard<std::mutex> lock(live.mu);
+  auto it = live.nodes.find(id);
+  if (it != live.nodes.end() && it->second->TryIncRef()) {
+    return ObjectPtr<LibraryModuleNode>::Adopt(it->second);  // `node` (an extra dlopen reference) goes
+  }
+  live.nodes[id] = node.get();  // registered first: on a throw below, the destructor unregisters it
+  FillLibraryContext(node.get());
+  return node;
+}
+
+LibraryModuleNode::~LibraryModuleNode() {
+  if (const void* id = lib_->identity()) {
+    LiveLibraries& live = Live();
+    std::lock_guard<std::mutex> lock(live.mu);
+    auto it = live.nodes.find(id);
+    if (it != live.nodes.end() && it->second == this) live.nodes.erase(it);
+  }
 }
 
 }  // namespace aotrt

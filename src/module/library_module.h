@@ -11,6 +11,7 @@
 #include <tvm/runtime/c_backend_api.h>
 
 #include "aotrt/module.h"
+#include "module/load_context.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -45,7 +46,20 @@ PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, Object
 ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> lib);
 
 // Build the module tree of a library: the shared library module (above), then the modules of
-// __tvm_dev_mblob. Returns the root (the library module itself when there is no blob).
-Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib);
+// __tvm_dev_mblob, each read with `ctx`. Returns the root (the library module itself when there
+// is no blob).
+Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext& ctx);
+
+// The loads behind Module::LoadFromFile / LoadFromMemory, with the front door's context: `format`
+// "" means the extension; so, tar and o are built in, another format goes to a host-registered
+// `runtime.module.loadfile_<format>` or, without one, is told by the file's content. Throw as
+// Module::LoadFromFile documents.
+Module LoadModuleFile(const std::string& path, const std::string& format, const LoadContext& ctx);
+Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx);
+// How a library loaded from `size` bytes in memory is named in messages.
+std::string InMemoryName(size_t size);
+// The system library's module tree for `prefix`, made once per prefix (the first call's `ctx`
+// applies) and shared by every later call. Thread-safe.
+Module LoadSystemLib(const std::string& prefix, const LoadContext& ctx);
 
 }  // namespace aotrt

@@ -7,53 +7,17 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
-
-#include <tvm/runtime/c_backend_api.h>
 
 #include "base/error_util.h"
 #include "ffi/registry.h"
 #include "module/blob.h"
 #include "module/library_module.h"
+#include "module/load_context.h"
+#include "module/loader/object_linker.h"
 #include "module/model_contract.h"
-#include "module/object_linker.h"
 
 namespace aotrt {
 namespace {
-
-struct ContextPointer {
-  const char* name;
-  void* value;
-};
-
-// The `__TVM*` function pointers of llvm exports (ABI.md 2.1) and what aotrt writes into them.
-const ContextPointer kContextPointers[] = {
-    {"__TVMFuncCall", reinterpret_cast<void*>(&TVMFuncCall)},
-    {"__TVMAPISetLastError", reinterpret_cast<void*>(&TVMAPISetLastError)},
-    {"__TVMBackendGetFuncFromEnv", reinterpret_cast<void*>(&TVMBackendGetFuncFromEnv)},
-    {"__TVMBackendParallelLaunch", reinterpret_cast<void*>(&TVMBackendParallelLaunch)},
-    {"__TVMBackendParallelBarrier", reinterpret_cast<void*>(&TVMBackendParallelBarrier)},
-    {"__TVMBackendAllocWorkspace", reinterpret_cast<void*>(&TVMBackendAllocWorkspace)},
-    {"__TVMBackendFreeWorkspace", reinterpret_cast<void*>(&TVMBackendFreeWorkspace)},
-};
-
-// Every variable the load writes (context pointers, __tvm_module_ctx) must be a writable pointer
-// slot of the library: a symbol placed in read-only data or outside the library would fault.
-void CheckWritableSlots(const SymbolSource& lib) {
-  AddressBounds bounds = lib.Segments();
-  auto check = [&](const char* name) {
-    if (void* slot = lib.Lookup(name)) {
-      try {
-        bounds.RequireWritable(slot, sizeof(void*), name);
-      } catch (const Error& e) {
-        AOTRT_THROW(kFormatError, lib.name(), ": ", e.what());
-      }
-    }
-  };
-  for (const ContextPointer& p : kContextPointers) check(p.name);
-  check(contract::kModuleContext);
-}
 
 std::string Extension(const std::string& path) {
   size_t dot = path.find_last_of('.');
@@ -137,66 +101,7 @@ const char* SniffFileFormat(const std::string& path) {
 
 }  // namespace
 
-void FillContextPointers(const SymbolSource& lib) {
-  for (const ContextPointer& p : kContextPointers) {
-    if (auto* slot = static_cast<void**>(lib.Lookup(p.name))) *slot = p.value;
-  }
-}
-
-namespace {
-
-// Library module nodes by library identity; the nodes unregister themselves when destroyed.
-struct LiveLibraries {
-  std::mutex mu;
-  std::unordered_map<const void*, LibraryModuleNode*> nodes;
-};
-
-LiveLibraries& Live() {
-  static LiveLibraries* live = new LiveLibraries();  // outlives every node, even at exit
-  return *live;
-}
-
-// Point the library's context variables at aotrt and at `node`, its library module (not the
-// tree's root; it stays alive through the tree).
-void FillLibraryContext(LibraryModuleNode* node) {
-  const SymbolSource& lib = node->library();
-  FillContextPointers(lib);
-  if (auto* ctx = static_cast<void**>(lib.Lookup(contract::kModuleContext))) *ctx = static_cast<ModuleNode*>(node);
-}
-
-}  // namespace
-
-ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> lib) {
-  CheckWritableSlots(*lib);  // before any node exists: its destructor takes the lock below
-  const void* id = lib->identity();
-  // Made before the lock and destroyed after it (declared first) if anything below throws: the
-  // node's destructor takes the same lock to unregister.
-  auto node = MakeObject<LibraryModuleNode>(std::move(lib));
-  if (!id) {
-    FillLibraryContext(node.get());
-    return node;
-  }
-  LiveLibraries& live = Live();
-  std::lock_guard<std::mutex> lock(live.mu);
-  auto it = live.nodes.find(id);
-  if (it != live.nodes.end() && it->second->TryIncRef()) {
-    return ObjectPtr<LibraryModuleNode>::Adopt(it->second);  // `node` (an extra dlopen reference) goes
-  }
-  live.nodes[id] = node.get();  // registered first: on a throw below, the destructor unregisters it
-  FillLibraryContext(node.get());
-  return node;
-}
-
-LibraryModuleNode::~LibraryModuleNode() {
-  if (const void* id = lib_->identity()) {
-    LiveLibraries& live = Live();
-    std::lock_guard<std::mutex> lock(live.mu);
-    auto it = live.nodes.find(id);
-    if (it != live.nodes.end() && it->second == this) live.nodes.erase(it);
-  }
-}
-
-Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib) {
+Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext& ctx) {
   ObjectPtr<LibraryModuleNode> lib_node = AcquireLibraryModule(std::move(lib));
   const SymbolSource& symbols = lib_node->library();
   ObjectPtr<ModuleNode> root = lib_node;
@@ -211,16 +116,32 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib) {
                   size, " bytes) runs past the end of its mapped segment (", readable, " bytes)");
     uint64_t avail = size ? size : readable;
     auto legacy_root = MakeObject<LibraryModuleNode>(lib_node->shared_library());
-    root = ProcessModuleBlob(blob, avail, lib_node, legacy_root, symbols.name());
+    LoadContext blob_ctx = ctx;
+    blob_ctx.display_name = symbols.name();
+    blob_ctx.library = &symbols;
+    root = ProcessModuleBlob(blob, avail, lib_node, legacy_root, blob_ctx);
   }
   return Module(root);
 }
 
-Module Module::LoadFromFile(const std::string& path, const std::string& format) {
+Module LoadModuleFile(const std::string& path, const std::string& format, const LoadContext& ctx) {
   std::string fmt = format.empty() ? Extension(path) : format;
   if (fmt == "dll" || fmt == "dylib" || fmt == "dso") fmt = "so";
-  PackedFunc loader = Registry::Global().Get("runtime.module.loadfile_" + fmt);
-  if (!loader) {  // an unknown extension (model.bin): tell the format by content
+  bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
+  if (!builtin) {
+    // A host may register a loader for its own format (TVM's runtime.module.loadfile_<fmt>).
+    if (PackedFunc host = Registry::Global().GetRegistered("runtime.module.loadfile_" + fmt)) {
+      TVMValue args[2];
+      int codes[2] = {kTVMStr, kTVMStr};
+      args[0].v_str = path.c_str();
+      args[1].v_str = fmt.c_str();
+      TVMRetValue rv;
+      host.CallPacked(TVMArgs(args, codes, 2), &rv);
+      AOTRT_REQUIRE(rv.type_code() == kTVMModuleHandle && rv.object(), kInternal, "loader for .", fmt,
+                    " returned no module");
+      return Module(ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(rv.object())));
+    }
+    // An unknown extension (model.bin): tell the format by content.
     AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, "Loader for `.", fmt, "` files is not registered and ",
                   path, " cannot be read to tell its format: ", std::strerror(errno));
     const char* sniffed = SniffFileFormat(path);
@@ -228,27 +149,22 @@ Module Module::LoadFromFile(const std::string& path, const std::string& format) 
                   ") and the file's content is neither a shared library (ELF) nor an object archive (tar, gzip); "
                   "aotrt loads shared libraries (.so) and object exports (.tar, .o)");
     fmt = sniffed;
-    loader = Registry::Global().Get("runtime.module.loadfile_" + fmt);
   }
-  TVMValue args[2];
-  int codes[2] = {kTVMStr, kTVMStr};
-  args[0].v_str = path.c_str();
-  args[1].v_str = fmt.c_str();
-  TVMRetValue rv;
-  loader.CallPacked(TVMArgs(args, codes, 2), &rv);
-  AOTRT_REQUIRE(rv.type_code() == kTVMModuleHandle && rv.object(), kInternal, "loader for .", fmt,
-                " returned no module");
-  return Module(ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(rv.object())));
+  if (fmt == "so") return LoadFromSymbolSource(OpenSharedLibrary(path, path, /*is_source_file=*/true), ctx);
+  return LoadFromSymbolSource(OpenObjectFiles(path, fmt, ctx.tools), ctx);
 }
 
-Module Module::LoadFromMemory(const void* data, size_t size) {
+std::string InMemoryName(size_t size) { return StrCat("<in-memory library of ", size, " bytes>"); }
+
+Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx) {
   AOTRT_REQUIRE(data != nullptr || size == 0, kInvalidArgument, "LoadFromMemory: null data");
   auto file = std::make_unique<MemFile>(data, size);
-  std::string name = "<in-memory library of " + std::to_string(size) + " bytes>";
   const char* format = SniffFormat(data, size);
-  if (format && std::strcmp(format, "so") != 0) return LoadFromSymbolSource(OpenObjectFiles(file->path(), format));  // linked to a new file
-  std::shared_ptr<SymbolSource> lib = OpenSharedLibrary(file->path(), name);
-  return LoadFromSymbolSource(std::make_shared<MemFileLibrary>(std::move(file), std::move(lib)));
+  if (format && std::strcmp(format, "so") != 0) {
+    return LoadFromSymbolSource(OpenObjectFiles(file->path(), format, ctx.tools), ctx);  // linked to a new file
+  }
+  std::shared_ptr<SymbolSource> lib = OpenSharedLibrary(file->path(), ctx.display_name);
+  return LoadFromSymbolSource(std::make_shared<MemFileLibrary>(std::move(file), std::move(lib)), ctx);
 }
 
 }  // namespace aotrt

@@ -73,7 +73,7 @@ PackedFunc Module::GetFunctionOrThrow(const std::string& name, bool query_import
 
 std::vector<Module> Module::imports() const {
   std::vector<Module> out;
-  for (const auto& m : node_->imports()) out.emplace_back(m);
+  for (const auto& m : checked().imports()) out.emplace_back(m);
   return out;
 }
 

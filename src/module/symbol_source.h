@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "module/address_bounds.h"
+#include "module/loader/address_bounds.h"
 
 namespace aotrt {
 
@@ -65,8 +65,5 @@ class IgnoreSystemLibRegistrations {
  private:
   bool previous_;
 };
-
-// Write aotrt's backend functions into the library's `__TVM*` context pointers that exist.
-void FillContextPointers(const SymbolSource& lib);
 
 }  // namespace aotrt

@@ -9,6 +9,7 @@
 
 #include "aotrt/packed_func.h"
 #include "base/error_util.h"
+#include "base/device.h"
 #include "base/zeroed_memory.h"
 #include "ffi/handle.h"
 
@@ -16,9 +17,9 @@ namespace aotrt {
 namespace {
 
 void RequireCpu(const DLDevice& dev, const char* what) {
-  int type = DeviceTypeOf(dev);
-  AOTRT_REQUIRE(type == kDLCPU || type == kDLCUDAHost, kInvalidArgument, what,
-                ": only CPU tensors are supported (device type 1), got device type ", type);
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(dev), kInvalidArgument, what,
+                ": only CPU tensors are supported (device type 1, id 0), got device type ", DeviceTypeOf(dev), " id ",
+                dev.device_id);
 }
 
 void RequireValidDType(DLDataType t) {
@@ -139,7 +140,8 @@ NDArray NDArray::CreateView(const std::vector<int64_t>& shape, DLDataType dtype)
 }
 
 std::vector<int64_t> NDArray::Shape() const {
-  return std::vector<int64_t>(obj_->dl_tensor.shape, obj_->dl_tensor.shape + obj_->dl_tensor.ndim);
+  const DLTensor& t = checked().dl_tensor;
+  return std::vector<int64_t>(t.shape, t.shape + t.ndim);
 }
 
 void CopyTensorBytes(const DLTensor& from, DLTensor* to) {
@@ -156,18 +158,18 @@ void CopyTensorBytes(const DLTensor& from, DLTensor* to) {
               static_cast<const char*>(from.data) + from.byte_offset, a);
 }
 
-void NDArray::CopyFrom(const DLTensor& from) { CopyTensorBytes(from, &obj_->dl_tensor); }
-void NDArray::CopyTo(DLTensor* to) const { CopyTensorBytes(obj_->dl_tensor, to); }
+void NDArray::CopyFrom(const DLTensor& from) { CopyTensorBytes(from, &checked().dl_tensor); }
+void NDArray::CopyTo(DLTensor* to) const { CopyTensorBytes(checked().dl_tensor, to); }
 
 void NDArray::CopyFromBytes(const void* src, size_t nbytes) {
-  AOTRT_REQUIRE(IsContiguous(obj_->dl_tensor), kInvalidArgument, "ArrayCopyFromBytes: array is not contiguous");
+  AOTRT_REQUIRE(IsContiguous(checked().dl_tensor), kInvalidArgument, "ArrayCopyFromBytes: array is not contiguous");
   AOTRT_REQUIRE(nbytes == NumBytes(), kShapeMismatch, "ArrayCopyFromBytes: size mismatch: array has ", NumBytes(),
                 " bytes, got ", nbytes);
   if (nbytes) std::memcpy(data(), src, nbytes);
 }
 
 void NDArray::CopyToBytes(void* dst, size_t nbytes) const {
-  AOTRT_REQUIRE(IsContiguous(obj_->dl_tensor), kInvalidArgument, "ArrayCopyToBytes: array is not contiguous");
+  AOTRT_REQUIRE(IsContiguous(checked().dl_tensor), kInvalidArgument, "ArrayCopyToBytes: array is not contiguous");
   AOTRT_REQUIRE(nbytes == NumBytes(), kShapeMismatch, "ArrayCopyToBytes: size mismatch: array has ", NumBytes(),
                 " bytes, got ", nbytes);
   if (nbytes) std::memcpy(dst, data(), nbytes);

@@ -1,4 +1,5 @@
 #include "ndarray/serialize.h"
+#include "base/device.h"
 
 #include <dmlc/memory_io.h>
 
@@ -7,8 +8,8 @@
 namespace aotrt {
 
 void WriteNDArray(dmlc::Stream* s, const DLTensor& t) {
-  AOTRT_REQUIRE(t.device.device_type == kDLCPU, kInvalidArgument, "can only save CPU tensors, got device type ",
-                static_cast<int>(t.device.device_type));
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kInvalidArgument, "can only save CPU tensors, got device type ",
+                static_cast<int>(t.device.device_type), " id ", t.device.device_id);
   AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, "can only save contiguous tensors");
   s->Write(kNDArrayMagic);
   s->Write(uint64_t{0});

@@ -5,6 +5,7 @@
 #include "aotrt/module.h"
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
+#include "base/device.h"
 #include "ffi/registry.h"
 
 namespace aotrt {
@@ -34,10 +35,12 @@ void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
   DLDevice dev;
   int device_type = IntArg(fn, args, 2, "device_type");
   // Checked before the cast: an int outside DLDeviceType is no value of it.
-  AOTRT_REQUIRE(device_type == kDLCPU, kInvalidArgument, fn, ": only CPU devices (device_type 1) are supported, got ",
-                "device_type ", device_type);
+  int device_id = IntArg(fn, args, 3, "device_id");
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument, fn,
+                ": only CPU devices (device_type 1, device_id 0) are supported, got device_type ", device_type,
+                " device_id ", device_id);
   dev.device_type = kDLCPU;
-  dev.device_id = IntArg(fn, args, 3, "device_id");
+  dev.device_id = device_id;
   PackedFunc timer = TimeEvaluator(
       mod, args[1].AsString(), dev, IntArg(fn, args, 4, "number"), IntArg(fn, args, 5, "repeat"),
       IntArg(fn, args, 6, "min_repeat_ms"), IntArg(fn, args, 7, "limit_zero_time_iterations"),

@@ -123,9 +123,8 @@ std::vector<double> ParseTimes(const std::string& bytes) {
   return out;
 }
 
-PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice dev, int number, int repeat,
-                         int min_repeat_ms, int limit_zero_time_iterations, int cooldown_interval_ms,
-                         int repeats_to_cooldown, int cache_flush_bytes, const std::string& f_preproc) {
+PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice dev,
+                         const TimeEvaluatorOptions& options, const std::string& f_preproc) {
   PackedFunc f = module.defined() ? module.GetFunction(name, /*query_imports=*/true) : GetGlobalFunction(name);
   AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "Cannot find ", name, " in the module or global registry");
   PackedFunc pre;
@@ -133,6 +132,12 @@ PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice
     pre = GetGlobalFunction(f_preproc);
     AOTRT_REQUIRE(static_cast<bool>(pre), kNotFound, "Cannot find f_preproc ", f_preproc, " in the global registry");
   }
+  return WrapTimeEvaluator(std::move(f), dev, options, std::move(pre));
+}
+
+PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice dev, int number, int repeat,
+                         int min_repeat_ms, int limit_zero_time_iterations, int cooldown_interval_ms,
+                         int repeats_to_cooldown, int cache_flush_bytes, const std::string& f_preproc) {
   TimeEvaluatorOptions opt;
   opt.number = number;
   opt.repeat = repeat;
@@ -141,7 +146,7 @@ PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice
   opt.cooldown_interval_ms = cooldown_interval_ms;
   opt.repeats_to_cooldown = repeats_to_cooldown;
   opt.cache_flush_bytes = cache_flush_bytes;
-  return WrapTimeEvaluator(std::move(f), dev, opt, std::move(pre));
+  return TimeEvaluator(module, name, dev, opt, f_preproc);
 }
 
 }  // namespace aotrt

@@ -69,20 +69,24 @@ TEST(HugePages, SmallBuffersAreLeftAlone) {
   ExpectOutputsMatch(c, ex);
 }
 
+// The environment is read when the model is loaded; every executor of that model follows it.
 TEST(HugePages, EnvironmentTurnsItOnForEveryExecutorAndRejectsOtherValues) {
   Case c = GeneratedCase("relu_4mib");
-  Model m = Model::Load(c.library);
   {
     ScopedEnv env("AOTRT_HUGE_PAGES", "1");
+    Model m = Model::Load(c.library);
     Executor ex = m.CreateExecutor();
     if (KernelHasThp()) EXPECT_TRUE(AdvisedHuge(ex.GetOutput(0).data()));
   }
   {
     ScopedEnv env("AOTRT_HUGE_PAGES", "0");
-    EXPECT_FALSE(AdvisedHuge(m.CreateExecutor().GetOutput(0).data()));
+    EXPECT_FALSE(AdvisedHuge(Model::Load(c.library).CreateExecutor().GetOutput(0).data()));
   }
+  LoadOptions on;
+  on.executor.huge_pages = true;  // the load's own option, without the environment
+  if (KernelHasThp()) EXPECT_TRUE(AdvisedHuge(Model::Load(c.library, on).CreateExecutor().GetOutput(0).data()));
   ScopedEnv env("AOTRT_HUGE_PAGES", "sometimes");
-  EXPECT_AOTRT_ERROR(m.CreateExecutor(), ErrorCode::kInvalidArgument, {"AOTRT_HUGE_PAGES='sometimes'", "expected 0 or 1"});
+  EXPECT_AOTRT_ERROR(Model::Load(c.library), ErrorCode::kInvalidArgument, {"AOTRT_HUGE_PAGES='sometimes'", "expected 0 or 1"});
 }
 
 TEST(HugePages, AParamInputsOwnStorageMadeAtItsFirstSetInputIsAdvisedToo) {

@@ -51,7 +51,7 @@ TEST(LoadErrors, NotASharedLibrary) {
   std::string path = TempFile("text.so", "this is not a shared library\n");
   EXPECT_AOTRT_ERROR(Module::LoadFromFile(path), ErrorCode::kFormatError, {path, "not an ELF file"});
   std::string empty = TempFile("empty.so", "");
-  EXPECT_THROW(Module::LoadFromFile(empty), Error);
+  EXPECT_AOTRT_ERROR(Module::LoadFromFile(empty), ErrorCode::kFormatError, {empty});
 }
 
 TEST(LoadErrors, TruncatedModelFiles) {
@@ -59,7 +59,7 @@ TEST(LoadErrors, TruncatedModelFiles) {
   ASSERT_GT(good.size(), 1000u);
   for (size_t cut : {size_t{16}, size_t{64}, good.size() / 4, good.size() / 2, good.size() - 100}) {
     std::string path = TempFile("cut.so", good.substr(0, cut));
-    EXPECT_THROW(Module::LoadFromFile(path), Error) << "cut at " << cut;
+    EXPECT_AOTRT_ERROR(Module::LoadFromFile(path), ErrorCode::kFormatError, {path}) << "cut at " << cut;
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "common/expect_error.h"
 #include "common/run_case.h"
+#include "common/scoped_env.h"
 
 using namespace aotrt;
 using namespace aotrt_test;
@@ -76,17 +77,20 @@ TEST_F(ModelConstantCache, OffByOptionOrEnvironment) {
   EXPECT_EQ(PoolFiles(), 0u);
 }
 
-TEST_F(ModelConstantCache, SmallPoolsStayPrivateAndReadNoEnvironmentWithoutConstants) {
+TEST_F(ModelConstantCache, SmallPoolsStayPrivate) {
   Case small = GeneratedCase("usmp_both_c");  // a pool of under 200 bytes
   LoadRunExpect(small, small.library, ConstantSource::kPrivateCopy, options_);
   EXPECT_FALSE(fs::exists(dir_));
-  // A model without a constant pool never consults the cache's variables.
-  ::setenv("AOTRT_CONSTANT_CACHE", "maybe", 1);
-  Case none = GeneratedCase("usmp_ws_only_llvm");
-  Model m = Model::Load(none.library, options_);
-  EXPECT_EQ(m.Info().constant_source, ConstantSource::kNone);
-  EXPECT_AOTRT_ERROR(Model::Load(small.library, options_), ErrorCode::kInvalidArgument, {"AOTRT_CONSTANT_CACHE", "maybe"});
-  ::unsetenv("AOTRT_CONSTANT_CACHE");
+}
+
+// Every load reads the environment once, at the front door: a bad value fails any load, with or
+// without constants, before the file is opened.
+TEST_F(ModelConstantCache, ABadVariableFailsEveryLoadNamingIt) {
+  ScopedEnv bad("AOTRT_CONSTANT_CACHE", "maybe");
+  for (const char* name : {"usmp_ws_only_llvm", "usmp_both_c"}) {
+    EXPECT_AOTRT_ERROR(Model::Load(GeneratedCase(name).library, options_), ErrorCode::kInvalidArgument,
+                       {"AOTRT_CONSTANT_CACHE='maybe'", "expected 0 or 1"});
+  }
 }
 
 TEST_F(ModelConstantCache, EnvironmentMovesTheDirectory) {

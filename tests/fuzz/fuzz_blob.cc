@@ -17,6 +17,12 @@ class NoSymbols : public aotrt::SymbolSource {
  private:
   std::string name_ = "fuzz";
 };
+
+aotrt::LoadContext FuzzContext() {
+  aotrt::LoadContext ctx;
+  ctx.display_name = "fuzz";
+  return ctx;  // the cache off (no directory): a fuzzed constant pool is never written to disk
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -25,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto legacy = aotrt::MakeObject<aotrt::LibraryModuleNode>(symbols);
   try {
     aotrt::ObjectPtr<aotrt::ModuleNode> root =
-        aotrt::ProcessModuleBlob(reinterpret_cast<const char*>(data), size, lib, legacy, "fuzz");
+        aotrt::ProcessModuleBlob(reinterpret_cast<const char*>(data), size, lib, legacy, FuzzContext());
     (void)root->SaveToBinary();
   } catch (const aotrt::Error&) {
   }

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "aotrt/error.h"
-#include "module/elf_symbols.h"
+#include "module/loader/elf_symbols.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

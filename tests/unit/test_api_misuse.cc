@@ -173,10 +173,10 @@ TEST(ApiMisuse, DeviceTypeOutsideTheEnumIsReadAsAnInteger) {
                       {"device type 1000 is not a DLPack device type"}));
   void* p = nullptr;
   EXPECT_TRUE(Refused(TVMDeviceAllocDataSpace(t.device, 16, 64, t.dtype, &p), aotrt::ErrorCode::kInvalidArgument,
-                      {"TVMDeviceAllocDataSpace", "got 1000"}));
+                      {"TVMDeviceAllocDataSpace", "got device type 1000 id 0"}));
   TVMArrayHandle b = nullptr;
   EXPECT_TRUE(Refused(TVMArrayAlloc(shape, 1, kDLFloat, 32, 1, 1000, 0, &b), aotrt::ErrorCode::kInvalidArgument,
-                      {"TVMArrayAlloc", "got 1000"}));
+                      {"TVMArrayAlloc", "got device type 1000 id 0"}));
   // Through a packed function: the argument conversion refuses the header.
   TVMFunctionHandle sort = nullptr;
   ASSERT_EQ(TVMFuncGetGlobal("tvm.contrib.sort.sort", &sort), 0);
@@ -224,28 +224,51 @@ TEST(ApiMisuse, AllocDataSpaceNearSizeMaxIsRefusedNamingTheSize) {
   EXPECT_EQ(TVMDeviceFreeDataSpace(cpu, p), 0);
 }
 
-TEST(ApiMisuse, BlobLoaderGlobalsRefuseHandCalls) {
+TEST(ApiMisuse, BlobLoaderGlobalsTakeBytesNeverHandles) {
   TVMFunctionHandle f = nullptr;
   ASSERT_EQ(TVMFuncGetGlobal("runtime.module.loadbinary_AotExecutorFactory", &f), 0);
   ASSERT_NE(f, nullptr);
-  EXPECT_TRUE(Refused(Call(f, {}, {}), aotrt::ErrorCode::kInvalidArgument,
-                      {"is required but the call passed 0 arguments"}));
-  TVMValue v[3];
-  v[0].v_handle = nullptr;
-  v[1].v_int64 = 100;
-  v[2].v_str = "x";
-  EXPECT_TRUE(Refused(Call(f, {v[0], v[1], v[2]}, {kTVMOpaqueHandle, kTVMArgInt, kTVMStr}),
-                      aotrt::ErrorCode::kInvalidArgument,
-                      {"runtime.module.loadbinary_AotExecutorFactory", "is not the stream of a module blob"}));
+  EXPECT_TRUE(Refused(Call(f, {}, {}), aotrt::ErrorCode::kInvalidArgument, {"expected the module's payload as bytes"}));
+  // A stream handle (TVM's convention for a host's loader) is refused, never dereferenced.
   char garbage[64];
   std::memset(garbage, 0xAB, sizeof(garbage));
-  v[0].v_handle = garbage;  // never read: only compared with the streams being parsed
-  EXPECT_TRUE(Refused(Call(f, {v[0], v[1], v[2]}, {kTVMOpaqueHandle, kTVMArgInt, kTVMStr}),
-                      aotrt::ErrorCode::kInvalidArgument, {"is not the stream of a module blob"}));
-  v[0].v_int64 = 5;
-  EXPECT_TRUE(Refused(Call(f, {v[0], v[1], v[2]}, {kTVMArgInt, kTVMArgInt, kTVMStr}), aotrt::ErrorCode::kTypeMismatch,
-                      {"argument 0: expected handle, got int"}));
+  TVMValue v[2];
+  v[0].v_handle = garbage;
+  v[1].v_int64 = 100;
+  EXPECT_TRUE(Refused(Call(f, {v[0], v[1]}, {kTVMOpaqueHandle, kTVMArgInt}), aotrt::ErrorCode::kInvalidArgument,
+                      {"expected the module's payload as bytes", "got handle"}));
+  // The payload itself (ABI.md 6.3): no params, module name "default".
+  std::string payload(16, '\0');
+  payload += std::string("\x07\0\0\0\0\0\0\0", 8) + "default";
+  TVMByteArray bytes{payload.data(), payload.size()};
+  v[0].v_handle = &bytes;
+  TVMValue ret;
+  int ret_code = 0;
+  int code = kTVMBytes;
+  ASSERT_EQ(TVMFuncCall(f, v, &code, 1, &ret, &ret_code), 0) << TVMGetLastError();
+  ASSERT_EQ(ret_code, kTVMModuleHandle);
+  EXPECT_EQ(TVMModFree(ret.v_handle), 0);
+  // Truncated and trailing bytes are format errors naming the payload.
+  bytes.size = payload.size() - 1;
+  EXPECT_TRUE(Refused(Call(f, {v[0]}, {kTVMBytes}), aotrt::ErrorCode::kFormatError, {"loadbinary", "module name"}));
+  payload += "x";
+  bytes = TVMByteArray{payload.data(), payload.size()};
+  EXPECT_TRUE(Refused(Call(f, {v[0]}, {kTVMBytes}), aotrt::ErrorCode::kFormatError, {"1 bytes of unexpected data"}));
   EXPECT_EQ(TVMFuncFree(f), 0);
+}
+
+TEST(ApiMisuse, OneDeviceRuleEverywhere) {
+  int64_t shape[1] = {4};
+  TVMArrayHandle a = nullptr;
+  for (int id : {-1, 1}) {
+    EXPECT_TRUE(Refused(TVMArrayAlloc(shape, 1, kDLFloat, 32, 1, kDLCPU, id, &a), aotrt::ErrorCode::kInvalidArgument,
+                        {"TVMArrayAlloc", "id " + std::to_string(id)}));
+    EXPECT_TRUE(Refused(TVMSynchronize(kDLCPU, id, nullptr), aotrt::ErrorCode::kInvalidArgument, {"TVMSynchronize"}));
+  }
+  EXPECT_EQ(a, nullptr);
+  ASSERT_EQ(TVMArrayAlloc(shape, 1, kDLFloat, 32, 1, kDLCUDAHost, 0, &a), 0) << TVMGetLastError();  // host memory
+  EXPECT_EQ(TVMArrayFree(a), 0);
+  EXPECT_EQ(TVMSynchronize(kDLCPU, 0, nullptr), 0);
 }
 
 TEST(ApiMisuse, TVMArrayAllocNamesWhatIsWrong) {

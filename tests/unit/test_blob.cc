@@ -90,10 +90,16 @@ std::string AotBlob(const std::string& name = "default") {
   return w.Blob();
 }
 
+LoadContext FakeContext() {
+  LoadContext ctx;
+  ctx.display_name = "fake.so";
+  return ctx;
+}
+
 ObjectPtr<ModuleNode> Parse(const std::string& blob) {
   auto symbols = std::make_shared<FakeSymbols>();
   auto lib = MakeObject<LibraryModuleNode>(symbols);
-  return ProcessModuleBlob(blob.data(), blob.size(), lib, MakeObject<LibraryModuleNode>(symbols), "fake.so");
+  return ProcessModuleBlob(blob.data(), blob.size(), lib, MakeObject<LibraryModuleNode>(symbols), FakeContext());
 }
 
 void ExpectFormatError(const std::string& blob, const std::string& fragment) {
@@ -125,7 +131,8 @@ TEST(Blob, EveryTruncationIsAnError) {
   std::string good = AotBlob();
   for (size_t cut = 0; cut < good.size(); ++cut) {
     auto lib = MakeObject<LibraryModuleNode>(std::make_shared<FakeSymbols>());
-    EXPECT_THROW(ProcessModuleBlob(good.data(), cut, lib, lib, "fake.so"), Error) << cut;
+    EXPECT_AOTRT_ERROR(ProcessModuleBlob(good.data(), cut, lib, lib, FakeContext()), ErrorCode::kFormatError, {})
+        << cut;
   }
   // Header claims less than the entries need: the parser stops at the claimed end.
   std::string shorter = good;

@@ -40,11 +40,6 @@ uint8_t Pattern(size_t i, int seed) { return static_cast<uint8_t>(i * 31 + seed)
 class ConstantCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* v : kVars) {
-      const char* old = std::getenv(v);
-      saved_.emplace_back(old ? old : "\x01unset");
-      unsetenv(v);
-    }
     char tmpl[] = "/tmp/aotrt_cache_test_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     root_ = tmpl;
@@ -52,9 +47,6 @@ class ConstantCacheTest : public ::testing::Test {
     options_.min_bytes = 0;  // the small pools below go through the cache too
   }
   void TearDown() override {
-    for (size_t i = 0; i < saved_.size(); ++i) {
-      if (saved_[i] == "\x01unset") unsetenv(kVars[i]); else setenv(kVars[i], saved_[i].c_str(), 1);
-    }
     chmod(root_.c_str(), 0700);
     fs::remove_all(root_);
   }
@@ -111,9 +103,6 @@ class ConstantCacheTest : public ::testing::Test {
     EXPECT_EQ(Get("k", bytes).source(), Source::kMappedCache);
   }
 
-  static constexpr const char* kVars[] = {"AOTRT_CONSTANT_CACHE", "AOTRT_CONSTANT_CACHE_VERIFY", "AOTRT_CACHE_DIR",
-                                          "XDG_CACHE_HOME", "HOME", "AOTRT_CACHE_MAX_MB"};
-  std::vector<std::string> saved_;
   std::string root_;
   ConstantCacheOptions options_;
   int fills_ = 0;
@@ -186,9 +175,7 @@ TEST_F(ConstantCacheTest, CorruptUnsampledBlockNeedsVerify) {
     EXPECT_EQ(m.source(), Source::kMappedCache);
     EXPECT_NE(m.data()[kUnsampled], Pattern(kUnsampled, 1));
   }
-  setenv("AOTRT_CONSTANT_CACHE_VERIFY", "1", 1);
-  options_.verify = ConstantCacheOptions::FromEnvironment().verify;
-  EXPECT_TRUE(options_.verify);
+  options_.verify = true;
   EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache);
   EXPECT_EQ(Get("k", kLarge).source(), Source::kMappedCache);
 }
@@ -264,47 +251,39 @@ TEST_F(ConstantCacheTest, UncreatableOrUnwritableDirectoryFallsBackToAPrivateCop
   EXPECT_EQ(std::count(log.begin(), log.end(), expected), 1) << ::testing::PrintToString(log);
 }
 
-TEST_F(ConstantCacheTest, DisabledByOptionOrEnvironment) {
+TEST_F(ConstantCacheTest, DisabledByOption) {
   options_.enabled = false;
   EXPECT_EQ(Get("k").source(), Source::kPrivateCopy);
   EXPECT_FALSE(fs::exists(options_.directory));
-  setenv("AOTRT_CONSTANT_CACHE", "0", 1);
-  EXPECT_FALSE(ConstantCacheOptions::FromEnvironment().enabled);
-  setenv("AOTRT_CONSTANT_CACHE", "1", 1);
-  EXPECT_TRUE(ConstantCacheOptions::FromEnvironment().enabled);
-  setenv("AOTRT_CONSTANT_CACHE", "", 1);
-  EXPECT_TRUE(ConstantCacheOptions::FromEnvironment().enabled);
-  setenv("AOTRT_CONSTANT_CACHE", "yes", 1);
-  EXPECT_AOTRT_ERROR(ConstantCacheOptions::FromEnvironment(), aotrt::ErrorCode::kInvalidArgument,
-                     {"AOTRT_CONSTANT_CACHE='yes'", "expected 0 or 1"});
-  unsetenv("AOTRT_CONSTANT_CACHE");
-  setenv("AOTRT_CONSTANT_CACHE_VERIFY", "2", 1);
-  EXPECT_AOTRT_ERROR(ConstantCacheOptions::FromEnvironment(), aotrt::ErrorCode::kInvalidArgument, {"AOTRT_CONSTANT_CACHE_VERIFY='2'"});
 }
 
-TEST_F(ConstantCacheTest, DirectoryFromEnvironmentUnlessGivenExplicitly) {
-  std::string env_dir = root_ + "/from_env/nested";
-  setenv("AOTRT_CACHE_DIR", env_dir.c_str(), 1);
-  setenv("XDG_CACHE_HOME", (root_ + "/xdg").c_str(), 1);
-  options_.directory.clear();
-  EXPECT_EQ(fs::path(Get("k").cache_path()).parent_path(), fs::path(env_dir));
-  options_.directory = root_ + "/explicit";
+TEST_F(ConstantCacheTest, LoadOptionsTurnIntoCacheOptions) {
+  aotrt::LoadOptions load;
+  EXPECT_FALSE(ConstantCacheOptions::From(load).enabled);  // no directory: nowhere to put a file
+  load.cache_dir = "/srv/aotrt";
+  ConstantCacheOptions o = ConstantCacheOptions::From(load);
+  EXPECT_TRUE(o.enabled);
+  EXPECT_FALSE(o.verify);
+  EXPECT_EQ(o.directory, "/srv/aotrt");
+  EXPECT_EQ(o.max_bytes, uint64_t{4096} << 20);
+  load.constant_cache = false;
+  load.verify_constant_cache = true;
+  load.cache_max_bytes = uint64_t{64} << 20;
+  o = ConstantCacheOptions::From(load);
+  EXPECT_FALSE(o.enabled);
+  EXPECT_TRUE(o.verify);
+  EXPECT_EQ(o.max_bytes, uint64_t{64} << 20);
+}
+
+TEST_F(ConstantCacheTest, DirectoryIsMadePrivate) {
+  options_.directory = root_ + "/explicit/nested";
   EXPECT_EQ(fs::path(Get("k").cache_path()).parent_path(), fs::path(options_.directory));
-  EXPECT_EQ(fs::status(env_dir).permissions() & fs::perms::all, fs::perms::owner_all);  // 0700 (XDG)
+  EXPECT_EQ(fs::status(options_.directory).permissions() & fs::perms::all, fs::perms::owner_all);  // 0700 (XDG)
 }
 
-TEST_F(ConstantCacheTest, DefaultDirectoryFollowsXdg) {
-  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "");
+TEST_F(ConstantCacheTest, NoDirectoryMeansAPrivateCopy) {
   options_.directory.clear();
   EXPECT_EQ(Get("k").source(), Source::kPrivateCopy);  // nowhere to put it
-  setenv("HOME", "/home/u", 1);
-  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "/home/u/.cache/aotrt");
-  setenv("XDG_CACHE_HOME", "relative/dir", 1);  // not absolute: ignored, as the XDG spec says
-  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "/home/u/.cache/aotrt");
-  setenv("XDG_CACHE_HOME", "/var/cache/u", 1);
-  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "/var/cache/u/aotrt");
-  setenv("AOTRT_CACHE_DIR", "/srv/aotrt", 1);
-  EXPECT_EQ(aotrt::DefaultConstantCacheDirectory(), "/srv/aotrt");
 }
 
 TEST_F(ConstantCacheTest, FillErrorPropagatesAndLeavesNoFile) {
@@ -338,28 +317,6 @@ TEST_F(ConstantCacheTest, PoolsUnderTheMinimumArePrivateCopiesWithoutAKey) {
   EXPECT_FALSE(fs::exists(options_.directory));
   EXPECT_EQ(Get("k", options_.min_bytes).source(), Source::kBuiltCache);
   EXPECT_EQ(keys_, 1);
-}
-
-TEST_F(ConstantCacheTest, ScopedOverridesApplyOverTheEnvironmentAndNest) {
-  setenv("AOTRT_CONSTANT_CACHE_VERIFY", "1", 1);
-  {
-    aotrt::ConstantCacheOverrides outer{true, "/outer"};
-    aotrt::ScopedConstantCacheOverrides a(outer);
-    EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "/outer");
-    EXPECT_TRUE(aotrt::CurrentConstantCacheOptions().verify);  // what the caller leaves alone
-    {
-      aotrt::ConstantCacheOverrides inner{false, ""};
-      aotrt::ScopedConstantCacheOverrides b(inner);
-      EXPECT_FALSE(aotrt::CurrentConstantCacheOptions().enabled);
-      EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "");
-    }
-    setenv("AOTRT_CONSTANT_CACHE", "0", 1);  // an override cannot turn on what the environment turned off
-    EXPECT_FALSE(aotrt::CurrentConstantCacheOptions().enabled);
-    EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "/outer");
-  }
-  unsetenv("AOTRT_CONSTANT_CACHE");
-  EXPECT_TRUE(aotrt::CurrentConstantCacheOptions().enabled);
-  EXPECT_EQ(aotrt::CurrentConstantCacheOptions().directory, "");
 }
 
 namespace {
@@ -406,17 +363,6 @@ TEST_F(ConstantCacheTest, AHitMarksItsFileUsedAtMostOnceAnHour) {
   before = fs::last_write_time(path);
   Get("k", kSmall);
   EXPECT_GT(fs::last_write_time(path), before);
-}
-
-TEST_F(ConstantCacheTest, SizeLimitFromTheEnvironment) {
-  EXPECT_EQ(ConstantCacheOptions::FromEnvironment().max_bytes, uint64_t{4096} << 20);
-  setenv("AOTRT_CACHE_MAX_MB", "64", 1);
-  EXPECT_EQ(ConstantCacheOptions::FromEnvironment().max_bytes, uint64_t{64} << 20);
-  for (const char* bad : {"0", "-5", "12abc", "lots", "99999999999999999999"}) {
-    setenv("AOTRT_CACHE_MAX_MB", bad, 1);
-    EXPECT_AOTRT_ERROR(ConstantCacheOptions::FromEnvironment(), aotrt::ErrorCode::kInvalidArgument,
-                       {std::string("AOTRT_CACHE_MAX_MB='") + bad + "'", "positive number of MiB"});
-  }
 }
 
 TEST_F(ConstantCacheTest, ABuilderHoldingTheLockTooLongMeansAPrivateCopyNotAHang) {

@@ -8,7 +8,8 @@
 #include <iterator>
 
 #include "aotrt/error.h"
-#include "module/elf_symbols.h"
+#include "common/expect_error.h"
+#include "module/loader/elf_symbols.h"
 
 using namespace aotrt;
 
@@ -33,7 +34,7 @@ TEST(Elf, CorruptFilesGiveFormatErrors) {
   std::string good = ReadFile(std::string(AOTRT_TEST_MODELS_DIR) + "/add_c.so");
   ASSERT_GT(good.size(), sizeof(Elf64_Ehdr));
   for (size_t cut : {size_t{0}, size_t{10}, sizeof(Elf64_Ehdr) - 1}) {
-    EXPECT_THROW(ReadElfDynamicSymbols(good.data(), cut, "x"), Error);
+    EXPECT_AOTRT_ERROR(ReadElfDynamicSymbols(good.data(), cut, "x"), ErrorCode::kFormatError, {"x"});
   }
   std::string bad = good;
   bad[0] = 'X';
@@ -45,7 +46,7 @@ TEST(Elf, CorruptFilesGiveFormatErrors) {
     EXPECT_NE(std::string(e.what()).find("not an ELF file"), std::string::npos);
   }
   // Section headers beyond the end: cut the file in half.
-  EXPECT_THROW(ReadElfDynamicSymbols(good.data(), good.size() / 2, "x"), Error);
+  EXPECT_AOTRT_ERROR(ReadElfDynamicSymbols(good.data(), good.size() / 2, "x"), ErrorCode::kFormatError, {"x"});
   // Random garbage after a valid header must not read out of bounds.
   bad = good;
   Elf64_Ehdr eh;

@@ -277,6 +277,19 @@ TEST(TimeEvaluator, ModuleTimeEvaluatorResolvesGlobalsAndReportsMissingFunctions
             ErrorCode::kNotFound);
 }
 
+TEST(TimeEvaluator, OptionsOverloadTimesWhatTheOptionsSay) {
+  Counter c;
+  RegisterGlobalFunction("aotrt_test.profiling.opt", c.Func(), true);
+  TimeEvaluatorOptions opt;
+  opt.number = 4;
+  opt.repeat = 5;
+  EXPECT_EQ(CallTimer(TimeEvaluator(Module(), "aotrt_test.profiling.opt", kCpu, opt)).size(), 5u);
+  EXPECT_EQ(c.Take(), 1 + 4 * 5);  // one warm-up call, then repeat x number
+  opt.number = 0;
+  EXPECT_EQ(CodeOf([&] { TimeEvaluator(Module(), "aotrt_test.profiling.opt", kCpu, opt); }),
+            ErrorCode::kInvalidArgument);
+}
+
 TEST(TimeEvaluator, RpcTimeEvaluatorGlobalTakesTvmsTwelveArguments) {
   Counter c;
   RegisterGlobalFunction("aotrt_test.profiling.g", c.Func(), true);

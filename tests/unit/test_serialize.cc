@@ -90,9 +90,9 @@ TEST(Serialize, ParamsRoundTripAndErrors) {
   EXPECT_EQ(std::memcmp(back[0].array.data(), params[0].array.data(), 24), 0);
   std::string bad = s;
   bad[0] ^= 1;
-  EXPECT_THROW(LoadParams(bad.data(), bad.size()), Error);
+  EXPECT_AOTRT_ERROR(LoadParams(bad.data(), bad.size()), ErrorCode::kFormatError, {});
   for (size_t cut = 0; cut < s.size(); cut += 7) {
-    EXPECT_THROW(LoadParams(s.data(), cut), Error) << cut;
+    EXPECT_AOTRT_ERROR(LoadParams(s.data(), cut), ErrorCode::kFormatError, {}) << cut;
   }
   // A name count far beyond the bytes: rejected before allocating.
   bad = s;

@@ -1,5 +1,5 @@
 // Hints are guesses from the name, for the message only: the load decision never depends on them.
-#include "module/symbol_hints.h"
+#include "module/loader/symbol_hints.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "module/process_symbols.h"
+#include "module/loader/process_symbols.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -8,8 +8,8 @@
 #include "aotrt/error.h"
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "module/elf_symbols.h"
-#include "module/mapped_file.h"
+#include "module/loader/elf_symbols.h"
+#include "module/loader/mapped_file.h"
 
 namespace aotrt {
 namespace {

@@ -7,7 +7,7 @@
 #include "base/logging.h"
 #include "module/library_module.h"
 #include "module/model_contract.h"
-#include "module/process_symbols.h"
+#include "module/loader/process_symbols.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -85,14 +85,14 @@ std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix) {
   return std::make_shared<SystemLibrary>(prefix);
 }
 
-Module Module::SystemLib(const std::string& prefix) {
+Module LoadSystemLib(const std::string& prefix, const LoadContext& ctx) {
   SymbolTable& t = Table();
   {
     std::lock_guard<std::mutex> lock(t.mu);
     auto it = t.modules.find(prefix);
     if (it != t.modules.end()) return it->second;
   }
-  Module m = LoadFromSymbolSource(SystemLibrarySymbols(prefix));
+  Module m = LoadFromSymbolSource(SystemLibrarySymbols(prefix), ctx);
   std::lock_guard<std::mutex> lock(t.mu);
   return t.modules.emplace(prefix, m).first->second;
 }

@@ -1,10 +1,11 @@
 // The C++ API (aotrt/model.h) over the factory and executor modules.
 #include "aotrt/model.h"
 
-#include "aot/constant_cache.h"
 #include "aot/factory.h"
+#include "api/runtime_config.h"
 #include "base/error_util.h"
 #include "base/guard_call.h"
+#include "module/library_module.h"
 
 namespace aotrt {
 namespace {
@@ -31,17 +32,13 @@ Model Model::FromModule(Module factory) {
 
 Model Model::Load(const std::string& path, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::Load", [&] {
-    ConstantCacheOverrides cache{options.constant_cache, options.cache_dir};
-    ScopedConstantCacheOverrides scope(cache);
-    return FromModule(Module::LoadFromFile(path));
+    return FromModule(LoadModuleFile(path, "", FrontDoorLoadContext(options, path)));
   });
 }
 
 Model Model::LoadFromMemory(const void* data, size_t size, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::LoadFromMemory", [&] {
-    ConstantCacheOverrides cache{options.constant_cache, options.cache_dir};
-    ScopedConstantCacheOverrides scope(cache);
-    return FromModule(Module::LoadFromMemory(data, size));
+    return FromModule(LoadModuleBytes(data, size, FrontDoorLoadContext(options, InMemoryName(size))));
   });
 }
 

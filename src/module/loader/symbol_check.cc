@@ -1,11 +1,11 @@
 // Checking at load that every symbol a model library needs resolves (see symbol_check.h).
-#include "module/symbol_check.h"
+#include "module/loader/symbol_check.h"
 
 #include <dlfcn.h>
 
 #include "aotrt/half.h"
 #include "base/error_util.h"
-#include "module/symbol_hints.h"
+#include "module/loader/symbol_hints.h"
 
 namespace aotrt {
 namespace {

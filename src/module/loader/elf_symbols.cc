@@ -1,4 +1,4 @@
-#include "module/elf_symbols.h"
+#include "module/loader/elf_symbols.h"
 
 #include <cstring>
 #include <functional>

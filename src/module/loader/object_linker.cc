@@ -1,4 +1,4 @@
-#include "module/object_linker.h"
+#include "module/loader/object_linker.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,9 +24,8 @@ namespace {
 // A private temporary directory, removed with its (flat) contents on destruction.
 class TempDir {
  public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/aotrt-link-XXXXXX";
+  explicit TempDir(const std::string& base) {
+    std::string tmpl = base + "/aotrt-link-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     AOTRT_REQUIRE(::mkdtemp(buf.data()) != nullptr, kIOError, "cannot create a temporary directory ", tmpl, ": ",
@@ -92,9 +91,10 @@ void RunTool(const std::vector<std::string>& argv, const std::string& log, const
 
 }  // namespace
 
-std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format) {
+std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format,
+                                              const ToolConfig& tools) {
   AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, path, ": no such file");
-  TempDir tmp;
+  TempDir tmp(tools.temp_dir);
   const std::string log = tmp.path() + "/tool.log";
   std::vector<std::string> objects;
   if (format == "tar") {
@@ -104,8 +104,7 @@ std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std
   } else {
     objects.push_back(path);
   }
-  const char* cc = std::getenv("CC");
-  std::vector<std::string> argv = {cc && *cc ? cc : "cc", "-shared", "-o", tmp.path() + "/model.so"};
+  std::vector<std::string> argv = {tools.c_compiler, "-shared", "-o", tmp.path() + "/model.so"};
   argv.insert(argv.end(), objects.begin(), objects.end());
   RunTool(argv, log, "linking " + path + " into a shared library");
   // Loaded, the library no longer needs its file: the temporary directory goes with `tmp`.

@@ -1,4 +1,4 @@
-#include "module/mapped_file.h"
+#include "module/loader/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

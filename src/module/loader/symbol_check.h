@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "module/elf_symbols.h"
+#include "module/loader/elf_symbols.h"
 
 namespace aotrt {
 

@@ -1,13 +1,14 @@
 // Loading TVM exports that are object files rather than a shared library: a `.o`, or a `.tar` of
 // objects (what `export_library("x.tar")` writes, e.g. for system-lib builds). As TVM's Python
 // `load_module` does, the objects are linked into a shared library with the system C compiler
-// ($CC, default `cc`), which is then loaded like any model library; the temporary files are removed
+// (ToolConfig::c_compiler: $CC, default `cc`), which is then loaded like any model library; the temporary files are removed
 // once it is loaded.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "module/load_context.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -15,6 +16,8 @@ namespace aotrt {
 // `format` is "tar" or "o". Throws kNotFound (no such file, or no objects in the archive), kIOError
 // (extracting or linking failed: the message carries the command and its output), or what
 // OpenSharedLibrary throws for the linked library.
-std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format);
+// Temporary files go in a private directory under `tools.temp_dir`.
+std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format,
+                                              const ToolConfig& tools);
 
 }  // namespace aotrt

@@ -1,4 +1,4 @@
-#include "module/address_bounds.h"
+#include "module/loader/address_bounds.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -7,10 +7,10 @@
 
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "module/elf_symbols.h"
-#include "module/mapped_file.h"
+#include "module/loader/elf_symbols.h"
+#include "module/loader/mapped_file.h"
 #include "module/model_contract.h"
-#include "module/symbol_check.h"
+#include "module/loader/symbol_check.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {

@@ -1,0 +1,63 @@
+// Options of loading a model and of creating an executor: plain values, passed as parameters
+// (Model::Load, Module::LoadFromFile, AOTRTModLoadFromFileWithOptions, Python's load_module
+// keywords). The environment adds to them at the front door, read once per load (README,
+// "Environment variables"): a variable can turn a check on or the cache off, never the reverse.
+//
+// Ownership: values, copied by the calls that take them. Thread-safety: none needed (values).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace aotrt {
+
+// Options of one executor, fixed when it is created.
+struct ExecutorOptions {
+  // Checking mode for models whose generated code writes past the memory planned for it (a
+  // compiler bug). Every workspace pool and TVMBackendAllocWorkspace block already has tail slack
+  // that absorbs such a write; with check_bounds, Run() also compares that slack's canary after
+  // every run and throws kModelError naming the model, the pool (or block) and the bytes, e.g.
+  // "tvmgen_default wrote 24 bytes past workspace pool 'global_workspace' (5,233,328 bytes)".
+  // The outputs of that run are complete; the executor stays usable. Cost per run: a compare of
+  // each pool's slack (5 ns for 64 bytes, 63 ns for a 5 MB pool's 1,360), a fill and compare of
+  // each block's (~10 ns per block); bench/README.md has the figures.
+  // AOTRT_CHECK_BOUNDS=1 turns it on for every executor of the models loaded while it is set.
+  bool check_bounds = false;
+  // Back this executor's buffers of 2 MiB and more (workspace pools, its own inputs and outputs)
+  // with transparent huge pages (madvise MADV_HUGEPAGE): the first run then faults in one zeroed
+  // 2 MiB page where it would fault 512 small ones, about 10x less time for those faults here
+  // (bench/README.md). Off by default because it does not pay everywhere: with THP defrag set to
+  // "madvise" a fault may compact memory synchronously, and in a VM that returns free memory to
+  // its host (virtio-balloon free page reporting) a huge page may first have to be faulted in by
+  // the host (9-20 ms outliers measured). No effect when THP is "never". Memory: a huge page is
+  // resident whole once touched. AOTRT_HUGE_PAGES=1 turns it on for every executor of the models
+  // loaded while it is set.
+  bool huge_pages = false;
+};
+
+// Options of loading a model, fixed for its lifetime.
+struct LoadOptions {
+  // The per-machine constant cache: a memory-planned model's constant pool of 64 KiB or more is
+  // assembled once per machine into a file that every process then maps read-only (the same
+  // page-cache pages), not copied into each process. Off when false or when
+  // AOTRT_CONSTANT_CACHE=0. Any failure of the cache (directory not writable, disk full, another
+  // process building for over a minute) falls back to a private copy, never an error.
+  // Details: src/aot/constant_cache.h.
+  bool constant_cache = true;
+  // Hash the whole cached pool at every load (otherwise its header and sampled blocks are
+  // checked). Also on with AOTRT_CONSTANT_CACHE_VERIFY=1.
+  bool verify_constant_cache = false;
+  // The cache's directory; "" means $AOTRT_CACHE_DIR, else $XDG_CACHE_HOME/aotrt, else
+  // $HOME/.cache/aotrt (none of them set: the cache is off). The directory must be trusted:
+  // whoever can write it can change a model's constants.
+  std::string cache_dir;
+  // The most bytes of pool files the directory keeps (least recently used removed first); 0 means
+  // $AOTRT_CACHE_MAX_MB MiB, else 4096 MiB.
+  uint64_t cache_max_bytes = 0;
+  // Turned on for every executor of this model: those created through TVM's packed API
+  // (factory["<name>"](device), which takes no options) and those of Model::CreateExecutor, whose
+  // own options add to these.
+  ExecutorOptions executor;
+};
+
+}  // namespace aotrt

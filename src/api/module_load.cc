@@ -1,0 +1,65 @@
+// The front doors that load modules: Module::LoadFromFile / LoadFromMemory / SystemLib and the
+// loader globals with TVM's names (runtime.module.loadfile_<fmt>, runtime.ModuleLoadFromFile,
+// runtime.SystemLib). Each reads the environment once (RuntimeConfig) and passes the load's
+// context down as a parameter.
+#include "aotrt/module.h"
+#include "api/runtime_config.h"
+#include "base/error_util.h"
+#include "ffi/registry.h"
+#include "module/library_module.h"
+
+namespace aotrt {
+
+Module Module::LoadFromFile(const std::string& path, const std::string& format, const LoadOptions& options) {
+  return LoadModuleFile(path, format, FrontDoorLoadContext(options, path));
+}
+
+Module Module::LoadFromMemory(const void* data, size_t size, const LoadOptions& options) {
+  return LoadModuleBytes(data, size, FrontDoorLoadContext(options, InMemoryName(size)));
+}
+
+Module Module::SystemLib(const std::string& prefix) {
+  return LoadSystemLib(prefix, FrontDoorLoadContext(LoadOptions(), "system library"));
+}
+
+namespace {
+
+void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
+  AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ", min,
+                min == max ? "" : StrCat(" to ", max), " arguments, got ", args.size());
+}
+
+// runtime.module.loadfile_<kFormat>(path[, format]): TVM's loaders of a file of that format.
+template <const char* kFormat, const char* kName>
+void LoadFileAs(TVMArgs args, TVMRetValue* rv) {
+  RequireArgs(kName, args, 1, 2);
+  rv->SetObject(Module::LoadFromFile(args[0].AsString(), kFormat).node());
+}
+
+constexpr char kSo[] = "so", kTar[] = "tar", kO[] = "o";
+constexpr char kLoadSo[] = "runtime.module.loadfile_so", kLoadTar[] = "runtime.module.loadfile_tar",
+               kLoadO[] = "runtime.module.loadfile_o";
+
+void SystemLibGlobal(TVMArgs args, TVMRetValue* rv) {
+  rv->SetObject(Module::SystemLib(args.size() > 0 ? args[0].AsString() : "").node());
+}
+
+void LoadFromFileGlobal(TVMArgs args, TVMRetValue* rv) {
+  RequireArgs("runtime.ModuleLoadFromFile", args, 1, 2);
+  std::string fmt = args.size() > 1 ? args[1].AsString() : "";
+  rv->SetObject(Module::LoadFromFile(args[0].AsString(), fmt).node());
+}
+
+constexpr GlobalDef kDefs[] = {
+    {kLoadSo, LoadFileAs<kSo, kLoadSo>},
+    {kLoadTar, LoadFileAs<kTar, kLoadTar>},
+    {kLoadO, LoadFileAs<kO, kLoadO>},
+    {"runtime.SystemLib", SystemLibGlobal},
+    {"runtime.ModuleLoadFromFile", LoadFromFileGlobal},
+};
+
+}  // namespace
+
+extern const GlobalTable kLoadGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+
+}  // namespace aotrt

@@ -1,0 +1,18 @@
+// The one rule for the devices aotrt accepts, used by every check of a device or a tensor's device.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+namespace aotrt {
+
+// CPU memory: kDLCPU, or kDLCUDAHost (pinned host memory, which is plain host memory to a
+// CPU-only runtime, as TVM's CPU device API treats it), with device id 0: a CPU-only runtime has
+// one CPU, and any other id (negative ones included) names a device that does not exist.
+inline bool IsAcceptedCpuDevice(int device_type, int device_id) {
+  return (device_type == kDLCPU || device_type == kDLCUDAHost) && device_id == 0;
+}
+inline bool IsAcceptedCpuDevice(const DLDevice& d) {
+  return IsAcceptedCpuDevice(static_cast<int>(d.device_type), d.device_id);
+}
+
+}  // namespace aotrt

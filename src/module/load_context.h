@@ -1,0 +1,59 @@
+// What one load carries besides the bytes, passed as a parameter from the front door (Model::Load,
+// Module::LoadFromFile/LoadFromMemory, TVMModLoadFromFile, the loader globals) down to the binary
+// loaders of the module blob; and the typed table of those built-in loaders.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "aotrt/module.h"
+#include "aotrt/options.h"
+
+namespace aotrt {
+
+class BoundedReader;
+class SymbolSource;
+
+// The tools a load may start (linking a `.tar` of objects, compiling a C source), from the
+// environment's CC and TMPDIR at the front door.
+struct ToolConfig {
+  std::string c_compiler = "cc";  // the program run to link or compile
+  std::string temp_dir = "/tmp";  // where private temporary directories are made
+};
+
+struct LoadContext {
+  // The caller's options with the environment's additions, the cache directory resolved ("" when
+  // no directory applies: the constant cache is then off).
+  LoadOptions options;
+  ToolConfig tools;
+  // Names the model in messages: the path given, or "<in-memory library of N bytes>".
+  std::string display_name;
+  // The library whose blob is being parsed, while it is (set by the loader, read by the binary
+  // loaders); null before and for modules created without a library.
+  const SymbolSource* library = nullptr;
+};
+
+// A built-in loader of one module type from its blob payload (ABI.md 5.2): reads exactly its
+// payload from `payload` (which bounds every read and fails with kFormatError) and returns the
+// module. Throws kFormatError for a corrupt payload.
+using BinaryLoaderFn = ObjectPtr<ModuleNode> (*)(BoundedReader& payload, const LoadContext& ctx);
+struct BinaryLoaderDef {
+  const char* type_key;  // e.g. "AotExecutorFactory"
+  BinaryLoaderFn load;
+};
+struct BinaryLoaderTable {
+  const BinaryLoaderDef* defs;
+  size_t size;
+};
+
+// Defined by the top layer, beside the tables of built-in globals: every table of built-in
+// binary loaders. A host may still register `runtime.module.loadbinary_<key>` as a packed
+// function: that takes precedence over a built-in of the same key (TVM's override semantics).
+extern const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[];
+extern const size_t kNumBuiltinBinaryLoaderTables;
+
+// The built-in loader of `type_key`, or nullptr.
+const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key);
+
+}  // namespace aotrt

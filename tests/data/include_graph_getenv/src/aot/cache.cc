@@ -1,0 +1,3 @@
+// Fixture: configuration read below the top.
+#include <cstdlib>
+const char* Dir() { return std::getenv("AOTRT_CACHE_DIR"); }
