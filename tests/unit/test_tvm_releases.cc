@@ -48,7 +48,11 @@ int CallGlobal(const char* name, std::vector<TVMValue> values, std::vector<int> 
     ADD_FAILURE() << "no global " << name;
     return -2;
   }
-  return TVMFuncCall(f, values.data(), codes.data(), static_cast<int>(values.size()), ret, ret_code);
+  int rc = TVMFuncCall(f, values.data(), codes.data(), static_cast<int>(values.size()), ret, ret_code);
+  std::string error = rc != 0 ? TVMGetLastError() : "";
+  TVMFuncFree(f);  // the handle TVMFuncGetGlobal gave is the caller's
+  if (rc != 0) TVMAPISetLastError(error.c_str());
+  return rc;
 }
 
 std::vector<int32_t> ArgsortThroughCAbi(const NDArray& x, TVMValue is_ascend, int is_ascend_code) {
@@ -123,6 +127,7 @@ TEST(TvmV018Bool, CallbacksMayReturnABoolAndReceiveOne) {
   // aotrt's C++ packer sends a bool as kTVMArgInt, as v0.14 does: the callback sees no code 15,
   // and its kTVMArgBool answer (false) reads as a bool.
   EXPECT_FALSE(f.Call<bool>(true));
+  TVMFuncFree(cb);
 }
 
 // ---------------------------------------------------------------------------------------------
