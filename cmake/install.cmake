@@ -8,6 +8,9 @@ install(TARGETS aotrt aotrt_static EXPORT aotrtTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET aotrt_npy)  # the .npy/.npz helpers (aotrt/npy.h), when tools or tests are built
+  install(TARGETS aotrt_npy EXPORT aotrtTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT aotrtTargets NAMESPACE aotrt:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/aotrt)
 configure_package_config_file(cmake/aotrtConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/aotrtConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/aotrt)

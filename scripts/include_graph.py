@@ -52,6 +52,7 @@ PUBLIC_OWNER = {
     "aotrt/profiling.h": "profiling",
     "aotrt/model.h": "api",
     "aotrt/c_api.h": "c_api",
+    "aotrt/npy.h": "tools",  # the .npy/.npz helpers: tools/npy.cc, npz.cc (library aotrt_npy)
 }
 
 # The environment is read at the top only (api/runtime_config.cc): getenv anywhere else in src/ is

@@ -5,7 +5,10 @@
 #      compiled with pkg-config's flags alone;
 #   2. the Python package cmake --install put under the prefix, imported with PYTHONPATH alone (it
 #      finds the installed libaotrt.so by itself);
-#   3. the venv recipe for pip users.
+#   3. the venv recipe for pip users;
+#   4. the wheel that carries libaotrt.so (scripts/build-wheel.sh), pip-installed into a fresh venv
+#      with neither AOTRT_LIBRARY nor an installed library, and nothing left in the source tree;
+#   5. the README's Dask example, run as a script.
 # Each classifies the bundled sample digit. Prints `installed package: N passed, M failed`.
 #   scripts/test-installed.sh BUILD_DIR
 set -uo pipefail
@@ -37,8 +40,8 @@ check "examples/ with find_package(aotrt)" bash -c "
 check "the C example with pkg-config's flags alone" bash -c "
   export PKG_CONFIG_PATH='$libdir/pkgconfig'
   pkg-config --cflags aotrt | grep -q -- '-I$prefix/' &&
-  cc examples/run_model.c -o '$work/run_model_pc' \$(pkg-config --cflags --libs aotrt) -Wl,-rpath,'$libdir' &&
-  '$work/run_model_pc' '$model'"
+  cc examples/run_model.c -o '$work/run_model_pc' \$(pkg-config --cflags --libs aotrt) &&
+  env -u LD_LIBRARY_PATH '$work/run_model_pc' '$model'"   # the .pc's rpath finds the library
 
 # 2 and 3: Python. No AOTRT_LIBRARY, no LD_LIBRARY_PATH: the package finds its library itself.
 classify='
@@ -62,6 +65,25 @@ check "Python: the venv recipe" bash -c "
   /usr/bin/python3 -m venv --system-site-packages '$work/venv' &&
   '$work/venv/bin/pip' install -q --no-index --no-build-isolation '$work/python_src' &&
   AOTRT_LIBRARY='$libdir' '$work/venv/bin/python' -c '$classify' '$model' '$PWD/python_stubs'"
+
+# 4. The wheel: built offline in a temporary copy, so the source tree must be unchanged after.
+tree_state() { git status --porcelain --ignored -- python_stubs scripts 2>/dev/null; }
+before=$(tree_state)
+check "Python: the wheel carrying libaotrt.so, in a fresh venv" bash -c "
+  wheel=\$(scripts/build-wheel.sh '$build' '$work/wheel') &&
+  unzip -l \"\$wheel\" | grep -q 'aotrt/lib/libaotrt.so' &&
+  /usr/bin/python3 -m venv --system-site-packages '$work/wheel-venv' &&
+  '$work/wheel-venv/bin/pip' install -q --no-index \"\$wheel\" &&
+  env -u AOTRT_LIBRARY -u LD_LIBRARY_PATH -u PYTHONPATH '$work/wheel-venv/bin/python' -c '$classify' \
+    '$model' '$PWD/python_stubs' | tee /dev/stderr | grep -q 'wheel-venv/.*/aotrt/lib/libaotrt.so'"
+check "the wheel left nothing in the source tree" test "$(tree_state)" = "$before"
+
+# 5. The README's Dask example, as a script (Dask's worker processes need its __main__ guard).
+if /usr/bin/python3 -c "import dask, distributed" 2>/dev/null; then
+  check "the README's Dask example as a script" env -u AOTRT_LIBRARY PYTHONPATH="$pydir" \
+    /usr/bin/python3 scripts/readme_example.py README.md "Scoring large data sets with Dask" "$work/dask" \
+    "$PWD/$model" "$PWD/samples/digits/inputs/digit_3.npy"
+fi
 
 echo "installed package: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

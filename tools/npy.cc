@@ -10,7 +10,7 @@
 
 #include <aotrt/error.h>
 
-namespace aotrt_cli {
+namespace aotrt {
 namespace {
 
 using aotrt::ErrorCode;
@@ -156,8 +156,11 @@ uint32_t ReadLe(const std::string& b, size_t off, int n) {
 }
 
 }  // namespace
+}  // namespace aotrt
 
+namespace aotrt_cli {
 std::string ReadFile(const std::string& path) {
+  using aotrt::ErrorCode;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw aotrt::Error(ErrorCode::kIOError, "cannot open " + path + ": " + std::strerror(errno));
   std::ostringstream ss;
@@ -165,6 +168,9 @@ std::string ReadFile(const std::string& path) {
   if (in.bad()) throw aotrt::Error(ErrorCode::kIOError, "cannot read " + path);
   return ss.str();
 }
+}  // namespace aotrt_cli
+
+namespace aotrt {
 
 aotrt::NDArray ParseNpy(const std::string& b, const std::string& what) {
   static const char kMagic[] = "\x93NUMPY";
@@ -199,9 +205,13 @@ aotrt::NDArray ParseNpy(const std::string& b, const std::string& what) {
   return arr;
 }
 
-aotrt::NDArray ReadNpy(const std::string& path) { return ParseNpy(ReadFile(path), path); }
+aotrt::NDArray ReadNpy(const std::string& path) { return ParseNpy(aotrt_cli::ReadFile(path), path); }
 
 std::string SerializeNpy(const DLTensor& t) {
+  if (t.device.device_type != kDLCPU || !aotrt::IsContiguous(t) || (!t.data && aotrt::TensorBytes(t) > 0)) {
+    throw aotrt::Error(ErrorCode::kInvalidArgument, "SerializeNpy: the tensor must be on the CPU, contiguous and "
+                                                    "have data");
+  }
   std::string shape = "(";
   for (int i = 0; i < t.ndim; ++i) shape += std::to_string(t.shape[i]) + (t.ndim == 1 ? "," : i + 1 < t.ndim ? ", " : "");
   shape += ")";
@@ -231,4 +241,4 @@ void WriteNpy(const std::string& path, const DLTensor& t) {
   if (!out) throw aotrt::Error(ErrorCode::kIOError, "cannot write " + path);
 }
 
-}  // namespace aotrt_cli
+}  // namespace aotrt

@@ -13,7 +13,7 @@
 
 #include "npy.h"
 
-namespace aotrt_cli {
+namespace aotrt {
 namespace {
 
 using aotrt::ErrorCode;
@@ -49,11 +49,15 @@ std::string ReadMember(unzFile z, const std::string& path, const std::string& me
 
 }  // namespace
 
-bool IsNpzPath(const std::string& path) {
+}  // namespace aotrt
+
+bool aotrt_cli::IsNpzPath(const std::string& path) {
   return path.size() > 4 && path.compare(path.size() - 4, 4, ".npz") == 0;
 }
 
-std::vector<NamedTensor> ReadNpz(const std::string& path) {
+namespace aotrt {
+
+std::vector<NamedArray> ReadNpz(const std::string& path) {
   if (std::FILE* f = std::fopen(path.c_str(), "rb")) {   // first, to say why a file cannot be read
     std::fclose(f);
   } else {
@@ -61,7 +65,7 @@ std::vector<NamedTensor> ReadNpz(const std::string& path) {
   }
   std::unique_ptr<void, UnzCloser> z(unzOpen64(path.c_str()));
   if (!z) Fail(path, "not a zip archive (.npz files are written by numpy.savez)");
-  std::vector<NamedTensor> out;
+  std::vector<NamedArray> out;
   for (int rc = unzGoToFirstFile(z.get()); rc != UNZ_END_OF_LIST_OF_FILE; rc = unzGoToNextFile(z.get())) {
     if (rc != UNZ_OK) Fail(path, "corrupt zip directory");
     unz_file_info64 info;
@@ -74,7 +78,7 @@ std::vector<NamedTensor> ReadNpz(const std::string& path) {
       Fail(path, "member '" + member + "' is not a .npy array");
     }
     std::string key = member.substr(0, member.size() - 4);
-    for (const NamedTensor& t : out) {
+    for (const NamedArray& t : out) {
       if (t.name == key) Fail(path, "array '" + key + "' appears twice");
     }
     std::string bytes = ReadMember(z.get(), path, member, info.uncompressed_size);
@@ -103,4 +107,4 @@ void WriteNpz(const std::string& path, const std::vector<std::pair<std::string, 
   if (zipClose(z, nullptr) != ZIP_OK || !ok) throw aotrt::Error(ErrorCode::kIOError, "cannot write " + path);
 }
 
-}  // namespace aotrt_cli
+}  // namespace aotrt

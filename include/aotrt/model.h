@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aotrt/error.h"
@@ -62,6 +63,24 @@ class AOTRT_API Executor {
   void Run();
   // Whether Run() checks for writes past the workspace (ExecutorOptions, AOTRT_CHECK_BOUNDS).
   bool ChecksBounds() const;
+
+  // One-call inference (src/aot/executor_one_call.cc): copy the inputs in with SetInput's
+  // checks, Run(), and return every output as a new array in output order. The outputs are
+  // COPIES owned by the caller (64-byte aligned, CPU): later runs do not change them and they may
+  // outlive the executor. That costs one copy per output; for no copy at all, use
+  // SetOutputZeroCopy (or GetOutput's aliases) with Run() instead.
+  //   auto outs = ex.Run({{"data", image.tensor()}});   // by name
+  //   auto outs = ex.Run({image.tensor()});             // by position
+  // By position: exactly NumInputs() tensors, in input order (kInvalidArgument otherwise). By
+  // name: any subset (TVM's sanitized names match too, as InputIndex); inputs not named keep
+  // their current contents (a previous SetInput, or the factory's params); naming one input
+  // twice is kInvalidArgument. The tensors are borrowed for the call only.
+  // Errors: those of SetInput (kNotFound for an unknown name, kShapeMismatch, kTypeMismatch,
+  // kInvalidArgument) and of Run (kModelError); kOutOfMemory for the output copies. Every input
+  // is checked before any is copied, so a bad input changes nothing; a model error leaves the
+  // inputs set. Thread-safety: as Run(), one thread at a time per executor.
+  std::vector<NDArray> Run(const std::vector<DLTensor>& inputs);
+  std::vector<NDArray> Run(const std::vector<std::pair<std::string, DLTensor>>& inputs);
 
   // The model it runs (shared with the Model and every other executor of it).
   const ModelInfo& Info() const;

@@ -35,8 +35,8 @@ class AOTRT_API TVMArgValue {
   TVMArgValue(TVMValue value, int code, int index) : value_(value), code_(code), index_(index) {}
   int type_code() const { return code_; }
   const TVMValue& value() const { return value_; }
-  int64_t AsInt() const;           // kTVMArgInt
-  double AsFloat() const;          // kTVMArgFloat or kTVMArgInt
+  int64_t AsInt() const;           // kTVMArgInt or kTVMArgBool (TVM v0.18+; 0 or 1)
+  double AsFloat() const;          // kTVMArgFloat, kTVMArgInt or kTVMArgBool
   std::string AsString() const;    // kTVMStr, kTVMBytes or a String object
   DLDevice AsDevice() const;       // kDLDevice
   DLDataType AsDataType() const;   // kTVMDataType or a dtype string
@@ -57,7 +57,7 @@ class AOTRT_API TVMArgValue {
     return code_ == kTVMStr || (code_ == kTVMObjectHandle && value_.v_handle &&
                                 static_cast<const Object*>(value_.v_handle)->type_index() == kTypeString);
   }
-  bool IsInt() const { return code_ == kTVMArgInt; }
+  bool IsInt() const { return code_ == kTVMArgInt || code_ == kTVMArgBool; }
 
  private:
   [[noreturn]] void Mismatch(const char* expected) const;

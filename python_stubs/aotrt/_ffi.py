@@ -44,6 +44,9 @@ class TVMByteArray(ctypes.Structure):
 # Argument / return type codes (ABI.md 1.1).
 kInt, kFloat, kHandle, kNull, kDataType, kDevice, kDLTensor = 0, 2, 3, 4, 5, 6, 7
 kObject, kModule, kFunc, kStr, kBytes, kNDArray, kObjectRValueRef = 8, 9, 10, 11, 12, 13, 14
+# TVM v0.18+'s kTVMArgBool (v_int64 0/1): decoded to a Python bool. This package still *sends* a
+# bool as kInt, as TVM v0.14's Python package does (ABI.md 11.3c); libaotrt accepts either.
+kBool = 15
 
 # --- finding the library ----------------------------------------------------------------------------
 

@@ -203,6 +203,8 @@ def return_value(v, code):
         return None
     if code == _ffi.kInt:
         return v.v_int64
+    if code == _ffi.kBool:
+        return bool(v.v_int64)
     if code == _ffi.kFloat:
         return v.v_float64
     if code == _ffi.kStr:

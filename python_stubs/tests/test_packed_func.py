@@ -103,3 +103,38 @@ def test_error_classes(tvm):
         assert issubclass(cls, e.TVMError) and issubclass(cls, base)
     assert sorted(e.ERROR_CLASSES) == list(range(1, 13))
     assert e.ERROR_CLASSES[9] is e.ModelError and e.ERROR_CLASSES[11] is e.InternalError
+
+
+def test_tvm_v018_bool_type_code(tvm):
+    """TVM v0.18+ sends a bool with type code 15 (kTVMArgBool): a callback receives it as a Python
+    bool, and a function returning code 15 gives a bool. This package itself still sends a Python
+    bool as an int (code 0), as TVM v0.14's does (ABI.md 11.3c)."""
+    import ctypes
+    from aotrt import _ffi
+
+    seen = []
+    f = tvm.convert_to_tvm_func(lambda *a: seen.append(a))
+    values = (_ffi.TVMValue * 2)()
+    codes = (ctypes.c_int * 2)(15, 0)
+    values[0].v_int64, values[1].v_int64 = 1, 1
+    ret, ret_code = _ffi.TVMValue(), ctypes.c_int(4)
+    assert _ffi.TVMFuncCall(f.handle, ctypes.addressof(values), ctypes.addressof(codes), 2,
+                            ctypes.addressof(ret), ctypes.addressof(ret_code)) == 0
+    (flag, one), = seen
+    assert flag is True and one == 1 and type(one) is int
+    seen.clear()
+    f(True)   # sent as code 0, as TVM v0.14 sends it: the callback gets an int
+    assert seen == [(1,)] and type(seen[0][0]) is int
+
+    def answer_bool(args, type_codes, num_args, ret_handle, _resource):
+        v = _ffi.TVMValue()
+        v.v_int64 = 0
+        code = ctypes.c_int(15)
+        return _ffi.TVMCFuncSetReturn(ret_handle, ctypes.byref(v), ctypes.byref(code), 1)
+
+    cfunc = _ffi.PackedCFunc(answer_bool)
+    handle = ctypes.c_void_p()
+    assert _ffi.TVMFuncCreateFromCFunc(cfunc, None, ctypes.cast(None, _ffi.PackedCFuncFinalizer),
+                                       ctypes.byref(handle)) == 0
+    g = tvm.PackedFunc(handle.value)
+    assert g() is False

@@ -14,8 +14,13 @@ __thread uint64_t t_last_error_sequence __attribute__((tls_model("initial-exec")
 namespace {
 
 using PyRefFn = void (*)(void*);
+using PyGILEnsureFn = int (*)();      // PyGILState_STATE is a C enum: int-sized
+using PyGILReleaseFn = void (*)(int);
 std::atomic<PyRefFn> g_py_incref{nullptr};
 std::atomic<PyRefFn> g_py_decref{nullptr};
+// Registered by TVM v0.15+'s Python package; when absent, looked up in the process (below).
+std::atomic<PyGILEnsureFn> g_gil_ensure{nullptr};
+std::atomic<PyGILReleaseFn> g_gil_release{nullptr};
 
 // No destructor releases py_exc: an exception left here at thread or process exit is leaked, never
 // released after the interpreter is gone.
@@ -33,14 +38,16 @@ LastError& Slot() {
 }
 
 // Py_DecRef may run the object's finalizer, which needs the GIL; C calls from ctypes run without
-// it, so take it through the interpreter's own PyGILState functions when they are in the process.
+// it, so take it through the PyGILState functions the host registered (TVM v0.15+), else the
+// interpreter's own when they are in the process.
 void ReleasePython(void* obj) {
   PyRefFn decref = g_py_decref.load();
   if (!obj || !decref) return;
-  using Ensure = int (*)();
-  using Release = void (*)(int);
-  static auto ensure = reinterpret_cast<Ensure>(dlsym(RTLD_DEFAULT, "PyGILState_Ensure"));
-  static auto release = reinterpret_cast<Release>(dlsym(RTLD_DEFAULT, "PyGILState_Release"));
+  static auto found_ensure = reinterpret_cast<PyGILEnsureFn>(dlsym(RTLD_DEFAULT, "PyGILState_Ensure"));
+  static auto found_release = reinterpret_cast<PyGILReleaseFn>(dlsym(RTLD_DEFAULT, "PyGILState_Release"));
+  PyGILEnsureFn ensure = g_gil_ensure.load();
+  PyGILReleaseFn release = g_gil_release.load();
+  if (!ensure || !release) ensure = found_ensure, release = found_release;
   if (ensure && release) {
     int state = ensure();
     decref(obj);
@@ -95,6 +102,10 @@ bool RegisterEnvCAPI(const char* name, void* fptr) {
     g_py_incref = reinterpret_cast<PyRefFn>(fptr);
   } else if (std::strcmp(name, "Py_DecRef") == 0) {
     g_py_decref = reinterpret_cast<PyRefFn>(fptr);
+  } else if (std::strcmp(name, "PyGILState_Ensure") == 0) {  // TVM v0.15+
+    g_gil_ensure = reinterpret_cast<PyGILEnsureFn>(fptr);
+  } else if (std::strcmp(name, "PyGILState_Release") == 0) {  // TVM v0.15+
+    g_gil_release = reinterpret_cast<PyGILReleaseFn>(fptr);
   } else if (std::strcmp(name, "PyErr_CheckSignals") == 0) {
     // Accepted as TVM does; only TVM's own test helpers poll signals, aotrt never does.
   } else {

@@ -19,7 +19,8 @@ const char* LastErrorMessage();
 ErrorCode LastErrorCode();
 
 // Host-environment functions from TVMBackendRegisterEnvCAPI ("Py_IncRef", "Py_DecRef",
-// "PyErr_CheckSignals"). Process-wide. False for an unknown name.
+// "PyErr_CheckSignals"; TVM v0.15+ also "PyGILState_Ensure", "PyGILState_Release", then used to
+// take the GIL around Py_DecRef). Process-wide. False for an unknown name.
 bool RegisterEnvCAPI(const char* name, void* fptr);
 // Replaces the record with `py_exc`, holding one reference through the registered Py_IncRef.
 // Throws kInvalidArgument when Py_IncRef was not registered (the object could not be kept).

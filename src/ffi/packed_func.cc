@@ -25,6 +25,7 @@ const char* TypeCodeName(int code) {
     case kTVMBytes: return "bytes";
     case kTVMNDArrayHandle: return "NDArray";
     case kTVMObjectRValueRefArg: return "ObjectRValueRef";
+    case kTVMArgBool: return "bool";
     default: return "unknown type code";
   }
 }
@@ -42,13 +43,13 @@ void TVMArgValue::Mismatch(const char* expected) const {
 }
 
 int64_t TVMArgValue::AsInt() const {
-  if (code_ != kTVMArgInt) Mismatch("int");
+  if (code_ != kTVMArgInt && code_ != kTVMArgBool) Mismatch("int");
   return value_.v_int64;
 }
 
 double TVMArgValue::AsFloat() const {
   if (code_ == kTVMArgFloat) return value_.v_float64;
-  if (code_ == kTVMArgInt) return static_cast<double>(value_.v_int64);
+  if (code_ == kTVMArgInt || code_ == kTVMArgBool) return static_cast<double>(value_.v_int64);
   Mismatch("float");
 }
 
@@ -228,6 +229,7 @@ void TVMRetValue::SetFromC(TVMValue value, int code) {
       return;
     }
     case kTVMArgInt:
+    case kTVMArgBool:
     case kTVMArgFloat:
     case kTVMOpaqueHandle:
     case kTVMNullptr:

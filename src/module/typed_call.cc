@@ -34,18 +34,18 @@ void PackObjectArg(TVMValue* v, int* code, const PackedFunc& x) {
 }
 
 int64_t RetAsInt(const TVMRetValue& rv) {
-  if (rv.type_code() != kTVMArgInt) Mismatch(rv, "int");
+  if (rv.type_code() != kTVMArgInt && rv.type_code() != kTVMArgBool) Mismatch(rv, "int");
   return rv.value().v_int64;
 }
 
 double RetAsFloat(const TVMRetValue& rv) {
   if (rv.type_code() == kTVMArgFloat) return rv.value().v_float64;
-  if (rv.type_code() == kTVMArgInt) return static_cast<double>(rv.value().v_int64);
+  if (rv.type_code() == kTVMArgInt || rv.type_code() == kTVMArgBool) return static_cast<double>(rv.value().v_int64);
   Mismatch(rv, "float");
 }
 
 bool RetAsBool(const TVMRetValue& rv) {
-  if (rv.type_code() != kTVMArgInt) Mismatch(rv, "bool (int)");
+  if (rv.type_code() != kTVMArgInt && rv.type_code() != kTVMArgBool) Mismatch(rv, "bool (int)");
   return rv.value().v_int64 != 0;
 }
 

@@ -1,12 +1,13 @@
-// Global functions of the profiling layer: runtime.RPCTimeEvaluator (TVM's contract, ABI.md 9.1),
-// cache_flush_cpu_non_first_arg, and aotrt.profiling.Benchmark (per-call samples as JSON).
+// Global functions of the profiling layer: runtime.RPCTimeEvaluator (TVM's contract, ABI.md 9.1;
+// its arguments are decoded in rpc_time_evaluator_args.cc), cache_flush_cpu_non_first_arg, and
+// aotrt.profiling.Benchmark (per-call samples as JSON).
 #include <climits>
 
 #include "aotrt/module.h"
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
-#include "base/device.h"
 #include "ffi/registry.h"
+#include "profiling/internal.h"
 
 namespace aotrt {
 namespace {
@@ -28,24 +29,8 @@ void RequireCount(const char* fn, TVMArgs args, int n) {
 }
 
 void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
-  const char* fn = "runtime.RPCTimeEvaluator";
-  RequireCount(fn, args, 12);
-  Module mod = ModuleArg(args);
-  AOTRT_REQUIRE(!mod.defined() || mod.type_key() != "rpc", kNotImplemented, fn, ": RPC modules are not supported");
-  DLDevice dev;
-  int device_type = IntArg(fn, args, 2, "device_type");
-  // Checked before the cast: an int outside DLDeviceType is no value of it.
-  int device_id = IntArg(fn, args, 3, "device_id");
-  AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument, fn,
-                ": only CPU devices (device_type 1, device_id 0) are supported, got device_type ", device_type,
-                " device_id ", device_id);
-  dev.device_type = kDLCPU;
-  dev.device_id = device_id;
-  PackedFunc timer = TimeEvaluator(
-      mod, args[1].AsString(), dev, IntArg(fn, args, 4, "number"), IntArg(fn, args, 5, "repeat"),
-      IntArg(fn, args, 6, "min_repeat_ms"), IntArg(fn, args, 7, "limit_zero_time_iterations"),
-      IntArg(fn, args, 8, "cooldown_interval_ms"), IntArg(fn, args, 9, "repeats_to_cooldown"),
-      IntArg(fn, args, 10, "cache_flush_bytes"), args[11].AsString());
+  profiling_internal::RpcTimeEvaluatorArgs a = profiling_internal::ParseRpcTimeEvaluatorArgs(args);
+  PackedFunc timer = TimeEvaluator(a.module, a.name, a.device, a.options, a.f_preproc);
   rv->SetObject(timer.object(), kTVMPackedFuncHandle);
 }
 

@@ -5,7 +5,12 @@
 
 #include <dlpack/dlpack.h>
 
+#include <string>
+
+#include "aotrt/module.h"
 #include "aotrt/ndarray.h"
+#include "aotrt/packed_func.h"
+#include "aotrt/profiling.h"
 
 namespace aotrt {
 namespace profiling_internal {
@@ -34,6 +39,23 @@ class CacheFlusher {
   NDArray a_;
   NDArray b_;
 };
+
+// The global runtime.RPCTimeEvaluator's arguments, decoded.
+struct RpcTimeEvaluatorArgs {
+  Module module;  // undefined: `name` is a global function
+  std::string name;
+  DLDevice device{kDLCPU, 0};
+  TimeEvaluatorOptions options;
+  std::string f_preproc;  // empty: none
+};
+
+// Decodes the 12 arguments of TVM v0.14+ (ABI.md 9.1), the 11 of v0.10-v0.13 (no
+// cache_flush_bytes) or the 10 of v0.9 (no cache_flush_bytes nor limit_zero_time_iterations); a
+// missing option takes TVM's default (limit_zero_time_iterations 100, cache_flush_bytes 0).
+// Throws kInvalidArgument (another count, a non-CPU device), kTypeMismatch (an argument of the
+// wrong type code, naming its position), kOutOfRange (an int that does not fit), kNotImplemented
+// (an RPC module). The options are not range-checked here (TimeEvaluator does).
+RpcTimeEvaluatorArgs ParseRpcTimeEvaluatorArgs(TVMArgs args);
 
 }  // namespace profiling_internal
 }  // namespace aotrt

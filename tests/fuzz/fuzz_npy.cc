@@ -4,11 +4,11 @@
 #include <string>
 
 #include "aotrt/error.h"
-#include "npy.h"
+#include "aotrt/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    aotrt::NDArray a = aotrt_cli::ParseNpy(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
+    aotrt::NDArray a = aotrt::ParseNpy(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
     (void)aotrt_cli::SerializeNpy(a.tensor());
   } catch (const aotrt::Error&) {
   }

@@ -8,13 +8,13 @@
 #include <string>
 
 #include "aotrt/error.h"
-#include "npz.h"
+#include "aotrt/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/tmp/aotrt_fuzz_npz_" + std::to_string(::getpid()) + ".npz";
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), size);
   try {
-    (void)aotrt_cli::ReadNpz(path);
+    (void)aotrt::ReadNpz(path);
   } catch (const aotrt::Error&) {
   }
   return 0;

@@ -757,3 +757,21 @@ def test_conv_spec_errors(op, attrs, msg):
            "ops": [dict(op, out="y", **attrs)], "outputs": ["y"]}
     with pytest.raises(SpecError, match=msg):
         spec.build(doc, "bad")
+
+
+def test_argsort_bool_type_code(tmp_path):
+    """is_ascend_as_bool: the call passes is_ascend with TVM v0.18's kTVMArgBool (15), else 0."""
+    def emitted(extra):
+        doc = {"inputs": [{"name": "x", "shape": [4], "dtype": "float32"}],
+               "ops": [dict({"op": "argsort", "args": ["x"], "out": "y"}, **extra)], "outputs": ["y"]}
+        path = tmp_path / "argsort.json"
+        path.write_text(json.dumps(doc))
+        subprocess.run([sys.executable, os.path.join(HERE, "aotgen.py"), str(path), "--out-dir", str(tmp_path),
+                        "--no-case"], check=True)
+        return (tmp_path / "argsort.c").read_text()
+    assert "call_codes[4] = {7, 7, 0, 15};" in emitted({"is_ascend_as_bool": True})
+    assert "call_codes[4] = {7, 7, 0, 0};" in emitted({})
+    with pytest.raises(SpecError, match="is_ascend_as_bool must be true or false"):
+        spec.build({"inputs": [{"name": "x", "shape": [4], "dtype": "float32"}],
+                    "ops": [{"op": "argsort", "args": ["x"], "out": "y", "is_ascend_as_bool": 1}],
+                    "outputs": ["y"]}, "bad")

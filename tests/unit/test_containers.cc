@@ -181,3 +181,34 @@ TEST(PythonError, StaysTheLastErrorThroughNativeFramesAndIsReleasedOnce) {
   TVMFuncFree(outer_h);
   TVMFuncFree(cb);
 }
+
+namespace {
+int g_gil_ensures = 0, g_gil_releases = 0, g_gil_released_state = -1;
+int FakeGILEnsure() { return 40 + ++g_gil_ensures; }  // a distinct state per call
+void FakeGILRelease(int state) { ++g_gil_releases, g_gil_released_state = state; }
+}  // namespace
+
+// TVM v0.15+'s Python package also registers PyGILState_Ensure/PyGILState_Release: accepted, and
+// the GIL is then taken through them around Py_DecRef (the state Ensure gave goes back to Release).
+TEST(PythonError, RegisteredGILStateFunctionsWrapTheRelease) {
+  ASSERT_EQ(TVMBackendRegisterEnvCAPI("Py_IncRef", reinterpret_cast<void*>(&FakeIncRef)), 0);
+  ASSERT_EQ(TVMBackendRegisterEnvCAPI("Py_DecRef", reinterpret_cast<void*>(&FakeDecRef)), 0);
+  ASSERT_EQ(TVMBackendRegisterEnvCAPI("PyGILState_Ensure", reinterpret_cast<void*>(&FakeGILEnsure)), 0);
+  ASSERT_EQ(TVMBackendRegisterEnvCAPI("PyGILState_Release", reinterpret_cast<void*>(&FakeGILRelease)), 0);
+  EXPECT_NE(TVMBackendRegisterEnvCAPI("PyGILState_Check", nullptr), 0);  // not a name TVM registers
+  int before_dec = g_decrefs, before_ensure = g_gil_ensures, before_release = g_gil_releases;
+  TVMAPISetLastPythonError(&g_py_exc);
+  EXPECT_EQ(g_gil_ensures, before_ensure);  // holding the exception takes no GIL (Py_IncRef as TVM)
+  TVMDropLastPythonError();
+  EXPECT_EQ(g_decrefs - before_dec, 1);
+  EXPECT_EQ(g_gil_ensures - before_ensure, 1);
+  EXPECT_EQ(g_gil_releases - before_release, 1);
+  EXPECT_EQ(g_gil_released_state, 40 + g_gil_ensures);
+  // Unregistered again (null): back to the interpreter's functions, absent from this test binary.
+  ASSERT_EQ(TVMBackendRegisterEnvCAPI("PyGILState_Ensure", nullptr), 0);
+  ASSERT_EQ(TVMBackendRegisterEnvCAPI("PyGILState_Release", nullptr), 0);
+  TVMAPISetLastPythonError(&g_py_exc);
+  TVMDropLastPythonError();
+  EXPECT_EQ(g_decrefs - before_dec, 2);
+  EXPECT_EQ(g_gil_ensures - before_ensure, 1);
+}

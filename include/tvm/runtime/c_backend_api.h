@@ -53,7 +53,9 @@ TVM_DLL void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t 
  *  Errors: kInvalidArgument (device type not CPU, or `ptr` not in use in this thread's pool). */
 TVM_DLL int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr);
 /*! \brief Register a host C function by name: "Py_IncRef" / "Py_DecRef" (used to hold a Python
- *  exception as the last error) or "PyErr_CheckSignals" (accepted, never called).
+ *  exception as the last error), "PyGILState_Ensure" / "PyGILState_Release" (registered by TVM
+ *  v0.15+'s Python package; taken around Py_DecRef, which otherwise uses the interpreter's own
+ *  functions found in the process) or "PyErr_CheckSignals" (accepted, never called).
  *  `ptr` must stay valid until it is registered again. Thread-safe.
  *  Errors: kInvalidArgument (null name, unknown name). */
 TVM_DLL int TVMBackendRegisterEnvCAPI(const char* name, void* ptr);

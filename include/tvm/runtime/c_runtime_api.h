@@ -64,7 +64,11 @@ typedef enum {
   kTVMBytes = 12U,
   kTVMNDArrayHandle = 13U,
   kTVMObjectRValueRefArg = 14U,
-  kTVMExtBegin = 15U,
+  /* A bool in v_int64 (0 or 1). Added by TVM v0.18, whose generated code and Python package pass
+     boolean scalars with it; aotrt accepts it wherever it accepts kTVMArgInt. TVM v0.9-v0.17 pass
+     bools as kTVMArgInt, and so does aotrt's own Python package (ABI.md 11.3c). */
+  kTVMArgBool = 15U,
+  kTVMExtBegin = 16U, /* 15 up to TVM v0.17, moved by v0.18 for kTVMArgBool */
   kTVMNNVMFirst = 16U,
   kTVMNNVMLast = 20U,
   kTVMExtReserveEnd = 64U,

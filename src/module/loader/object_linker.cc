@@ -89,6 +89,24 @@ void RunTool(const std::vector<std::string>& argv, const std::string& log, const
               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), "): ", output.str());
 }
 
+// A C source of the archive compiled to an object beside it. TVM v0.9/v0.10 `c` exports carry
+// the blob as devc.c (ABI.md 5), and `c` targets their code as lib<i>.c; TVM's load_module built
+// them with g++, so a source that is not C (a system-lib devc.c registers its blob from a C++
+// static initializer) is compiled again as C++. Throws kIOError with both attempts' output.
+std::string CompileSource(const std::string& cc, const std::string& source, const std::string& log) {
+  const std::string object = source + ".o";
+  try {
+    RunTool({cc, "-c", "-fPIC", "-o", object, source}, log, "compiling " + source + " as C");
+  } catch (const Error& as_c) {
+    try {
+      RunTool({cc, "-x", "c++", "-c", "-fPIC", "-o", object, source}, log, "compiling " + source + " as C++");
+    } catch (const Error& as_cxx) {
+      AOTRT_THROW(kIOError, as_c.what(), "; ", as_cxx.what());
+    }
+  }
+  return object;
+}
+
 }  // namespace
 
 std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format,
@@ -97,10 +115,14 @@ std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std
   TempDir tmp(tools.temp_dir);
   const std::string log = tmp.path() + "/tool.log";
   std::vector<std::string> objects;
+  const std::string& cc = tools.c_compiler;
   if (format == "tar") {
     RunTool({"tar", "-xf", path, "-C", tmp.path()}, log, "extracting " + path);
+    std::vector<std::string> sources = tmp.Files(".c");
     for (const std::string& f : tmp.Files(".o")) objects.push_back(tmp.path() + "/" + f);
-    AOTRT_REQUIRE(!objects.empty(), kNotFound, path, ": the archive holds no object files (.o)");
+    AOTRT_REQUIRE(!objects.empty() || !sources.empty(), kNotFound, path,
+                  ": the archive holds no object files (.o) nor C sources (.c)");
+    for (const std::string& f : sources) objects.push_back(CompileSource(cc, tmp.path() + "/" + f, log));
   } else {
     objects.push_back(path);
   }

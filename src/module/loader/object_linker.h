@@ -1,5 +1,6 @@
 // Loading TVM exports that are object files rather than a shared library: a `.o`, or a `.tar` of
-// objects (what `export_library("x.tar")` writes, e.g. for system-lib builds). As TVM's Python
+// objects and C sources (what `export_library("x.tar")` writes, e.g. for system-lib builds; v0.9
+// and v0.10 put the blob in a devc.c, `c` targets their code in lib<i>.c). As TVM's Python
 // `load_module` does, the objects are linked into a shared library with the system C compiler
 // (ToolConfig::c_compiler: $CC, default `cc`), which is then loaded like any model library; the temporary files are removed
 // once it is loaded.
@@ -13,8 +14,9 @@
 
 namespace aotrt {
 
-// `format` is "tar" or "o". Throws kNotFound (no such file, or no objects in the archive), kIOError
-// (extracting or linking failed: the message carries the command and its output), or what
+// `format` is "tar" or "o". Throws kNotFound (no such file, or neither objects nor C sources in the
+// archive), kIOError (extracting, compiling a source as C and as C++, or linking failed: the
+// message carries the command and its output), or what
 // OpenSharedLibrary throws for the linked library.
 // Temporary files go in a private directory under `tools.temp_dir`.
 std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format,

@@ -327,6 +327,8 @@ class Emitter:
         cache = "aotgen_packed_%s" % node.symbol
         axis = node.attrs.get("axis", -1)
         ascend = 1 if node.attrs.get("is_ascend", True) else 0
+        # TVM v0.18+ lowers a boolean scalar of a packed call with type code 15 (kTVMArgBool).
+        ascend_code = 15 if node.attrs.get("is_ascend_as_bool", False) else 0
         self.w("  static void* %s = NULL;" % cache,
                "  if (%s == NULL &&" % cache,
                "      %s(__tvm_module_ctx, %s, &%s) != 0) {"
@@ -334,7 +336,8 @@ class Emitter:
                "    return -1;",
                "  }",
                "  TVMValue call_args[4];",
-               "  int32_t call_codes[4] = {7, 7, 0, 0};  /* DLTensor*, DLTensor*, int, int */",
+               "  int32_t call_codes[4] = {7, 7, 0, %d};  /* DLTensor*, DLTensor*, int, %s */"
+               % (ascend_code, "bool" if ascend_code else "int"),
                "  call_args[0].v_handle = args[0].v_handle;",
                "  call_args[1].v_handle = args[1].v_handle;",
                "  call_args[2].v_int64 = %d;  /* axis */" % axis,

@@ -265,7 +265,8 @@ class Fail(Op):
 class Argsort(Op):
     """Indices that sort x along attrs['axis'] (default -1), computed by the runtime: the operator
     looks up the global tvm.contrib.sort.argsort through TVMBackendGetFuncFromEnv and calls it with
-    TVMFuncCall, as TVM's generated code does for sort/argsort/topk (see emit_c)."""
+    TVMFuncCall, as TVM's generated code does for sort/argsort/topk (see emit_c). With
+    `is_ascend_as_bool`, is_ascend goes with type code 15 (kTVMArgBool), as TVM v0.18+ lowers it."""
     name = "argsort"
     function = "tvm.contrib.sort.argsort"
 
@@ -275,6 +276,9 @@ class Argsort(Op):
         axis = attrs.get("axis", -1)
         if not -len(args[0].shape) <= axis < len(args[0].shape):
             raise SpecError("argsort axis %d out of range" % axis)
+        for flag in ("is_ascend", "is_ascend_as_bool"):
+            if not isinstance(attrs.get(flag, False), bool):
+                raise SpecError("argsort %s must be true or false, got %r" % (flag, attrs[flag]))
         return args[0].shape, dtypes.get(attrs.get("dtype", "int32"))
 
     def kernel(self, args, out, attrs):

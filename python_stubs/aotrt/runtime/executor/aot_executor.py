@@ -293,6 +293,38 @@ class AotModule:
         if _FuncCall(*self._run_args) != 0:
             raise last_error()
 
+    def __call__(self, *args, **inputs):
+        """One-call inference: set the inputs, run, and return every output as a new numpy array
+        (a copy, unaffected by later runs), in output order.
+
+        ``m(x, y)`` gives inputs by position (in input order), ``m(data=x)`` or
+        ``m(**{"input:0": x})`` by name; both may mix. Inputs not given keep their contents (a
+        previous set_input, or the factory's params). Each value gets set_input's conversions and
+        checks (TypeMismatchError, ShapeMismatchError, an unknown name, ...), all made before any
+        input is copied, so a bad value changes nothing; an input given twice is a TypeError.
+        """
+        if len(args) > self._num_inputs:
+            raise TypeError("the model has %d input%s, got %d positional values"
+                            % (self._num_inputs, "" if self._num_inputs == 1 else "s", len(args)))
+        todo = {}
+        for key, value in list(enumerate(args)) + list(inputs.items()):
+            call = self._input_call(key)
+            if call.index in todo:
+                raise TypeError("input %d (%r) is given twice" % (call.index, self._in_info["names"][call.index]))
+            if not isinstance(value, NDArray):
+                value = self._coerce(value, call)
+            todo[call.index] = value
+        for index, value in todo.items():
+            self._set_one(index, value)
+        self.run()
+        outs = []
+        for i, (shape, dtype) in enumerate(self._out_meta):
+            npdt, lanes = _numpy_dtype(dtype)
+            outs.append(self.get_output(i, np.empty(shape if lanes == 1 else shape + (lanes,), npdt)))
+        return outs
+
+    predict = __call__
+
     def get_output(self, index, out=None):
         """Output ``index``: an NDArray aliasing the executor's buffer (overwritten by the next run),
         or copied into ``out`` (an NDArray or a C-contiguous writable numpy array), which is returned."""
