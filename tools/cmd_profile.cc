@@ -91,9 +91,9 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
   AddInputOptions(cmd, &o->inputs);
   auto* runs = cmd->add_option("-n,--runs", o->profile.runs, "Profile exactly this many runs")
                    ->check(CLI::Range(1, aotrt::kMaxTimingNumber));
-  cmd->add_option("-d,--duration", o->profile.duration_s, "Profile for about SECONDS (default 2)")
+  cmd->add_option("-d,--duration", o->profile.duration_s, "Profile for about SECONDS (default 3)")
       ->check(CLI::Range(1e-3, 3600.0))->excludes(runs)->type_name("SECONDS");
-  cmd->add_option("--period-us", o->profile.period_us, "Mean interval between samples (default 250)")
+  cmd->add_option("--period-us", o->profile.period_us, "Mean interval between samples (default 1000)")
       ->check(CLI::Range(100, 1000000));
   cmd->add_option("-w,--warmup", o->profile.warmup, "Unprofiled runs first (default 1)")->check(CLI::Range(0, INT_MAX));
   cmd->add_option("--bench-duration", o->bench_s,
