@@ -33,7 +33,7 @@ std::string JsonString(const std::string& s) {
 
 std::string JsonNumber(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  std::snprintf(buf, sizeof(buf), "%.10g", v);
   return buf;
 }
 
