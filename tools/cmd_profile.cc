@@ -57,9 +57,9 @@ double Median(std::vector<double> v) {
 void PrintText(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, double bench_ms, size_t bench_runs) {
   std::cout << p.ToTable();
   double overhead = bench_ms > 0 ? 100.0 * (p.run_ms_median / bench_ms - 1) : 0;
-  std::cout << "bench      median of " << bench_runs << " unprofiled runs " << Fixed(bench_ms, 4)
-            << " ms; profiled runs: median " << Fixed(p.run_ms_median, 4) << " ms (" << (overhead >= 0 ? "+" : "")
-            << Fixed(overhead, 1) << "% while sampling), mean " << Fixed(p.run_ms, 4) << " ms\n"
+  std::cout << "bench      median of " << bench_runs << " unprofiled runs " << Fixed(bench_ms, bench_ms < 1 ? 6 : 4)
+            << " ms; profiled runs: median " << Fixed(p.run_ms_median, bench_ms < 1 ? 6 : 4) << " ms (" << (overhead >= 0 ? "+" : "")
+            << Fixed(overhead, 1) << "% while sampling), mean " << Fixed(p.run_ms, bench_ms < 1 ? 6 : 4) << " ms\n"
             << "reading    Percent is the share of samples (the run's wall time) in the operator; +-95% its 95%\n"
             << "           confidence half-width in percentage points; Mean ms = Percent x mean run time.\n";
 }

@@ -22,10 +22,10 @@ constexpr size_t kMaxSamples = size_t{1} << 22;  // 64 MiB of samples at most
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-AotExecutor& ExecutorOf(Executor& executor) {
-  const Module& m = executor.module();
+AotExecutor& ExecutorOf(const Module& m) {
   AOTRT_REQUIRE(m.defined() && m.type_key() == "AotExecutor", kInvalidArgument,
-                "ProfileOperators: the executor is empty");
+                "ProfileOperators: expected an AotExecutor (factory[\"<model>\"](device)), got ",
+                m.defined() ? "a " + std::string(m.type_key()) + " module" : std::string("an empty one"));
   return static_cast<AotExecutorModuleNode*>(m.operator->())->executor();
 }
 
@@ -50,22 +50,27 @@ void ValidateOperatorProfileOptions(const OperatorProfileOptions& opt) {
 }
 
 OperatorProfile ProfileOperators(Executor& executor, const OperatorProfileOptions& opt) {
+  return profiling_internal::ProfileExecutorModule(executor.module(), opt);
+}
+
+OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor_module,
+                                                          const OperatorProfileOptions& opt) {
   ValidateOperatorProfileOptions(opt);
-  AotExecutor& impl = ExecutorOf(executor);
+  AotExecutor& impl = ExecutorOf(executor_module);
   const ModelProgram& program = impl.model().program();
   AOTRT_REQUIRE(program.entry != nullptr, kNotImplemented, "ProfileOperators: model ", impl.model().name(),
                 " is not called through a function of a loaded library, which the profiler needs");
   CodeMap code = CodeMap::ForAddress(reinterpret_cast<const void*>(program.entry));
 
   OperatorProfile profile;
-  profile.model = executor.Info().name;
+  profile.model = impl.model().name();
   profile.library = code.path();
   profile.symbol_table = code.table();
   profile.period_us = opt.period_us;
   double warm_ms = 0;
   for (int i = 0; i < opt.warmup; ++i) {
     auto t = Clock::now();
-    executor.Run();
+    impl.Run();
     warm_ms = Ms(Clock::now() - t);
   }
   std::vector<double> times;
@@ -82,7 +87,7 @@ OperatorProfile ProfileOperators(Executor& executor, const OperatorProfileOption
       }
       auto t = Clock::now();
       PcSampler::SetRecording(true);
-      executor.Run();
+      impl.Run();
       PcSampler::SetRecording(false);
       times.push_back(Ms(Clock::now() - t));
     }
@@ -101,7 +106,7 @@ OperatorProfile ProfileOperators(Executor& executor, const OperatorProfileOption
     profile.run_ms_median = PercentileSorted(times, 50);
   }
   profile.dropped = sampler.dropped();
-  profiling_internal::AttributeSamples(code, sampler.Samples(), executor.Info().symbol_prefix, &profile);
+  profiling_internal::AttributeSamples(code, sampler.Samples(), impl.model().info().symbol_prefix, &profile);
   return profile;
 }
 

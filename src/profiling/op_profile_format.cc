@@ -1,9 +1,12 @@
 // OperatorProfile as a table, JSON and CSV (aotrt/profiling.h).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <string>
 
 #include "aotrt/profiling.h"
+#include "profiling/internal.h"
 
 namespace aotrt {
 namespace {
@@ -14,7 +17,9 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-std::string JsonString(const std::string& s) {
+}  // namespace
+
+std::string profiling_internal::JsonQuote(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     if (c == '"' || c == '\\') {
@@ -30,6 +35,10 @@ std::string JsonString(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
+
+std::string JsonString(const std::string& s) { return profiling_internal::JsonQuote(s); }
 
 std::string JsonNumber(double v) {
   char buf[64];
@@ -63,23 +72,25 @@ std::string OperatorProfile::ToTable() const {
   for (const OperatorCost& c : operators) width = std::max(width, c.name.size());
   width = std::max(width, outside.name.size());
   std::ostringstream os;
-  char buf[512];
+  char buf[1024];
   auto row = [&](const std::string& name, const std::string& pct, const std::string& ci, const std::string& ms,
                  const std::string& n) {
     std::snprintf(buf, sizeof(buf), "%-*s  %8s  %7s  %10s  %8s\n", static_cast<int>(width), name.c_str(), pct.c_str(),
                   ci.c_str(), ms.c_str(), n.c_str());
     os << buf;
   };
+  // Milliseconds with about 4 significant digits for a run of run_ms, at least 4 decimals.
+  int ms_digits = run_ms > 0 ? std::min(9, std::max(4, 3 - static_cast<int>(std::floor(std::log10(run_ms))))) : 4;
   row("Operator", "Percent", "+-95%", "Mean ms", "Samples");
   for (const OperatorCost& c : operators) {
-    row(c.name, Fixed(c.percent, 2), Fixed(c.ci95, 2), Fixed(c.mean_ms, 4), std::to_string(c.samples));
+    row(c.name, Fixed(c.percent, 2), Fixed(c.ci95, 2), Fixed(c.mean_ms, ms_digits), std::to_string(c.samples));
   }
-  row(outside.name, Fixed(outside.percent, 2), Fixed(outside.ci95, 2), Fixed(outside.mean_ms, 4),
+  row(outside.name, Fixed(outside.percent, 2), Fixed(outside.ci95, 2), Fixed(outside.mean_ms, ms_digits),
       std::to_string(outside.samples));
-  row("Total (mean run)", "100.00", "", Fixed(run_ms, 4), std::to_string(samples));
+  row("Total (mean run)", "100.00", "", Fixed(run_ms, ms_digits), std::to_string(samples));
   os << "Model " << model << " (" << library << ", symbols from "
      << (symbol_table.empty() ? "nowhere: stripped, by address" : symbol_table) << "): " << runs
-     << " runs, median " << Fixed(run_ms_median, 4) << " ms, " << samples << " samples every ~" << period_us
+     << " runs, median " << Fixed(run_ms_median, ms_digits) << " ms, " << samples << " samples every ~" << period_us
      << " us" << (interrupted ? ", interrupted" : "") << (dropped ? ", " + std::to_string(dropped) + " dropped" : "")
      << "\n";
   return os.str();
