@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -192,4 +194,41 @@ TEST(OperatorProfile, ModelErrorPropagatesAndProfilerIsReleased) {
   Model m2 = Model::Load(ok.library);
   Executor ex2 = m2.CreateExecutor();
   EXPECT_EQ(ProfileOperators(ex2, o).runs, 3);
+}
+
+// A model loaded from memory (a memfd library) and a system-lib model linked into this executable:
+// the profiler reads the symbols of whichever object holds the code.
+TEST(OperatorProfile, LoadedFromMemory) {
+  Case c = GeneratedCase("profile_costs_llvm_usmp");
+  std::ifstream in(c.library, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+  Model m = Model::LoadFromMemory(bytes.data(), bytes.size());
+  Executor ex = m.CreateExecutor();
+  SetCaseInputs(c, ex);
+  OperatorProfileOptions o;
+  o.duration_s = 1;
+  o.period_us = 250;
+  OperatorProfile p = ProfileOperators(ex, o);
+  ExpectNamedAttribution("profile_costs_llvm_usmp from memory", p);
+  EXPECT_NE(p.library.find("/fd/"), std::string::npos) << p.library;
+}
+
+TEST(OperatorProfile, SystemLibInTheExecutable) {
+  Model m = Model::FromModule(Module::SystemLib());
+  Executor ex = m.CreateExecutor();
+  OperatorProfileOptions o;
+  o.duration_s = 1;
+  o.period_us = 250;
+  OperatorProfile p = ProfileOperators(ex, o);
+  EXPECT_EQ(p.symbol_table, ".symtab");
+  bool any_operator = false;
+  for (const OperatorCost& op : p.operators) any_operator = any_operator || op.name.rfind("fused_", 0) == 0;
+  EXPECT_TRUE(any_operator) << p.ToTable();
+  for (const OperatorCost& op : p.operators) {
+    // Code of the executable outside the model (the test's own) may appear, but never as an
+    // operator of the model under a wrong name: operator lines carry the model's symbols.
+    if (op.name.rfind("fused_", 0) == 0) EXPECT_EQ(op.symbol.rfind("tvmgen_default_fused_", 0), 0u) << op.symbol;
+  }
+  std::printf("[ profile  ] system-lib: %s", p.ToTable().c_str());
 }
