@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include "base/error_util.h"
 #include "base/unique_fd.h"
@@ -66,11 +67,37 @@ std::vector<CodeSymbol> SortedDisjoint(std::vector<CodeSymbol> syms) {
   return out;
 }
 
+// /proc/self/map_files/<start>-<end> of a mapping of `path` (also when the file was deleted after
+// it was loaded, as the object linker does with the library it links), or "" when none is found.
+std::string MappedFileAlias(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    size_t slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    std::string name = line.substr(slash);
+    if (name != path && name != path + " (deleted)") continue;
+    return "/proc/self/map_files/" + line.substr(0, line.find(' '));
+  }
+  return "";
+}
+
+int OpenModelFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 || errno != ENOENT) return fd;
+  std::string alias = MappedFileAlias(path);
+  if (alias.empty()) {
+    errno = ENOENT;
+    return -1;
+  }
+  return ::open(alias.c_str(), O_RDONLY | O_CLOEXEC);
+}
+
 // A read-only mapping of a whole file.
 class FileMapping {
  public:
   explicit FileMapping(const std::string& path) {
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(OpenModelFile(path));
     AOTRT_REQUIRE(fd.fd >= 0, kIOError, "operator profile: cannot open the model library ", path,
                   " to read its symbols: ", std::strerror(errno));
     struct stat st;

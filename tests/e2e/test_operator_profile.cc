@@ -232,3 +232,19 @@ TEST(OperatorProfile, SystemLibInTheExecutable) {
   }
   std::printf("[ profile  ] system-lib: %s", p.ToTable().c_str());
 }
+
+// A .tar of objects, linked by the loader into a library it deletes once loaded: the profiler
+// reads the symbols through the mapping (/proc/self/map_files).
+TEST(OperatorProfile, LinkedFromObjectsAndDeleted) {
+  std::string tar = std::string(AOTRT_TEST_FIXTURES_DIR) + "/syslib_llvm/model.tar";
+  if (!std::ifstream(tar).good()) GTEST_SKIP() << tar << " not found";
+  Model m = Model::Load(tar);
+  Executor ex = m.CreateExecutor();
+  OperatorProfileOptions o;
+  o.duration_s = 0.5;
+  o.period_us = 250;
+  OperatorProfile p = ProfileOperators(ex, o);
+  EXPECT_EQ(p.symbol_table, ".symtab") << p.library;
+  EXPECT_GT(p.samples, 0u);
+  for (const OperatorCost& op : p.operators) EXPECT_EQ(op.name.rfind("[unnamed", 0), std::string::npos) << op.name;
+}
