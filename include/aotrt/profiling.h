@@ -7,7 +7,8 @@
 //   aotrt::BenchmarkOptions opt;  opt.number = 10;  opt.repeat = 20;
 //   aotrt::BenchmarkStats s = aotrt::Benchmark(ex.module().GetFunction("run"), aotrt::TVMArgs(nullptr, nullptr, 0), opt);
 //
-// Thread-safety: the functions here are pure or only touch their arguments. A time evaluator
+// Thread-safety: the functions here are pure or only touch their arguments, except
+// ProfileOperators (one per process at a time; see its comment). A time evaluator
 // function keeps its (growing) `number` between calls, like TVM's: call one timer from one thread
 // at a time. Timing uses std::chrono::steady_clock (TVM uses high_resolution_clock, which is the
 // non-monotonic system clock on libstdc++).

@@ -74,7 +74,7 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
     warm_ms = Ms(Clock::now() - t);
   }
   std::vector<double> times;
-  times.reserve(opt.runs > 0 ? static_cast<size_t>(opt.runs) : 1024);
+  times.reserve(static_cast<size_t>(std::min(opt.runs > 0 ? opt.runs : 1024, 1 << 20)));
   PcSampler sampler(opt.period_us, Capacity(opt, warm_ms));
   sampler.Start();
   auto start = Clock::now();
