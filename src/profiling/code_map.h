@@ -16,6 +16,9 @@
 namespace aotrt {
 namespace profiling_internal {
 
+// The name CodeMap gives the PLT sections (.plt, .plt.got, .plt.sec).
+constexpr char kPltSymbol[] = "@plt";
+
 struct CodeSymbol {
   uintptr_t start = 0;  // run-time address
   uintptr_t end = 0;    // start + st_size
@@ -38,7 +41,8 @@ class CodeMap {
   const std::vector<CodeSymbol>& symbols() const { return symbols_; }
   const std::string& path() const { return path_; }
   uintptr_t load_bias() const { return load_bias_; }
-  // ".symtab", ".dynsym", or "" when the file has neither with a sized function.
+  // ".symtab", ".dynsym", or "" when the file has neither with a sized function. symbols() also
+  // holds the PLT sections, named kPltSymbol.
   const std::string& table() const { return table_; }
 
  private:

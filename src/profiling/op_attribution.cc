@@ -78,6 +78,10 @@ void AttributeSamples(const CodeMap& code, const std::vector<PcSample>& samples,
       continue;
     }
     const CodeSymbol* sym = code.Find(pc);
+    if (sym && sym->name == kPltSymbol) {  // a jump into the runtime
+      ++outside;
+      continue;
+    }
     std::string name = sym ? OperatorName(sym->name, symbol_prefix) : UnnamedRange(code, pc);
     if (sym && (name == kEntrySuffix || EndsWith(sym->name, std::string("___") + kEntrySuffix))) {
       ++outside;

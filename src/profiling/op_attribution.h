@@ -4,6 +4,7 @@
 //   - else one in a symbol of the model library goes to that symbol; `<prefix>_` and a trailing
 //     `_compute_` are stripped, so an operator and its compute body share one line, and the
 //     entry (`__tvm_main__`) counts as the outside's glue;
+//   - a sample in the library's PLT stubs is outside (they jump into the runtime);
 //   - else one in the library's code but in no symbol goes to "[unnamed code ...]" by address
 //     range (the gap between the symbols around it, or its 4 KiB page when there are none);
 //   - else (the runtime, libc, ...) it is outside.

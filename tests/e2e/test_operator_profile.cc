@@ -19,6 +19,23 @@ using namespace aotrt_test;
 namespace {
 
 constexpr double kTolerance = 0.05;  // 5 percentage points
+
+// Sanitizers instrument the runtime (and the generated models) and delay signals (TSan delivers
+// them at its next interceptor): the shares of a sanitized build say where a sanitized run spends
+// its time, not what the uninstrumented code costs. Their assertions are skipped there.
+bool SanitizedTiming() {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
 const char* const kMatmuls[] = {"fused_nn_dense_1x", "fused_nn_dense_2x", "fused_nn_dense_4x"};
 constexpr double kTruth[] = {1.0 / 7, 2.0 / 7, 4.0 / 7};
 
@@ -51,7 +68,7 @@ OperatorProfile ProfileCase(const std::string& name, Executor* keep = nullptr) {
 // Every sample of the model is in one of its operators, under its own name.
 void ExpectNamedAttribution(const std::string& name, const OperatorProfile& p) {
   EXPECT_EQ(p.symbol_table, ".symtab") << name;
-  EXPECT_GE(p.samples, 300u) << name << ": too few samples to judge";
+  if (!SanitizedTiming()) EXPECT_GE(p.samples, 300u) << name << ": too few samples to judge";
   EXPECT_GT(p.runs, 0) << name;
   EXPECT_EQ(p.dropped, 0u) << name;
   // Every line of the model is one of its operators (no unnamed code, no parallel lambda).
@@ -59,7 +76,7 @@ void ExpectNamedAttribution(const std::string& name, const OperatorProfile& p) {
     EXPECT_EQ(c.name.rfind("fused_nn_", 0), 0u) << name << ": unexpected line " << c.name;
     EXPECT_NE(c.symbol.find("tvmgen_default_fused_nn_"), std::string::npos) << c.name;
   }
-  EXPECT_LT(p.outside.percent, 5.0) << name << "\n" << p.ToTable();
+  if (!SanitizedTiming()) EXPECT_LT(p.outside.percent, 5.0) << name << "\n" << p.ToTable();
 }
 
 void PrintShares(const std::string& name, const OperatorProfile& p) {
@@ -76,6 +93,7 @@ void ExpectTrueShares(const std::string& name, const OperatorProfile& p) {
   PrintShares(name, p);
   std::map<std::string, double> shares = MatmulShares(p);
   ASSERT_EQ(shares.size(), 3u) << name << ":\n" << p.ToTable();
+  if (SanitizedTiming()) GTEST_SKIP() << "shares of a sanitized build are not the code's costs";
   for (int i = 0; i < 3; ++i) {
     EXPECT_NEAR(shares[kMatmuls[i]], kTruth[i], kTolerance) << name << ": " << kMatmuls[i] << "\n" << p.ToTable();
   }
@@ -110,10 +128,12 @@ TEST(OperatorProfile, ParallelOperatorsCountToTheirLauncher) {
   PrintShares(name, p);
   std::map<std::string, double> shares = MatmulShares(p);
   ASSERT_EQ(shares.size(), 3u) << p.ToTable();
+  if (SanitizedTiming()) GTEST_SKIP() << "shares of a sanitized build are not the code's costs";
   EXPECT_LT(shares[kMatmuls[0]], shares[kMatmuls[2]]) << p.ToTable();
 }
 
 TEST(OperatorProfile, TwoProfilesAgree) {
+  if (SanitizedTiming()) GTEST_SKIP() << "shares of a sanitized build are not the code's costs";
   std::map<std::string, double> a = MatmulShares(ProfileCase("profile_costs_c_nousmp"));
   std::map<std::string, double> b = MatmulShares(ProfileCase("profile_costs_c_nousmp"));
   for (const char* m : kMatmuls) {

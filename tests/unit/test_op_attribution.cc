@@ -141,3 +141,14 @@ TEST(OpAttribution, AddressInNoLoadedObjectIsNotFound) {
     EXPECT_EQ(e.code(), ErrorCode::kNotFound);
   }
 }
+
+// A c-target model calls the runtime through its PLT: samples there are the runtime's.
+TEST(OpAttribution, PltStubsCountAsOutside) {
+  CodeMap m = MapOf(Model("profile_costs_c_nousmp"));
+  const CodeSymbol* plt = Named(m, kPltSymbol);
+  ASSERT_NE(plt, nullptr);
+  OperatorProfile p;
+  AttributeSamples(m, {{plt->start + 2, 0}}, "tvmgen_default", &p);
+  EXPECT_TRUE(p.operators.empty());
+  EXPECT_EQ(p.outside.samples, 1u);
+}
