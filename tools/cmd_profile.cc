@@ -79,14 +79,16 @@ void PrintJson(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, doub
 CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
   auto o = std::make_shared<ProfileCliOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "profile",
-      "Where a run's time goes: each operator's share, by sampling the running thread's program counter.\n"
-      "Percent = share of the samples in that operator (its share of the run's wall time), +-95% = its\n"
-      "95% confidence half-width in percentage points (more samples: longer --duration or smaller\n"
-      "--period-us), Mean ms = Percent x the mean profiled run. The outside line is the runtime and the\n"
-      "entry's own glue. Names come from the library's ELF symbol table, not debug information; code no\n"
-      "symbol covers (a stripped library) is listed by address range. The last lines compare the profiled\n"
-      "runs with the median of unprofiled runs (what `bench` reports).");
+      "profile", "Where a run's time goes: each operator's share, by sampling the running thread's program counter");
+  cmd->footer(
+      "Reading the report: Percent = share of the samples in that operator (its share of the run's wall\n"
+      "time); +-95% = its 95% confidence half-width in percentage points (4x the samples halve it: a\n"
+      "longer --duration, or a smaller --period-us at more overhead); Mean ms = Percent x the mean\n"
+      "profiled run. The outside line is the runtime and the entry's own glue. Names come from the\n"
+      "library's ELF symbol table, not debug information; code no symbol covers (a stripped library) is\n"
+      "listed by address range. The bench line compares the profiled runs' median with the median of\n"
+      "unprofiled runs timed before and after (what `aotrt bench` reports): the profiler's overhead.\n"
+      "Example: aotrt profile build/samples/digits.so -i image=samples/digits/inputs/digit_7.npy");
   cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
   AddInputOptions(cmd, &o->inputs);
   auto* runs = cmd->add_option("-n,--runs", o->profile.runs, "Profile exactly this many runs")
