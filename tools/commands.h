@@ -14,5 +14,6 @@ using Action = std::function<int()>;
 CLI::App* AddInspectCommand(CLI::App& app, Action* run);
 CLI::App* AddRunCommand(CLI::App& app, Action* run);
 CLI::App* AddBenchCommand(CLI::App& app, Action* run);
+CLI::App* AddProfileCommand(CLI::App& app, Action* run);
 
 }  // namespace aotrt_cli

@@ -25,13 +25,14 @@ std::string OneLine(std::string msg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"aotrt: inspect, run and benchmark Apache TVM AOT model libraries (.so)", "aotrt"};
+  CLI::App app{"aotrt: inspect, run, benchmark and profile Apache TVM AOT model libraries (.so)", "aotrt"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "aotrt " AOTRT_VERSION);
-  aotrt_cli::Action inspect, run, bench;
+  aotrt_cli::Action inspect, run, bench, profile;
   CLI::App* inspect_cmd = aotrt_cli::AddInspectCommand(app, &inspect);
   CLI::App* run_cmd = aotrt_cli::AddRunCommand(app, &run);
   CLI::App* bench_cmd = aotrt_cli::AddBenchCommand(app, &bench);
+  CLI::App* profile_cmd = aotrt_cli::AddProfileCommand(app, &profile);
   // CLI11 reports an unknown first word as a missing subcommand: name it and the valid ones.
   std::string valid;
   bool known = false;
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
     if (inspect_cmd->parsed()) return inspect();
     if (run_cmd->parsed()) return run();
     if (bench_cmd->parsed()) return bench();
+    if (profile_cmd->parsed()) return profile();
     return 1;
   } catch (const aotrt_cli::UsageError& e) {
     std::cerr << "aotrt: " << OneLine(e.what()) << " (see 'aotrt --help')\n";

@@ -7,7 +7,8 @@
 //   aotrt::BenchmarkOptions opt;  opt.number = 10;  opt.repeat = 20;
 //   aotrt::BenchmarkStats s = aotrt::Benchmark(ex.module().GetFunction("run"), aotrt::TVMArgs(nullptr, nullptr, 0), opt);
 //
-// Thread-safety: the functions here are pure or only touch their arguments. A time evaluator
+// Thread-safety: the functions here are pure or only touch their arguments, except
+// ProfileOperators (one per process at a time; see its comment). A time evaluator
 // function keeps its (growing) `number` between calls, like TVM's: call one timer from one thread
 // at a time. Timing uses std::chrono::steady_clock (TVM uses high_resolution_clock, which is the
 // non-monotonic system clock on libstdc++).
@@ -136,5 +137,83 @@ AOTRT_API BenchmarkStats Benchmark(const PackedFunc& f, TVMArgs args, const Benc
 // WorkspaceResetPeak(): what a model without memory planning needs per run (`aotrt inspect`).
 AOTRT_API size_t WorkspaceRequestedPeak();
 AOTRT_API void WorkspaceResetPeak();
+
+class Executor;  // aotrt/model.h
+
+// ---- Per-operator profile of a model (sampling; see README "Where the time goes") ----------
+//
+//   aotrt::OperatorProfile p = aotrt::ProfileOperators(executor);   // about 3 s of runs
+//   std::cout << p.ToTable();                                        // or ToJson(), ToCsv()
+//
+// How: while the executor runs again and again on the calling thread, a wall-clock timer
+// interrupts that thread at random intervals around `period_us` (SIGPROF) and records the
+// program counter; each sample goes to the function of the model library holding it, found in
+// the library file's ELF symbol table (.symtab, else .dynsym; no debug information needed), with
+// `_compute_` bodies and everything a parallel launch runs (its tasks on this thread, the wait
+// for the pool's workers) counted to the operator that launched. Names lose the model's
+// `tvmgen_<name>_` prefix. Code of the library that no symbol covers (stripped) is reported by
+// address, never under a neighbour's name. Samples elsewhere (the runtime, the entry's own glue)
+// form the `outside` line. Percentages are shares of the samples; mean_ms is that share of the
+// mean run time measured during the profile. Nothing is added to Executor::Run(): the profiler
+// only calls it.
+
+struct OperatorProfileOptions {
+  double duration_s = 3.0;  // profile for about this long (> 0, <= 3600); ignored when runs > 0
+  int runs = 0;             // > 0: exactly this many profiled runs instead (<= kMaxTimingNumber)
+  int period_us = 1000;     // mean interval between samples (100 .. 1000000); 1 ms keeps the
+                            // overhead near 2% (a signal costs ~20 us on a loaded VM)
+  int warmup = 1;           // unprofiled runs first (>= 0, <= kMaxTimingNumber)
+};
+
+// One line of the report.
+struct OperatorCost {
+  std::string name;     // operator (prefix and `_compute_` stripped), or a description in brackets
+  std::string symbol;   // the ELF symbol, or "" for an address range or the outside line
+  uint64_t samples = 0;
+  double percent = 0;   // samples / all samples * 100
+  double ci95 = 0;      // 95% confidence half-width of `percent`, in percentage points (Wilson)
+  double mean_ms = 0;   // percent / 100 * run_ms
+};
+
+// Plain data: copyable, no reference into the executor or the library.
+struct AOTRT_API OperatorProfile {
+  std::string model;         // the factory's model name ("default")
+  std::string library;       // the file the symbols came from
+  std::string symbol_table;  // ".symtab", ".dynsym", or "" (stripped: the report is by address)
+  int runs = 0;              // profiled runs
+  double run_ms = 0;         // mean wall time per profiled run (sampling included)
+  double run_ms_median = 0;  // median of the same runs
+  uint64_t samples = 0;      // samples in the report (taken during runs)
+  uint64_t dropped = 0;      // samples beyond the buffer (not in the shares; normally 0)
+  int period_us = 0;
+  std::vector<OperatorCost> operators;  // by cost, highest first; unnamed code by address
+  OperatorCost outside;      // samples in no operator: the runtime and the entry's own glue
+  uint64_t glue_samples = 0;     // of `outside`: in the entry function (`__tvm_main__`)
+  bool interrupted = false;  // stopped early by RequestInterrupt()
+
+  // A fixed-width table: name, percent, +-ci95, mean ms, samples; then the outside line and the
+  // total. Pure.
+  std::string ToTable() const;
+  // {"model", "library", "symbol_table", "run_ms", "run_ms_median", "runs", "samples",
+  //  "period_us", "dropped", "interrupted", "operators": [{"name", "symbol", "percent", "ci95",
+  //  "mean_ms", "samples"}, ...], "outside": {...}, "glue_samples"}. Pure.
+  std::string ToJson() const;
+  // name,symbol,percent,ci95,mean_ms,samples: one header row, the operators, then "(outside)".
+  std::string ToCsv() const;
+};
+
+// Throws Error(kInvalidArgument) naming the first option out of range.
+AOTRT_API void ValidateOperatorProfileOptions(const OperatorProfileOptions& options);
+
+// Profile `executor` with its current inputs (it runs warmup + profiled runs; outputs are
+// overwritten). Call from the thread that would run it; the executor must not be used by another
+// thread meanwhile (as for Run()). One profile at a time per process: a concurrent call throws
+// kInvalidArgument ("another operator profile is running"). Installs a SIGPROF handler for the
+// duration and restores the previous one after. An interrupt request (RequestInterrupt) ends it
+// early with `interrupted` set. Throws kInvalidArgument (options, empty executor), kNotFound
+// (the model's code lies in no loaded file: linked from objects in memory), kIOError (the
+// library file unreadable, the timer unavailable), kFormatError (corrupt ELF), and what Run()
+// throws, unchanged.
+AOTRT_API OperatorProfile ProfileOperators(Executor& executor, const OperatorProfileOptions& options = {});
 
 }  // namespace aotrt

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+
 #include "base/error_util.h"
 #include "base/guard_call.h"
 #include "base/last_error.h"
@@ -28,6 +30,11 @@ inline void CpuRelax() {
 }
 
 thread_local bool t_in_task = false;
+
+// Which thread runs a launch now and from where in the model it was launched (the profiler's
+// attribution of the launch's wall time to its operator); written under the launch lock.
+std::atomic<uintptr_t> g_launch_owner{0};
+std::atomic<uintptr_t> g_launch_caller{0};
 
 // Sense-reversing barrier for the tasks of one launch.
 struct Barrier {
@@ -62,7 +69,7 @@ class Pool {
     for (auto& t : threads_) t.join();
   }
 
-  int Launch(FTVMParallelLambda f, void* cdata, int num_task) {
+  int Launch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
     if (t_in_task) {
       SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: nested parallel launch from inside a task");
       return -1;
@@ -74,6 +81,7 @@ class Pool {
       return -1;
     }
     std::lock_guard<std::mutex> launch_lock(launch_mu_);
+    LaunchMark mark(caller_pc);
     try {
       EnsureWorkers(num_task - 1);
     } catch (const std::exception& e) {
@@ -114,6 +122,15 @@ class Pool {
   }
 
  private:
+  // Publishes (this thread, caller_pc) for the launch's duration.
+  struct LaunchMark {
+    explicit LaunchMark(const void* caller_pc) {
+      g_launch_caller.store(reinterpret_cast<uintptr_t>(caller_pc), std::memory_order_relaxed);
+      g_launch_owner.store(static_cast<uintptr_t>(pthread_self()), std::memory_order_relaxed);
+    }
+    ~LaunchMark() { g_launch_owner.store(0, std::memory_order_relaxed); }
+  };
+
   // Runs on workers too: nothing may escape it (an exception would end the thread, and the
   // process with it). A task that throws fails with its exception as the task's error.
   void RunTask(int task_id) noexcept {
@@ -214,12 +231,17 @@ void SetEnvironmentNumThreads(int n) {
   g_env_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed);
 }
 
-int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task) {
+uintptr_t ParallelLaunchCallerOf(uintptr_t self) {
+  if (self == 0 || g_launch_owner.load(std::memory_order_relaxed) != self) return 0;
+  return g_launch_caller.load(std::memory_order_relaxed);
+}
+
+int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
   if (!f) {
     SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: null task function");
     return -1;
   }
-  return GlobalPool().Launch(f, cdata, num_task);
+  return GlobalPool().Launch(f, cdata, num_task, caller_pc);
 }
 
 int ParallelBarrier(int task_id, TVMParallelGroupEnv* penv) {

@@ -8,10 +8,19 @@
 
 #include <tvm/runtime/c_backend_api.h>
 
+#include <cstdint>
+
 namespace aotrt {
 
-// 0, or -1 with a last error ("Task i error: ..." per failed task).
-int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task);
+// 0, or -1 with a last error ("Task i error: ..." per failed task). `caller_pc` is the return
+// address in the generated operator that launched (TVMBackendParallelLaunch's own), kept for
+// ParallelLaunchCallerOf while the launch runs.
+int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc = nullptr);
+// The caller_pc of the parallel launch that thread `self` (its pthread_self()) is running now, or
+// 0 when it runs none. Two relaxed atomic loads: async-signal-safe, for the operator profiler's
+// signal handler, which asks on behalf of the interrupted thread (src/profiling/pc_sampler.cc).
+// Exact for that use: only the launching thread, holding the launch lock, sets and clears it.
+uintptr_t ParallelLaunchCallerOf(uintptr_t self);
 int ParallelBarrier(int task_id, TVMParallelGroupEnv* penv);
 // The most tasks one launch may ask for.
 constexpr int kMaxParallelTasks = 1024;

@@ -1,6 +1,7 @@
 // Global functions of the profiling layer: runtime.RPCTimeEvaluator (TVM's contract, ABI.md 9.1;
-// its arguments are decoded in rpc_time_evaluator_args.cc), cache_flush_cpu_non_first_arg, and
-// aotrt.profiling.Benchmark (per-call samples as JSON).
+// its arguments are decoded in rpc_time_evaluator_args.cc), cache_flush_cpu_non_first_arg,
+// aotrt.profiling.Benchmark (per-call samples as JSON) and aotrt.profiling.ProfileOperators (the
+// per-operator profile as JSON).
 #include <climits>
 
 #include "aotrt/module.h"
@@ -55,6 +56,28 @@ void BenchmarkFactory(TVMArgs args, TVMRetValue* rv) {
   rv->SetObject(bench.object(), kTVMPackedFuncHandle);
 }
 
+// aotrt.profiling.ProfileOperators(executor, duration_s, runs, period_us, warmup) -> str: the
+// profile as JSON (OperatorProfile::ToJson) with two more keys, "table" and "csv", the report's
+// ToTable() and ToCsv() text.
+void ProfileOperatorsGlobal(TVMArgs args, TVMRetValue* rv) {
+  const char* fn = "aotrt.profiling.ProfileOperators";
+  RequireCount(fn, args, 5);
+  AOTRT_REQUIRE(args[0].type_code() == kTVMModuleHandle, kTypeMismatch, fn,
+                ": argument 0 must be an executor module, got type code ", args[0].type_code());
+  Module executor(args[0].AsModule());
+  OperatorProfileOptions opt;
+  opt.duration_s = args[1].AsFloat();
+  opt.runs = IntArg(fn, args, 2, "runs");
+  opt.period_us = IntArg(fn, args, 3, "period_us");
+  opt.warmup = IntArg(fn, args, 4, "warmup");
+  OperatorProfile p = profiling_internal::ProfileExecutorModule(executor, opt);
+  std::string json = p.ToJson();
+  json.pop_back();  // the closing brace
+  json += ", \"table\": " + profiling_internal::JsonQuote(p.ToTable()) +
+          ", \"csv\": " + profiling_internal::JsonQuote(p.ToCsv()) + "}";
+  rv->SetString(json);
+}
+
 }  // namespace
 
 namespace {
@@ -65,6 +88,7 @@ constexpr GlobalDef kDefs[] = {
     {"runtime.RPCTimeEvaluator", RpcTimeEvaluator},
     {"cache_flush_cpu_non_first_arg", CacheFlush},
     {"aotrt.profiling.Benchmark", BenchmarkFactory},
+    {"aotrt.profiling.ProfileOperators", ProfileOperatorsGlobal},
 };
 
 }  // namespace

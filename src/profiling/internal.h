@@ -15,6 +15,13 @@
 namespace aotrt {
 namespace profiling_internal {
 
+// ProfileOperators on an executor given as its module (an AotExecutor, as factory["<model>"](dev)
+// returns it; kInvalidArgument for any other module). What the global function uses.
+OperatorProfile ProfileExecutorModule(const Module& executor_module, const OperatorProfileOptions& options);
+
+// `s` as a JSON string literal, quotes included.
+std::string JsonQuote(const std::string& s);
+
 // Throws Error(kInvalidArgument) naming `what` unless `dev` is a CPU device.
 void RequireCpu(DLDevice dev, const char* what);
 

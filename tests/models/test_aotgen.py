@@ -775,3 +775,28 @@ def test_argsort_bool_type_code(tmp_path):
         spec.build({"inputs": [{"name": "x", "shape": [4], "dtype": "float32"}],
                     "ops": [{"op": "argsort", "args": ["x"], "out": "y", "is_ascend_as_bool": 1}],
                     "outputs": ["y"]}, "bad")
+
+
+@pytest.mark.parametrize("op,attrs,msg", [
+    ("relu", {"parallel": 2}, "parallel is only modelled for dense and matmul"),
+    ("dense", {"parallel": 0}, r"parallel must be a number of tasks in \[1, 64\]"),
+    ("dense", {"parallel": "2"}, r"parallel must be a number of tasks in \[1, 64\]"),
+    ("dense", {"parallel": 65}, r"parallel must be a number of tasks in \[1, 64\]"),
+])
+def test_parallel_spec_errors(op, attrs, msg):
+    args = ["x", "w"] if op == "dense" else ["x"]
+    doc = {"inputs": [{"name": "x", "shape": [4, 3], "dtype": "float32"}],
+           "constants": {"w": {"shape": [2, 3], "dtype": "float32"}},
+           "ops": [dict({"op": op, "args": args, "out": "y"}, **attrs)], "outputs": ["y"]}
+    with pytest.raises(SpecError, match=msg):
+        spec.build(doc, "bad")
+
+
+def test_parallel_operator_emits_a_launch():
+    doc = {"flavour": "llvm", "inputs": [{"name": "x", "shape": [4, 3], "dtype": "float32"}],
+           "constants": {"w": {"shape": [2, 3], "dtype": "float32"}},
+           "ops": [{"op": "dense", "args": ["x", "w"], "out": "y", "parallel": 3}], "outputs": ["y"]}
+    from aotgen import emit_c
+    c = emit_c.generate(spec.build(doc, "par"))
+    assert "__TVMBackendParallelLaunch(__tvm_parallel_lambda_0, &cdata, 3)" in c
+    assert "for (int64_t i = begin; i < end; ++i)" in c

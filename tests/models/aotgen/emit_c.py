@@ -86,6 +86,7 @@ RUNTIME_PROTOS = {
     "TVMBackendFreeWorkspace": "int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr);",
     "TVMBackendRegisterSystemLibSymbol": "int TVMBackendRegisterSystemLibSymbol(const char* name, void* ptr);",
     "TVMBackendGetFuncFromEnv": "int TVMBackendGetFuncFromEnv(void* mod_node, const char* func_name, void** out);",
+    "TVMBackendParallelLaunch": "int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void* cdata, int num_task);",
     "TVMFuncCall": "int TVMFuncCall(void* func, TVMValue* arg_values, int* type_codes, int num_args, "
                    "TVMValue* ret_val, int* ret_type_code);",
 }
@@ -141,6 +142,10 @@ class Emitter:
 
     def needs_set_last_error(self):
         return self.validate or any(n.op.name == "fail" for n in self.m.nodes)
+
+    def launches(self):
+        """Operators that run their rows on the thread pool (attr "parallel": tasks)."""
+        return any(n.attrs.get("parallel") for n in self.m.nodes)
 
     def calls_env(self):
         """Operators that call runtime globals through TVMBackendGetFuncFromEnv + TVMFuncCall."""
@@ -203,6 +208,8 @@ class Emitter:
                 used |= {"__TVMBackendAllocWorkspace", "__TVMBackendFreeWorkspace"}
             if self.calls_env():
                 used |= {"__TVMBackendGetFuncFromEnv", "__TVMFuncCall", "__tvm_module_ctx"}
+            if self.launches():
+                used |= {"__TVMBackendParallelLaunch"}
             self.w("/* Context pointers filled by the loader (ABI 2.1): weak, zero, exported. */")
             for name, decl in LLVM_CONTEXT_VARS:
                 if m.context_vars == "all" or name in used:
@@ -218,6 +225,8 @@ class Emitter:
             needed.append("TVMBackendRegisterSystemLibSymbol")
         if self.calls_env():
             needed += ["TVMBackendGetFuncFromEnv", "TVMFuncCall"]
+        if self.launches():
+            needed.append("TVMBackendParallelLaunch")
         self.w("/* TVM runtime functions, resolved from the global scope (ABI 10.2). */")
         for fn in needed:
             self.w(RUNTIME_PROTOS[fn])
@@ -290,8 +299,35 @@ class Emitter:
         self.w("%sint32_t %s(%s) {" % (self.linkage(), fn, PACKED_PARAMS))
 
     # -- operators ------------------------------------------------------------------------------
+    def emit_parallel_lambda(self, node, index):
+        """The body of a parallel operator: rows [task * ceil(n / tasks), ...) of its first loop, as
+        TVM's LLVM codegen outlines a parallel loop into a lambda for TVMBackendParallelLaunch. Named
+        __tvm_parallel_lambda_<k>, after nothing of its operator, so that a profiler can only tell
+        which operator runs it from the launch."""
+        n = node.out.shape[0]
+        cdata = "aotgen_cdata_%s" % node.symbol
+        self.w("typedef struct { %s } %s;" % (" ".join("const %s* p%d;" % (a.dtype.ctype, i)
+                                                       for i, a in enumerate(node.args)) + " %s* out;" % node.out.dtype.ctype, cdata),
+               "static int32_t __tvm_parallel_lambda_%d(int32_t task_id, TVMParallelGroupEnv* penv, void* cdata) {" % index)
+        for i, a in enumerate(node.args):
+            self.w("  const %s* p%d = ((%s*)cdata)->p%d;" % (a.dtype.ctype, i, cdata, i))
+        self.w("  %s* out = ((%s*)cdata)->out;" % (node.out.dtype.ctype, cdata),
+               "  int64_t per = (%d + penv->num_task - 1) / penv->num_task;" % n,
+               "  int64_t begin = task_id * per, end = begin + per < %d ? begin + per : %d;" % (n, n))
+        lines = node.op.kernel(node.args, node.out, node.attrs)
+        first = "for (int64_t i = 0; i < %d; ++i) {" % n
+        if lines[0] != first:
+            raise ValueError("parallel: %s's kernel does not start with its row loop" % node.op.name)
+        lines[0] = "for (int64_t i = begin; i < end; ++i) {"
+        for line in lines:
+            self.w("  " + line)
+        self.w("  return 0;", "}", "")
+
     def emit_operator(self, node):
         fn = node.symbol
+        tasks = node.attrs.get("parallel")
+        if tasks:
+            self.emit_parallel_lambda(node, self.m.nodes.index(node))
         params = [("p%d" % i, a.shape, a.dtype) for i, a in enumerate(node.args)]
         params.append(("T_%s" % node.op.name, node.out.shape, node.out.dtype))
         self.func_open(fn)
@@ -310,6 +346,12 @@ class Emitter:
             for i in range(len(node.args)):
                 self.w("  (void)p%d;" % i)
             self.w("  " + self.set_error(node.attrs["message"]), "  return -1;", "}", "")
+            return
+        if tasks:
+            self.w("  aotgen_cdata_%s cdata = { %s };" % (fn, ", ".join(["p%d" % i for i in range(len(node.args))] + ["out"])),
+                   "  return %s(__tvm_parallel_lambda_%d, &cdata, %d);" % (self.rt("TVMBackendParallelLaunch"),
+                                                                         self.m.nodes.index(node), tasks),
+                   "}", "")
             return
         for line in node.op.kernel(node.args, node.out, node.attrs):
             self.w("  " + line)

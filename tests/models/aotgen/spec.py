@@ -173,6 +173,20 @@ def _tensor_decl(entry, what):
         raise SpecError("%s needs %s" % (what, e)) from None
 
 
+def _check_parallel(nodes):
+    """attr "parallel": T runs a dense/matmul's rows as T tasks through TVMBackendParallelLaunch."""
+    for n in nodes:
+        t = n.attrs.get("parallel")
+        if t is None:
+            continue
+        if n.op.name not in ("dense", "matmul"):
+            raise SpecError("op %s: parallel is only modelled for dense and matmul" % n.op.name)
+        if type(t) is not int or not 1 <= t <= 64:
+            raise SpecError("op %s: parallel must be a number of tasks in [1, 64], got %r" % (n.op.name, t))
+        if n.attrs.get("overrun"):
+            raise SpecError("op %s: parallel and overrun do not combine" % n.op.name)
+
+
 def _check_overruns(nodes, usmp, intermediates):
     """attr "overrun": N makes the operator store N bytes past its result's buffer (issue 10: a
     vector store past a planned buffer). Only where that buffer is runtime memory with nothing of
@@ -308,6 +322,7 @@ def build(spec, name, base_dir="."):
         node.symbol = base if k == 0 else "%s_%d" % (base, k)
 
     _check_overruns(nodes, usmp, intermediates)
+    _check_parallel(nodes)
     fails = [n for n in nodes if n.op.name == "fail"]
     model = Model(
         name=name, mod_name=mod_name, flavour=flavour, system_lib=system_lib,

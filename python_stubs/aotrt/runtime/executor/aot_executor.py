@@ -21,6 +21,7 @@ from ...error import OutOfRangeError, interruptible, last_error
 from ...ndarray import NDArray, _make, np_data_ptr
 from ...packed_func import get_global_func
 from ...benchmark import BenchmarkResult
+from ...op_profile import OperatorProfileReport
 
 _FuncCall = _ffi.TVMFuncCall
 _addressof = ctypes.addressof
@@ -380,6 +381,22 @@ class AotModule:
             func_name, device, repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,
             limit_zero_time_iterations=limit_zero_time_iterations, cooldown_interval_ms=cooldown_interval_ms,
             repeats_to_cooldown=repeats_to_cooldown, cache_flush_bytes=cache_flush_bytes)()
+
+    def profile(self, duration=3.0, runs=0, period_us=1000, warmup=1, **inputs):
+        """Where the run time goes, operator by operator: an OperatorProfileReport.
+
+        Runs the model (after setting ``inputs``) ``warmup`` times, then for about ``duration``
+        seconds (or exactly ``runs`` runs when ``runs`` > 0) while sampling the running thread's
+        program counter every ~``period_us`` microseconds; each sample goes to the operator whose
+        code (found in the library's ELF symbol table) it was in. Ctrl-C ends it early
+        (``interrupted``). Raises aotrt's errors: InvalidArgument-kinds for bad options, others
+        when the library cannot be read or the model fails.
+        """
+        if inputs:
+            self.set_input(**inputs)
+        prof = get_global_func("aotrt.profiling.ProfileOperators")
+        return OperatorProfileReport(interruptible(prof, self.module, float(duration), int(runs), int(period_us),
+                                                   int(warmup)))
 
     def _benchmark_end_to_end(self, repeat, number, min_repeat_ms, warmup, inputs):
         for _ in range(warmup):

@@ -3,6 +3,7 @@ from typing import Any, Dict, List, Optional, Tuple, TypeVar, Union
 import numpy as np
 
 from ...benchmark import BenchmarkResult
+from ...op_profile import OperatorProfileReport
 from ...device import Device
 from ...module import Module
 from ...ndarray import NDArray
@@ -38,3 +39,5 @@ class AotModule:
                   min_repeat_ms: Optional[int] = ..., limit_zero_time_iterations: int = ...,
                   end_to_end: bool = ..., cooldown_interval_ms: int = ..., repeats_to_cooldown: int = ...,
                   cache_flush_bytes: int = ..., warmup: int = ..., **inputs: Any) -> BenchmarkResult: ...
+    def profile(self, duration: float = ..., runs: int = ..., period_us: int = ..., warmup: int = ...,
+                **inputs: Any) -> OperatorProfileReport: ...

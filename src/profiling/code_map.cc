@@ -1,0 +1,200 @@
+#include "profiling/code_map.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "base/error_util.h"
+#include "base/unique_fd.h"
+
+namespace aotrt {
+namespace profiling_internal {
+namespace {
+
+template <typename T>
+T ReadAt(const char* base, size_t size, uint64_t off, const std::string& what, const char* field) {
+  if (off > size || sizeof(T) > size - off) {
+    AOTRT_THROW(kFormatError, what, ": ELF ", field, " at offset ", off, " lies outside the ", size, "-byte file");
+  }
+  T v;
+  std::memcpy(&v, base + off, sizeof(T));
+  return v;
+}
+
+// The sized function symbols of every section of `type`, as run-time addresses.
+std::vector<CodeSymbol> FunctionSymbols(const char* base, size_t size, const Elf64_Ehdr& eh, uint32_t type,
+                                        const std::string& what, uintptr_t bias) {
+  std::vector<CodeSymbol> out;
+  for (uint64_t i = 0; i < eh.e_shnum; ++i) {
+    auto sh = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
+    if (sh.sh_type != type) continue;
+    AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link);
+    auto str = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
+    AOTRT_REQUIRE(str.sh_offset <= size && str.sh_size <= size - str.sh_offset && sh.sh_offset <= size &&
+                      sh.sh_size <= size - sh.sh_offset,
+                  kFormatError, what, ": a symbol table or its strings lie outside the file");
+    for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); ++k) {
+      auto sym = ReadAt<Elf64_Sym>(base, size, sh.sh_offset + k * sizeof(Elf64_Sym), what, "symbol");
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_size == 0) continue;
+      if (sym.st_name == 0 || sym.st_name >= str.sh_size) continue;
+      const char* name = base + str.sh_offset + sym.st_name;
+      uintptr_t start = bias + sym.st_value;
+      out.push_back({start, start + sym.st_size, std::string(name, strnlen(name, str.sh_size - sym.st_name))});
+    }
+  }
+  return out;
+}
+
+// Sorted by start; a symbol starting inside the one kept before it (an alias) is dropped.
+std::vector<CodeSymbol> SortedDisjoint(std::vector<CodeSymbol> syms) {
+  std::sort(syms.begin(), syms.end(), [](const CodeSymbol& a, const CodeSymbol& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<CodeSymbol> out;
+  for (CodeSymbol& s : syms) {
+    if (!out.empty() && s.start < out.back().end) continue;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// /proc/self/map_files/<start>-<end> of a mapping of `path` (also when the file was deleted after
+// it was loaded, as the object linker does with the library it links), or "" when none is found.
+std::string MappedFileAlias(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    size_t slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    std::string name = line.substr(slash);
+    if (name != path && name != path + " (deleted)") continue;
+    return "/proc/self/map_files/" + line.substr(0, line.find(' '));
+  }
+  return "";
+}
+
+int OpenModelFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 || errno != ENOENT) return fd;
+  std::string alias = MappedFileAlias(path);
+  if (alias.empty()) {
+    errno = ENOENT;
+    return -1;
+  }
+  return ::open(alias.c_str(), O_RDONLY | O_CLOEXEC);
+}
+
+// A read-only mapping of a whole file.
+class FileMapping {
+ public:
+  explicit FileMapping(const std::string& path) {
+    UniqueFd fd(OpenModelFile(path));
+    AOTRT_REQUIRE(fd.fd >= 0, kIOError, "operator profile: cannot open the model library ", path,
+                  " to read its symbols: ", std::strerror(errno));
+    struct stat st;
+    AOTRT_REQUIRE(::fstat(fd.fd, &st) == 0 && st.st_size > 0, kIOError, "operator profile: cannot read ", path);
+    size_ = static_cast<size_t>(st.st_size);
+    data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd.fd, 0);
+    AOTRT_REQUIRE(data_ != MAP_FAILED, kIOError, "operator profile: cannot map ", path, ": ", std::strerror(errno));
+  }
+  ~FileMapping() { ::munmap(data_, size_); }
+  FileMapping(const FileMapping&) = delete;
+  FileMapping& operator=(const FileMapping&) = delete;
+  const void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+CodeMap CodeMap::FromElf(const void* data, size_t size, const std::string& what, uintptr_t load_bias) {
+  const char* base = static_cast<const char*>(data);
+  AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
+                ": not an ELF file (bad magic)");
+  auto eh = ReadAt<Elf64_Ehdr>(base, size, 0, what, "header");
+  AOTRT_REQUIRE(eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB, kFormatError, what,
+                ": not a 64-bit little-endian ELF file");
+  AOTRT_REQUIRE((eh.e_shentsize == sizeof(Elf64_Shdr) || eh.e_shnum == 0) &&
+                    (eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0),
+                kFormatError, what, ": unexpected ELF header entry sizes");
+  CodeMap map;
+  map.path_ = what;
+  map.load_bias_ = load_bias;
+  map.symbols_ = SortedDisjoint(FunctionSymbols(base, size, eh, SHT_SYMTAB, what, load_bias));
+  map.table_ = ".symtab";
+  if (map.symbols_.empty()) {
+    map.symbols_ = SortedDisjoint(FunctionSymbols(base, size, eh, SHT_DYNSYM, what, load_bias));
+    map.table_ = map.symbols_.empty() ? "" : ".dynsym";
+  }
+  // PLT stubs have no sized symbols: one line for them, which attribution counts as the
+  // runtime's (they only jump into it).
+  if (eh.e_shstrndx != SHN_UNDEF && eh.e_shstrndx < eh.e_shnum) {
+    auto names = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + eh.e_shstrndx * sizeof(Elf64_Shdr), what, "section header");
+    std::vector<CodeSymbol> plt;
+    for (uint64_t i = 0; i < eh.e_shnum; ++i) {
+      auto sh = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
+      if (sh.sh_size == 0 || names.sh_offset > size || sh.sh_name >= names.sh_size ||
+          names.sh_size > size - names.sh_offset) {
+        continue;
+      }
+      const char* n = base + names.sh_offset + sh.sh_name;
+      std::string name(n, strnlen(n, names.sh_size - sh.sh_name));
+      if (name == ".plt" || name == ".plt.got" || name == ".plt.sec") {
+        plt.push_back({load_bias + sh.sh_addr, load_bias + sh.sh_addr + sh.sh_size, kPltSymbol});
+      }
+    }
+    if (!plt.empty()) {
+      plt.insert(plt.end(), map.symbols_.begin(), map.symbols_.end());
+      map.symbols_ = SortedDisjoint(std::move(plt));
+    }
+  }
+  for (uint64_t i = 0; i < eh.e_phnum; ++i) {
+    auto ph = ReadAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+      map.code_.push_back({load_bias + ph.p_vaddr, load_bias + ph.p_vaddr + ph.p_memsz});
+    }
+  }
+  return map;
+}
+
+CodeMap CodeMap::ForAddress(const void* address) {
+  Dl_info info;
+  struct link_map* lm = nullptr;
+  AOTRT_REQUIRE(address && ::dladdr1(address, &info, reinterpret_cast<void**>(&lm), RTLD_DL_LINKMAP) != 0 && lm,
+                kNotFound, "operator profile: the model's code at ", address,
+                " lies in no loaded object (a model linked from objects in memory cannot be profiled)");
+  // The main program has an empty name.
+  std::string path = (lm->l_name && lm->l_name[0]) ? lm->l_name : "/proc/self/exe";
+  FileMapping file(path);
+  return FromElf(file.data(), file.size(), path, static_cast<uintptr_t>(lm->l_addr));
+}
+
+const CodeSymbol* CodeMap::Find(uintptr_t pc) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), pc,
+                             [](uintptr_t v, const CodeSymbol& s) { return v < s.start; });
+  if (it == symbols_.begin()) return nullptr;
+  --it;
+  return pc < it->end ? &*it : nullptr;
+}
+
+bool CodeMap::Contains(uintptr_t pc) const {
+  for (const Range& r : code_) {
+    if (pc >= r.start && pc < r.end) return true;
+  }
+  return false;
+}
+
+}  // namespace profiling_internal
+}  // namespace aotrt

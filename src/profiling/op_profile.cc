@@ -1,0 +1,108 @@
+// ProfileOperators: runs an executor under the PC sampler and attributes the samples
+// (profiling/pc_sampler.h, profiling/op_attribution.h).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "aot/executor_module.h"
+#include "aotrt/profiling.h"
+#include "base/error_util.h"
+#include "profiling/internal.h"
+#include "profiling/op_attribution.h"
+
+namespace aotrt {
+namespace {
+
+using profiling_internal::CodeMap;
+using profiling_internal::PcSampler;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxSamples = size_t{1} << 22;  // 64 MiB of samples at most
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+AotExecutor& ExecutorOf(const Module& m) {
+  AOTRT_REQUIRE(m.defined() && m.type_key() == "AotExecutor", kInvalidArgument,
+                "ProfileOperators: expected an AotExecutor (factory[\"<model>\"](device)), got ",
+                m.defined() ? "a " + std::string(m.type_key()) + " module" : std::string("an empty one"));
+  return static_cast<AotExecutorModuleNode*>(m.operator->())->executor();
+}
+
+// Samples the profile will hold at most: the planned time over the period, twice, plus slack.
+size_t Capacity(const OperatorProfileOptions& opt, double run_ms) {
+  double ms = opt.runs > 0 ? opt.runs * std::max(run_ms, 0.001) : opt.duration_s * 1000.0;
+  double n = 2.0 * ms * 1000.0 / opt.period_us + 4096;
+  return static_cast<size_t>(std::min(n, static_cast<double>(kMaxSamples)));
+}
+
+}  // namespace
+
+void ValidateOperatorProfileOptions(const OperatorProfileOptions& opt) {
+  AOTRT_REQUIRE(opt.runs > 0 || (opt.duration_s > 0 && opt.duration_s <= 3600), kInvalidArgument,
+                "operator profile: duration_s must be in (0, 3600] seconds, got ", opt.duration_s);
+  AOTRT_REQUIRE(opt.runs >= 0 && opt.runs <= kMaxTimingNumber, kInvalidArgument,
+                "operator profile: runs must be in [0, ", kMaxTimingNumber, "], got ", opt.runs);
+  AOTRT_REQUIRE(opt.period_us >= 100 && opt.period_us <= 1000000, kInvalidArgument,
+                "operator profile: period_us must be in [100, 1000000], got ", opt.period_us);
+  AOTRT_REQUIRE(opt.warmup >= 0 && opt.warmup <= kMaxTimingNumber, kInvalidArgument,
+                "operator profile: warmup must be in [0, ", kMaxTimingNumber, "], got ", opt.warmup);
+}
+
+OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor_module,
+                                                          const OperatorProfileOptions& opt) {
+  ValidateOperatorProfileOptions(opt);
+  AotExecutor& impl = ExecutorOf(executor_module);
+  const ModelProgram& program = impl.model().program();
+  AOTRT_REQUIRE(program.entry != nullptr, kNotImplemented, "ProfileOperators: model ", impl.model().name(),
+                " is not called through a function of a loaded library, which the profiler needs");
+  CodeMap code = CodeMap::ForAddress(reinterpret_cast<const void*>(program.entry));
+
+  OperatorProfile profile;
+  profile.model = impl.model().name();
+  profile.library = code.path();
+  profile.symbol_table = code.table();
+  profile.period_us = opt.period_us;
+  double warm_ms = 0;
+  for (int i = 0; i < opt.warmup; ++i) {
+    auto t = Clock::now();
+    impl.Run();
+    warm_ms = Ms(Clock::now() - t);
+  }
+  std::vector<double> times;
+  times.reserve(static_cast<size_t>(std::min(opt.runs > 0 ? opt.runs : 1024, 1 << 20)));
+  PcSampler sampler(opt.period_us, Capacity(opt, warm_ms));
+  sampler.Start();
+  auto start = Clock::now();
+  auto until = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
+  try {
+    for (int run = 0; opt.runs > 0 ? run < opt.runs : Clock::now() < until; ++run) {
+      if (InterruptRequested()) {
+        profile.interrupted = true;
+        break;
+      }
+      auto t = Clock::now();
+      PcSampler::SetRecording(true);
+      impl.Run();
+      PcSampler::SetRecording(false);
+      times.push_back(Ms(Clock::now() - t));
+    }
+  } catch (...) {
+    PcSampler::SetRecording(false);
+    throw;  // the sampler's destructor stops it
+  }
+  sampler.Stop();
+
+  profile.runs = static_cast<int>(times.size());
+  if (!times.empty()) {
+    double sum = 0;
+    for (double t : times) sum += t;
+    profile.run_ms = sum / static_cast<double>(times.size());
+    std::sort(times.begin(), times.end());
+    profile.run_ms_median = PercentileSorted(times, 50);
+  }
+  profile.dropped = sampler.dropped();
+  profiling_internal::AttributeSamples(code, sampler.Samples(), impl.model().info().symbol_prefix, &profile);
+  return profile;
+}
+
+}  // namespace aotrt
