@@ -111,7 +111,13 @@ struct LoadOptions {
   bool constant_cache = true;
   // Its directory; "" means $AOTRT_CACHE_DIR, else $XDG_CACHE_HOME/aotrt, else $HOME/.cache/aotrt.
   // The directory must be trusted: whoever can write it can change a model's constants.
+  // A Model Library Format archive (C interface) keeps its compiled library there too
+  // (mlf-<content hash>.so): a second load of the same archive compiles nothing.
   std::string cache_dir;
+  // Model Library Format archives: the C compiler their sources are compiled with (found in PATH
+  // unless it contains a '/'), and whether compiled libraries are kept in cache_dir.
+  std::string c_compiler = "cc";
+  bool compile_cache = true;
 };
 
 class AOTRT_API Model {

@@ -97,7 +97,10 @@ bool LockWithin(int fd, int wait_ms) {
   }
 }
 
-// mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards.
+thread_local const ConstantCacheOverrides* t_overrides = nullptr;
+
+}  // namespace
+
 bool MakeDirectories(const std::string& dir) {
   for (size_t i = 1; i <= dir.size(); ++i) {
     if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0700);
@@ -105,10 +108,6 @@ bool MakeDirectories(const std::string& dir) {
   struct stat st;
   return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
-
-thread_local const ConstantCacheOverrides* t_overrides = nullptr;
-
-}  // namespace
 
 ConstantCacheOptions ConstantCacheOptions::FromEnvironment() {
   ConstantCacheOptions o;

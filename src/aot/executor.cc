@@ -38,7 +38,8 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
       program_(&model_->program()),
       check_bounds_(options.check_bounds),
       huge_pages_(options.huge_pages),
-      entry_(program_->entry) {
+      entry_(program_->entry),
+      c_run_(program_->c_run) {
   AOTRT_REQUIRE(device.device_type == kDLCPU && device.device_id == 0, kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
@@ -47,6 +48,7 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
   arg_tensors_.resize(n);
   arg_values_.resize(n);
   arg_codes_.assign(n, kTVMDLTensorHandle);
+  if (c_run_) raw_args_.resize(n);
   for (size_t i = 0; i < n; ++i) arg_values_[i].v_handle = &arg_tensors_[i];
   inputs_.resize(md.inputs.size());
   outputs_.resize(md.outputs.size());
@@ -66,11 +68,11 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
   for (const PoolArg& p : md.pool_args) {
     if (p.is_constant_pool) {
       // shared; the entry only reads it
-      arg_tensors_[arg++] = ArgTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1});
+      SetArg(arg++, ArgTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1}));
     } else {
       const TensorSpec& spec = md.workspace_pools[p.workspace_index];
       workspace_pools_.emplace_back(PoolDisplayName(spec.name), spec.bytes);
-      arg_tensors_[arg++] = ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype);
+      SetArg(arg++, ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype));
     }
   }
   if (huge_pages_) AdviseHugePagesForBuffers();
@@ -85,9 +87,14 @@ void AotExecutor::AdviseHugePagesForBuffers() {
   for (PoolBuffer& p : workspace_pools_) AdviseHugePages(p.data(), p.bytes() + p.slack());
 }
 
+void AotExecutor::SetArg(size_t arg, const DLTensor& t) {
+  arg_tensors_[arg] = t;
+  if (c_run_) raw_args_[arg] = t.data;
+}
+
 void AotExecutor::Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind) {
   const TensorSpec& spec = arg < inputs_.size() ? program_->md.inputs[arg] : program_->md.outputs[arg - inputs_.size()];
-  arg_tensors_[arg] = ArgTensor(array.data(), spec.shape, spec.dtype);
+  SetArg(arg, ArgTensor(array.data(), spec.shape, spec.dtype));
   slot->bound = std::move(array);
   slot->kind = kind;
 }
@@ -119,8 +126,10 @@ size_t AotExecutor::InputIndex(const std::string& name) const {
 size_t AotExecutor::OutputIndex(const std::string& name) const {
   auto it = program_->md.output_index.find(name);
   if (it == program_->md.output_index.end()) {
+    std::string names;
+    for (const TensorSpec& o : program_->md.outputs) names += (names.empty() ? "" : ", ") + o.name;
     AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", program_->md.DisplayName(),
-                "; outputs are named output0 .. output", program_->md.outputs.size() - 1);
+                "; its outputs are ", names);
   }
   return it->second;
 }
@@ -207,13 +216,15 @@ void AotExecutor::RunChecked() {
 
 void AotExecutor::CallEntry() {
   const int n = static_cast<int>(arg_values_.size());
-  if (entry_) {
+  if (entry_ || c_run_) {
     TVMValue ret;
     ret.v_handle = nullptr;
     int ret_code = kTVMNullptr;
     uint64_t errors_before = LastErrorSequence();
     size_t workspace_mark = WorkspaceMark();
-    int rc = entry_(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
+    void** raw = raw_args_.data();
+    int rc = c_run_ ? c_run_(raw, raw + inputs_.size(), raw + inputs_.size() + outputs_.size())
+                    : entry_(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
       ThrowIfPythonErrorSince(errors_before);

@@ -1,10 +1,12 @@
 // The C++ API (aotrt/model.h) over the factory and executor modules.
 #include "aotrt/model.h"
 
+#include "aot/c_interface/mlf_loader.h"
 #include "aot/constant_cache.h"
 #include "aot/factory.h"
 #include "base/error_util.h"
 #include "base/guard_call.h"
+#include "module/archive_reader.h"
 
 namespace aotrt {
 namespace {
@@ -31,6 +33,12 @@ Model Model::FromModule(Module factory) {
 
 Model Model::Load(const std::string& path, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::Load", [&] {
+    if (IsModelLibraryFormat(path)) {  // TVM's C interface: compiled here, with these options
+      MlfCompileOptions mlf;
+      mlf.compiler = options.c_compiler;
+      if (options.compile_cache) mlf.cache_dir = options.cache_dir.empty() ? DefaultConstantCacheDirectory() : options.cache_dir;
+      return FromModule(LoadModelLibraryFormat(path, mlf));
+    }
     ConstantCacheOverrides cache{options.constant_cache, options.cache_dir};
     ScopedConstantCacheOverrides scope(cache);
     return FromModule(Module::LoadFromFile(path));

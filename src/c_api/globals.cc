@@ -14,13 +14,14 @@ extern const GlobalTable kContainerGlobals;
 extern const GlobalTable kNDArrayGlobals;
 extern const GlobalTable kModuleGlobals;
 extern const GlobalTable kAotGlobals;
+extern const GlobalTable kCInterfaceGlobals;
 extern const GlobalTable kProfilingGlobals;
 extern const GlobalTable kContribGlobals;
 extern const GlobalTable kRuntimeGlobals;
 
 const GlobalTable* const kBuiltinGlobalTables[] = {&kContainerGlobals, &kNDArrayGlobals, &kModuleGlobals,
                                                    &kAotGlobals,       &kProfilingGlobals, &kContribGlobals,
-                                                   &kRuntimeGlobals};
+                                                   &kRuntimeGlobals,   &kCInterfaceGlobals};
 const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBuiltinGlobalTables[0]);
 
 namespace {

@@ -13,6 +13,7 @@
 #include <tvm/runtime/c_backend_api.h>
 
 #include "base/error_util.h"
+#include "module/archive_reader.h"
 #include "ffi/registry.h"
 #include "module/blob.h"
 #include "module/library_module.h"
@@ -219,6 +220,8 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib) {
 Module Module::LoadFromFile(const std::string& path, const std::string& format) {
   std::string fmt = format.empty() ? Extension(path) : format;
   if (fmt == "dll" || fmt == "dylib" || fmt == "dso") fmt = "so";
+  // A Model Library Format archive (a folder, or a tar that may be compressed) is told by content.
+  if (format.empty() && fmt != "so" && fmt != "o" && IsModelLibraryFormat(path)) fmt = "mlf";
   PackedFunc loader = Registry::Global().Get("runtime.module.loadfile_" + fmt);
   if (!loader) {  // an unknown extension (model.bin): tell the format by content
     AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, "Loader for `.", fmt, "` files is not registered and ",

@@ -65,9 +65,10 @@ std::string Join(const std::vector<std::string>& argv) {
   return s;
 }
 
-// Runs argv (looked up in PATH, no shell) with stdout and stderr into `log`; throws kIOError with
-// the command and its output unless it exits 0.
-void RunTool(const std::vector<std::string>& argv, const std::string& log, const std::string& why) {
+}  // namespace
+
+void RunTool(const std::vector<std::string>& argv, const std::string& log, const std::string& why,
+             const std::string& missing_hint) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -78,6 +79,8 @@ void RunTool(const std::vector<std::string>& argv, const std::string& log, const
   pid_t pid = 0;
   int err = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  AOTRT_REQUIRE(err != ENOENT || missing_hint.empty(), kNotFound, why, ": cannot run `", argv[0], "`: ",
+                std::strerror(err), ": ", missing_hint);
   AOTRT_REQUIRE(err == 0, kIOError, why, ": cannot run `", argv[0], "`: ", std::strerror(err));
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -89,8 +92,6 @@ void RunTool(const std::vector<std::string>& argv, const std::string& log, const
   AOTRT_THROW(kIOError, why, ": `", Join(argv), "` failed (", WIFEXITED(status) ? "exit " : "signal ",
               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), "): ", output.str());
 }
-
-}  // namespace
 
 std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format) {
   AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, path, ": no such file");

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "module/symbol_source.h"
 
@@ -16,5 +17,11 @@ namespace aotrt {
 // (extracting or linking failed: the message carries the command and its output), or what
 // OpenSharedLibrary throws for the linked library.
 std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format);
+
+// Runs argv (looked up in PATH, no shell) with stdout and stderr into the file `log`; throws
+// kIOError with the command and its output unless it exits 0, naming `why`. When argv[0] does not
+// exist and `missing_hint` is not empty, throws kNotFound ending with that hint instead.
+void RunTool(const std::vector<std::string>& argv, const std::string& log, const std::string& why,
+             const std::string& missing_hint = std::string());
 
 }  // namespace aotrt
