@@ -118,12 +118,15 @@ def load_module(path, fmt=""):
 
     ``path`` is a shared library (``.so``) or, as TVM's ``load_module`` accepts, an object export
     (``.tar`` of objects or ``.o``, e.g. a system-lib build), which the runtime links into a
-    temporary shared library with the system C compiler (``$CC``, default ``cc``) and loads.
+    temporary shared library with the system C compiler (``$CC``, default ``cc``) and loads; or a
+    Model Library Format archive of TVM's C interface (``.tar``, ``.tar.gz``, ``.tar.xz`` or its
+    unpacked folder), whose sources the runtime compiles with ``cc`` into a library kept in its
+    compile cache (the constant cache's directory), so that a second load compiles nothing.
 
     A shared library that is not a TVM export (it has no module blob) is refused here, with
     TVMNotImplementedError naming the file, rather than failing at its first call."""
     path = os.fspath(path)
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise ValueError("cannot find file %s" % path)
     path = os.path.realpath(path)
     h = ctypes.c_void_p()
