@@ -135,7 +135,7 @@ TEST(CInterfaceErrors, NoCCompiler) {
   LoadOptions o = CacheIn(d);
   o.c_compiler = "/nonexistent/cc";
   EXPECT_AOTRT_ERROR(Model::Load(c.library, o), ErrorCode::kNotFound,
-                     {c.library, "/nonexistent/cc", "no C compiler", "apt-get install gcc", "c_library"});
+                     {c.library, "/nonexistent/cc", "no C compiler", "apt-get install gcc", "c_compiler"});
 }
 
 TEST(CInterfaceErrors, CompilerFailureShowsItsOutput) {

@@ -139,8 +139,8 @@ std::string Build(const BuildDir& dir, const BuildPlan& plan, const std::string&
   for (const std::string& in : plan.inputs) argv.push_back(dir.path() + "/" + in);
   argv.push_back("-lm");
   RunTool(argv, dir.path() + "/compile.log", "compiling " + what + " (Model Library Format) into a shared library",
-          "no C compiler: install one (Debian: apt-get install gcc), name yours (LoadOptions::c_compiler, aotrt "
-          "--cc), or compile codegen/host/src/*.c yourself and pass the library (LoadOptions::c_library)");
+          "no C compiler: install one (Debian: apt-get install gcc) or name yours (LoadOptions::c_compiler); "
+          "a load whose library is in the compile cache needs none");
   ::chmod((dir.path() + "/model.so").c_str(), 0644);
   return dir.path() + "/model.so";
 }

@@ -39,8 +39,7 @@ struct MlfCompiled {
 };
 
 // `files`: archive path -> bytes of every codegen/host/{src,include,lib} member. `what` names the
-// archive. Throws kNotFound when the compiler does not exist (saying how to get one or how to pass
-// a library compiled elsewhere), kIOError with the compiler's output when compiling fails, and
+// archive. Throws kNotFound when the compiler does not exist (saying how to get one), kIOError with the compiler's output when compiling fails, and
 // what OpenSharedLibrary throws.
 MlfCompiled CompileMlf(const std::map<std::string, std::string>& files, const MlfEntry& entry, const std::string& symbol,
                        const MlfCompileOptions& options, const std::string& what);
