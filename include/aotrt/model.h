@@ -50,6 +50,18 @@ struct ExecutorOptions {
   // the host (9-20 ms outliers measured). No effect when THP is "never". Memory: a huge page is
   // resident whole once touched. AOTRT_HUGE_PAGES=1 turns it on for every executor created.
   bool huge_pages = false;
+  // Workspace pools the caller provides, used in place of the executor's own: each named as
+  // Model::Info().workspace_pools names it (e.g. "app_pool" of a C-interface archive), at least
+  // that pool's bytes and 64-byte aligned. CreateExecutor throws kNotFound for a name the model
+  // has no pool of, kInvalidArgument naming the pool and the size or alignment it needs. The
+  // memory must stay valid, and be used by no other executor running at the same time, while this
+  // executor lives. It has no tail slack: check_bounds does not watch it.
+  struct Pool {
+    std::string name;
+    void* data = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<Pool> workspace_pools;
 };
 
 // A default-constructed (empty) Executor or Model throws kInvalidArgument from every call.

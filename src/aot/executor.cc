@@ -31,6 +31,21 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
                 " is not an input of ", md.DisplayName(), "; valid names: ", valid.empty() ? "none" : valid);
 }
 
+// The caller's memory for workspace pool `spec` (ExecutorOptions::workspace_pools), checked, or null.
+void* CallerPool(const ExecutorOptions& options, const TensorSpec& spec, const ModelMetadata& md) {
+  for (const ExecutorOptions::Pool& p : options.workspace_pools) {
+    if (p.name != spec.name && p.name != PoolDisplayName(spec.name)) continue;
+    auto addr = reinterpret_cast<uintptr_t>(p.data);
+    AOTRT_REQUIRE(p.data != nullptr && p.bytes >= spec.bytes, kInvalidArgument, "workspace pool '", p.name, "' of ",
+                  md.DisplayName(), " needs ", spec.bytes, " bytes; the caller's memory has ", p.bytes,
+                  p.data ? "" : " and is null");
+    AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "workspace pool '", p.name, "' of ", md.DisplayName(),
+                  ": the caller's memory at 0x", Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
+    return p.data;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options)
@@ -71,8 +86,22 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
       SetArg(arg++, ArgTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1}));
     } else {
       const TensorSpec& spec = md.workspace_pools[p.workspace_index];
+      if (void* given = CallerPool(options, spec, md)) {
+        SetArg(arg++, ArgTensor(given, spec.shape, spec.dtype));
+        continue;
+      }
       workspace_pools_.emplace_back(PoolDisplayName(spec.name), spec.bytes);
       SetArg(arg++, ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype));
+    }
+  }
+  for (const ExecutorOptions::Pool& given : options.workspace_pools) {
+    bool known = false;
+    for (const TensorSpec& s : md.workspace_pools) known = known || given.name == s.name || given.name == PoolDisplayName(s.name);
+    if (!known) {
+      std::string names;
+      for (const TensorSpec& s : md.workspace_pools) names += (names.empty() ? "'" : ", '") + PoolDisplayName(s.name) + "'";
+      AOTRT_THROW(kNotFound, "ExecutorOptions::workspace_pools: ", md.DisplayName(), " has no workspace pool '", given.name,
+                  "'; its pools: ", names.empty() ? "none" : names);
     }
   }
   if (huge_pages_) AdviseHugePagesForBuffers();

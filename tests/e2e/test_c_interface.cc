@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "aotrt/c_api.h"
+#include "common/expect_error.h"
 #include "common/mlf_cases.h"
 #include "common/run_case.h"
 #include "tvm/runtime/c_runtime_api.h"
@@ -109,6 +110,31 @@ TEST(CInterface, ExecutorsHaveTheirOwnWorkspace) {
   t1.join();
   EXPECT_TRUE(ok[0]);
   EXPECT_TRUE(ok[1]);
+}
+
+TEST(CInterface, CallerPoolIsCheckedAndUsedInPlace) {
+  Case c = MlfCase("mlf_user_pool");
+  AOTRT_SKIP_WITHOUT_MLF(c);
+  ScratchDir d;
+  Model m = Model::Load(c.library, CacheIn(d));
+  std::vector<uint8_t> storage(9536 + 128, 0xAB);
+  auto* aligned = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) / 64 * 64);
+  ExecutorOptions o;
+  o.workspace_pools = {{"app_pool", aligned, 9536}};
+  Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, o);
+  SetCaseInputs(c, ex);
+  ex.Run();
+  ExpectOutputBytesMatch(c, ex);
+  bool written = false;
+  for (size_t i = 0; i < 9536; ++i) written = written || aligned[i] != 0xAB;
+  EXPECT_TRUE(written) << "the model did not use the caller's pool";
+  o.workspace_pools = {{"app_pool", aligned, 9535}};
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument,
+                     {"workspace pool 'app_pool'", "needs 9536 bytes", "9535"});
+  o.workspace_pools = {{"app_pool", aligned + 8, 9536}};
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument, {"'app_pool'", "64-byte aligned"});
+  o.workspace_pools = {{"nope", aligned, 9536}};
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kNotFound, {"no workspace pool 'nope'", "'app_pool'"});
 }
 
 TEST(CInterface, CAbiLoadsTheArchive) {
