@@ -56,8 +56,8 @@ TensorSpec Tensor(const MlfEntryArg& arg, const std::vector<MlfTensor>& listed, 
   s.bytes = static_cast<size_t>(t->bytes);
   size_t elem = DataTypeBytes(t->dtype);
   if (typed) {
-    int64_t n = 1;
-    for (int64_t d : typed->shape) n *= d;
+    int64_t n = 1;  // elements; a product past 2^40 (over any size metadata.json may state) stays there
+    for (int64_t d : typed->shape) n = d != 0 && n > (int64_t{1} << 40) / d ? (int64_t{1} << 40) + 1 : n * d;
     std::string shape = ShapeToString(typed->shape.data(), static_cast<int>(typed->shape.size()));
     AOTRT_REQUIRE(typed->dtype == DataTypeToString(t->dtype) && static_cast<uint64_t>(n) * elem == t->bytes, kFormatError,
                   what, ": ", kind, " '", t->name, "' is ", shape, " ", typed->dtype, " in src/*.relay (",
