@@ -174,6 +174,22 @@ void ReadFolder(const std::string& dir, const std::string& prefix, int depth, Co
   }
 }
 
+// A tar (ustar magic) or a gzip, xz, bzip2 or zstd stream, by the first bytes: anything else (a
+// shared library above all) is not opened with libarchive at all.
+bool LooksLikeTar(const std::string& path) {
+  unsigned char head[512] = {};
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.fd < 0) return false;
+  ssize_t n = ::read(fd.fd, head, sizeof(head));
+  if (n >= 262 && std::memcmp(head + 257, "ustar", 5) == 0) return true;
+  static const unsigned char kMagics[][6] = {{0x1f, 0x8b}, {0xfd, '7', 'z', 'X', 'Z', 0}, {'B', 'Z', 'h'}, {0x28, 0xb5, 0x2f, 0xfd}};
+  static const size_t kLengths[] = {2, 6, 3, 4};
+  for (size_t i = 0; i < 4; ++i) {
+    if (n >= static_cast<ssize_t>(kLengths[i]) && std::memcmp(head, kMagics[i], kLengths[i]) == 0) return true;
+  }
+  return false;
+}
+
 bool IsFolder(const std::string& path) {
   struct stat st;
   AOTRT_REQUIRE(::stat(path.c_str(), &st) == 0, kNotFound, path, ": ", std::strerror(errno));
@@ -209,7 +225,7 @@ bool IsModelLibraryFormat(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
   if (S_ISDIR(st.st_mode)) return ::access((path + "/metadata.json").c_str(), R_OK) == 0;
-  if (!S_ISREG(st.st_mode)) return false;
+  if (!S_ISREG(st.st_mode) || !LooksLikeTar(path)) return false;
   ArchivePtr a(nullptr, archive_read_free);
   try {
     a = NewTarReader();
