@@ -130,6 +130,12 @@ struct LoadOptions {
   // unless it contains a '/'), and whether compiled libraries are kept in cache_dir.
   std::string c_compiler = "cc";
   bool compile_cache = true;
+  // Model Library Format archives: a shared library you compiled from the archive's
+  // codegen/host/src/*.c yourself (e.g. cc -shared -fPIC -O2 ...), used instead of compiling; the
+  // path loaded is then the archive, its folder or its metadata.json inside the folder. Its
+  // tvmgen_<name>_run is called on structs of the executor's pointers; an archive whose run
+  // function passes its own static workspace is refused (executors would share it).
+  std::string c_library;
 };
 
 class AOTRT_API Model {

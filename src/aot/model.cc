@@ -33,9 +33,10 @@ Model Model::FromModule(Module factory) {
 
 Model Model::Load(const std::string& path, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::Load", [&] {
-    if (IsModelLibraryFormat(path)) {  // TVM's C interface: compiled here, with these options
+    if (IsModelLibraryFormat(path) || !options.c_library.empty()) {  // TVM's C interface, with these options
       MlfCompileOptions mlf;
       mlf.compiler = options.c_compiler;
+      mlf.library = options.c_library;
       if (options.compile_cache) mlf.cache_dir = options.cache_dir.empty() ? DefaultConstantCacheDirectory() : options.cache_dir;
       return FromModule(LoadModelLibraryFormat(path, mlf));
     }

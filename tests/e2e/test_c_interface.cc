@@ -137,6 +137,29 @@ TEST(CInterface, CallerPoolIsCheckedAndUsedInPlace) {
   EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kNotFound, {"no workspace pool 'nope'", "'app_pool'"});
 }
 
+TEST(CInterface, LibraryCompiledByTheUser) {
+  Case c = MlfCase("mlf_user_pool");
+  AOTRT_SKIP_WITHOUT_MLF(c);
+  ScratchDir d;
+  std::string dir = d.path() + "/m", lib = d.path() + "/libmodel.so";
+  ASSERT_EQ(ScratchDir::Sh("mkdir -p " + dir + " && tar -xf " + c.library + " -C " + dir), 0);
+  ASSERT_EQ(ScratchDir::Sh("cc -shared -fPIC -O2 -w -I" AOTRT_TEST_INCLUDE_DIR " -I" + dir + "/codegen/host/include -o " +
+                           lib + " " + dir + "/codegen/host/src/*.c -lm"), 0);
+  LoadOptions o = CacheIn(d);
+  o.c_library = lib;
+  for (const std::string& path : {c.library, dir, dir + "/metadata.json"}) {
+    SCOPED_TRACE(path);
+    Model m = Model::Load(path, o);
+    EXPECT_EQ(m.Info().c_origin, "given (c_library)");
+    ExpectRunsBitExact(c, m);
+  }
+  Case usmp = MlfCase("mlf_conv_usmp");  // its run function passes its own static workspace
+  EXPECT_AOTRT_ERROR(Model::Load(usmp.library, o), ErrorCode::kNotImplemented,
+                     {usmp.library, "static workspace 'global_workspace'", "without c_library"});
+  o.c_library = AOTRT_TEST_DATA_DIR "/not_a_model.so";
+  EXPECT_AOTRT_ERROR(Model::Load(c.library, o), ErrorCode::kNotFound, {"not_a_model.so", "does not define tvmgen_default_run"});
+}
+
 TEST(CInterface, CAbiLoadsTheArchive) {
   Case c = MlfCase("mlf_user_pool");
   AOTRT_SKIP_WITHOUT_MLF(c);

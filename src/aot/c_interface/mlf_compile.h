@@ -30,6 +30,7 @@ struct MlfCompileOptions {
   std::string compiler = "cc";  // the C compiler, looked up in PATH unless it has a '/'
   std::string cache_dir;        // "" -> no cache: compiled into a temporary folder at every load
   std::string temp_dir = "/tmp";  // where a build without cache happens
+  std::string library;  // mlf_loader: a library the caller compiled, used instead of compiling
 };
 
 struct MlfCompiled {

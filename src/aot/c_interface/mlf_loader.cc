@@ -119,9 +119,48 @@ std::shared_ptr<const ParamList> ReadParams(const ArchiveContents& a, const std:
   return params;
 }
 
+// The entry as tvmgen_<name>_run of a library the caller compiled takes it: inputs, outputs and
+// caller pools in the header's struct order. Its static workspace would be every executor's.
+MlfEntry UserLibraryEntry(const MlfEntry& entry, const std::string& header, const std::string& symbol,
+                          const std::string& what) {
+  MlfEntry out;
+  out.run_file = entry.run_file;
+  for (const MlfEntryArg& a : entry.args) {
+    AOTRT_REQUIRE(a.kind != MlfEntryArg::kStaticWorkspace, kNotImplemented, what, ": ", symbol,
+                  "_run passes the library's own static workspace '", a.name,
+                  "', which every executor would share: load the archive without c_library (aotrt then compiles it "
+                  "with a workspace per executor), or build with a user-named pool (WorkspacePoolInfo)");
+  }
+  const std::pair<const char*, MlfEntryArg::Kind> kStructs[] = {
+      {"_inputs", MlfEntryArg::kInput}, {"_outputs", MlfEntryArg::kOutput}, {"_workspace_pools", MlfEntryArg::kCallerPool}};
+  for (const auto& [suffix, kind] : kStructs) {
+    for (const std::string& member : StructMembers(header, symbol + suffix)) {
+      const MlfEntryArg* found = nullptr;
+      for (const MlfEntryArg& a : entry.args) {
+        if (a.kind == kind && a.name == member) found = &a;
+      }
+      AOTRT_REQUIRE(found != nullptr, kFormatError, what, ": struct ", symbol, suffix, " member '", member,
+                    "' is not passed by ", symbol, "_run");
+      out.args.push_back(*found);
+    }
+  }
+  return out;
+}
+
+// Where the archive is: `path`, or the folder of `path` when it names a metadata.json.
+std::string ArchiveRoot(const std::string& path) {
+  const std::string md = "metadata.json";
+  bool is_md = path.size() >= md.size() && path.compare(path.size() - md.size(), md.size(), md) == 0 &&
+               (path.size() == md.size() || path[path.size() - md.size() - 1] == '/');
+  if (!is_md) return path;
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
 }  // namespace
 
-Module LoadModelLibraryFormat(const std::string& path, const MlfCompileOptions& options) {
+Module LoadModelLibraryFormat(const std::string& given_path, const MlfCompileOptions& options) {
+  const std::string path = ArchiveRoot(given_path);
   ArchiveContents a = ReadArchive(path, Wanted);
   MlfMetadata mlf = ParseMlfMetadata(Member(a, "metadata.json", path, "names, dtypes and sizes"), path + ": metadata.json");
   RefuseOtherCodegen(a, path);
@@ -140,13 +179,25 @@ Module LoadModelLibraryFormat(const std::string& path, const MlfCompileOptions& 
   RelaySignature relay = relay_it == a.files.end() ? RelaySignature() : ParseRelayMain(relay_it->second);
 
   auto program = std::make_shared<ModelProgram>();
-  program->md = BuildMetadata(mlf, entry, relay, symbol, path);
   program->library_name = path;
-  MlfCompiled compiled = CompileMlf(code, entry, symbol, options, path);
+  MlfCompiled compiled;
+  std::string run_symbol = kMlfRunSymbol;
+  if (options.library.empty()) {
+    program->md = BuildMetadata(mlf, entry, relay, symbol, path);
+    compiled = CompileMlf(code, entry, symbol, options, path);
+  } else {
+    program->md = BuildMetadata(mlf, UserLibraryEntry(entry, header, symbol, path), relay, symbol, path);
+    compiled = {OpenSharedLibrary(options.library, options.library, /*is_source_file=*/true), "given (c_library)",
+                options.library};
+    run_symbol = symbol + "_run";
+  }
   program->c_origin = compiled.origin;
   CollectRuntimeSymbols(*compiled.library, program.get());
-  program->c_run = reinterpret_cast<ModelProgram::CRunFunc>(compiled.library->Lookup(kMlfRunSymbol));
-  AOTRT_REQUIRE(program->c_run != nullptr, kInternal, path, ": the compiled library lacks ", kMlfRunSymbol);
+  // tvmgen_<name>_run takes (inputs*, outputs*[, workspace_pools*]): structs of void*, laid out as
+  // the executor's pointer arrays; without a pools struct the third argument is ignored.
+  program->c_run = reinterpret_cast<ModelProgram::CRunFunc>(compiled.library->Lookup(run_symbol));
+  AOTRT_REQUIRE(program->c_run != nullptr, kNotFound, compiled.path, " does not define ", run_symbol,
+                options.library.empty() ? "" : ": compile the archive's codegen/host/src/*.c into it");
   program->constant_pool_shape = {0};
 
   auto metadata = MakeObject<MetadataModuleNode>(program);

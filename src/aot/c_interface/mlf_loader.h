@@ -17,7 +17,8 @@
 
 namespace aotrt {
 
-// Loads `path` (IsModelLibraryFormat). Throws kNotFound (no such path, no metadata.json or header
+// Loads `path` (IsModelLibraryFormat, or a metadata.json inside an unpacked archive); with
+// options.library, that library (compiled by the caller) instead of compiling. Throws kNotFound (no such path, no metadata.json or header
 // in it, no C compiler), kFormatError (a damaged or hostile archive: archive_reader.h; metadata,
 // sources or relay that contradict each other), kNotImplemented (what mlf_metadata.h and
 // mlf_sources.h refuse), kIOError (compiling failed: the compiler's output), kOutOfMemory.

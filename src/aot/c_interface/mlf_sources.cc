@@ -101,6 +101,20 @@ MlfEntry ParseMlfEntry(const std::map<std::string, std::string>& sources, const 
               "\"unpacked-api\": True}))");
 }
 
+std::vector<std::string> StructMembers(const std::string& header, const std::string& name) {
+  std::vector<std::string> out;
+  size_t at = header.find("struct " + name + " {");
+  if (at == std::string::npos) return out;
+  size_t end = header.find("};", at);
+  for (size_t p = header.find("void* ", at); p < end; p = header.find("void* ", p)) {
+    p += 6;
+    size_t semi = header.find(';', p);
+    if (semi > end) break;
+    out.push_back(Trim(header.substr(p, semi - p)));
+  }
+  return out;
+}
+
 namespace {
 
 // A cursor over Relay text that skips blanks and /* comments */.

@@ -36,6 +36,9 @@ struct MlfEntry {
 MlfEntry ParseMlfEntry(const std::map<std::string, std::string>& sources, const std::string& header,
                        const std::string& symbol, const std::string& what);
 
+// Names of the `void*` members of `struct <name> { ... };` in `header`, in order (empty when absent).
+std::vector<std::string> StructMembers(const std::string& header, const std::string& name);
+
 struct RelayTensorType {
   std::vector<int64_t> shape;
   std::string dtype;
