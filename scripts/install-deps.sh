@@ -10,7 +10,8 @@ packages=(
   libxxhash-dev                        # constant cache checksums (header-only)
   libgtest-dev                         # tests
   libbenchmark-dev                     # bench/
-  libcli11-dev nlohmann-json3-dev      # the aotrt command line
+  libcli11-dev nlohmann-json3-dev      # the aotrt command line; metadata.json of C-interface archives
+  libarchive-dev                       # C-interface archives (.tar, .tar.gz, .tar.xz) read in memory
   libminizip-dev zlib1g-dev            # .npz files in the command line (zip, deflate)
   python3 python3-numpy python3-pytest # model generator, Python package and its tests
   python3-pip python3-setuptools python3-wheel  # installing the Python package offline

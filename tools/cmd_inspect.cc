@@ -42,7 +42,7 @@ nlohmann::ordered_json TensorsJson(const std::vector<aotrt::TensorInfo>& ts) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& t : ts) {
     out.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", aotrt::DataTypeToString(t.dtype)},
-                   {"bytes", t.bytes}});
+                   {"bytes", t.bytes}, {"shape_known", t.shape_known}});
   }
   return out;
 }
@@ -63,6 +63,7 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
       {"model_names", d.model_names},
       {"mod_name", d.model_names.empty() ? std::string() : d.model_names.front()},
       {"symbol_prefix", d.mod_name},
+      {"interface", m.Info().interface},
       {"flavour", d.flavour},
       {"flavour_reason", d.flavour_reason},
       {"inputs", TensorsJson(m.Inputs())},
@@ -88,7 +89,10 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
 void PrintTensors(const char* title, const std::vector<aotrt::TensorInfo>& ts) {
   std::cout << title << " (" << ts.size() << ")\n";
   Table t({"name", "dtype", "shape", "bytes"}, {false, false, false, true});
-  for (const auto& x : ts) t.AddRow({x.name, aotrt::DataTypeToString(x.dtype), Shape(x.shape), std::to_string(x.bytes)});
+  for (const auto& x : ts) {
+    t.AddRow({x.name, aotrt::DataTypeToString(x.dtype), Shape(x.shape) + (x.shape_known ? "" : " (flat: no shape stated)"),
+              std::to_string(x.bytes)});
+  }
   t.Print(std::cout, "  ");
 }
 
@@ -109,9 +113,15 @@ void PrintRunScratch(const ModelDetails& d, const RunScratch& s) {
   }
 }
 
+std::string InterfaceText(const aotrt::ModelInfo& info) {
+  if (info.interface == "c") return "c (Model Library Format: tvmgen_<name>_run's structs of pointers, unpacked API)";
+  return info.interface + " (TVM's packed API: a library export)";
+}
+
 void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s) {
   std::cout << "model library   " << o.path << "\n"
             << "model name      " << Join(d.model_names) << " (symbols " << d.mod_name << "_*)\n"
+            << "interface       " << InterfaceText(m.Info()) << "\n"
             << "build flavour   " << d.flavour << " (" << d.flavour_reason << ")\n\n";
   PrintTensors("inputs", m.Inputs());
   std::cout << "\n";
@@ -139,7 +149,9 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
 CLI::App* AddInspectCommand(CLI::App& app, Action* run) {
   auto opt = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand("inspect", "Show a model library's inputs, outputs, memory and runtime needs");
-  cmd->add_option("model", opt->path, "Model library (.so) exported by TVM")->required();
+  cmd->add_option("model", opt->path,
+                  "Model library (.so) exported by TVM, or a Model Library Format archive (.tar[.gz|.xz] or folder)")
+      ->required();
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
   cmd->add_flag("--no-run", opt->no_run,
                 "Do not run the model once on zeros to measure its TVMBackendAllocWorkspace scratch");

@@ -91,7 +91,9 @@ int Run(const RunOptions& o) {
 CLI::App* AddRunCommand(CLI::App& app, Action* run) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model once on .npy/.npz, random or zero inputs; summarise, save or check the outputs");
-  cmd->add_option("model", opt->path, "Model library (.so) exported by TVM")->required();
+  cmd->add_option("model", opt->path,
+                  "Model library (.so) exported by TVM, or a Model Library Format archive (.tar[.gz|.xz] or folder)")
+      ->required();
   AddInputOptions(cmd, &opt->inputs);
   cmd->add_option("-o,--output-dir", opt->output_dir,
                   "Write the outputs to DIR/output<i>.npy (DIR created if missing), or to FILE.npz keyed by output name")

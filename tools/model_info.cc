@@ -61,6 +61,12 @@ ModelDetails GatherDetails(const std::string& path, const aotrt::Model& model) {
   for (const aotrt::NamedBytes& p : info.workspace_pools) d.workspace_pools.push_back({p.name, p.bytes});
   for (const aotrt::NamedBytes& c : info.constants) d.constants.push_back({c.name, c.bytes});
   d.constant_pool_bytes = info.constant_bytes;
+  if (info.interface == "c") {  // a Model Library Format archive, compiled at load
+    d.undefined_runtime_symbols = info.runtime_imports;
+    d.flavour = "c";
+    d.flavour_reason = "TVM's C interface (Model Library Format), its sources compiled at load: " + info.c_origin;
+    return d;
+  }
   char magic[4] = {};
   std::ifstream(path, std::ios::binary).read(magic, sizeof(magic));
   if (std::memcmp(magic, "\x7f" "ELF", 4) != 0) {  // an object export (.tar), linked at load

@@ -105,6 +105,11 @@ std::vector<PreparedInput> PrepareInputs(const aotrt::Model& model, const aotrt:
   for (GivenInput& in : ReadInputFiles(specs, ex)) {
     const aotrt::TensorInfo& info = ex.Input(in.index);
     std::vector<int64_t> shape = in.array.Shape();
+    if (!info.shape_known && aotrt::DataTypeEqual(in.array.dtype(), info.dtype) &&
+        aotrt::ShapeElements(shape.data(), static_cast<int>(shape.size())) == info.shape[0]) {
+      in.array = in.array.CreateView(info.shape, info.dtype);  // the model states no shape: any of its size
+      shape = info.shape;
+    }
     if (!aotrt::DataTypeEqual(in.array.dtype(), info.dtype) || shape != info.shape) {
       throw aotrt::Error(aotrt::ErrorCode::kShapeMismatch,
                          "input '" + info.name + "': expected " + DataTypeToString(info.dtype) + " " +

@@ -41,13 +41,16 @@ typedef struct {
   uint64_t cache_max_bytes;       /*!< 0 (default): $AOTRT_CACHE_MAX_MB MiB, else 4096 MiB */
   int32_t check_bounds;           /*!< 1: every executor of the model checks for writes past its workspace */
   int32_t huge_pages;             /*!< 1: every executor backs its buffers of 2 MiB and more with huge pages */
+  const char* c_compiler;         /*!< NULL or "" (default): $CC, else cc (archives' sources, object exports) */
+  int32_t compile_cache;          /*!< 1 (default): keep a compiled archive library in cache_dir; 0: compile every load */
+  const char* c_library;          /*!< NULL or "" (default); else a library compiled from the archive by the caller */
 } AOTRTLoadOptions;
 
 /*! \brief Fill `options` with the defaults (and struct_size). Never fails; NULL is ignored. */
 TVM_DLL void AOTRTLoadOptionsInit(AOTRTLoadOptions* options);
 
 /*! \brief TVMModLoadFromFile with options: load `file_name` (format "" or NULL: by extension, else
- *  by content) with `options` (NULL: the defaults; `cache_dir` is borrowed for the call only). On
+ *  by content) with `options` (NULL: the defaults; its strings are borrowed for the call only). On
  *  success *out is the owned root module: free it with TVMModFree. Thread-safe.
  *  Errors: kInvalidArgument (null file_name or out; a struct_size this library does not know; a
  *  flag that is not 0 or 1; an AOTRT_* variable with a value it does not take), and every error of

@@ -19,6 +19,9 @@ struct TensorInfo {
   std::vector<int64_t> shape;  // static shape
   DLDataType dtype;
   size_t bytes;                // data size
+  // false: the model states only the size (a C-interface archive whose src/<name>.relay gives no
+  // type for the tensor); `shape` is then {elements}, flat.
+  bool shape_known = true;
 };
 
 // A piece of memory the model costs, by name (a workspace pool, a constant).
@@ -58,6 +61,12 @@ struct ModelInfo {
   std::vector<std::string> runtime_imports;   // undefined TVM* / float16 helpers it resolves against the runtime
   std::vector<std::string> context_pointers;  // __TVM* function-pointer variables it defines (llvm exports)
   bool defines_module_context = false;        // defines __tvm_module_ctx
+  // Which of TVM's AOT interfaces the model has: "packed" (a library export: .so, .tar of objects)
+  // or "c" (a Model Library Format archive: tvmgen_<name>_run's structs of pointers, its sources
+  // compiled at load); for "c", where the compiled code came from: "compile cache",
+  // "compiled into the compile cache" or "compiled (no cache)".
+  std::string interface = "packed";
+  std::string c_origin;
 };
 
 }  // namespace aotrt

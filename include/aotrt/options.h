@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace aotrt {
 
@@ -33,6 +35,18 @@ struct ExecutorOptions {
   // resident whole once touched. AOTRT_HUGE_PAGES=1 turns it on for every executor of the models
   // loaded while it is set.
   bool huge_pages = false;
+  // Workspace pools the caller provides, used in place of the executor's own: each named as
+  // Model::Info().workspace_pools names it (e.g. "app_pool" of a C-interface archive), at least
+  // that pool's bytes and 64-byte aligned. CreateExecutor throws kNotFound for a name the model
+  // has no pool of, kInvalidArgument naming the pool and the size or alignment it needs. The
+  // memory must stay valid, and be used by no other executor running at the same time, while this
+  // executor lives. It has no tail slack: check_bounds does not watch it.
+  struct Pool {
+    std::string name;
+    void* data = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<Pool> workspace_pools;
 };
 
 // Options of loading a model, fixed for its lifetime.
@@ -49,11 +63,24 @@ struct LoadOptions {
   bool verify_constant_cache = false;
   // The cache's directory; "" means $AOTRT_CACHE_DIR, else $XDG_CACHE_HOME/aotrt, else
   // $HOME/.cache/aotrt (none of them set: the cache is off). The directory must be trusted:
-  // whoever can write it can change a model's constants.
+  // whoever can write it can change a model's constants. A Model Library Format archive (C
+  // interface) keeps its compiled library there too (mlf-<content hash>.so), so that a second
+  // load of the same archive compiles nothing.
   std::string cache_dir;
   // The most bytes of pool files the directory keeps (least recently used removed first); 0 means
   // $AOTRT_CACHE_MAX_MB MiB, else 4096 MiB.
   uint64_t cache_max_bytes = 0;
+  // The C compiler that compiles a Model Library Format archive's sources (C interface) and links
+  // a `.tar`/`.o` object export ("" means $CC, else cc; found in PATH unless it contains a '/'),
+  // and whether compiled archive libraries are kept in cache_dir.
+  std::string c_compiler;
+  bool compile_cache = true;
+  // Model Library Format archives: a shared library you compiled from the archive's
+  // codegen/host/src/*.c yourself (e.g. cc -shared -fPIC -O2 ...), used instead of compiling; the
+  // path loaded is then the archive, its folder or its metadata.json inside the folder. Its
+  // tvmgen_<name>_run is called on structs of the executor's pointers; an archive whose run
+  // function passes its own static workspace is refused (executors would share it).
+  std::string c_library;
   // Turned on for every executor of this model: those created through TVM's packed API
   // (factory["<name>"](device), which takes no options) and those of Model::CreateExecutor, whose
   // own options add to these.

@@ -159,7 +159,8 @@ class AOTRTLoadOptions(ctypes.Structure):
     """aotrt/c_api.h's AOTRTLoadOptions: initialize with AOTRTLoadOptionsInit."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("constant_cache", ctypes.c_int32),
                 ("verify_constant_cache", ctypes.c_int32), ("cache_dir", _cp), ("cache_max_bytes", ctypes.c_uint64),
-                ("check_bounds", ctypes.c_int32), ("huge_pages", ctypes.c_int32)]
+                ("check_bounds", ctypes.c_int32), ("huge_pages", ctypes.c_int32), ("c_compiler", _cp),
+                ("compile_cache", ctypes.c_int32), ("c_library", _cp)]
 
 
 AOTRTLoadOptionsInit = _declare("AOTRTLoadOptionsInit", None, ctypes.POINTER(AOTRTLoadOptions))

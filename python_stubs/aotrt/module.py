@@ -114,7 +114,7 @@ packed_func._MODULE_CLASS = Module
 
 
 _LOAD_OPTIONS = ("constant_cache", "verify_constant_cache", "cache_dir", "cache_max_bytes", "check_bounds",
-                 "huge_pages")
+                 "huge_pages", "c_compiler", "compile_cache", "c_library")
 
 
 def _load_options(options):
@@ -128,8 +128,8 @@ def _load_options(options):
     for name, value in options.items():
         if value is None:
             continue
-        if name == "cache_dir":
-            c.cache_dir = _ffi.c_str(os.fspath(value))
+        if name in ("cache_dir", "c_compiler", "c_library"):
+            setattr(c, name, _ffi.c_str(os.fspath(value)))
         elif name == "cache_max_bytes":
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError("cache_max_bytes must be a non-negative int (0: the default), got %r" % (value,))
@@ -148,16 +148,21 @@ def load_module(path, fmt="", **options):
     can turn a check on or the cache off, never the reverse): ``constant_cache`` (bool, default
     True), ``verify_constant_cache`` (bool), ``cache_dir`` (path; default ``$AOTRT_CACHE_DIR``,
     ``$XDG_CACHE_HOME/aotrt`` or ``~/.cache/aotrt``), ``cache_max_bytes`` (int, 0: default),
-    ``check_bounds`` and ``huge_pages`` (bool: for every executor of the model).
+    ``check_bounds`` and ``huge_pages`` (bool: for every executor of the model); for C-interface
+    archives ``c_compiler`` (default ``$CC``, else ``cc``), ``compile_cache`` (bool, default True)
+    and ``c_library`` (a library you compiled from the archive yourself).
 
     ``path`` is a shared library (``.so``) or, as TVM's ``load_module`` accepts, an object export
     (``.tar`` of objects or ``.o``, e.g. a system-lib build), which the runtime links into a
-    temporary shared library with the system C compiler (``$CC``, default ``cc``) and loads.
+    temporary shared library with the system C compiler (``$CC``, default ``cc``) and loads; or a
+    Model Library Format archive of TVM's C interface (``.tar``, ``.tar.gz``, ``.tar.xz`` or its
+    unpacked folder), whose sources the runtime compiles with ``cc`` into a library kept in its
+    compile cache (the constant cache's directory), so that a second load compiles nothing.
 
     A shared library that is not a TVM export (it has no module blob) is refused here, with
     TVMNotImplementedError naming the file, rather than failing at its first call."""
     path = os.fspath(path)
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise ValueError("cannot find file %s" % path)
     path = os.path.realpath(path)
     h = ctypes.c_void_p()

@@ -85,7 +85,8 @@ bool LockWithin(int fd, int wait_ms) {
   }
 }
 
-// mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards.
+}  // namespace
+
 bool MakeDirectories(const std::string& dir) {
   for (size_t i = 1; i <= dir.size(); ++i) {
     if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0700);
@@ -93,8 +94,6 @@ bool MakeDirectories(const std::string& dir) {
   struct stat st;
   return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
-
-}  // namespace
 
 ConstantCacheOptions ConstantCacheOptions::From(const LoadOptions& load) {
   ConstantCacheOptions o;

@@ -53,6 +53,9 @@ struct ConstantCacheOptions {
   static ConstantCacheOptions From(const LoadOptions& load);
 };
 
+// mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards. Never throws.
+bool MakeDirectories(const std::string& dir);
+
 // Identity of a model file for a cache key: device, inode, size and modification time in
 // nanoseconds, so that replacing or rewriting the file changes the key, and the same file reached
 // by another path (relative, absolute, a link) keeps it. "" when stat fails.

@@ -32,6 +32,21 @@ std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& 
                 " is not an input of ", md.DisplayName(), "; valid names: ", valid.empty() ? "none" : valid);
 }
 
+// The caller's memory for workspace pool `spec` (ExecutorOptions::workspace_pools), checked, or null.
+void* CallerPool(const ExecutorOptions& options, const TensorSpec& spec, const ModelMetadata& md) {
+  for (const ExecutorOptions::Pool& p : options.workspace_pools) {
+    if (p.name != spec.name && p.name != PoolDisplayName(spec.name)) continue;
+    auto addr = reinterpret_cast<uintptr_t>(p.data);
+    AOTRT_REQUIRE(p.data != nullptr && p.bytes >= spec.bytes, kInvalidArgument, "workspace pool '", p.name, "' of ",
+                  md.DisplayName(), " needs ", spec.bytes, " bytes; the caller's memory has ", p.bytes,
+                  p.data ? "" : " and is null");
+    AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "workspace pool '", p.name, "' of ", md.DisplayName(),
+                  ": the caller's memory at 0x", Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
+    return p.data;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options)
@@ -39,7 +54,8 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
       program_(&model_->program()),
       check_bounds_(options.check_bounds),
       huge_pages_(options.huge_pages),
-      entry_(program_->entry) {
+      entry_(program_->entry),
+      c_run_(program_->c_run) {
   AOTRT_REQUIRE(IsAcceptedCpuDevice(device), kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
@@ -48,6 +64,7 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
   arg_tensors_.resize(n);
   arg_values_.resize(n);
   arg_codes_.assign(n, kTVMDLTensorHandle);
+  if (c_run_) raw_args_.resize(n);
   for (size_t i = 0; i < n; ++i) arg_values_[i].v_handle = &arg_tensors_[i];
   inputs_.resize(md.inputs.size());
   outputs_.resize(md.outputs.size());
@@ -67,11 +84,25 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
   for (const PoolArg& p : md.pool_args) {
     if (p.is_constant_pool) {
       // shared; the entry only reads it
-      arg_tensors_[arg++] = ArgTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1});
+      SetArg(arg++, ArgTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1}));
     } else {
       const TensorSpec& spec = md.workspace_pools[p.workspace_index];
+      if (void* given = CallerPool(options, spec, md)) {
+        SetArg(arg++, ArgTensor(given, spec.shape, spec.dtype));
+        continue;
+      }
       workspace_pools_.emplace_back(PoolDisplayName(spec.name), spec.bytes);
-      arg_tensors_[arg++] = ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype);
+      SetArg(arg++, ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype));
+    }
+  }
+  for (const ExecutorOptions::Pool& given : options.workspace_pools) {
+    bool known = false;
+    for (const TensorSpec& s : md.workspace_pools) known = known || given.name == s.name || given.name == PoolDisplayName(s.name);
+    if (!known) {
+      std::string names;
+      for (const TensorSpec& s : md.workspace_pools) names += (names.empty() ? "'" : ", '") + PoolDisplayName(s.name) + "'";
+      AOTRT_THROW(kNotFound, "ExecutorOptions::workspace_pools: ", md.DisplayName(), " has no workspace pool '", given.name,
+                  "'; its pools: ", names.empty() ? "none" : names);
     }
   }
   if (huge_pages_) AdviseHugePagesForBuffers();
@@ -86,9 +117,14 @@ void AotExecutor::AdviseHugePagesForBuffers() {
   for (PoolBuffer& p : workspace_pools_) AdviseHugePages(p.data(), p.bytes() + p.slack());
 }
 
+void AotExecutor::SetArg(size_t arg, const DLTensor& t) {
+  arg_tensors_[arg] = t;
+  if (c_run_) raw_args_[arg] = t.data;
+}
+
 void AotExecutor::Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind) {
   const TensorSpec& spec = arg < inputs_.size() ? program_->md.inputs[arg] : program_->md.outputs[arg - inputs_.size()];
-  arg_tensors_[arg] = ArgTensor(array.data(), spec.shape, spec.dtype);
+  SetArg(arg, ArgTensor(array.data(), spec.shape, spec.dtype));
   slot->bound = std::move(array);
   slot->kind = kind;
 }
@@ -120,8 +156,10 @@ size_t AotExecutor::InputIndex(const std::string& name) const {
 size_t AotExecutor::OutputIndex(const std::string& name) const {
   auto it = program_->md.output_index.find(name);
   if (it == program_->md.output_index.end()) {
+    std::string names;
+    for (const TensorSpec& o : program_->md.outputs) names += (names.empty() ? "" : ", ") + o.name;
     AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", program_->md.DisplayName(),
-                "; outputs are named output0 .. output", program_->md.outputs.size() - 1);
+                "; its outputs are ", names);
   }
   return it->second;
 }
@@ -208,13 +246,15 @@ void AotExecutor::RunChecked() {
 
 void AotExecutor::CallEntry() {
   const int n = static_cast<int>(arg_values_.size());
-  if (entry_) {
+  if (entry_ || c_run_) {
     TVMValue ret;
     ret.v_handle = nullptr;
     int ret_code = kTVMNullptr;
     uint64_t errors_before = LastErrorSequence();
     size_t workspace_mark = WorkspaceMark();
-    int rc = entry_(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
+    void** raw = raw_args_.data();
+    int rc = c_run_ ? c_run_(raw, raw + inputs_.size(), raw + inputs_.size() + outputs_.size())
+                    : entry_(arg_values_.data(), arg_codes_.data(), n, &ret, &ret_code, nullptr);
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
       ThrowIfPythonErrorSince(errors_before);

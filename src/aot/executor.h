@@ -78,6 +78,10 @@ class AotExecutor {
   std::vector<DLTensor> arg_tensors_;
   std::vector<TVMValue> arg_values_;
   std::vector<int> arg_codes_;
+  // C interface (program_->c_run): the same arguments as raw pointers, inputs | outputs | pools.
+  ModelProgram::CRunFunc c_run_ = nullptr;
+  std::vector<void*> raw_args_;
+  void SetArg(size_t arg, const DLTensor& t);
 };
 
 }  // namespace aotrt

@@ -88,6 +88,10 @@ LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadat
   info_.runtime_imports = program_->runtime_imports;
   info_.context_pointers = program_->context_pointers;
   info_.defines_module_context = program_->defines_module_context;
+  if (program_->c_run) {
+    info_.interface = "c";
+    info_.c_origin = program_->c_origin;
+  }
 }
 
 size_t ParamListBytes(const ParamList& params) {

@@ -72,6 +72,8 @@ ConstantPoolMemory LoadConstantPool(const ModelMetadata& md, LibraryModuleNode* 
       [&plan](uint8_t* pool) { plan.Fill(pool); }, cache, what);
 }
 
+}  // namespace
+
 void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
   const ElfDynamicSymbols* syms = lib.dynamic_symbols();
   if (!syms) return;
@@ -88,8 +90,6 @@ void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
   std::sort(p->runtime_imports.begin(), p->runtime_imports.end());
   std::sort(p->context_pointers.begin(), p->context_pointers.end());
 }
-
-}  // namespace
 
 size_t ModelProgram::WorkspaceBytes() const {
   size_t total = 0;
@@ -116,7 +116,7 @@ const std::shared_ptr<const ModelProgram>& MetadataModuleNode::program() const {
 }
 
 void MetadataModuleNode::OnImportsLinked() {
-  if (imports().empty()) return;  // a legacy blob's (pre-import-tree): no model to build, as TVM
+  if (imports().empty() || program_) return;  // a legacy blob's (pre-import-tree): no model to build, as TVM
   auto p = std::make_shared<ModelProgram>();
   LibraryModuleNode* first = FirstLibrary(this);
   p->library_name = first && !first->library().name().empty() ? first->library().name() : "model";

@@ -13,6 +13,7 @@
 #include "aot/constant_cache.h"
 #include "aot/metadata.h"
 #include "aotrt/module.h"
+#include "module/symbol_source.h"
 
 namespace aotrt {
 
@@ -27,10 +28,19 @@ struct ModelProgram {
   std::vector<std::string> runtime_imports;   // see ModelInfo
   std::vector<std::string> context_pointers;  // see ModelInfo
   bool defines_module_context = false;
+  // The C interface of a Model Library Format archive (aot/c_interface): the executor calls
+  // c_run(inputs, outputs, workspace pools), each an array of raw pointers in the metadata's
+  // order, instead of `entry`. Null for packed exports. `c_origin` says where its code came from.
+  using CRunFunc = int32_t (*)(void** inputs, void** outputs, void** pools);
+  CRunFunc c_run = nullptr;
+  std::string c_origin;
 
   size_t WorkspaceBytes() const;       // every workspace pool (each executor allocates its own)
   size_t WorkspaceSlackBytes() const;  // tail slack one executor adds after its workspace pools
 };
+
+// Fills runtime_imports, context_pointers and defines_module_context from `lib`'s dynamic symbols.
+void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p);
 
 // The `metadata_module` node: gives `get_metadata`, and holds the ModelProgram of its imports.
 class MetadataModuleNode : public ModuleNode {
@@ -38,6 +48,8 @@ class MetadataModuleNode : public ModuleNode {
   // `cache`: where the constant pool comes from (the load's options; a module made without a load,
   // by tvm.aot_executor_factory.create, keeps a private copy).
   explicit MetadataModuleNode(ConstantCacheOptions cache) : cache_(std::move(cache)) {}
+  // Around a program built elsewhere (a C-interface archive's), which OnImportsLinked keeps.
+  explicit MetadataModuleNode(std::shared_ptr<const ModelProgram> program) : program_(std::move(program)) {}
   const char* type_key() const override { return "metadata_module"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;

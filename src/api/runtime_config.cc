@@ -100,6 +100,7 @@ LoadContext RuntimeConfig::MakeLoadContext(const LoadOptions& caller, std::strin
   o.executor.check_bounds = o.executor.check_bounds || check_bounds;
   o.executor.huge_pages = o.executor.huge_pages || huge_pages;
   ctx.tools = tools;
+  if (!caller.c_compiler.empty()) ctx.tools.c_compiler = caller.c_compiler;  // the caller's wins over CC
   ctx.display_name = std::move(display_name);
   return ctx;
 }

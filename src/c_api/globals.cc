@@ -33,6 +33,12 @@ const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoader
 const size_t kNumBuiltinBinaryLoaderTables =
     sizeof(kBuiltinBinaryLoaderTables) / sizeof(kBuiltinBinaryLoaderTables[0]);
 
+// The built-in loaders of whole files the module layer cannot read itself (module/load_context.h).
+extern const FileLoaderTable kCInterfaceFileLoaders;
+
+const FileLoaderTable* const kBuiltinFileLoaderTables[] = {&kCInterfaceFileLoaders};
+const size_t kNumBuiltinFileLoaderTables = sizeof(kBuiltinFileLoaderTables) / sizeof(kBuiltinFileLoaderTables[0]);
+
 namespace {
 
 // Device queries name a type only (GetDeviceAttr and TVMSetStream take an id too, which CPU

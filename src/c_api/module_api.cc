@@ -54,6 +54,9 @@ LoadOptions LoadOptionsFromC(const AOTRTLoadOptions* c) {
   o.cache_max_bytes = c->cache_max_bytes;
   o.executor.check_bounds = Flag(c->check_bounds, "check_bounds");
   o.executor.huge_pages = Flag(c->huge_pages, "huge_pages");
+  o.c_compiler = c->c_compiler ? c->c_compiler : "";
+  o.compile_cache = Flag(c->compile_cache, "compile_cache");
+  o.c_library = c->c_library ? c->c_library : "";
   return o;
 }
 
@@ -79,6 +82,9 @@ void AOTRTLoadOptionsInit(AOTRTLoadOptions* options) {
   options->cache_max_bytes = d.cache_max_bytes;
   options->check_bounds = d.executor.check_bounds;
   options->huge_pages = d.executor.huge_pages;
+  options->c_compiler = nullptr;
+  options->compile_cache = d.compile_cache;
+  options->c_library = nullptr;
 }
 
 int AOTRTModLoadFromFileWithOptions(const char* file_name, const char* format, const AOTRTLoadOptions* options,

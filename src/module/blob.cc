@@ -103,6 +103,16 @@ void NotifyImportsLinked(ModuleNode* root) {
 
 std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
 
+const FileLoaderDef* FindBuiltinFileLoader(const std::string& format) {
+  for (size_t t = 0; t < kNumBuiltinFileLoaderTables; ++t) {
+    const FileLoaderTable* table = kBuiltinFileLoaderTables[t];
+    for (size_t i = 0; i < table->size; ++i) {
+      if (format == table->defs[i].format) return &table->defs[i];
+    }
+  }
+  return nullptr;
+}
+
 const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
   for (size_t t = 0; t < kNumBuiltinBinaryLoaderTables; ++t) {
     const BinaryLoaderTable* table = kBuiltinBinaryLoaderTables[t];

@@ -56,4 +56,22 @@ extern const size_t kNumBuiltinBinaryLoaderTables;
 // The built-in loader of `type_key`, or nullptr.
 const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key);
 
+// A built-in loader of a whole file of one format that the module layer cannot read itself (a
+// Model Library Format archive, "mlf", is compiled by the aot layer): typed like the binary
+// loaders, listed at the top, so that the load's context reaches it.
+using FileLoaderFn = Module (*)(const std::string& path, const LoadContext& ctx);
+struct FileLoaderDef {
+  const char* format;  // e.g. "mlf"
+  FileLoaderFn load;
+};
+struct FileLoaderTable {
+  const FileLoaderDef* defs;
+  size_t size;
+};
+extern const FileLoaderTable* const kBuiltinFileLoaderTables[];
+extern const size_t kNumBuiltinFileLoaderTables;
+
+// The built-in loader of files of `format`, or nullptr.
+const FileLoaderDef* FindBuiltinFileLoader(const std::string& format);
+
 }  // namespace aotrt

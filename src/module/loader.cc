@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "base/error_util.h"
+#include "module/loader/archive_reader.h"
 #include "ffi/registry.h"
 #include "module/blob.h"
 #include "module/library_module.h"
@@ -127,6 +128,12 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
 Module LoadModuleFile(const std::string& path, const std::string& format, const LoadContext& ctx) {
   std::string fmt = format.empty() ? Extension(path) : format;
   if (fmt == "dll" || fmt == "dylib" || fmt == "dso") fmt = "so";
+  // A Model Library Format archive (a folder, or a tar that may be compressed) is told by content;
+  // a library the caller compiled from one is loaded with the archive's metadata.
+  if (format.empty() && fmt != "so" && fmt != "o" && (IsModelLibraryFormat(path) || !ctx.options.c_library.empty())) {
+    fmt = "mlf";
+  }
+  if (const FileLoaderDef* typed = FindBuiltinFileLoader(fmt)) return typed->load(path, ctx);
   bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
   if (!builtin) {
     // A host may register a loader for its own format (TVM's runtime.module.loadfile_<fmt>).

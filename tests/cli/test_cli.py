@@ -50,7 +50,7 @@ def test_sample(args, tmp):
     check(info["mod_name"] == "default" and info["symbol_prefix"] == "tvmgen_default",
           "inspect --json: mod_name %r, symbol_prefix %r" % (info.get("mod_name"), info.get("symbol_prefix")))
     check(info["flavour"] == "c", "flavour %r" % info["flavour"])
-    check(info["inputs"] == [{"name": "image", "shape": [1, 64], "dtype": "float32", "bytes": 256}],
+    check(info["inputs"] == [{"name": "image", "shape": [1, 64], "dtype": "float32", "bytes": 256, "shape_known": True}],
           "inputs %r" % info["inputs"])
     check([o["shape"] for o in info["outputs"]] == [[1, 10], [1]], "outputs %r" % info["outputs"])
     check(info["constant_pool_bytes"] > 9000, "constant pool %r" % info["constant_pool_bytes"])
@@ -349,6 +349,36 @@ def test_bench_progress_in_logs(args, tmp):
           "bench progress in a log: %d lines in %.1f s: %r" % (len(lines), elapsed, lines))
 
 
+def test_mlf_fixtures(args, tmp, mlf):
+    """C-interface archives: inspect names the interface, run reproduces TVM's outputs bit for bit."""
+    old = os.environ.get("AOTRT_CACHE_DIR")
+    os.environ["AOTRT_CACHE_DIR"] = os.path.join(tmp, "cache")  # the compile cache, not $HOME's
+    try:
+        for case_json in sorted(glob.glob(os.path.join(mlf, "*", "case.json"))):
+            case = json.load(open(case_json))
+            d = os.path.dirname(case_json)
+            archive, name = os.path.join(d, case["artifact"]), os.path.basename(d)
+            rc, out, err = aotrt(args, "inspect", archive, "--json")
+            check(rc == 0, "inspect %s: %s" % (name, err))
+            if rc == 0:
+                info = json.loads(out)
+                check(info["interface"] == "c", "%s: interface %r" % (name, info["interface"]))
+                check([i["name"] for i in info["inputs"]] == list(case["inputs"]), "%s: inputs %r" % (name, info["inputs"]))
+                check(len(info["outputs"]) == len(case["outputs"]), "%s: outputs %r" % (name, info["outputs"]))
+            rc, out, err = aotrt(args, "inspect", archive)
+            check(rc == 0 and "interface       c (Model Library Format" in out, "inspect text %s: %s %s" % (name, out, err))
+            rc, out, err = aotrt(args, "run", archive, "--inputs", os.path.join(d, "inputs.npz"),
+                                 "--expect", os.path.join(d, "expected.npz"), "--rtol", "0", "--atol", "0")
+            check(rc == 0 and "outputs match" in out, "run %s bit-exact: %s %s" % (name, out, err))
+            rc, out, err = aotrt(args, "bench", archive, "--repeat", "5", "--warmup", "1")
+            check(rc == 0 and "throughput" in out, "bench %s: %s" % (name, err))
+    finally:
+        if old is None:
+            os.environ.pop("AOTRT_CACHE_DIR", None)
+        else:
+            os.environ["AOTRT_CACHE_DIR"] = old
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--aotrt", required=True)
@@ -372,6 +402,11 @@ def main():
             test_fixtures(args, tmp)
         else:
             print("fixtures not found: skipped")
+        mlf = os.path.join(os.path.dirname(os.path.abspath(args.fixtures)), "mlf") if args.fixtures else ""
+        if mlf and os.path.isdir(mlf):
+            test_mlf_fixtures(args, tmp, mlf)
+        else:
+            print("C-interface fixtures (../shared/fixtures/mlf) not found: skipped")
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES), file=sys.stderr)
         return 1

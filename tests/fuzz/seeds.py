@@ -1,10 +1,13 @@
 """Seed corpora for the fuzz targets, made with the test-model generator's own encoders (which do
 not use aotrt) plus the generated model libraries and .npy files of a build.
 usage: seeds.py MODELS_DIR OUT_DIR   (MODELS_DIR: a build's models/ folder)"""
+import gzip
 import io
+import lzma
 import os
 import struct
 import sys
+import tarfile
 
 import numpy as np
 
@@ -81,6 +84,20 @@ def main(models, out):
     compressed = io.BytesIO()
     np.savez_compressed(compressed, data=np.ones((3, 3), np.float16))
     write(out, "npz", "compressed", compressed.getvalue())
+    # C-interface archives (../shared/fixtures/mlf when present): the archives, compressed too, and
+    # their metadata.json, relay and run file as seeds of the text readers.
+    mlf = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/fixtures/mlf")
+    for case in sorted(os.listdir(mlf)) if os.path.isdir(mlf) else []:
+        tar = os.path.join(mlf, case, "model.tar")
+        if not os.path.isfile(tar):
+            continue
+        raw = open(tar, "rb").read()
+        write(out, "archive", case, raw)
+        write(out, "archive", case + "_gz", gzip.compress(raw))
+        write(out, "archive", case + "_xz", lzma.compress(raw))
+        with tarfile.open(tar) as t:
+            for member in ("./metadata.json", "./src/default.relay", "./codegen/host/src/default_lib0.c"):
+                write(out, "mlf_metadata", case + "_" + os.path.basename(member), t.extractfile(member).read())
     for entry in sorted(os.listdir(models)):
         path = os.path.join(models, entry)
         if entry.endswith(".so") and os.path.getsize(path) < 1 << 20:

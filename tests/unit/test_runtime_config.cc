@@ -114,6 +114,10 @@ TEST_F(RuntimeConfigTest, TheEnvironmentTurnsChecksOnAndTheCacheOffNeverTheRever
   EXPECT_FALSE(ctx.options.constant_cache);  // the caller turned it off
   EXPECT_FALSE(ctx.options.executor.check_bounds);
   EXPECT_EQ(ctx.options.cache_max_bytes, 123u);
+  EXPECT_EQ(ctx.tools.c_compiler, "cc");
+  caller.c_compiler = "/opt/bin/clang";  // the caller's compiler wins over $CC
+  quiet.tools.c_compiler = "gcc";
+  EXPECT_EQ(quiet.MakeLoadContext(caller, "m.so").tools.c_compiler, "/opt/bin/clang");
 }
 
 }  // namespace

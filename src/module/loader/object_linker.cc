@@ -64,9 +64,10 @@ std::string Join(const std::vector<std::string>& argv) {
   return s;
 }
 
-// Runs argv (looked up in PATH, no shell) with stdout and stderr into `log`; throws kIOError with
-// the command and its output unless it exits 0.
-void RunTool(const std::vector<std::string>& argv, const std::string& log, const std::string& why) {
+}  // namespace
+
+void RunTool(const std::vector<std::string>& argv, const std::string& log, const std::string& why,
+             const std::string& missing_hint) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -77,6 +78,8 @@ void RunTool(const std::vector<std::string>& argv, const std::string& log, const
   pid_t pid = 0;
   int err = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  AOTRT_REQUIRE(err != ENOENT || missing_hint.empty(), kNotFound, why, ": cannot run `", argv[0], "`: ",
+                std::strerror(err), ": ", missing_hint);
   AOTRT_REQUIRE(err == 0, kIOError, why, ": cannot run `", argv[0], "`: ", std::strerror(err));
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -88,6 +91,8 @@ void RunTool(const std::vector<std::string>& argv, const std::string& log, const
   AOTRT_THROW(kIOError, why, ": `", Join(argv), "` failed (", WIFEXITED(status) ? "exit " : "signal ",
               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), "): ", output.str());
 }
+
+namespace {
 
 // A C source of the archive compiled to an object beside it. TVM v0.9/v0.10 `c` exports carry
 // the blob as devc.c (ABI.md 5), and `c` targets their code as lib<i>.c; TVM's load_module built

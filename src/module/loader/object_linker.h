@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "module/load_context.h"
 #include "module/symbol_source.h"
@@ -21,5 +22,11 @@ namespace aotrt {
 // Temporary files go in a private directory under `tools.temp_dir`.
 std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format,
                                               const ToolConfig& tools);
+
+// Runs argv (looked up in PATH, no shell) with stdout and stderr into the file `log`; throws
+// kIOError with the command and its output unless it exits 0, naming `why`. When argv[0] does not
+// exist and `missing_hint` is not empty, throws kNotFound ending with that hint instead.
+void RunTool(const std::vector<std::string>& argv, const std::string& log, const std::string& why,
+             const std::string& missing_hint = std::string());
 
 }  // namespace aotrt

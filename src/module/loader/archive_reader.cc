@@ -1,0 +1,248 @@
+#include "module/loader/archive_reader.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "base/error_util.h"
+#include "base/unique_fd.h"
+
+namespace aotrt {
+namespace {
+
+// The member's normalized path ("" for the root itself); throws for an absolute or climbing one.
+std::string NormalizeMemberPath(const std::string& raw, const std::string& archive) {
+  AOTRT_REQUIRE(raw.empty() || raw[0] != '/', kFormatError, archive, ": member '", raw,
+                "' has an absolute path: refused (an archive's members must stay inside it)");
+  std::string out;
+  size_t start = 0;
+  while (start <= raw.size()) {
+    size_t end = raw.find('/', start);
+    if (end == std::string::npos) end = raw.size();
+    std::string part = raw.substr(start, end - start);
+    AOTRT_REQUIRE(part != "..", kFormatError, archive, ": member '", raw,
+                  "' has a '..' component: refused (a path that climbs out of the archive)");
+    if (!part.empty() && part != ".") out += (out.empty() ? "" : "/") + part;
+    start = end + 1;
+  }
+  return out;
+}
+
+class Collector {
+ public:
+  Collector(std::string archive, const ArchiveWant& want, const ArchiveLimits& limits)
+      : archive_(std::move(archive)), want_(want), limits_(limits) {}
+
+  // Records a member; returns whether its bytes are wanted. `size` < 0: unknown.
+  bool Admit(const std::string& path, bool regular, int64_t size) {
+    AOTRT_REQUIRE(contents_.names.size() < limits_.max_members, kFormatError, archive_, ": more than ",
+                  limits_.max_members, " members: refused as absurd for a model archive");
+    AOTRT_REQUIRE(size < 0 || static_cast<uint64_t>(size) <= limits_.max_member_bytes, kFormatError, archive_,
+                  ": member '", path, "' claims ", size, " bytes, over the limit of ", limits_.max_member_bytes,
+                  ": refused as absurd for a model archive");
+    contents_.names.push_back(path);
+    if (!regular || !want_(path)) return false;
+    AOTRT_REQUIRE(contents_.files.count(path) == 0, kFormatError, archive_, ": member '", path,
+                  "' appears twice: refused (which one is meant?)");
+    return true;
+  }
+  void Store(const std::string& path, std::string bytes) { contents_.files[path] = std::move(bytes); }
+  const std::string& archive() const { return archive_; }
+  const ArchiveLimits& limits() const { return limits_; }
+  ArchiveContents Take() { return std::move(contents_); }
+
+ private:
+  std::string archive_;
+  const ArchiveWant& want_;
+  const ArchiveLimits& limits_;
+  ArchiveContents contents_;
+};
+
+using ArchivePtr = std::unique_ptr<archive, int (*)(archive*)>;
+
+// A tar reader with the filters aotrt accepts (built into libarchive: none runs an external program).
+ArchivePtr NewTarReader() {
+  ArchivePtr a(archive_read_new(), archive_read_free);
+  AOTRT_REQUIRE(a != nullptr, kOutOfMemory, "cannot allocate an archive reader");
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_filter_xz(a.get());
+  archive_read_support_filter_bzip2(a.get());
+  archive_read_support_filter_zstd(a.get());
+  archive_read_support_format_tar(a.get());
+  return a;
+}
+
+const char* EntryType(mode_t type) {
+  switch (type) {
+    case AE_IFLNK: return "a symbolic link";
+    case AE_IFCHR: return "a character device";
+    case AE_IFBLK: return "a block device";
+    case AE_IFIFO: return "a pipe";
+    case AE_IFSOCK: return "a socket";
+    default: return "of an unknown type";
+  }
+}
+
+void ReadTar(archive* a, Collector* c) {
+  const std::string& name = c->archive();
+  archive_entry* entry = nullptr;
+  for (;;) {
+    int r = archive_read_next_header(a, &entry);
+    if (r == ARCHIVE_EOF) return;
+    AOTRT_REQUIRE(r == ARCHIVE_OK || r == ARCHIVE_WARN, kFormatError, name, ": not a readable tar archive: ", archive_error_string(a) ? archive_error_string(a) : "unknown error",
+                  " (truncated or corrupt?)");
+    AOTRT_REQUIRE(static_cast<uint64_t>(archive_filter_bytes(a, 0)) <= c->limits().max_stream_bytes, kFormatError, name,
+                  ": over ", c->limits().max_stream_bytes, " bytes once decompressed: refused as absurd for a model archive");
+    const char* raw = archive_entry_pathname(entry);
+    std::string raw_path = raw ? raw : "";
+    std::string path = NormalizeMemberPath(raw_path, name);
+    AOTRT_REQUIRE(archive_entry_hardlink(entry) == nullptr, kFormatError, name, ": member '", raw_path,
+                  "' is a hard link: refused (aotrt reads regular files only)");
+    mode_t type = archive_entry_filetype(entry);
+    AOTRT_REQUIRE(type == AE_IFREG || type == AE_IFDIR, kFormatError, name, ": member '", raw_path, "' is ",
+                  EntryType(type), ": refused (aotrt reads regular files only)");
+    if (path.empty()) continue;  // the root folder
+    int64_t size = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : -1;
+    if (!c->Admit(path, type == AE_IFREG, size)) continue;
+    std::string bytes(static_cast<size_t>(size > 0 ? size : 0), '\0');
+    size_t got = 0;
+    while (got < bytes.size()) {
+      la_ssize_t n = archive_read_data(a, &bytes[got], bytes.size() - got);
+      AOTRT_REQUIRE(n > 0, kFormatError, name, ": member '", raw_path, "': ", n == 0 ? "ends early" : "cannot be read",
+                    " after ", got, " of ", bytes.size(), " bytes",
+                    n < 0 && archive_error_string(a) ? StrCat(": ", archive_error_string(a)) : std::string(),
+                    " (truncated or corrupt archive)");
+      got += static_cast<size_t>(n);
+    }
+    c->Store(path, std::move(bytes));
+  }
+}
+
+std::string ReadRegularFile(const std::string& full, const std::string& member, const Collector& c) {
+  UniqueFd fd(::open(full.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  AOTRT_REQUIRE(fd.fd >= 0, kIOError, c.archive(), ": member '", member, "': cannot open: ", std::strerror(errno));
+  struct stat st;
+  AOTRT_REQUIRE(::fstat(fd.fd, &st) == 0 && S_ISREG(st.st_mode), kFormatError, c.archive(), ": member '", member,
+                "' is not a regular file: refused");
+  AOTRT_REQUIRE(static_cast<uint64_t>(st.st_size) <= c.limits().max_member_bytes, kFormatError, c.archive(),
+                ": member '", member, "' has ", st.st_size, " bytes, over the limit of ", c.limits().max_member_bytes);
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < bytes.size()) {
+    ssize_t n = ::read(fd.fd, &bytes[got], bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    AOTRT_REQUIRE(n > 0, kIOError, c.archive(), ": member '", member, "': read failed after ", got, " bytes",
+                  n < 0 ? StrCat(": ", std::strerror(errno)) : std::string(" (the file shrank)"));
+    got += static_cast<size_t>(n);
+  }
+  return bytes;
+}
+
+void ReadFolder(const std::string& dir, const std::string& prefix, int depth, Collector* c) {
+  AOTRT_REQUIRE(depth <= c->limits().max_folder_depth, kFormatError, c->archive(), ": folder '", prefix,
+                "' is nested over ", c->limits().max_folder_depth, " levels deep: refused as absurd for a model archive");
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  AOTRT_REQUIRE(d != nullptr, kIOError, c->archive(), ": cannot list ", prefix.empty() ? std::string("the folder") : "'" + prefix + "'",
+                ": ", std::strerror(errno));
+  std::vector<std::string> entries;
+  while (dirent* e = ::readdir(d.get())) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") entries.push_back(n);
+  }
+  std::sort(entries.begin(), entries.end());  // a stable order, whatever the file system's
+  for (const std::string& n : entries) {
+    std::string full = dir + "/" + n, member = prefix.empty() ? n : prefix + "/" + n;
+    struct stat st;
+    AOTRT_REQUIRE(::lstat(full.c_str(), &st) == 0, kIOError, c->archive(), ": member '", member, "': ", std::strerror(errno));
+    if (S_ISLNK(st.st_mode)) AOTRT_THROW(kFormatError, c->archive(), ": member '", member, "' is a symbolic link: refused (aotrt reads regular files only)");
+    if (S_ISDIR(st.st_mode)) {
+      c->Admit(member, false, -1);
+      ReadFolder(full, member, depth + 1, c);
+    } else if (S_ISREG(st.st_mode)) {
+      if (c->Admit(member, true, st.st_size)) c->Store(member, ReadRegularFile(full, member, *c));
+    } else {
+      AOTRT_THROW(kFormatError, c->archive(), ": member '", member, "' is not a regular file or folder: refused");
+    }
+  }
+}
+
+// A tar (ustar magic) or a gzip, xz, bzip2 or zstd stream, by the first bytes: anything else (a
+// shared library above all) is not opened with libarchive at all.
+bool LooksLikeTar(const std::string& path) {
+  unsigned char head[512] = {};
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.fd < 0) return false;
+  ssize_t n = ::read(fd.fd, head, sizeof(head));
+  if (n >= 262 && std::memcmp(head + 257, "ustar", 5) == 0) return true;
+  static const unsigned char kMagics[][6] = {{0x1f, 0x8b}, {0xfd, '7', 'z', 'X', 'Z', 0}, {'B', 'Z', 'h'}, {0x28, 0xb5, 0x2f, 0xfd}};
+  static const size_t kLengths[] = {2, 6, 3, 4};
+  for (size_t i = 0; i < 4; ++i) {
+    if (n >= static_cast<ssize_t>(kLengths[i]) && std::memcmp(head, kMagics[i], kLengths[i]) == 0) return true;
+  }
+  return false;
+}
+
+bool IsFolder(const std::string& path) {
+  struct stat st;
+  AOTRT_REQUIRE(::stat(path.c_str(), &st) == 0, kNotFound, path, ": ", std::strerror(errno));
+  return S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, const ArchiveLimits& limits) {
+  Collector c(path, want, limits);
+  if (IsFolder(path)) {
+    ReadFolder(path, "", 0, &c);
+    return c.Take();
+  }
+  ArchivePtr a = NewTarReader();
+  AOTRT_REQUIRE(archive_read_open_filename(a.get(), path.c_str(), 1 << 16) == ARCHIVE_OK, kIOError, path,
+                ": cannot open as an archive: ", archive_error_string(a.get()) ? archive_error_string(a.get()) : "unknown error");
+  ReadTar(a.get(), &c);
+  return c.Take();
+}
+
+ArchiveContents ReadArchiveFromMemory(const void* data, size_t size, const std::string& name, const ArchiveWant& want,
+                                      const ArchiveLimits& limits) {
+  Collector c(name, want, limits);
+  ArchivePtr a = NewTarReader();
+  AOTRT_REQUIRE(archive_read_open_memory(a.get(), data, size) == ARCHIVE_OK, kFormatError, name,
+                ": not a readable archive: ", archive_error_string(a.get()) ? archive_error_string(a.get()) : "unknown error");
+  ReadTar(a.get(), &c);
+  return c.Take();
+}
+
+bool IsModelLibraryFormat(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (S_ISDIR(st.st_mode)) return ::access((path + "/metadata.json").c_str(), R_OK) == 0;
+  if (!S_ISREG(st.st_mode) || !LooksLikeTar(path)) return false;
+  ArchivePtr a(nullptr, archive_read_free);
+  try {
+    a = NewTarReader();
+  } catch (const Error&) {
+    return false;
+  }
+  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) return false;
+  archive_entry* entry = nullptr;
+  for (size_t i = 0; i < ArchiveLimits().max_members; ++i) {
+    int r = archive_read_next_header(a.get(), &entry);
+    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) return false;
+    const char* raw = archive_entry_pathname(entry);
+    std::string p = raw ? raw : "";
+    while (p.rfind("./", 0) == 0) p.erase(0, 2);
+    if (p == "metadata.json" || p.rfind("codegen/", 0) == 0 || p == "codegen") return true;
+  }
+  return false;
+}
+
+}  // namespace aotrt

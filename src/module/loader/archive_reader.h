@@ -1,0 +1,50 @@
+// Reading an archive's members into memory, never onto disk: a tar (plain, or compressed with
+// gzip, xz, bzip2 or zstd; libarchive) or an unpacked folder. Used for Model Library Format
+// archives (aot/c_interface), which the module loader recognizes here by content.
+//
+// Refused with kFormatError naming the archive and the member: a path that is absolute or climbs
+// out of the archive (a `..` component), a link (symbolic or hard, in a folder too), a device or
+// pipe, a member over ArchiveLimits::max_member_bytes, a wanted member that appears twice, more
+// than max_members members, or more than max_stream_bytes of (decompressed) archive; and a
+// truncated or corrupt archive (libarchive's message). Members are read only when `want` says so.
+// Thread-safe: no shared state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace aotrt {
+
+struct ArchiveLimits {
+  uint64_t max_member_bytes = uint64_t{1} << 30;  // any member, read or not
+  uint64_t max_stream_bytes = uint64_t{8} << 30;  // the whole tar stream, after decompression
+  size_t max_members = 100000;
+  int max_folder_depth = 16;
+};
+
+struct ArchiveContents {
+  std::map<std::string, std::string> files;  // wanted regular members: normalized path -> bytes
+  std::vector<std::string> names;            // every member's normalized path (folders too), as met
+};
+
+// Members are named by their normalized path: no leading "./" or "/", no "." components, no
+// empty ones ("codegen/host/src/default_lib0.c"); folders without a trailing slash.
+using ArchiveWant = std::function<bool(const std::string& path)>;
+
+// `path` is a folder or an archive file. Throws kNotFound (no such path), kIOError (cannot read),
+// kFormatError (above), kOutOfMemory.
+ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, const ArchiveLimits& limits = {});
+// An archive file's bytes (for fuzzing and loads from memory); `name` names it in messages.
+ArchiveContents ReadArchiveFromMemory(const void* data, size_t size, const std::string& name, const ArchiveWant& want,
+                                      const ArchiveLimits& limits = {});
+
+// Whether `path` is a Model Library Format archive: a folder holding metadata.json, or a tar
+// (compressed or not) with a member metadata.json or codegen/ (a truncated archive that got that
+// far counts, so that its loader reports the damage). Reads member names only; never throws.
+bool IsModelLibraryFormat(const std::string& path);
+
+}  // namespace aotrt
