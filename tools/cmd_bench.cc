@@ -47,8 +47,16 @@ struct ThreadResult {
   long first_run_faults = 0;
   double warmup_ms = 0;
   Clock::time_point start, end;  // of the timed phase
+  uint64_t scratch_peak = 0;     // most TVMBackendAllocWorkspace bytes held at once by this thread
   std::exception_ptr error;
 };
+
+// The run-time scratch one executor held at most (its thread's peak), for the per-executor figure.
+uint64_t ScratchPeak(const std::vector<ThreadResult>& threads) {
+  uint64_t peak = 0;
+  for (const ThreadResult& t : threads) peak = std::max(peak, t.scratch_peak);
+  return peak;
+}
 
 struct BenchResult {
   double load_ms = 0, create_ms = 0, first_create_ms = 0, wall_s = 0;
@@ -135,10 +143,12 @@ void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* re
       progress = std::make_unique<Progress>("bench");
       bo.progress = [&progress](int done, int total) { progress->Update(done, total); };
     }
+    aotrt::WorkspaceResetPeak();
     r->start = Clock::now();
     r->stats = o.duration_s > 0 ? BenchmarkFor(run, bo, o.duration_s, progress.get())
                                 : aotrt::Benchmark(run, no_args, bo);
     r->end = Clock::now();
+    r->scratch_peak = aotrt::WorkspaceRequestedPeak();
     if (o.warmup == 0 && !r->stats.samples.empty()) r->first_run_ms = r->stats.samples.front() * 1e3;
   } catch (...) {
     r->error = std::current_exception();
@@ -242,7 +252,7 @@ void PrintText(const BenchOptions& o, const BenchResult& r) {
   }
   t.Print(std::cout);
   std::cout << "\n";
-  PrintMemory(std::cout, r.info);
+  PrintMemory(std::cout, r.info, ScratchPeak(r.threads));
   double throughput = r.wall_s > 0 ? static_cast<double>(all.samples.size()) / r.wall_s : 0;
   std::cout << "\nthroughput " << Fixed(throughput, 1) << " runs/s (" << o.threads
             << (o.threads == 1 ? " thread)\n" : " threads, aggregate)\n");
@@ -278,7 +288,7 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
                       {"first_create_ms", r.first_create_ms},
                       {"first_create_page_faults", r.first_create_faults},
                       {"first_run_page_faults", r.threads[0].first_run_faults},
-                      {"memory", MemoryJson(r.info)},
+                      {"memory", MemoryJson(r.info, ScratchPeak(r.threads))},
                       {"warmup", o.warmup},
                       {"number", r.all.number},
                       {"repeat", r.all.repeat},

@@ -21,9 +21,14 @@ struct InspectOptions {
   bool no_run = false;
 };
 
+// Whether the library reaches the runtime function `symbol`: `c` exports leave it undefined and
+// resolve it against libaotrt; `llvm` exports call it through the context pointer `__<symbol>`,
+// which the load fills (ABI.md 2.1), so it never shows among their undefined symbols.
 bool Needs(const ModelDetails& d, const char* symbol) {
-  return std::find(d.undefined_runtime_symbols.begin(), d.undefined_runtime_symbols.end(), symbol) !=
-         d.undefined_runtime_symbols.end();
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  return has(d.undefined_runtime_symbols, symbol) || has(d.context_pointers, std::string("__") + symbol);
 }
 
 // Scratch taken through TVMBackendAllocWorkspace at run time (models without memory planning):
@@ -81,7 +86,7 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
       {"param_bytes", m.ParamBytes()},
       {"undefined_runtime_symbols", d.undefined_runtime_symbols},
       {"context_pointers", d.context_pointers},
-      {"memory", MemoryJson(m.Info())},
+      {"memory", MemoryJson(m.Info(), s.measured ? s.peak_bytes : 0)},
   };
   std::cout << j.dump(2) << "\n";
 }
@@ -139,7 +144,7 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
     t.Print(std::cout, "  ");
   }
   std::cout << "\n";
-  PrintMemory(std::cout, m.Info());
+  PrintMemory(std::cout, m.Info(), s.measured ? s.peak_bytes : 0);
   std::cout << "\nruntime symbols the library needs: " << Join(d.undefined_runtime_symbols) << "\n"
             << "runtime context pointers it defines: " << Join(d.context_pointers) << "\n";
 }

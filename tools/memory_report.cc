@@ -6,21 +6,24 @@
 
 namespace aotrt_cli {
 
-nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& i) {
+nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& i, uint64_t scratch) {
   return {{"per_executor", {{"workspace_bytes", i.workspace_bytes},
                             {"slack_bytes", i.slack_bytes},
                             {"io_bytes", i.io_bytes},
-                            {"total_bytes", i.workspace_bytes + i.slack_bytes + i.io_bytes}}},
+                            {"run_scratch_bytes", scratch},
+                            {"total_bytes", i.workspace_bytes + i.slack_bytes + i.io_bytes + scratch}}},
           {"shared", {{"constant_bytes", i.constant_bytes},
                       {"constant_source", aotrt::ConstantSourceName(i.constant_source)},
                       {"constant_cache_path", i.constant_cache_path},
                       {"param_bytes", i.param_bytes}}}};
 }
 
-void PrintMemory(std::ostream& out, const aotrt::ModelInfo& i) {
-  out << "memory per executor: " << Bytes(i.workspace_bytes + i.slack_bytes + i.io_bytes) << " (workspace "
+void PrintMemory(std::ostream& out, const aotrt::ModelInfo& i, uint64_t scratch) {
+  out << "memory per executor: " << Bytes(i.workspace_bytes + i.slack_bytes + i.io_bytes + scratch) << " (workspace "
       << Bytes(i.workspace_bytes) << ", tail slack " << Bytes(i.slack_bytes) << ", inputs and outputs "
-      << Bytes(i.io_bytes) << ")\n"
+      << Bytes(i.io_bytes);
+  if (scratch) out << ", run-time scratch " << Bytes(scratch);
+  out << ")\n"
       << "memory shared by all executors: " << Bytes(i.constant_bytes + i.param_bytes) << " (constants "
       << Bytes(i.constant_bytes) << ", " << aotrt::ConstantSourceName(i.constant_source);
   if (!i.constant_cache_path.empty()) out << " " << i.constant_cache_path;

@@ -9,9 +9,12 @@
 
 namespace aotrt_cli {
 
-nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& info);
+// `run_scratch_bytes`: the TVMBackendAllocWorkspace peak of one run (models without memory
+// planning take their scratch that way; 0 when not measured or not used), counted per executor:
+// each executor running at the same time on its own thread holds that much.
+nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& info, uint64_t run_scratch_bytes = 0);
 // Two lines: "memory per executor: ..." and "memory shared by all executors: ...".
-void PrintMemory(std::ostream& out, const aotrt::ModelInfo& info);
+void PrintMemory(std::ostream& out, const aotrt::ModelInfo& info, uint64_t run_scratch_bytes = 0);
 // Minor + major page faults of the calling thread so far.
 long ThreadPageFaults();
 
