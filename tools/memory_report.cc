@@ -10,7 +10,7 @@ nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& i) {
   return {{"per_executor", {{"workspace_bytes", i.workspace_bytes},
                             {"slack_bytes", i.slack_bytes},
                             {"io_bytes", i.io_bytes},
-                            {"total_bytes", i.workspace_bytes + i.slack_bytes + i.io_bytes}}},
+                            {"total_bytes", i.workspace_bytes + i.io_bytes}}},
           {"shared", {{"constant_bytes", i.constant_bytes},
                       {"constant_source", aotrt::ConstantSourceName(i.constant_source)},
                       {"constant_cache_path", i.constant_cache_path},
@@ -18,9 +18,9 @@ nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& i) {
 }
 
 void PrintMemory(std::ostream& out, const aotrt::ModelInfo& i) {
-  out << "memory per executor: " << Bytes(i.workspace_bytes + i.slack_bytes + i.io_bytes) << " (workspace "
-      << Bytes(i.workspace_bytes) << ", tail slack " << Bytes(i.slack_bytes) << ", inputs and outputs "
-      << Bytes(i.io_bytes) << ")\n"
+  out << "memory per executor: " << Bytes(i.workspace_bytes + i.io_bytes) << " (workspace "
+      << Bytes(i.workspace_bytes) << ", inputs and outputs " << Bytes(i.io_bytes) << "; plus " << Bytes(i.slack_bytes)
+      << " of address space reserved after the workspace pools, resident only where a model writes past them)\n"
       << "memory shared by all executors: " << Bytes(i.constant_bytes + i.param_bytes) << " (constants "
       << Bytes(i.constant_bytes) << ", " << aotrt::ConstantSourceName(i.constant_source);
   if (!i.constant_cache_path.empty()) out << " " << i.constant_cache_path;

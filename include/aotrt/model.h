@@ -32,13 +32,14 @@ class AotExecutor;
 // Options of one executor, fixed when it is created.
 struct ExecutorOptions {
   // Checking mode for models whose generated code writes past the memory planned for it (a
-  // compiler bug). Every workspace pool and TVMBackendAllocWorkspace block already has tail slack
-  // that absorbs such a write; with check_bounds, Run() also compares that slack's canary after
-  // every run and throws kModelError naming the model, the pool (or block) and the bytes, e.g.
-  // "tvmgen_default wrote 24 bytes past workspace pool 'global_workspace' (5,233,328 bytes)".
-  // The outputs of that run are complete; the executor stays usable. Cost per run: a compare of
-  // each pool's slack (5 ns for 64 bytes, 63 ns for a 5 MB pool's 1,360), a fill and compare of
-  // each block's (~10 ns per block); bench/README.md has the figures.
+  // compiler bug). Every workspace pool and TVMBackendAllocWorkspace block is followed by room
+  // at least its own size that absorbs such a write, committed only where written (a reserve of
+  // address space; README "When a model writes past its memory"); with check_bounds, Run() also
+  // looks after every run for what was written there and throws kModelError naming the model, the
+  // pool (or block) and the exact bytes, e.g. "model 'default' wrote 1,247,056 bytes past
+  // workspace pool 'global_workspace' (5,233,328 bytes) in m.so: ...". The outputs of that run
+  // are complete; the executor stays usable. It reads only the reserve's resident pages (mincore),
+  // so checking keeps the reserve free; bench/README.md has the cost per run.
   // The environment variable AOTRT_CHECK_BOUNDS=1 turns it on for every executor created.
   bool check_bounds = false;
   // Back this executor's buffers of 2 MiB and more (workspace pools, its own inputs and outputs)
@@ -66,8 +67,11 @@ class AOTRT_API Executor {
   size_t InputIndex(const std::string& name) const;
   size_t OutputIndex(const std::string& name) const;  // kNotFound
 
-  // Copy `t` into the input. Shape and dtype must equal the model's (kShapeMismatch,
-  // kTypeMismatch); CPU 0 and contiguous (kInvalidArgument).
+  // Copy `t` into the input. The shape must equal the model's (kShapeMismatch); another dtype is
+  // converted by the one rule of aotrt::ConvertTensor (aotrt/ndarray.h): accepted only when every
+  // value survives, else kTypeMismatch naming the input and the first value that does not (the
+  // input keeps its old contents); CPU 0 and contiguous (kInvalidArgument). Zero-copy below needs
+  // the model's dtype exactly.
   void SetInput(const std::string& name, const DLTensor& t);
   void SetInput(size_t index, const DLTensor& t);
   // Use the caller's memory in place from now on: same checks plus 64-byte alignment. The memory
@@ -136,7 +140,7 @@ class AOTRT_API Model {
   const std::vector<TensorInfo>& Inputs() const { return Info().inputs; }
   const std::vector<TensorInfo>& Outputs() const { return Info().outputs; }
   size_t WorkspaceBytes() const { return Info().workspace_bytes; }  // per executor
-  size_t SlackBytes() const { return Info().slack_bytes; }          // per executor: after its workspace pools
+  size_t SlackBytes() const { return Info().slack_bytes; }          // per executor: room after its pools (address space)
   size_t ConstantBytes() const { return Info().constant_bytes; }    // shared by all executors
   size_t ParamBytes() const { return Info().param_bytes; }          // shared by all executors
   const Module& module() const { return factory_; }

@@ -29,7 +29,7 @@ struct ModelProgram {
   bool defines_module_context = false;
 
   size_t WorkspaceBytes() const;       // every workspace pool (each executor allocates its own)
-  size_t WorkspaceSlackBytes() const;  // tail slack one executor adds after its workspace pools
+  size_t WorkspaceSlackBytes() const;  // room one executor has after its workspace pools (PoolSlackBytes)
 };
 
 // The `metadata_module` node: gives `get_metadata`, and holds the ModelProgram of its imports.
