@@ -19,6 +19,7 @@ void RequireCpu(const DLDevice& dev, const char* what) {
   int type = DeviceTypeOf(dev);
   AOTRT_REQUIRE(type == kDLCPU || type == kDLCUDAHost, kInvalidArgument, what,
                 ": only CPU tensors are supported (device type 1), got device type ", type);
+  AOTRT_REQUIRE(dev.device_id >= 0, kInvalidArgument, what, ": device id ", dev.device_id, " is negative");
 }
 
 void RequireValidDType(DLDataType t) {
