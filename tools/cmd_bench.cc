@@ -311,7 +311,7 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure a model's latency (every run timed) and throughput");
   cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
-  AddInputOptions(cmd, &o->inputs);
+  AddInputOptions(cmd, &o->inputs, /*fill_needs_flag=*/false);
   cmd->add_option("-n,--number", o->number, "Runs per repeat (default 1)")->check(CLI::Range(1, INT_MAX));
   auto* repeat = cmd->add_option("-r,--repeat", o->repeat, "Repeats (default 100)")->check(CLI::Range(1, INT_MAX));
   cmd->add_option("-d,--duration", o->duration_s, "Repeat until SECONDS have passed, instead of --repeat times")

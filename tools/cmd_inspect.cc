@@ -131,8 +131,8 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
   PrintTensors("inputs", m.Inputs());
   std::cout << "\n";
   PrintTensors("outputs", m.Outputs());
-  std::cout << "\nworkspace pools (per executor): " << Bytes(m.WorkspaceBytes()) << " + " << Bytes(m.SlackBytes())
-            << " tail slack\n";
+  std::cout << "\nworkspace pools (per executor): " << Bytes(m.WorkspaceBytes()) << " (+ " << Bytes(m.SlackBytes())
+            << " reserved after them, resident only where written)\n";
   for (const auto& p : d.workspace_pools) std::cout << "  " << p.name << "  " << Bytes(p.bytes) << "\n";
   PrintRunScratch(d, s);
   std::cout << "constant pool (shared): " << Bytes(d.constant_pool_bytes) << "\n";

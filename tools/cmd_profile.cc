@@ -90,7 +90,7 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
       "unprofiled runs timed before and after (what `aotrt bench` reports): the profiler's overhead.\n"
       "Example: aotrt profile build/samples/digits.so -i image=samples/digits/inputs/digit_7.npy");
   cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
-  AddInputOptions(cmd, &o->inputs);
+  AddInputOptions(cmd, &o->inputs, /*fill_needs_flag=*/false);  // as bench: random data by default
   auto* runs = cmd->add_option("-n,--runs", o->profile.runs, "Profile exactly this many runs")
                    ->check(CLI::Range(1, aotrt::kMaxTimingNumber));
   cmd->add_option("-d,--duration", o->profile.duration_s, "Profile for about SECONDS (default 3)")

@@ -1,8 +1,9 @@
 // aotrt run MODEL.so [--input NAME=FILE.npy|FILE.npz ...] [--inputs FILE.npz] [--random|--zeros] [--seed N]
-//                    [--output-dir DIR|FILE.npz] [--print] [--expect FILE.npz [--rtol R] [--atol A]] [--top K]
-//                    [--check-bounds] [--huge-pages]
+//                    [--output-dir DIR|FILE.npz] [--print] [--expect FILE.npz [--rtol R] [--atol A | --exact]]
+//                    [--top K] [--check-bounds] [--huge-pages]
 //
-// Exit status 3 when --expect finds a difference.
+// Every input is given, or --random / --zeros says what the others get. Exit status 3 when --expect
+// finds a difference.
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -75,6 +76,7 @@ int Run(const RunOptions& o) {
     std::cout << "input  " << in.name << "  " << aotrt::DataTypeToString(in.array.dtype()) << " "
               << Shape(in.array.Shape()) << "  <- " << in.source << "\n";
   }
+  std::cout << std::flush;  // what ran on which inputs is on stdout even if the model kills the process
   auto t0 = std::chrono::steady_clock::now();
   ex.Run();
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -94,7 +96,7 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run) {
   cmd->add_option("model", opt->path,
                   "Model library (.so) exported by TVM, or a Model Library Format archive (.tar[.gz|.xz] or folder)")
       ->required();
-  AddInputOptions(cmd, &opt->inputs);
+  AddInputOptions(cmd, &opt->inputs, /*fill_needs_flag=*/true);
   cmd->add_option("-o,--output-dir", opt->output_dir,
                   "Write the outputs to DIR/output<i>.npy (DIR created if missing), or to FILE.npz keyed by output name")
       ->type_name("DIR|FILE.npz");
@@ -107,10 +109,13 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run) {
                                  "Compare the outputs with FILE.npz (keys: output names or arr_0, arr_1, ...); "
                                  "exit status 3 when they differ")
                      ->type_name("FILE.npz");
-  cmd->add_option("--rtol", opt->tol.rtol, "Relative tolerance of --expect (default 1e-5)")
-      ->check(CLI::NonNegativeNumber)->needs(expect);
-  cmd->add_option("--atol", opt->tol.atol, "Absolute tolerance of --expect (default 1e-8)")
-      ->check(CLI::NonNegativeNumber)->needs(expect);
+  auto* rtol = cmd->add_option("--rtol", opt->tol.rtol, "Relative tolerance of --expect (default 1e-5)")
+                   ->check(CLI::NonNegativeNumber)->needs(expect);
+  auto* atol = cmd->add_option("--atol", opt->tol.atol, "Absolute tolerance of --expect (default 1e-8)")
+                   ->check(CLI::NonNegativeNumber)->needs(expect);
+  cmd->add_flag("--exact", opt->tol.exact,
+                "With --expect: outputs must equal the reference bit for bit (same dtype; -0 differs from 0)")
+      ->needs(expect)->excludes(rtol)->excludes(atol);
   cmd->add_option("--top", opt->top, "Print the K largest values and their indices of each [N] or [1, N] output")
       ->check(CLI::Range(1, 1000000));
   *run = [opt] { return Run(*opt); };

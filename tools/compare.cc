@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include <aotrt/error.h>
@@ -40,13 +41,27 @@ Comparison Compare(const aotrt::NDArray& got, const aotrt::NDArray& want, const 
                 aotrt::ShapeToString(ws.data(), static_cast<int>(ws.size()));
     return c;
   }
+  if (tol.exact && !aotrt::DataTypeEqual(got.dtype(), want.dtype())) {
+    c.equal = false;
+    c.problem = "dtype " + aotrt::DataTypeToString(got.dtype()) + ", expected " + aotrt::DataTypeToString(want.dtype()) +
+                " (--exact compares bits)";
+    return c;
+  }
   c.elements = aotrt::ShapeElements(gs.data(), static_cast<int>(gs.size()));
+  const size_t width = aotrt::DataTypeBytes(got.dtype());
+  const auto* gb = static_cast<const unsigned char*>(got.data());
+  const auto* wb = static_cast<const unsigned char*>(want.data());
   for (int64_t i = 0; i < c.elements; ++i) {
     double g = ElementAsDouble(got, i), w = ElementAsDouble(want, i);
     double diff = Difference(g, w);
-    bool close = diff == 0 || diff <= tol.atol + tol.rtol * std::fabs(w);  // exact (NaN, inf) always
+    bool close = tol.exact ? std::memcmp(gb + i * width, wb + i * width, width) == 0
+                           : diff == 0 || diff <= tol.atol + tol.rtol * std::fabs(w);  // exact (NaN, inf) always
     if (!close) ++c.mismatches;
-    if (c.max_index < 0 || diff > c.max_abs_diff) {
+    // The element shown: the largest difference; with --exact, among the elements that differ
+    // (the first of them, when they differ only in bits: -0 and 0, NaN payloads).
+    bool show = tol.exact ? (!close ? c.mismatches == 1 || diff > c.max_abs_diff : c.mismatches == 0 && c.max_index < 0)
+                          : c.max_index < 0 || diff > c.max_abs_diff;
+    if (show) {
       c.max_abs_diff = diff;
       c.max_index = i;
       c.got = g;

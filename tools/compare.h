@@ -12,6 +12,7 @@ namespace aotrt_cli {
 
 struct Tolerance {
   double rtol = 1e-5, atol = 1e-8;   // numpy.allclose's: |got - want| <= atol + rtol * |want|
+  bool exact = false;                // --exact: the same dtype and every element bit for bit
 };
 
 struct Comparison {
@@ -25,7 +26,9 @@ struct Comparison {
 };
 
 // Compare `got` with `want` element by element as doubles (dtypes may differ, e.g. a float64
-// reference for a float32 output). Throws kTypeMismatch for a dtype the tool cannot read.
+// reference for a float32 output), or with tol.exact bit for bit (the dtypes must be the same;
+// -0 differs from 0, NaN matches only the same NaN). Throws kTypeMismatch for a dtype the tool
+// cannot read.
 Comparison Compare(const aotrt::NDArray& got, const aotrt::NDArray& want, const Tolerance& tol);
 
 struct Ranked {

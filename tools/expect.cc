@@ -70,7 +70,11 @@ bool ReportComparison(const aotrt::Executor& ex, const std::vector<ExpectedOutpu
               any ? Number(c.got) : "-", any ? Number(c.want) : "-",
               std::to_string(c.mismatches) + " of " + std::to_string(c.elements)});
   }
-  os << "\ncompared with rtol " << Number(tol.rtol) << ", atol " << Number(tol.atol) << "\n";
+  if (tol.exact) {
+    os << "\ncompared bit for bit (--exact)\n";
+  } else {
+    os << "\ncompared with rtol " << Number(tol.rtol) << ", atol " << Number(tol.atol) << "\n";
+  }
   t.Print(os);
   os << (all ? "outputs match\n" : "outputs differ\n");
   return all;

@@ -11,7 +11,7 @@ nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& i, uint64_t scratch) {
                             {"slack_bytes", i.slack_bytes},
                             {"io_bytes", i.io_bytes},
                             {"run_scratch_bytes", scratch},
-                            {"total_bytes", i.workspace_bytes + i.slack_bytes + i.io_bytes + scratch}}},
+                            {"total_bytes", i.workspace_bytes + i.io_bytes + scratch}}},
           {"shared", {{"constant_bytes", i.constant_bytes},
                       {"constant_source", aotrt::ConstantSourceName(i.constant_source)},
                       {"constant_cache_path", i.constant_cache_path},
@@ -19,11 +19,11 @@ nlohmann::ordered_json MemoryJson(const aotrt::ModelInfo& i, uint64_t scratch) {
 }
 
 void PrintMemory(std::ostream& out, const aotrt::ModelInfo& i, uint64_t scratch) {
-  out << "memory per executor: " << Bytes(i.workspace_bytes + i.slack_bytes + i.io_bytes + scratch) << " (workspace "
-      << Bytes(i.workspace_bytes) << ", tail slack " << Bytes(i.slack_bytes) << ", inputs and outputs "
-      << Bytes(i.io_bytes);
+  out << "memory per executor: " << Bytes(i.workspace_bytes + i.io_bytes + scratch) << " (workspace "
+      << Bytes(i.workspace_bytes) << ", inputs and outputs " << Bytes(i.io_bytes);
   if (scratch) out << ", run-time scratch " << Bytes(scratch);
-  out << ")\n"
+  out << "; plus " << Bytes(i.slack_bytes)
+      << " of address space reserved after the workspace pools, resident only where a model writes past them)\n"
       << "memory shared by all executors: " << Bytes(i.constant_bytes + i.param_bytes) << " (constants "
       << Bytes(i.constant_bytes) << ", " << aotrt::ConstantSourceName(i.constant_source);
   if (!i.constant_cache_path.empty()) out << " " << i.constant_cache_path;

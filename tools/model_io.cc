@@ -84,13 +84,16 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
 
 }  // namespace
 
-void AddInputOptions(CLI::App* cmd, InputOptions* opt) {
+void AddInputOptions(CLI::App* cmd, InputOptions* opt, bool fill_needs_flag) {
+  opt->fill_needs_flag = fill_needs_flag;
   cmd->add_option("-i,--input", opt->inputs,
                   "Input from a .npy file: NAME=FILE, or every input of FILE.npz by key (repeatable; 'input:0' = 'input_0')")
       ->type_name("NAME=FILE|FILE.npz");
   cmd->add_option("--inputs", opt->npz, "Every input from one .npz file, by name (or arr_0, arr_1, ... in input order)")
       ->type_name("FILE.npz");
-  auto* random = cmd->add_flag("--random", opt->random, "Random data for inputs not given (the default)");
+  auto* random = cmd->add_flag("--random", opt->random,
+                               fill_needs_flag ? "Random data for inputs not given (without it or --zeros, every input must be given)"
+                                               : "Random data for inputs not given (the default)");
   auto* zeros = cmd->add_flag("--zeros", opt->zeros, "Zeros for inputs not given");
   random->excludes(zeros);
   cmd->add_option("--seed", opt->seed, "Seed of the random inputs (default 0)");
@@ -105,12 +108,11 @@ std::vector<PreparedInput> PrepareInputs(const aotrt::Model& model, const aotrt:
   for (GivenInput& in : ReadInputFiles(specs, ex)) {
     const aotrt::TensorInfo& info = ex.Input(in.index);
     std::vector<int64_t> shape = in.array.Shape();
-    if (!info.shape_known && aotrt::DataTypeEqual(in.array.dtype(), info.dtype) &&
-        aotrt::ShapeElements(shape.data(), static_cast<int>(shape.size())) == info.shape[0]) {
-      in.array = in.array.CreateView(info.shape, info.dtype);  // the model states no shape: any of its size
+    if (!info.shape_known && aotrt::ShapeElements(shape.data(), static_cast<int>(shape.size())) == info.shape[0]) {
+      in.array = in.array.CreateView(info.shape, in.array.dtype());  // the model states no shape: any of its size
       shape = info.shape;
     }
-    if (!aotrt::DataTypeEqual(in.array.dtype(), info.dtype) || shape != info.shape) {
+    if (shape != info.shape) {
       throw aotrt::Error(aotrt::ErrorCode::kShapeMismatch,
                          "input '" + info.name + "': expected " + DataTypeToString(info.dtype) + " " +
                              Shape(info.shape) + ", got " + DataTypeToString(in.array.dtype()) + " " + Shape(shape) +
@@ -118,9 +120,28 @@ std::vector<PreparedInput> PrepareInputs(const aotrt::Model& model, const aotrt:
     }
     if (given[in.index]) throw UsageError("input '" + info.name + "' is given twice");
     given[in.index] = true;
-    out.push_back({in.index, info.name, in.source, in.array});
+    aotrt::NDArray array = in.array;
+    std::string source = in.source;
+    if (!aotrt::DataTypeEqual(in.array.dtype(), info.dtype)) {
+      // The runtime's one rule, as SetInput and Python apply it (README "Inputs in another dtype").
+      array = aotrt::NDArray::Empty(info.shape, info.dtype);
+      aotrt::ConvertTensor(in.array.tensor(), array.handle(), "input '" + info.name + "' from " + in.source);
+      source += " (" + DataTypeToString(in.array.dtype()) + ", converted)";
+    }
+    out.push_back({in.index, info.name, source, array});
   }
   std::vector<std::string> params = ParamNames(model);
+  if (opt.fill_needs_flag && !opt.random && !opt.zeros) {
+    std::string unset;
+    for (size_t i = 0; i < ex.NumInputs(); ++i) {
+      if (!given[i] && !Contains(params, ex.Input(i).name)) unset += (unset.empty() ? "'" : ", '") + ex.Input(i).name + "'";
+    }
+    if (!unset.empty()) {
+      throw UsageError("input" + std::string(unset.find(',') == std::string::npos ? " " : "s ") + unset +
+                       " not given: give each with -i NAME=FILE.npy (or --inputs FILE.npz), or fill what is not "
+                       "given with --random [--seed N] or --zeros");
+    }
+  }
   std::mt19937_64 rng(opt.seed);
   for (size_t i = 0; i < ex.NumInputs(); ++i) {
     const aotrt::TensorInfo& info = ex.Input(i);

@@ -16,10 +16,13 @@ struct InputOptions {
   bool zeros = false;
   bool random = false;
   uint64_t seed = 0;
+  // `run`: an input neither given nor filled by --random/--zeros is refused before anything runs.
+  // `bench`: such inputs get random data (timing needs values, not particular ones).
+  bool fill_needs_flag = false;
 };
 
-// Adds --input, --inputs, --random, --zeros, --seed to `cmd`.
-void AddInputOptions(CLI::App* cmd, InputOptions* opt);
+// Adds --input, --inputs, --random, --zeros, --seed to `cmd`; `fill_needs_flag` as in InputOptions.
+void AddInputOptions(CLI::App* cmd, InputOptions* opt, bool fill_needs_flag);
 
 struct PreparedInput {
   size_t index;
@@ -28,9 +31,10 @@ struct PreparedInput {
   aotrt::NDArray array;
 };
 
-// Read the .npy files (checking dtype and shape against the model, one line naming the input and
-// expected vs actual on mismatch) and make random/zero data for the other inputs, except the
-// factory's params. Throws aotrt::Error.
+// Read the .npy files (checking the shape against the model; another dtype is converted by the
+// runtime's one rule, aotrt::ConvertTensor, or refused naming the input, the file and the value)
+// and make random/zero data for the other inputs, except the factory's params. Throws
+// aotrt::Error, or UsageError for an input left unset when opt.fill_needs_flag.
 std::vector<PreparedInput> PrepareInputs(const aotrt::Model& model, const aotrt::Executor& ex,
                                          const InputOptions& opt);
 void ApplyInputs(aotrt::Executor& ex, const std::vector<PreparedInput>& inputs);

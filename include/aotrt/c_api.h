@@ -76,6 +76,26 @@ TVM_DLL int AOTRTSetLogLevel(int level);
  *  what it measured so far. The request stays until withdrawn. Process-wide; async-signal-safe (a
  *  SIGINT handler may call it). Never fails. */
 TVM_DLL void AOTRTSetInterrupt(int requested);
+/*! \brief Copy `from` into `to`, converting each value to `to`'s dtype by aotrt's one conversion
+ *  rule (aotrt::ConvertTensor in aotrt/ndarray.h; README "Inputs in another dtype"): accepted only
+ *  when every value survives the conversion, and then every value is converted; otherwise nothing
+ *  is written. `what` names the destination in messages (NULL: "tensor"). Both tensors on the CPU,
+ *  contiguous, with the same number of elements. Errors: kTypeMismatch (a dtype pair the rule
+ *  refuses, or a value that does not survive: the message gives it, its index and what it would
+ *  become), kShapeMismatch, kInvalidArgument. Thread-safe for distinct destinations. */
+TVM_DLL int AOTRTArrayCopyConverted(const DLTensor* from, DLTensor* to, const char* what);
+/*! \brief The dtype part of that rule alone: 0 when some values of dtype (from_code, from_bits,
+ *  from_lanes) may convert to (to_code, to_bits, to_lanes), else -1 with kTypeMismatch and the
+ *  message AOTRTArrayCopyConverted would give, naming `what` (NULL: "tensor"). */
+TVM_DLL int AOTRTCheckConversion(int from_code, int from_bits, int from_lanes, int to_code, int to_bits, int to_lanes,
+                                 const char* what);
+/*! \brief A PyCapsule destructor for the "dltensor" capsules a Python binding makes of
+ *  TVMArrayToDLPack's tensors: when the capsule is still named "dltensor" (nobody consumed it), it
+ *  calls the tensor's deleter; a consumer renames it "used_dltensor". Runs no Python code, so it is
+ *  safe while a consumer's exception is pending (np.from_dlpack refusing a dtype: a destructor
+ *  written in Python would replace that exception with SystemError). Needs the Python C API in the
+ *  process (found with dlsym at the first call); does nothing without it. Never fails. */
+TVM_DLL void AOTRTDLPackCapsuleDestructor(void* capsule);
 /*! \brief Version string of this library, e.g. "0.1.0": static storage, never freed, never NULL.
  *  Never fails. Thread-safe. */
 TVM_DLL const char* AOTRTGetVersion(void);

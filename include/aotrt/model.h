@@ -45,8 +45,11 @@ class AOTRT_API Executor {
   size_t InputIndex(const std::string& name) const;
   size_t OutputIndex(const std::string& name) const;  // kNotFound
 
-  // Copy `t` into the input. Shape and dtype must equal the model's (kShapeMismatch,
-  // kTypeMismatch); CPU 0 and contiguous (kInvalidArgument).
+  // Copy `t` into the input. The shape must equal the model's (kShapeMismatch); another dtype is
+  // converted by the one rule of aotrt::ConvertTensor (aotrt/ndarray.h): accepted only when every
+  // value survives, else kTypeMismatch naming the input and the first value that does not (the
+  // input keeps its old contents); CPU 0 and contiguous (kInvalidArgument). Zero-copy below needs
+  // the model's dtype exactly.
   void SetInput(const std::string& name, const DLTensor& t);
   void SetInput(size_t index, const DLTensor& t);
   // Use the caller's memory in place from now on: same checks plus 64-byte alignment. The memory
@@ -119,7 +122,7 @@ class AOTRT_API Model {
   const std::vector<TensorInfo>& Inputs() const { return Info().inputs; }
   const std::vector<TensorInfo>& Outputs() const { return Info().outputs; }
   size_t WorkspaceBytes() const { return Info().workspace_bytes; }  // per executor
-  size_t SlackBytes() const { return Info().slack_bytes; }          // per executor: after its workspace pools
+  size_t SlackBytes() const { return Info().slack_bytes; }          // per executor: room after its pools (address space)
   size_t ConstantBytes() const { return Info().constant_bytes; }    // shared by all executors
   size_t ParamBytes() const { return Info().param_bytes; }          // shared by all executors
   const Module& module() const { return factory_; }

@@ -51,7 +51,9 @@ struct ModelInfo {
   std::vector<NamedBytes> workspace_pools;  // allocated per executor
   std::vector<NamedBytes> constants;        // the constants inside the shared constant pool
   size_t workspace_bytes = 0;  // per executor: sum of workspace_pools
-  size_t slack_bytes = 0;      // per executor: tail slack after its workspace pools
+  size_t slack_bytes = 0;      // per executor: room after its workspace pools where a write past them lands
+                               // harmlessly (the rest of each pool's last page + a reserve of the pool's own
+                               // size): address space, resident only where written; not in the memory totals
   size_t io_bytes = 0;         // per executor: inputs (not filled by params) and outputs
   size_t constant_bytes = 0;   // shared by every executor of the model: the constant pool
   size_t param_bytes = 0;      // shared by every executor of the model: the factory params

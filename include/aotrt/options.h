@@ -16,13 +16,14 @@ namespace aotrt {
 // Options of one executor, fixed when it is created.
 struct ExecutorOptions {
   // Checking mode for models whose generated code writes past the memory planned for it (a
-  // compiler bug). Every workspace pool and TVMBackendAllocWorkspace block already has tail slack
-  // that absorbs such a write; with check_bounds, Run() also compares that slack's canary after
-  // every run and throws kModelError naming the model, the pool (or block) and the bytes, e.g.
-  // "tvmgen_default wrote 24 bytes past workspace pool 'global_workspace' (5,233,328 bytes)".
-  // The outputs of that run are complete; the executor stays usable. Cost per run: a compare of
-  // each pool's slack (5 ns for 64 bytes, 63 ns for a 5 MB pool's 1,360), a fill and compare of
-  // each block's (~10 ns per block); bench/README.md has the figures.
+  // compiler bug). Every workspace pool and TVMBackendAllocWorkspace block is followed by room
+  // at least its own size that absorbs such a write, committed only where written (a reserve of
+  // address space; README "When a model writes past its memory"); with check_bounds, Run() also
+  // looks after every run for what was written there and throws kModelError naming the model, the
+  // pool (or block) and the exact bytes, e.g. "model 'default' wrote 1,247,056 bytes past
+  // workspace pool 'global_workspace' (5,233,328 bytes) in m.so: ...". The outputs of that run
+  // are complete; the executor stays usable. It reads only the reserve's resident pages (mincore),
+  // so checking keeps the reserve free; bench/README.md has the cost per run.
   // AOTRT_CHECK_BOUNDS=1 turns it on for every executor of the models loaded while it is set.
   bool check_bounds = false;
   // Back this executor's buffers of 2 MiB and more (workspace pools, its own inputs and outputs)

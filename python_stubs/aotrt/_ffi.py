@@ -192,7 +192,11 @@ TVMArrayCopyFromTo = _declare("TVMArrayCopyFromTo", _i, _vp, _vp, _vp)
 TVMArrayFromDLPack = _declare("TVMArrayFromDLPack", _i, _vp, _pvp)
 TVMArrayToDLPack = _declare("TVMArrayToDLPack", _i, _vp, _pvp)
 TVMDLManagedTensorCallDeleter = _declare("TVMDLManagedTensorCallDeleter", None, _vp)
+AOTRTDLPackCapsuleDestructor = _declare("AOTRTDLPackCapsuleDestructor", None, _vp)
 TVMSynchronize = _declare("TVMSynchronize", _i, _i, _i, _vp)
+# The one conversion rule of every input path (aotrt::ConvertTensor; README "Inputs in another dtype").
+AOTRTArrayCopyConverted = _declare("AOTRTArrayCopyConverted", _i, _vp, _vp, _cp)
+AOTRTCheckConversion = _declare("AOTRTCheckConversion", _i, _i, _i, _i, _i, _i, _i, _cp)
 
 TVMCFuncSetReturn = _declare("TVMCFuncSetReturn", _i, _vp, _vp, _vp, _i)
 TVMCbArgToReturn = _declare("TVMCbArgToReturn", _i, _vp, _vp)
@@ -213,10 +217,6 @@ PyCapsule_GetPointer = ctypes.PYFUNCTYPE(_vp, ctypes.py_object, _cp)(("PyCapsule
 PyCapsule_SetName = ctypes.PYFUNCTYPE(_i, ctypes.py_object, _cp)(("PyCapsule_SetName", _py))
 PyCapsule_SetDestructor = ctypes.PYFUNCTYPE(_i, ctypes.py_object, _vp)(("PyCapsule_SetDestructor", _py))
 PyCapsule_IsValid = ctypes.PYFUNCTYPE(_i, ctypes.py_object, _cp)(("PyCapsule_IsValid", _py))
-# Raw-pointer variants for use inside a capsule destructor (the object is mid-deallocation, so it
-# must not be wrapped in a py_object; these calls only read the capsule's fields).
-PyCapsule_IsValidRaw = ctypes.CFUNCTYPE(_i, _vp, _cp)(("PyCapsule_IsValid", _py))
-PyCapsule_GetPointerRaw = ctypes.CFUNCTYPE(_vp, _vp, _cp)(("PyCapsule_GetPointer", _py))
 
 
 def c_str(s):

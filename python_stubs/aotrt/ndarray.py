@@ -169,8 +169,8 @@ class NDArray:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def copyfrom(self, source_array):
-        """Copy from an NDArray or anything numpy.asarray accepts, converted to this dtype only where
-        the kind of value stays the same (see aotrt._convert; TypeMismatchError/ShapeMismatchError)."""
+        """Copy from an NDArray or anything numpy.asarray accepts, converted to this dtype by the
+        runtime's one rule, as set_input does (aotrt._convert; TypeMismatchError/ShapeMismatchError)."""
         if isinstance(source_array, NDArray):
             check_call(_ffi.TVMArrayCopyFromTo(source_array._live(), self._live(), None))
             return self
@@ -265,13 +265,10 @@ _DLTENSOR = ctypes.c_char_p(b"dltensor")
 _USED_DLTENSOR = ctypes.c_char_p(b"used_dltensor")
 
 
-@_ffi._PyCapsuleDestructor
-def _capsule_destructor(capsule):
-    # Called when a capsule dies; a consumer that took ownership renamed it to "used_dltensor".
-    if _ffi.PyCapsule_IsValidRaw(capsule, _DLTENSOR):
-        ptr = _ffi.PyCapsule_GetPointerRaw(capsule, _DLTENSOR)
-        if ptr:
-            _ffi.TVMDLManagedTensorCallDeleter(ptr)
+# The runtime's capsule destructor (C): a consumer that fails, e.g. numpy refusing the bool dtype,
+# drops the capsule with its exception pending, when no Python code may run (a destructor in Python
+# turned numpy's error into "SystemError ... returned NULL without setting an exception").
+_capsule_destructor = ctypes.cast(_ffi.AOTRTDLPackCapsuleDestructor, _ffi._PyCapsuleDestructor)
 
 
 def empty(shape, dtype="float32", device=cpu(0), mem_scope=None):

@@ -131,8 +131,11 @@ def test_set_input_conversions_and_errors(tvm, add_model):
         ex.set_input("a", np.zeros((1, 1), np.float32))
     with pytest.raises(tvm.TVMError):                # NDArray of the wrong shape: checked by the runtime
         ex.set_input("a", tvm.nd.array(np.zeros(3, np.float32)))
-    with pytest.raises(tvm.TVMError):
-        ex.set_input("a", tvm.nd.array(np.zeros(1, np.int32)))
+    # An NDArray of another dtype: the runtime's one conversion rule (README "Inputs in another dtype").
+    ex.set_input("a", tvm.nd.array(np.array([7], np.int32)))
+    assert ex.get_input("a").numpy().tolist() == [7.0]
+    with pytest.raises(tvm.error.TypeMismatchError, match=r"input 0 \('a'\).*holding 16777217"):
+        ex.set_input("a", tvm.nd.array(np.array([16777217], np.int32)))
     with pytest.raises(IndexError):
         ex.set_input(5, np.zeros(1, np.float32))
     with pytest.raises(ValueError):

@@ -180,15 +180,19 @@ def test_missing_model_on_the_client(tvm, tmp_path):
 
 def test_refused_before_submission(tvm, client, digits_path, models):
     before = len(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks)))
-    with pytest.raises(tvm.error.TypeMismatchError, match="'image'.*float64.*float32"):
-        aotrt_dask.predict(digits_path, da.zeros((100, 64), dtype=np.float64, chunks=10))
+    with pytest.raises(tvm.error.TypeMismatchError,
+                       match="input 'image': expected dtype float32, got complex64: not an array of numbers"):
+        aotrt_dask.predict(digits_path, da.zeros((100, 64), dtype=np.complex64, chunks=10))
     with pytest.raises(tvm.error.ShapeMismatchError, match="'image'.*\\(100, 63\\).*\\(64,\\)"):
         aotrt_dask.predict(digits_path, da.zeros((100, 63), dtype=np.float32, chunks=10))
     path = model_path(models, "multi_io_c")
     lazy = {k: da.from_array(v, chunks=5) for k, v in multi_io_inputs(10).items()}
-    lazy["y_u8"] = lazy["y_u8"].astype(np.int8)
-    with pytest.raises(tvm.error.TypeMismatchError, match="'y_u8'.*int8.*uint8"):
-        aotrt_dask.predict(path, lazy)
+    # A float into an integer input is refused whatever the values: before submission (the rule of
+    # every input path, README "Inputs in another dtype").
+    refused = dict(lazy, y_u8=lazy["y_u8"].astype(np.float32))
+    with pytest.raises(tvm.error.TypeMismatchError,
+                       match="input 'y_u8': expected dtype uint8, got float32: a float is not converted to an integer"):
+        aotrt_dask.predict(path, refused)
     with pytest.raises(tvm.error.InvalidArgumentError, match="not given.*z_f32"):
         aotrt_dask.predict(path, {k: v for k, v in lazy.items() if k != "z_f32"})
     with pytest.raises(tvm.error.InvalidArgumentError, match="mapping"):
@@ -197,6 +201,18 @@ def test_refused_before_submission(tvm, client, digits_path, models):
         aotrt_dask.predict(digits_path, da.zeros((10, 64), dtype=np.float32), output="nope")
     after = len(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks)))
     assert after <= before   # nothing reached the scheduler
+
+
+def test_other_dtypes_follow_the_one_rule(tvm, client, digits_path):
+    """float64 samples for the float32 digits model: converted where every value survives (the
+    same results as float32), refused in the task naming the input where one does not."""
+    x = np.random.default_rng(3).integers(0, 16, (40, 64)).astype(np.float64)
+    want = aotrt_dask.predict(digits_path, da.from_array(x.astype(np.float32), chunks=20), output=1).compute()
+    got = aotrt_dask.predict(digits_path, da.from_array(x, chunks=20), output=1).compute()
+    np.testing.assert_array_equal(got, want)
+    x[25, 3] = 1e300
+    with pytest.raises(tvm.error.TypeMismatchError, match=r"input 0 \('image'\).*holding 1e\+300.*would become inf"):
+        aotrt_dask.predict(digits_path, da.from_array(x, chunks=20), output=1).compute()
 
 
 def test_model_error_surfaces_as_aotrt_exception(tvm, client, models):

@@ -121,6 +121,38 @@ def test_capsule_consumed_once(tvm):
     assert sys.getrefcount(a) >= 2
 
 
+def test_numpy_that_refuses_a_dtype_raises_its_own_error(tvm):
+    """Issue 26: np.from_dlpack of a bool array on a numpy without DLPack bool support dropped our
+    capsule with its error pending; the capsule destructor (Python) then turned the error into
+    "SystemError: ... returned NULL without setting an exception". It is C now: numpy's error
+    comes through, and the array is intact and freed normally."""
+    a = tvm.nd.array(np.array([True, False, True]))
+    assert a.dtype == "bool"
+    try:
+        x = np.from_dlpack(a)                            # newer numpy takes it
+    except SystemError as e:                            # the bug
+        pytest.fail("SystemError from np.from_dlpack: %s" % e)
+    except (BufferError, RuntimeError, TypeError, ValueError) as e:
+        assert "NULL without setting" not in str(e)
+    else:
+        assert x.tolist() == [True, False, True]
+    assert a.numpy().tolist() == [True, False, True]
+    for _ in range(1000):                               # refused capsules are freed, not leaked
+        try:
+            np.from_dlpack(a)
+        except (BufferError, RuntimeError, TypeError, ValueError):
+            pass
+    assert sys.getrefcount(a) == 2
+
+
+def test_negative_device_id_is_refused(tvm):
+    """Issue 26: TVMArrayAlloc took device id -1."""
+    with pytest.raises(tvm.error.InvalidArgumentError,
+                       match=r"TVMArrayAlloc: .*CPU devices only \(device type 1, id 0\), got device type 1 id -1"):
+        tvm.nd.empty((2,), "float32", tvm.cpu(-1))
+    assert tvm.nd.empty((2,), "float32", tvm.cpu(0)).shape == (2,)
+
+
 def test_device_and_dtype(tvm):
     assert tvm.cpu(0) == tvm.device("cpu", 0) == tvm.device("llvm") == tvm.device(1, 0)
     assert str(tvm.cpu(0)) == "cpu(0)" and repr(tvm.device("cpu:1")) == "cpu(1)"

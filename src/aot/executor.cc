@@ -91,7 +91,10 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
         SetArg(arg++, ArgTensor(given, spec.shape, spec.dtype));
         continue;
       }
-      workspace_pools_.emplace_back(PoolDisplayName(spec.name), spec.bytes);
+      std::string name = PoolDisplayName(spec.name);
+      workspace_pools_.emplace_back(name, spec.bytes,
+                                    StrCat("workspace pool '", name, "' (", GroupedNumber(spec.bytes), " bytes) of ",
+                                           md.DisplayName(), " (", program_->library_name, ")"));
       SetArg(arg++, ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype));
     }
   }
@@ -114,7 +117,7 @@ void AotExecutor::AdviseHugePagesForBuffers() {
       if (s.own.defined()) AdviseHugePages(s.own.data(), s.own.NumBytes());
     }
   }
-  for (PoolBuffer& p : workspace_pools_) AdviseHugePages(p.data(), p.bytes() + p.slack());
+  for (PoolBuffer& p : workspace_pools_) AdviseHugePages(p.data(), p.bytes());  // not the reserve
 }
 
 void AotExecutor::SetArg(size_t arg, const DLTensor& t) {
@@ -166,9 +169,17 @@ size_t AotExecutor::OutputIndex(const std::string& name) const {
 
 void AotExecutor::SetInput(size_t i, const DLTensor& t) {
   CheckIndex("input", i, inputs_.size());
-  CheckTensorAgainstSpec("input", i, program_->md.inputs[i], t);
+  const TensorSpec& spec = program_->md.inputs[i];
+  CheckTensorAgainstSpec("input", i, spec, t, /*convertible=*/true);
+  if (DataTypeEqual(t.dtype, spec.dtype)) {
+    BindOwnInput(i);
+    CopyTensorBytes(t, &inputs_[i].own.object()->dl_tensor);
+    return;
+  }
+  // Another dtype: the one conversion rule (aotrt/ndarray.h). Every value is checked before the
+  // input is touched, so a refused value leaves the input as it was.
   BindOwnInput(i);
-  CopyTensorBytes(t, &inputs_[i].own.object()->dl_tensor);
+  ConvertTensor(t, &inputs_[i].own.object()->dl_tensor, StrCat("input ", i, " ('", spec.name, "')"));
 }
 
 namespace {
@@ -217,6 +228,17 @@ void AotExecutor::Run() {
   CallEntry();
 }
 
+namespace {
+// "model 'm' wrote 1,247,056 bytes past <buffer>", "... wrote zeros up to 8,192 bytes past <buffer>",
+// or "... wrote 24 bytes past <buffer> (and zeros up to 8,192 bytes past)".
+std::string OverrunMessage(const std::string& model, const Overrun& o, const std::string& buffer) {
+  if (o.bytes_past == 0) return StrCat(model, " wrote zeros up to ", GroupedNumber(o.zeros_to), " bytes past ", buffer);
+  std::string s = StrCat(model, " wrote ", GroupedNumber(o.bytes_past), " byte", o.bytes_past == 1 ? "" : "s", " past ", buffer);
+  if (o.zeros_to > o.bytes_past) s += StrCat(" (and zeros up to ", GroupedNumber(o.zeros_to), " bytes past)");
+  return s;
+}
+}  // namespace
+
 void AotExecutor::RunChecked() {
   WorkspaceBoundsCheck blocks;
   std::string what;
@@ -227,20 +249,20 @@ void AotExecutor::RunChecked() {
     throw;
   }
   for (PoolBuffer& p : workspace_pools_) {
-    size_t past = p.TakeOverrun();
-    if (past && what.empty()) {
-      what = StrCat(program_->md.DisplayName(), " wrote ", GroupedNumber(past), " byte", past == 1 ? "" : "s", " past workspace pool '", p.name(),
-                    "' (", GroupedNumber(p.bytes()), " bytes)");
+    Overrun o = p.TakeOverrun();
+    if (o.found() && what.empty()) {
+      what = OverrunMessage(program_->md.DisplayName(), o,
+                            StrCat("workspace pool '", p.name(), "' (", GroupedNumber(p.bytes()), " bytes)"));
     }
   }
   WorkspaceOverrun w = blocks.overrun();
-  if (w.bytes_past && what.empty()) {
-    what = StrCat(program_->md.DisplayName(), " wrote ", GroupedNumber(w.bytes_past), " byte", w.bytes_past == 1 ? "" : "s",
-                  " past a TVMBackendAllocWorkspace block (", GroupedNumber(w.block_bytes), " bytes)");
+  if (w.found() && what.empty()) {
+    what = OverrunMessage(program_->md.DisplayName(), Overrun{w.bytes_past, w.zeros_to},
+                          StrCat("a TVMBackendAllocWorkspace block (", GroupedNumber(w.block_bytes), " bytes)"));
   }
   if (!what.empty()) {
     AOTRT_THROW(kModelError, what, " in ", program_->library_name,
-                ": a bug in the model's generated code (the runtime's tail slack absorbed the write)");
+                ": a bug in the model's generated code (the runtime's reserve absorbed the write)");
   }
 }
 

@@ -34,8 +34,9 @@ class AotExecutor {
   size_t InputIndex(const std::string& name) const;
   // Index of an output by name (output0, output1, ...). Throws kNotFound.
   size_t OutputIndex(const std::string& name) const;
-  // Copy `t` into input i after checking shape, dtype, device and contiguity (kOutOfRange,
-  // kShapeMismatch, kTypeMismatch, kInvalidArgument). Rebinds the input to executor storage.
+  // Copy `t` into input i after checking shape, device and contiguity (kOutOfRange,
+  // kShapeMismatch, kInvalidArgument); another dtype is converted by ConvertTensor's rule
+  // (aotrt/ndarray.h; kTypeMismatch). Rebinds the input to executor storage.
   void SetInput(size_t i, const DLTensor& t);
   // Use the caller's memory for input/output i from now on (no copy). `keep` (may be undefined)
   // is held while bound; a raw DLTensor must outlive its binding. Checks also 64-byte alignment.
@@ -48,7 +49,7 @@ class AotExecutor {
   void CopyOutputTo(size_t i, DLTensor* out) const;
   // Run the model once. Throws kModelError with the model's message; the executor stays usable.
   // With check_bounds, also kModelError when the model wrote past a workspace pool or block
-  // (the slack absorbed it; the canary is restored, so the next run is checked afresh).
+  // (the reserve absorbed it; it is restored, so the next run is checked afresh).
   void Run();
   bool check_bounds() const { return check_bounds_; }
 

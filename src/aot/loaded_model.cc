@@ -32,13 +32,14 @@ std::vector<NamedBytes> ToNamedBytes(const std::vector<TensorSpec>& specs) {
 
 }  // namespace
 
-void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) {
+void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t, bool convertible) {
   AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kInvalidArgument, kind, " ", i, " ('",
                 spec.name, "'): expected a tensor on CPU 0, got device type ", static_cast<int>(t.device.device_type),
                 " id ", t.device.device_id);
   AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
                 "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
-  AOTRT_REQUIRE(DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
+  if (convertible) CheckConversion(t.dtype, spec.dtype, StrCat(kind, " ", i, " ('", spec.name, "')"));
+  AOTRT_REQUIRE(convertible || DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
                 DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecString(spec),
                 ", got ", TensorString(t), ")");
   AOTRT_REQUIRE(SameShape(spec, t), kShapeMismatch, kind, " ", i, " ('", spec.name, "'): expected shape ",

@@ -48,8 +48,10 @@ class LoadedModel {
 size_t ParamListBytes(const ParamList& params);
 
 // Check `t` against the tensor `spec` of the model: CPU 0 (kInvalidArgument), dtype
-// (kTypeMismatch), shape (kShapeMismatch), contiguous and with data (kInvalidArgument). Messages
-// begin with "<kind> <index> ('<name>')".
-void CheckTensorAgainstSpec(const char* kind, size_t index, const TensorSpec& spec, const DLTensor& t);
+// (kTypeMismatch: the same dtype, or with `convertible` one the conversion rule may accept,
+// CheckConversion in aotrt/ndarray.h), shape (kShapeMismatch), contiguous and with data
+// (kInvalidArgument). Messages begin with "<kind> <index> ('<name>')".
+void CheckTensorAgainstSpec(const char* kind, size_t index, const TensorSpec& spec, const DLTensor& t,
+                            bool convertible = false);
 
 }  // namespace aotrt

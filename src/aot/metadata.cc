@@ -148,6 +148,9 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
     md.mod_name = ReadName(bounds, raw->mod_name, "mod_name");
     md.inputs = ReadTensors(bounds, raw->inputs, raw->num_inputs, "inputs");
     md.outputs = ReadTensors(bounds, raw->outputs, raw->num_outputs, "outputs");
+    // An entry function with nothing to write cannot be what TVM exported; running it would hand
+    // the model an argument list without the outputs it expects.
+    AOTRT_REQUIRE(!md.outputs.empty(), kFormatError, "num_outputs is 0: a model has at least one output");
     md.workspace_pools = ReadTensors(bounds, raw->workspace_pools, raw->num_workspace_pools, "workspace_pools");
     md.input_index = IndexNames(md.inputs, "inputs", true);
     md.output_index = IndexNames(md.outputs, "outputs", false);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error_util.h"
+#include "aot/pool_buffer.h"
 #include "base/tail_slack.h"
 #include "module/loader/elf_symbols.h"
 #include "module/library_module.h"
@@ -99,7 +100,7 @@ size_t ModelProgram::WorkspaceBytes() const {
 
 size_t ModelProgram::WorkspaceSlackBytes() const {
   size_t total = 0;
-  for (const TensorSpec& p : md.workspace_pools) total += TailSlack(p.bytes);
+  for (const TensorSpec& p : md.workspace_pools) total += PoolSlackBytes(p.bytes);
   return total;
 }
 

@@ -36,7 +36,7 @@ struct ModelProgram {
   std::string c_origin;
 
   size_t WorkspaceBytes() const;       // every workspace pool (each executor allocates its own)
-  size_t WorkspaceSlackBytes() const;  // tail slack one executor adds after its workspace pools
+  size_t WorkspaceSlackBytes() const;  // room one executor has after its workspace pools (PoolSlackBytes)
 };
 
 // Fills runtime_imports, context_pointers and defines_module_context from `lib`'s dynamic symbols.

@@ -1,30 +1,41 @@
 #include "aot/pool_buffer.h"
 
 #include <cctype>
-#include <cstdlib>
-#include <cstring>
+#include <utility>
 
 #include "base/error_util.h"
 #include "base/tail_slack.h"
-#include "base/zeroed_memory.h"
 
 namespace aotrt {
 
-void PoolBuffer::Free::operator()(uint8_t* p) const { FreeZeroed(p, mapped_bytes); }
-
-PoolBuffer::PoolBuffer(std::string name, size_t bytes) : bytes_(bytes), slack_(TailSlack(bytes)), name_(std::move(name)) {
-  size_t mapped = 0;
-  void* p = AllocZeroed(bytes_ + slack_, kCacheLine, &mapped);  // bytes + slack: a multiple of 64 by TailSlack
-  AOTRT_REQUIRE(p != nullptr, kOutOfMemory, "cannot allocate ", bytes_, " bytes (+", slack_, " slack) for pool '",
-                name_, "'");
-  data_ = std::unique_ptr<uint8_t, Free>(static_cast<uint8_t*>(p), Free{mapped});
-  FillCanary(data_.get() + bytes_, slack_);
+PoolBuffer::PoolBuffer(std::string name, size_t bytes, const std::string& label) : bytes_(bytes), name_(std::move(name)) {
+  std::string what = label.empty() ? StrCat("workspace pool '", name_, "' (", GroupedNumber(bytes_), " bytes)") : label;
+  span_ = MapReserved(bytes_, what.c_str());
+  AOTRT_REQUIRE(span_.data != nullptr, kOutOfMemory, "cannot map ", bytes_, " bytes (+", ReserveBytes(bytes_),
+                " bytes of reserve) for pool '", name_, "'");
+  ArmOverrunCheck(span_, bytes_);
 }
 
-size_t PoolBuffer::TakeOverrun() {
-  size_t damage = CanaryDamage(data_.get() + bytes_, slack_);
-  if (damage) FillCanary(data_.get() + bytes_, damage);
-  return damage;
+PoolBuffer::PoolBuffer(PoolBuffer&& o) noexcept
+    : span_(std::exchange(o.span_, ReservedSpan())), bytes_(o.bytes_), name_(std::move(o.name_)) {}
+
+PoolBuffer& PoolBuffer::operator=(PoolBuffer&& o) noexcept {
+  if (this != &o) {
+    UnmapReserved(&span_);
+    span_ = std::exchange(o.span_, ReservedSpan());
+    bytes_ = o.bytes_;
+    name_ = std::move(o.name_);
+  }
+  return *this;
+}
+
+PoolBuffer::~PoolBuffer() { UnmapReserved(&span_); }
+
+Overrun PoolBuffer::TakeOverrun() { return aotrt::TakeOverrun(span_, bytes_); }
+
+size_t PoolSlackBytes(size_t bytes) {
+  size_t capacity = ((bytes == 0 ? 1 : bytes) + kReservePage - 1) / kReservePage * kReservePage;
+  return capacity - bytes + ReserveBytes(capacity);
 }
 
 std::string PoolDisplayName(const std::string& var) {

@@ -1,45 +1,52 @@
-// Memory of one USMP pool passed to a model's entry function (a workspace pool per executor, the
-// constant pool per model): `bytes` usable bytes, 64-byte aligned and zeroed, followed by
-// TailSlack(bytes) bytes the runtime owns (base/tail_slack.h), filled with the canary. From
-// 64 KiB on, fresh anonymous mappings: zero without a memset (base/zeroed_memory.h).
-// Move-only; owns its memory. Not thread-safe: a workspace pool belongs to one executor; the
-// shared constant pool is only read after it is built.
+// Memory of one USMP workspace pool passed to a model's entry function (one per executor):
+// `bytes` usable bytes, page aligned and zero, followed by the rest of its last page (the canary)
+// and a reserve as large as the pool, committed only where written, then a guard
+// (base/reserve.h). A write past the pool by up to its own size lands in memory the runtime
+// owns; TakeOverrun (checking mode) says how far one went.
+// Move-only; owns its mapping. Not thread-safe: a workspace pool belongs to one executor.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
+
+#include "base/reserve.h"
 
 namespace aotrt {
 
 class PoolBuffer {
  public:
   PoolBuffer() = default;
-  // Throws Error(kOutOfMemory).
-  PoolBuffer(std::string name, size_t bytes);
+  // `label` names the pool in the message of a write past the reserve, e.g. "workspace pool 'x'
+  // (N bytes) of model 'm' (lib.so)". Throws Error(kOutOfMemory).
+  PoolBuffer(std::string name, size_t bytes, const std::string& label = std::string());
+  PoolBuffer(PoolBuffer&& o) noexcept;
+  PoolBuffer& operator=(PoolBuffer&& o) noexcept;
+  PoolBuffer(const PoolBuffer&) = delete;
+  PoolBuffer& operator=(const PoolBuffer&) = delete;
+  ~PoolBuffer();
 
-  bool defined() const { return data_ != nullptr; }
-  uint8_t* data() const { return data_.get(); }
+  bool defined() const { return span_.data != nullptr; }
+  uint8_t* data() const { return span_.data; }
   size_t bytes() const { return bytes_; }
-  size_t slack() const { return slack_; }
+  // Bytes after the pool that a write may reach harmlessly: the rest of its last page + the reserve.
+  size_t slack() const { return span_.capacity - bytes_ + span_.reserve; }
+  size_t reserve() const { return span_.reserve; }
   // The pool's name for messages: the metadata name without TVM's "_<k>_var" suffix.
   const std::string& name() const { return name_; }
-  // Bytes written past the end since the canary was last intact (0: none); restores the canary.
-  size_t TakeOverrun();
+  // What was written past the end since the last call (nothing found: !found()); restores.
+  Overrun TakeOverrun();
 
  private:
-  struct Free {
-    size_t mapped_bytes;  // FreeZeroed's argument (base/zeroed_memory.h)
-    void operator()(uint8_t* p) const;
-  };
-  std::unique_ptr<uint8_t, Free> data_{nullptr, Free{0}};
+  ReservedSpan span_;
   size_t bytes_ = 0;
-  size_t slack_ = 0;
   std::string name_;
 };
 
 // "global_workspace_1_var" -> "global_workspace" (ABI.md 7.1: <pool_name>_<k>_var); other names as is.
 std::string PoolDisplayName(const std::string& var_name);
+
+// The bytes after a pool of `bytes` that PoolBuffer makes harmless to write (its slack()).
+size_t PoolSlackBytes(size_t bytes);
 
 }  // namespace aotrt

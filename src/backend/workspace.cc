@@ -1,13 +1,16 @@
 #include "backend/workspace.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <vector>
 
 #include "base/error_util.h"
 #include "base/last_error.h"
+#include "base/reserve.h"
 #include "base/tail_slack.h"
+#include "base/zeroed_memory.h"
 
 namespace aotrt {
 
@@ -19,12 +22,12 @@ struct CheckState {
   bool active;
   WorkspaceOverrun first;
 };
-__thread CheckState t_check __attribute__((tls_model("initial-exec"))) = {false, {0, 0}};
+__thread CheckState t_check __attribute__((tls_model("initial-exec"))) = {false, {0, 0, 0}};
 }  // namespace
 
 WorkspaceBoundsCheck::WorkspaceBoundsCheck() : saved_active_(t_check.active), saved_first_(t_check.first) {
   t_check.active = true;
-  t_check.first = WorkspaceOverrun{0, 0};
+  t_check.first = WorkspaceOverrun{0, 0, 0};
 }
 
 WorkspaceBoundsCheck::~WorkspaceBoundsCheck() {
@@ -44,21 +47,46 @@ struct Block {
   void* ptr;
   size_t size;         // capacity
   size_t requested;    // bytes asked for by the current user
-  size_t canary;       // canary bytes after `requested` (checking mode), else 0
+  bool armed;          // checking mode armed it when handed out
+  ReservedSpan span;   // a block of kMappedFrom bytes or more: its mapping (span.data == ptr)
 };
 
-// Checking mode: the slack a pool of the requested size would get (TailSlack), as far as the block
-// has it: page rounding or a reused bigger block may leave far more, which would cost a fill and a
-// compare of up to a page per block and run for little gain.
-void ArmCanary(Block* b) {
-  b->canary = t_check.active ? std::min(b->size - b->requested, TailSlack(b->requested)) : 0;
-  if (b->canary) FillCanary(static_cast<char*>(b->ptr) + b->requested, b->canary);
+bool Mapped(const Block& b) { return b.span.data != nullptr; }
+
+// The largest request a block serves with room after it at least as large as the request.
+size_t Serves(const Block& b) { return Mapped(b) ? b.size : (b.size - kCacheLine) / 2; }
+
+// Checking mode: a heap block's room after the request holds the canary; a mapped block's is
+// armed as a pool's (base/reserve.h).
+void Arm(Block* b) {
+  b->armed = t_check.active;
+  if (!b->armed) return;
+  if (Mapped(*b)) {
+    ArmOverrunCheck(b->span, b->requested);
+  } else {
+    FillCanary(static_cast<char*>(b->ptr) + b->requested, b->size - b->requested);
+  }
 }
 
-void CheckCanary(const Block& b) {
-  if (!b.canary) return;
-  size_t damage = CanaryDamage(static_cast<const char*>(b.ptr) + b.requested, b.canary);
-  if (damage && t_check.active && t_check.first.bytes_past == 0) t_check.first = WorkspaceOverrun{damage, b.requested};
+void Check(const Block& b) {
+  if (!b.armed) return;
+  WorkspaceOverrun o{0, b.requested, 0};
+  if (Mapped(b)) {
+    Overrun r = TakeOverrun(b.span, b.requested);
+    o.bytes_past = r.bytes_past;
+    o.zeros_to = r.zeros_to;
+  } else {
+    o.bytes_past = CanaryDamage(static_cast<const char*>(b.ptr) + b.requested, b.size - b.requested);
+  }
+  if (o.found() && t_check.active && !t_check.first.found()) t_check.first = o;
+}
+
+void Release(Block* b) {
+  if (Mapped(*b)) {
+    UnmapReserved(&b->span);
+  } else {
+    std::free(b->ptr);
+  }
 }
 
 class WorkspacePool {
@@ -68,8 +96,8 @@ class WorkspacePool {
     used_.reserve(64);
   }
   ~WorkspacePool() {
-    for (const Block& b : free_) std::free(b.ptr);
-    for (const Block& b : used_) std::free(b.ptr);
+    for (Block& b : free_) Release(&b);
+    for (Block& b : used_) Release(&b);
   }
 
   void* Alloc(uint64_t nbytes) {
@@ -77,11 +105,20 @@ class WorkspacePool {
       SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: request of ", nbytes, " bytes is too large"));
       return nullptr;
     }
-    // Page-rounded like TVM, plus at least a cache line of slack (base/tail_slack.h).
-    size_t size = (nbytes + kCacheLine + kPageSize - 1) / kPageSize * kPageSize;
+    // Page-rounded like TVM; room after the request at least as large as the request.
+    const bool mapped = nbytes >= kMappedFrom;
+    const size_t size = mapped ? (nbytes + kPageSize - 1) / kPageSize * kPageSize
+                               : (2 * nbytes + kCacheLine + kPageSize - 1) / kPageSize * kPageSize;
+    // Checking mode arms and checks everything after the request up to the block's end: there a
+    // small request does not take a much larger block (a 100-byte request in a 1 MiB block would
+    // cost a 1 MiB fill and compare per run), it gets one of its own.
+    const size_t largest = t_check.active ? 2 * size : SIZE_MAX;
     size_t best = free_.size();
     for (size_t i = 0; i < free_.size(); ++i) {
-      if (free_[i].size >= size && (best == free_.size() || free_[i].size < free_[best].size)) best = i;
+      if (Serves(free_[i]) >= nbytes && free_[i].size <= largest &&
+          (best == free_.size() || free_[i].size < free_[best].size)) {
+        best = i;
+      }
     }
     // Capacity first, so that neither this push_back nor a later Free/ReleaseTo allocates: after
     // this line nothing can throw, and a block is never lost between the two lists.
@@ -93,18 +130,25 @@ class WorkspacePool {
       free_[best] = free_.back();
       free_.pop_back();
     } else {
-      void* p = std::aligned_alloc(kWorkspaceAlignment, size);
-      if (!p) {
+      b = Block{nullptr, size, 0, false, ReservedSpan()};
+      if (mapped) {
+        char label[96];
+        std::snprintf(label, sizeof label, "a TVMBackendAllocWorkspace block of %zu bytes", size);
+        b.span = MapReserved(size, label);
+        b.ptr = b.span.data;
+      } else {
+        b.ptr = std::aligned_alloc(kWorkspaceAlignment, size);
+      }
+      if (!b.ptr) {
         SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: cannot allocate ", nbytes, " bytes"));
         return nullptr;
       }
-      b = Block{p, size, 0, 0};
       bytes_ += size;
     }
     b.requested = nbytes;
     requested_ += nbytes;
     if (requested_ > requested_peak_) requested_peak_ = requested_;
-    ArmCanary(&b);
+    Arm(&b);
     used_.push_back(b);
     t_workspace_blocks_in_use = used_.size();
     return b.ptr;
@@ -114,7 +158,7 @@ class WorkspacePool {
     // Allocations are nearly always freed last-in first-out: search from the back.
     for (size_t i = used_.size(); i-- > 0;) {
       if (used_[i].ptr != ptr) continue;
-      CheckCanary(used_[i]);
+      Check(used_[i]);
       requested_ -= used_[i].requested;
       free_.push_back(used_[i]);
       used_.erase(used_.begin() + static_cast<std::ptrdiff_t>(i));

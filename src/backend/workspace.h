@@ -1,10 +1,13 @@
 // Per-thread workspace memory for generated code (TVMBackendAllocWorkspace / FreeWorkspace).
 //
-// Each thread owns a pool of 64-byte aligned blocks of the request plus at least 64 bytes of tail
-// slack (base/tail_slack.h), rounded up to 4 KiB. Freed blocks are kept and
-// reused best-fit, so a warm pool serves a model's allocations without calling malloc. Blocks are
-// released when the thread exits. Not shared between threads: a block must be freed on the thread
-// that allocated it.
+// Each thread owns a pool of 64-byte aligned blocks with room after the request for the model's
+// own bugs (base/reserve.h), at least as large as the request: a request of 64 KiB or more gets a
+// mapping of its own, with a reserve of its own size committed only where written and a PROT_NONE
+// guard after it; a smaller one a heap block of twice the request plus a cache line, rounded up to
+// 4 KiB (never written by the runtime unless checking). Freed blocks are kept and reused best-fit
+// (a block serves requests it keeps that room for), so a warm pool serves a model's allocations
+// without a system call. Blocks are released when the thread exits. Not shared between threads: a
+// block must be freed on the thread that allocated it.
 #pragma once
 
 #include <cstddef>
@@ -23,13 +26,16 @@ extern __thread size_t t_workspace_blocks_in_use __attribute__((tls_model("initi
 inline size_t WorkspaceMark() { return t_workspace_blocks_in_use; }
 void WorkspaceReleaseTo(size_t mark);
 // Checking mode for the blocks of one model run (the executor's check_bounds): while an object
-// of this class lives, blocks allocated on this thread get a canary in their slack, checked when
-// freed. The first damaged block is recorded. Scoped to the thread that creates it; nests (the
-// outer check resumes when an inner one ends). Blocks freed through WorkspaceReleaseTo are not
-// checked.
+// of this class lives, blocks allocated on this thread are armed (a canary from the request to the
+// end of the block; for mapped blocks, the reserve after it given back, base/reserve.h) and
+// checked when freed. The first
+// damaged block is recorded. Scoped to the thread that creates it; nests (the outer check resumes
+// when an inner one ends). Blocks freed through WorkspaceReleaseTo are not checked.
 struct WorkspaceOverrun {
-  size_t bytes_past;   // 0: no overrun seen
+  size_t bytes_past;   // 0: no byte past the request found changed
   size_t block_bytes;  // the bytes the model asked for
+  size_t zeros_to;     // pages past the request written with zeros only, up to this far (Overrun)
+  bool found() const { return bytes_past != 0 || zeros_to != 0; }
 };
 class WorkspaceBoundsCheck {
  public:

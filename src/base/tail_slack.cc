@@ -1,5 +1,6 @@
 #include "base/tail_slack.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -16,19 +17,27 @@ size_t TailSlack(size_t bytes) {
 
 void FillCanary(void* p, size_t n) { std::memset(p, kCanaryByte, n); }
 
+namespace {
+// A page of canary bytes to memcmp against: libc's memcmp is vectorized.
+struct CanaryPage {
+  unsigned char bytes[4096];
+  CanaryPage() { std::memset(bytes, kCanaryByte, sizeof bytes); }
+};
+const CanaryPage& Page() {
+  static const CanaryPage page;
+  return page;
+}
+}  // namespace
+
 size_t CanaryDamage(const void* p, size_t n) {
   const auto* b = static_cast<const unsigned char*>(p);
-  // Fast path: the slack is intact nearly always; compare eight bytes at a time.
-  uint64_t word;
-  std::memset(&word, kCanaryByte, sizeof(word));
-  size_t i = 0;
+  // Fast path: the canary is intact nearly always (and may be megabytes: the rest of a reused
+  // workspace block).
+  const unsigned char* page = Page().bytes;
   bool intact = true;
-  for (; i + 8 <= n && intact; i += 8) {
-    uint64_t v;
-    std::memcpy(&v, b + i, 8);
-    intact = v == word;
+  for (size_t i = 0; i < n && intact; i += sizeof(CanaryPage)) {
+    intact = std::memcmp(b + i, page, std::min(n - i, sizeof(CanaryPage))) == 0;
   }
-  for (; i < n && intact; ++i) intact = b[i] == kCanaryByte;
   if (intact) return 0;
   size_t last = n;
   while (last > 0 && b[last - 1] == kCanaryByte) --last;

@@ -1,11 +1,13 @@
-// Tail slack: memory the runtime adds after every buffer it hands to generated code (pools and
-// workspace blocks), so that a compiler bug storing a little past a planned buffer (a vector
-// store at its end, issue 10) lands in memory the runtime owns instead of the heap.
+// Canary bytes, and tail slack for the constant pool.
 //
-// The slack is filled with a canary byte. Checking mode (AOTRT_CHECK_BOUNDS, executor option)
-// compares it after every run and reports a write past the end as an error; without checking the
-// slack only absorbs the write. A write that stores exactly the canary byte goes unseen, and a
-// write beyond the slack is outside what the runtime can absorb or see.
+// The canary fills the part of a buffer's last page (or a reused block's pages) after what the
+// model may use, so that checking mode (AOTRT_CHECK_BOUNDS, executor option) can see writes there:
+// a byte that is no longer the canary was written (a write that stores exactly the canary byte
+// goes unseen). Workspace pools and blocks also get a lazily committed reserve after their pages
+// (base/reserve.h), where the mark of a write is a byte no longer zero.
+//
+// TailSlack sizes the slack the shared constant pool keeps after its bytes (filled with the
+// canary, read-only, not checked): at least a cache line, to the next page from 64 KiB on.
 #pragma once
 
 #include <cstddef>

@@ -1,9 +1,12 @@
 // C ABI: arrays, DLPack exchange, device memory and streams (CPU only; streams are no-ops).
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <cstring>
 
 #include <tvm/runtime/c_runtime_api.h>
 
+#include "aotrt/c_api.h"
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "base/device.h"
@@ -81,6 +84,30 @@ int TVMArrayCopyFromTo(TVMArrayHandle from, TVMArrayHandle to, TVMStreamHandle) 
   AOTRT_API_END();
 }
 
+int AOTRTArrayCopyConverted(const DLTensor* from, DLTensor* to, const char* what) {
+  AOTRT_API_BEGIN();
+  const char* name = what ? what : "tensor";
+  AOTRT_REQUIRE(from && to, kInvalidArgument, "AOTRTArrayCopyConverted: null tensor");
+  ValidateTensorHeader(*from, name);
+  ValidateTensorHeader(*to, name);
+  RequireCpuDevice(DeviceTypeOf(from->device), from->device.device_id, "AOTRTArrayCopyConverted");
+  RequireCpuDevice(DeviceTypeOf(to->device), to->device.device_id, "AOTRTArrayCopyConverted");
+  ConvertTensor(*from, to, name);
+  AOTRT_API_END();
+}
+
+int AOTRTCheckConversion(int from_code, int from_bits, int from_lanes, int to_code, int to_bits, int to_lanes,
+                         const char* what) {
+  AOTRT_API_BEGIN();
+  auto dtype = [](int code, int bits, int lanes) {
+    AOTRT_REQUIRE(code >= 0 && code < 256 && bits > 0 && bits < 256 && lanes > 0 && lanes < 65536, kInvalidArgument,
+                  "AOTRTCheckConversion: invalid dtype (code ", code, ", bits ", bits, ", lanes ", lanes, ")");
+    return DLDataType{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
+  };
+  CheckConversion(dtype(from_code, from_bits, from_lanes), dtype(to_code, to_bits, to_lanes), what ? what : "tensor");
+  AOTRT_API_END();
+}
+
 int TVMArrayFromDLPack(DLManagedTensor* from, TVMArrayHandle* out) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(from && out, kInvalidArgument, "TVMArrayFromDLPack: null argument");
@@ -97,6 +124,19 @@ int TVMArrayToDLPack(TVMArrayHandle from, DLManagedTensor** out) {
 
 void TVMDLManagedTensorCallDeleter(DLManagedTensor* dltensor) {
   if (dltensor && dltensor->deleter) dltensor->deleter(dltensor);
+}
+
+// Runs while a consumer is failing (numpy refusing a dtype, with its exception pending): no Python
+// code may run then, so this is C, reaching the two capsule functions it needs through dlsym.
+void AOTRTDLPackCapsuleDestructor(void* capsule) {
+  using IsValid = int (*)(void*, const char*);
+  using GetPointer = void* (*)(void*, const char*);
+  static IsValid is_valid = reinterpret_cast<IsValid>(dlsym(RTLD_DEFAULT, "PyCapsule_IsValid"));
+  static GetPointer get_pointer = reinterpret_cast<GetPointer>(dlsym(RTLD_DEFAULT, "PyCapsule_GetPointer"));
+  if (!capsule || !is_valid || !get_pointer) return;
+  // A consumer that took the tensor renamed the capsule "used_dltensor": then it is not ours to delete.
+  if (!is_valid(capsule, "dltensor")) return;
+  TVMDLManagedTensorCallDeleter(static_cast<DLManagedTensor*>(get_pointer(capsule, "dltensor")));
 }
 
 int TVMStreamCreate(int device_type, int device_id, TVMStreamHandle* out) {

@@ -54,7 +54,7 @@ def test_npz_inputs_and_outputs(args, tmp):
             check(sorted(z.files) == ["output0", "output1"], "keys of -o .npz: %r" % z.files)
             check(z["output0"].tobytes() == logits.tobytes() and z["output1"].tobytes() == cls.tobytes(),
                   "-o %s: outputs differ from the .npy run" % out)
-    # errors: unknown key, corrupt archive, wrong dtype inside an archive, given twice (usage)
+    # errors: unknown key, corrupt archive, wrong dtype or shape inside an archive, given twice (usage)
     bad_key = os.path.join(tmp, "bad_key.npz")
     np.savez(bad_key, picture=digit(args, 4))
     expect_error(args, 2, "picture", "run", args.sample, "--inputs", bad_key)
@@ -65,9 +65,18 @@ def test_npz_inputs_and_outputs(args, tmp):
         f.write(data[:len(data) // 2])
     expect_error(args, 2, "corrupt.npz", "run", args.sample, "--inputs", corrupt)
     wrong = os.path.join(tmp, "wrong.npz")
-    np.savez(wrong, image=digit(args, 4).astype(np.float64))
-    expect_error(args, 2, "expected float32 [1, 64], got float64 [1, 64] from %s:image" % wrong,
+    np.savez(wrong, image=digit(args, 4).astype(np.float64).reshape(8, 8))
+    expect_error(args, 2, "expected float32 [1, 64], got float64 [8, 8] from %s:image" % wrong,
                  "run", args.sample, "--inputs", wrong)
+    bool_image = os.path.join(tmp, "bool_image.npz")   # converted by the runtime's rule: bool into float32
+    np.savez(bool_image, image=digit(args, 4) > 8)
+    rc, out, err = aotrt(args, "run", args.sample, "--inputs", bool_image)
+    check(rc == 0 and "bool_image.npz:image (bool, converted)" in out, "bool into float32: %s %s" % (out, err))
+    int_image = os.path.join(tmp, "int_image.npz")
+    np.savez(int_image, image=np.full((1, 64), 1 << 30, np.int32) + 1)
+    expect_error(args, 2, "input 'image' from %s:image: expected dtype float32, got int32 holding 1073741825 at index "
+                 "[0, 0], which does not survive the conversion: it would become 1073741824" % int_image,
+                 "run", args.sample, "--inputs", int_image)
     expect_error(args, 1, "given twice", "run", args.sample, "--inputs", named, "-i", "image=%s/inputs/digit_1.npy"
                  % args.sample_src)
     expect_error(args, 2, "cannot open", "run", args.sample, "--inputs", os.path.join(tmp, "none.npz"))
@@ -75,13 +84,13 @@ def test_npz_inputs_and_outputs(args, tmp):
 
 def test_output_dir_checked_first(args, tmp):
     nested = os.path.join(tmp, "a", "b", "c")
-    rc, out, err = aotrt(args, "run", args.sample, "-o", nested)
+    rc, out, err = aotrt(args, "run", args.sample, "--random", "-o", nested)
     check(rc == 0 and os.path.exists(os.path.join(nested, "output1.npy")), "-o nested dir: %s" % err)
     a_file = os.path.join(tmp, "a_file")
     open(a_file, "w").close()
     for target, needle in ((a_file, "not a directory"), (os.path.join(a_file, "sub"), "a_file"),
                            (os.path.join(tmp, "missing", "out.npz"), "does not exist")):
-        rc, out, err = aotrt(args, "run", args.sample, "-o", target)
+        rc, out, err = aotrt(args, "run", args.sample, "--random", "-o", target)
         check(rc == 2 and needle in err and "ran " not in out, "-o %s: exit %d, out %r, err %r" % (target, rc, out, err))
 
 
@@ -120,9 +129,31 @@ def test_expect(args, tmp):
     check(rc == 3 and "shape [1, 10], expected [1, 9]" in out, "--expect shape: %d %s" % (rc, out))
     unknown = os.path.join(tmp, "unknown.npz")
     np.savez(unknown, logits=logits)
-    expect_error(args, 2, "'logits' is not an output; outputs: output0, output1", "run", args.sample,
+    expect_error(args, 2, "'logits' is not an output; outputs: output0, output1", "run", args.sample, "--random",
                  "--expect", unknown)
     expect_error(args, 1, "--rtol", "run", args.sample, "--rtol", "0.1")           # needs --expect
+    # --exact (issue 26): bit for bit. The reference passes; one ulp, -0 for 0, or another dtype fails.
+    rc, out, err = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", same, "--exact")
+    check(rc == 0 and "compared bit for bit (--exact)" in out and "outputs match" in out,
+          "--exact equal: %d %s %s" % (rc, out, err))
+    ulp = logits.copy()
+    ulp[0, 3] = np.nextafter(ulp[0, 3], np.float32(np.inf))
+    one_ulp = os.path.join(tmp, "ulp.npz")
+    np.savez(one_ulp, output0=ulp)
+    rc, out, _ = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", one_ulp)
+    check(rc == 0, "one ulp passes the default tolerance: %d" % rc)
+    rc, out, _ = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", one_ulp, "--exact")
+    row = [l for l in out.splitlines() if l.startswith("output0") and "DIFFERS" in l]
+    check(rc == 3 and row and "[0, 3]" in row[0] and "1 of 10" in row[0],
+          "--exact one ulp: %d %s" % (rc, out))
+    f64 = os.path.join(tmp, "f64.npz")
+    np.savez(f64, output0=logits.astype(np.float64))
+    rc, out, _ = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", f64)
+    check(rc == 0, "a float64 reference within tolerance: %d %s" % (rc, out))
+    rc, out, _ = aotrt(args, "run", args.sample, "-i", "image=" + img, "--expect", f64, "--exact")
+    check(rc == 3 and "dtype float32, expected float64 (--exact compares bits)" in out, "--exact dtype: %s" % out)
+    expect_error(args, 1, "--exact", "run", args.sample, "--exact")                 # needs --expect
+    expect_error(args, 1, "excludes", "run", args.sample, "--expect", same, "--exact", "--rtol", "0")
     expect_error(args, 1, "--atol", "run", args.sample, "--expect", same, "--atol", "-1")
 
 
@@ -208,7 +239,7 @@ def test_models(args, tmp):
         inz, exz = os.path.join(tmp, case["case"] + "_in.npz"), os.path.join(tmp, case["case"] + "_exp.npz")
         np.savez_compressed(inz, **inputs)
         np.savez(exz, *expected)
-        rc, out, err = aotrt(args, "run", so, "--inputs", inz, "--expect", exz, "--rtol", "0", "--atol", "0")
+        rc, out, err = aotrt(args, "run", so, "--inputs", inz, "--expect", exz, "--exact")
         check(rc == 0 and "outputs match" in out, "%s: exit %d %s %s" % (case["case"], rc, out[-300:], err))
 
 
@@ -217,7 +248,7 @@ def test_fixtures(args, tmp):
         folder = os.path.dirname(case_json)
         so = os.path.join(folder, json.load(open(case_json))["artifact"])
         rc, out, err = aotrt(args, "run", so, "-i", os.path.join(folder, "inputs.npz"), "--expect",
-                             os.path.join(folder, "expected.npz"), "--rtol", "0", "--atol", "0")
+                             os.path.join(folder, "expected.npz"), "--exact")
         check(rc == 0 and "outputs match" in out, "%s: exit %d %s %s" % (folder, rc, out[-300:], err))
 
 

@@ -1,6 +1,11 @@
-// Models that write past their workspace (issue 10): tail slack makes the write harmless, and the
-// checking mode (ExecutorOptions::check_bounds, AOTRT_CHECK_BOUNDS=1) reports it as an error.
+// Models that write past their workspace (issues 10, 26): the reserve after every pool and block
+// makes the write harmless, the checking mode (ExecutorOptions::check_bounds, AOTRT_CHECK_BOUNDS=1)
+// reports it as an error with the exact bytes, and a write past even the reserve is reported
+// before the process dies of it.
 #include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 
@@ -23,19 +28,32 @@ std::vector<std::string> OverrunCaseNames() {
   return out;
 }
 
+std::string Grouped(size_t n) {
+  std::string d = std::to_string(n), out;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i > 0 && (d.size() - i) % 3 == 0) out += ',';
+    out += d[i];
+  }
+  return out;
+}
+
 // What the error must name: the model, the bytes past, the pool (or block) and its size.
 void ExpectOverrunMessage(const Case& c, const std::string& msg) {
-  std::vector<std::string> parts = {"model '" + c.mod_name + "' wrote " + std::to_string(c.overrun_bytes) + " bytes past",
+  std::vector<std::string> parts = {"model '" + c.mod_name + "' wrote " + Grouped(c.overrun_bytes) + " bytes past",
                                     c.library};
   if (c.overrun_pool.empty()) {
     parts.push_back("a TVMBackendAllocWorkspace block");
   } else {
     parts.push_back("workspace pool '" + c.overrun_pool + "'");
   }
-  size_t b = c.overrun_buffer_bytes;
-  parts.push_back("(" + (b >= 1000 ? std::to_string(b / 1000) + "," + std::to_string(b % 1000 + 1000).substr(1)
-                                   : std::to_string(b)) + " bytes)");
+  parts.push_back("(" + Grouped(c.overrun_buffer_bytes) + " bytes)");
   for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in: " << msg;
+}
+
+// How a process dies of the guard's fault: SIGSEGV, or under a sanitizer, whose handler aotrt's
+// hands the signal on to, the sanitizer's own exit after its report.
+bool DiedOfTheFault(int status) {
+  return (WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
 }
 
 ExecutorOptions Checking() {
@@ -165,5 +183,42 @@ TEST(BoundsCheck, EnvironmentTurnsItOnForThePackedFactory) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
       EXPECT_NE(std::string(e.what()).find("AOTRT_CHECK_BOUNDS='yes please'"), std::string::npos) << e.what();
     }
+  }
+}
+
+// Issue 26's shape: the last buffer of a 5.2 MB pool written, then 1,247,056 bytes (24%) past the
+// pool. Bit-exact outputs, and an executor that ran it keeps no more memory than it wrote.
+TEST(BoundsCheck, AQuarterOfAMultiMiBPoolPastItsEndIsHarmless) {
+  Case c = GeneratedCase("overrun_reserve_usmp_llvm");
+  ASSERT_EQ(c.overrun_bytes, 1247056u);
+  ASSERT_GT(c.overrun_buffer_bytes, 5000000u);
+  Model m = Model::Load(c.library);
+  EXPECT_GE(m.SlackBytes(), c.overrun_buffer_bytes);  // a reserve at least the pool's size
+  Executor ex = m.CreateExecutor();
+  SetCaseInputs(c, ex);
+  for (int i = 0; i < 3; ++i) ex.Run();
+  ExpectOutputsMatch(c, ex);
+}
+
+// Past even the reserve: the guard page faults; aotrt reports it on stderr, naming the pool, the
+// model, the bytes and the operator, then the process dies of SIGSEGV as it would have.
+TEST(BoundsCheckDeathTest, PastTheReserveIsReportedThenFatal) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string dir = AOTRT_TEST_CRASHING_DIR;
+  Case c = LoadCase(dir + "/overrun_past_reserve_c.case", dir + "/overrun_past_reserve_c.so");
+  ASSERT_EQ(c.overrun_buffer_bytes, 1024u);
+  for (bool check : {false, true}) {
+    ExecutorOptions o;
+    o.check_bounds = check;
+    EXPECT_EXIT(
+        {
+          Executor ex = Model::Load(c.library).CreateExecutor(DLDevice{kDLCPU, 0}, o);
+          SetCaseInputs(c, ex);
+          ex.Run();
+        },
+        DiedOfTheFault,
+        "aotrt: fatal: generated code (wrote|accessed) 7,169 bytes past workspace pool 'global_workspace' \\(1,024 "
+        "bytes\\) of model 'default' \\([^)]*overrun_past_reserve_c.so\\), beyond the 7,168-byte reserve after it "
+        "\\(address 0x[0-9a-f]+\\); the instruction is in tvmgen_default_fused_nn_relu \\([^)]*overrun_past_reserve_c.so\\)");
   }
 }

@@ -42,9 +42,25 @@ TEST(ExecutorApi, InputValidationNamesTheTensor) {
   NDArray f32x2 = NDArray::Empty({2}, kF32);
   EXPECT_AOTRT_ERROR(ex.SetInput("a", f32x2.tensor()), ErrorCode::kShapeMismatch,
               {"input 0 ('a')", "expected shape [1]", "got [2]"});
-  NDArray i32 = NDArray::Empty({1}, DLDataType{kDLInt, 32, 1});  // same byte size, wrong dtype
+  // Another dtype: the one conversion rule (issue 26). A value that survives is converted...
+  NDArray i32 = NDArray::Empty({1}, DLDataType{kDLInt, 32, 1});
+  static_cast<int32_t*>(i32.data())[0] = 16777216;
+  ex.SetInput("b", i32.tensor());
+  EXPECT_EQ(static_cast<float*>(ex.GetInput(1).data())[0], 16777216.0f);
+  // ...one that does not is refused, naming the input, and the input keeps its value.
+  static_cast<int32_t*>(i32.data())[0] = 16777217;
   EXPECT_AOTRT_ERROR(ex.SetInput("b", i32.tensor()), ErrorCode::kTypeMismatch,
-              {"input 1 ('b')", "expected dtype float32", "got int32"});
+              {"input 1 ('b')", "expected dtype float32", "got int32 holding 16777217 at index [0]",
+               "does not survive the conversion: it would become 16777216"});
+  EXPECT_EQ(static_cast<float*>(ex.GetInput(1).data())[0], 16777216.0f);
+  NDArray f64 = NDArray::Empty({1}, DLDataType{kDLFloat, 64, 1});
+  static_cast<double*>(f64.data())[0] = 1e300;
+  EXPECT_AOTRT_ERROR(ex.SetInput("a", f64.tensor()), ErrorCode::kTypeMismatch,
+              {"input 0 ('a')", "got float64 holding 1e+300 at index [0]", "it would become inf"});
+  NDArray u8 = NDArray::Empty({1}, DLDataType{kDLUInt, 8, 1});  // uint8 into float32: always exact
+  static_cast<uint8_t*>(u8.data())[0] = 255;
+  ex.SetInput("a", u8.tensor());
+  EXPECT_EQ(static_cast<float*>(ex.GetInput(0).data())[0], 255.0f);
   EXPECT_AOTRT_ERROR(ex.SetInput(2, f32x2.tensor()), ErrorCode::kOutOfRange, {"input index 2 out of range"});
   EXPECT_AOTRT_ERROR(ex.GetOutput(1), ErrorCode::kOutOfRange, {"output index 1"});
   DLTensor gpu = NDArray::Empty({1}, kF32).tensor();

@@ -1,6 +1,7 @@
 // The C ABI as a host binding uses it: handles, ownership, errors through the last-error slot.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -9,6 +10,7 @@
 
 #include "aotrt/c_api.h"
 #include "aotrt/error.h"
+#include "aotrt/ndarray.h"
 
 namespace {
 
@@ -115,6 +117,20 @@ TEST(CApi, ArraysCopiesAndDLPack) {
   EXPECT_EQ(out[5], 6.0f);
   EXPECT_EQ(TVMArrayFree(b), 0);
   EXPECT_EQ(TVMArrayAlloc(shape, 2, kDLFloat, 32, 1, kDLCUDA, 0, &a), -1);
+}
+
+// Issue 26: a negative device id is no device; refused, as aotrt::NDArray::Empty refuses it.
+TEST(CApi, ArrayAllocRefusesANegativeDeviceId) {
+  const int64_t shape[] = {2};
+  TVMArrayHandle a = reinterpret_cast<TVMArrayHandle>(1);
+  EXPECT_EQ(TVMArrayAlloc(shape, 1, kDLFloat, 32, 1, kDLCPU, -1, &a), -1);
+  EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(aotrt::ErrorCode::kInvalidArgument));
+  EXPECT_STREQ(TVMGetLastError(),
+               "TVMArrayAlloc: aotrt supports CPU devices only (device type 1, id 0), got device type 1 id -1");
+  EXPECT_EQ(TVMArrayAlloc(shape, 1, kDLFloat, 32, 1, kDLCPU, INT32_MIN, &a), -1);
+  EXPECT_THROW(aotrt::NDArray::Empty({2}, DLDataType{kDLFloat, 32, 1}, DLDevice{kDLCPU, -3}), aotrt::Error);
+  ASSERT_EQ(TVMArrayAlloc(shape, 1, kDLFloat, 32, 1, kDLCPU, 0, &a), 0);
+  EXPECT_EQ(TVMArrayFree(a), 0);
 }
 
 TEST(CApi, StreamsAreCpuNoOps) {

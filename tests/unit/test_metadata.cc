@@ -240,6 +240,15 @@ TEST(Metadata, RejectsEmptyAndDuplicateNamesAndEmptyPools) {
   Fixture k;
   k.md.mod_name = "";
   ExpectError(k.md, "mod_name is empty");
+  Fixture z;
+  z.md.num_outputs = 0;  // issue 26: loaded before, crashed at run
+  ExpectError(z.md, "num_outputs is 0: a model has at least one output");
+  Fixture e;
+  e.inputs[0].name = "";
+  ExpectError(e.md, "inputs[0].name is empty");
+  Fixture d;
+  d.inputs[1].name = "input:0";  // exactly the same name
+  ExpectError(d.md, "inputs[1] ('input:0') has the same name (sanitized) as inputs[0] ('input:0')");
   Fixture p;
   const int64_t zero[] = {0};
   p.pools[0].shape = zero;

@@ -48,22 +48,27 @@ TEST(TailSlack, GroupedNumber) {
   EXPECT_EQ(GroupedNumber(100000), "100,000");
 }
 
-TEST(PoolBuffer, AlignedZeroedWithCanaryTail) {
+TEST(PoolBuffer, AlignedZeroedWithCanaryTailAndReserve) {
   PoolBuffer p(PoolDisplayName("global_workspace_1_var"), 100);
   EXPECT_EQ(p.name(), "global_workspace");
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data()) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data()) % 4096, 0u);
   EXPECT_EQ(p.bytes(), 100u);
-  EXPECT_EQ(p.slack(), TailSlack(100));
+  EXPECT_EQ(p.reserve(), 4096u);
+  EXPECT_EQ(p.slack(), 4096u - 100u + 4096u);  // the rest of the page, then the reserve
+  EXPECT_EQ(p.slack(), PoolSlackBytes(100));
   for (size_t i = 0; i < 100; ++i) ASSERT_EQ(p.data()[i], 0) << i;
-  EXPECT_EQ(p.TakeOverrun(), 0u);
+  EXPECT_FALSE(p.TakeOverrun().found());
   std::memset(p.data(), 7, 100);  // writing the whole pool is fine
-  EXPECT_EQ(p.TakeOverrun(), 0u);
+  EXPECT_FALSE(p.TakeOverrun().found());
   p.data()[100 + 24 - 1] = 0;
-  EXPECT_EQ(p.TakeOverrun(), 24u);
-  EXPECT_EQ(p.TakeOverrun(), 0u);  // restored
+  EXPECT_EQ(p.TakeOverrun().bytes_past, 24u);
+  EXPECT_FALSE(p.TakeOverrun().found());  // restored
   PoolBuffer empty("x", 0);
   EXPECT_TRUE(empty.defined());
   EXPECT_FALSE(PoolBuffer().defined());
+  PoolBuffer moved = std::move(p);
+  EXPECT_EQ(moved.bytes(), 100u);
+  EXPECT_FALSE(p.defined());
 }
 
 TEST(PoolBuffer, DisplayNameDropsTheVarSuffixOnly) {

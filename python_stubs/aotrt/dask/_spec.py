@@ -4,8 +4,9 @@ import os
 
 import numpy as np
 
+from .._convert import check_conversion
 from ..device import cpu
-from ..error import InvalidArgumentError, ShapeMismatchError, TVMIOError, TypeMismatchError
+from ..error import InvalidArgumentError, ShapeMismatchError, TVMIOError
 from ..module import load_module_from_bytes
 from ..runtime.executor import AotModule
 from . import _worker
@@ -81,8 +82,9 @@ class ModelSpec:
             a = arrays[name]
             want = _without(shape, self.batch_axis)
             if a.dtype != np.dtype(dtype):
-                raise TypeMismatchError("input '%s': the array has dtype %s, the model expects %s"
-                                        % (name, a.dtype, np.dtype(dtype)))
+                # The rule of every input path: a dtype it refuses whatever the values fails here,
+                # before anything is submitted; values that do not survive, in the task (set_input).
+                check_conversion(a.dtype, np.dtype(dtype), "input '%s'" % name)
             if a.ndim != len(shape) or _without(a.shape, self.batch_axis) != want:
                 raise ShapeMismatchError(
                     "input '%s': the array has shape %s, the model expects samples of shape %s along axis %d "

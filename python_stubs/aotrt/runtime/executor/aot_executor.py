@@ -189,10 +189,12 @@ class AotModule:
     def set_input(self, key=None, value=None, **params):
         """Copy ``value`` into input ``key`` (name or index), and each ``name=value`` of params.
 
-        Values may be NDArrays or anything numpy.asarray takes, converted to the input's dtype only
-        where the kind of value stays the same (float64 -> float32, integers that fit); a float into
-        an int input, anything into bool, or integers out of range raise TypeMismatchError, a wrong
-        shape ShapeMismatchError, each naming the input as the C++ executor does.
+        Values may be NDArrays or anything numpy.asarray takes. Another dtype is converted by the
+        runtime's one rule (README "Inputs in another dtype", the same as C++ and the CLI): accepted
+        only when every value survives (float64 -> float32 that stays finite, integers that fit or
+        that a float holds exactly); otherwise TypeMismatchError naming the input, the value and
+        its index (a float into an int input, anything but bool into bool: always). A wrong shape
+        raises ShapeMismatchError.
         """
         if key is not None:
             if value is None:

@@ -1,0 +1,300 @@
+// The conversion rule for values given to a tensor of another dtype (include/aotrt/ndarray.h,
+// README "Giving inputs of another dtype"). Two passes: every value is checked before any is
+// written, so a refused conversion leaves the destination as it was.
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "aotrt/half.h"
+#include "aotrt/ndarray.h"
+#include "base/error_util.h"
+
+namespace aotrt {
+namespace {
+
+enum class Kind { kBool, kInt, kUInt, kFloat, kOther };
+
+Kind KindOf(DLDataType t) {
+  if (t.lanes != 1) return Kind::kOther;
+  if ((t.code == kDLUInt && t.bits == 1) || (t.code == 6 /* kDLBool */ && t.bits == 8)) return Kind::kBool;
+  bool pow2 = t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  if (t.code == kDLInt && pow2) return Kind::kInt;
+  if (t.code == kDLUInt && pow2) return Kind::kUInt;
+  if (t.code == kDLFloat && (t.bits == 16 || t.bits == 32 || t.bits == 64)) return Kind::kFloat;
+  return Kind::kOther;
+}
+
+// Element types by storage: a tag per dtype the rule knows.
+struct Bool { using S = uint8_t; static constexpr Kind kind = Kind::kBool; };
+template <typename T> struct Int { using S = T; static constexpr Kind kind = std::is_signed_v<T> ? Kind::kInt : Kind::kUInt; };
+struct Half { using S = uint16_t; static constexpr Kind kind = Kind::kFloat; };
+template <typename T> struct Float { using S = T; static constexpr Kind kind = Kind::kFloat; };
+
+// Why a value does not survive, for the message.
+struct Failure {
+  bool failed = false;
+  int64_t index = 0;
+  std::string value, becomes;  // "1e+300", "inf"
+  bool range = false;          // an integer outside the destination's range (no "becomes")
+};
+
+std::string FloatText(double d) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, r.ptr);
+}
+template <typename T>
+std::string IntText(T v) {
+  char buf[48];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+bool HalfIsInf(uint16_t h) { return (h & 0x7fff) == 0x7c00; }
+
+template <typename From>
+double AsDouble(typename From::S v) {
+  if constexpr (std::is_same_v<From, Half>) {
+    return static_cast<double>(__gnu_h2f_ieee(v));
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+// A float value `d` (finite or not) stored as To.
+template <typename To>
+typename To::S FromDouble(double d) {
+  if constexpr (std::is_same_v<To, Half>) {
+    return __truncdfhf2(d);
+  } else {
+    return static_cast<typename To::S>(d);
+  }
+}
+
+// One element: the converted value in *out; false (with *why filled) when it does not survive.
+template <typename From, typename To>
+bool ConvertOne(typename From::S in, typename To::S* out, Failure* why) {
+  using TS = typename To::S;
+  if constexpr (From::kind == Kind::kBool) {
+    bool b = in != 0;
+    if constexpr (std::is_same_v<To, Half>) {
+      *out = b ? 0x3c00 : 0;
+    } else {
+      *out = static_cast<TS>(b ? 1 : 0);
+    }
+    return true;
+  } else if constexpr (From::kind == Kind::kInt || From::kind == Kind::kUInt) {
+    const __int128 x = static_cast<__int128>(in);
+    if constexpr (To::kind == Kind::kInt || To::kind == Kind::kUInt) {
+      if (x < static_cast<__int128>(std::numeric_limits<TS>::min()) ||
+          x > static_cast<__int128>(std::numeric_limits<TS>::max())) {
+        why->value = IntText(in);
+        why->range = true;
+        return false;
+      }
+      *out = static_cast<TS>(in);
+      return true;
+    } else {  // to a float: exactly, or refused
+      TS f;
+      double back;
+      if constexpr (std::is_same_v<To, Half>) {
+        f = __gnu_f2h_ieee(static_cast<float>(in));  // exact values stay exact through float32
+        back = static_cast<double>(__gnu_h2f_ieee(f));
+      } else {
+        f = static_cast<TS>(in);
+        back = static_cast<double>(f);
+      }
+      if (std::isfinite(back) && std::fabs(back) < 1.7e38 && static_cast<__int128>(back) == x) {
+        *out = f;
+        return true;
+      }
+      why->value = IntText(in);
+      why->becomes = FloatText(back);
+      return false;
+    }
+  } else {  // float to float: rounded to nearest; a finite value must stay finite
+    static_assert(To::kind == Kind::kFloat, "float converts only to float (checked per dtype)");
+    double d = AsDouble<From>(in);
+    TS f = FromDouble<To>(d);
+    bool inf;
+    if constexpr (std::is_same_v<To, Half>) {
+      inf = HalfIsInf(f);
+    } else {
+      inf = std::isinf(f);
+    }
+    if (inf && std::isfinite(d)) {
+      why->value = FloatText(d);
+      why->becomes = d > 0 ? "inf" : "-inf";
+      return false;
+    }
+    *out = f;
+    return true;
+  }
+}
+
+template <typename From, typename To>
+void ConvertAll(const void* src, void* dst, int64_t n, Failure* why) {
+  using FS = typename From::S;
+  using TS = typename To::S;
+  const auto* s = static_cast<const FS*>(src);
+  for (int64_t i = 0; i < n; ++i) {  // pass 1: check every value
+    FS v;
+    std::memcpy(&v, s + i, sizeof v);
+    TS out;
+    if (!ConvertOne<From, To>(v, &out, why)) {
+      why->failed = true;
+      why->index = i;
+      return;
+    }
+  }
+  auto* d = static_cast<TS*>(dst);
+  for (int64_t i = 0; i < n; ++i) {  // pass 2: write
+    FS v;
+    std::memcpy(&v, s + i, sizeof v);
+    TS out{};
+    ConvertOne<From, To>(v, &out, why);
+    std::memcpy(d + i, &out, sizeof out);
+  }
+}
+
+template <typename From>
+void DispatchTo(DLDataType to, const void* src, void* dst, int64_t n, Failure* why) {
+  switch (KindOf(to)) {
+    case Kind::kBool:
+      if constexpr (From::kind == Kind::kBool) return ConvertAll<From, Bool>(src, dst, n, why);
+      break;
+    case Kind::kInt:
+      if constexpr (From::kind != Kind::kFloat) {
+        switch (to.bits) {
+          case 8: return ConvertAll<From, Int<int8_t>>(src, dst, n, why);
+          case 16: return ConvertAll<From, Int<int16_t>>(src, dst, n, why);
+          case 32: return ConvertAll<From, Int<int32_t>>(src, dst, n, why);
+          default: return ConvertAll<From, Int<int64_t>>(src, dst, n, why);
+        }
+      }
+      break;
+    case Kind::kUInt:
+      if constexpr (From::kind != Kind::kFloat) {
+        switch (to.bits) {
+          case 8: return ConvertAll<From, Int<uint8_t>>(src, dst, n, why);
+          case 16: return ConvertAll<From, Int<uint16_t>>(src, dst, n, why);
+          case 32: return ConvertAll<From, Int<uint32_t>>(src, dst, n, why);
+          default: return ConvertAll<From, Int<uint64_t>>(src, dst, n, why);
+        }
+      }
+      break;
+    case Kind::kFloat:
+      switch (to.bits) {
+        case 16: return ConvertAll<From, Half>(src, dst, n, why);
+        case 32: return ConvertAll<From, Float<float>>(src, dst, n, why);
+        default: return ConvertAll<From, Float<double>>(src, dst, n, why);
+      }
+    case Kind::kOther:
+      break;
+  }
+  AOTRT_THROW(kInternal, "ConvertTensor: no conversion (checked before)");
+}
+
+void Dispatch(DLDataType from, DLDataType to, const void* src, void* dst, int64_t n, Failure* why) {
+  switch (KindOf(from)) {
+    case Kind::kBool: return DispatchTo<Bool>(to, src, dst, n, why);
+    case Kind::kInt:
+      switch (from.bits) {
+        case 8: return DispatchTo<Int<int8_t>>(to, src, dst, n, why);
+        case 16: return DispatchTo<Int<int16_t>>(to, src, dst, n, why);
+        case 32: return DispatchTo<Int<int32_t>>(to, src, dst, n, why);
+        default: return DispatchTo<Int<int64_t>>(to, src, dst, n, why);
+      }
+    case Kind::kUInt:
+      switch (from.bits) {
+        case 8: return DispatchTo<Int<uint8_t>>(to, src, dst, n, why);
+        case 16: return DispatchTo<Int<uint16_t>>(to, src, dst, n, why);
+        case 32: return DispatchTo<Int<uint32_t>>(to, src, dst, n, why);
+        default: return DispatchTo<Int<uint64_t>>(to, src, dst, n, why);
+      }
+    case Kind::kFloat:
+      switch (from.bits) {
+        case 16: return DispatchTo<Half>(to, src, dst, n, why);
+        case 32: return DispatchTo<Float<float>>(to, src, dst, n, why);
+        default: return DispatchTo<Float<double>>(to, src, dst, n, why);
+      }
+    case Kind::kOther:
+      break;
+  }
+  AOTRT_THROW(kInternal, "ConvertTensor: no conversion (checked before)");
+}
+
+// "[1, 4]" for flat index 9 of shape [2, 5]; "[9]" without a shape.
+std::string IndexText(int64_t flat, const int64_t* shape, int ndim) {
+  if (ndim <= 0 || shape == nullptr) return "[" + IntText(flat) + "]";
+  std::vector<int64_t> idx(static_cast<size_t>(ndim));
+  for (int d = ndim - 1; d >= 0; --d) {
+    int64_t n = shape[d] > 0 ? shape[d] : 1;
+    idx[static_cast<size_t>(d)] = flat % n;
+    flat /= n;
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + IntText(idx[d]);
+  return s + "]";
+}
+
+std::string RangeText(DLDataType t) {
+  auto bits = t.bits;
+  if (t.code == kDLInt) {
+    __int128 hi = (static_cast<__int128>(1) << (bits - 1)) - 1;
+    return "[" + IntText(static_cast<int64_t>(-hi - 1)) + ", " + IntText(static_cast<int64_t>(hi)) + "]";
+  }
+  unsigned __int128 hi = (static_cast<unsigned __int128>(1) << bits) - 1;
+  return "[0, " + IntText(static_cast<uint64_t>(hi)) + "]";
+}
+
+}  // namespace
+
+void CheckConversion(DLDataType from, DLDataType to, const std::string& what) {
+  if (DataTypeEqual(from, to)) return;
+  Kind f = KindOf(from), t = KindOf(to);
+  std::string head = StrCat(what, ": expected dtype ", DataTypeToString(to), ", got ", DataTypeToString(from));
+  AOTRT_REQUIRE(f != Kind::kOther && t != Kind::kOther, kTypeMismatch, head,
+                ": only bool, int, uint and float dtypes of one lane convert into each other");
+  AOTRT_REQUIRE(!(f == Kind::kFloat && t != Kind::kFloat), kTypeMismatch, head,
+                ": a float is not converted to ", t == Kind::kBool ? "bool" : "an integer",
+                " (it would be truncated); convert explicitly if that is what you mean");
+  AOTRT_REQUIRE(!(t == Kind::kBool && f != Kind::kBool), kTypeMismatch, head,
+                ": only bool converts to bool; compare explicitly (e.g. x != 0) if that is what you mean");
+}
+
+void ConvertTensor(const DLTensor& from, DLTensor* to, const std::string& what) {
+  AOTRT_REQUIRE(to != nullptr, kInvalidArgument, what, ": no destination");
+  CheckConversion(from.dtype, to->dtype, what);
+  int64_t n = ShapeElements(from.shape, from.ndim);
+  int64_t m = ShapeElements(to->shape, to->ndim);
+  AOTRT_REQUIRE(n == m, kShapeMismatch, what, ": ", n, " values for ", m, " elements (shape ",
+                ShapeToString(from.shape, from.ndim), " into ", ShapeToString(to->shape, to->ndim), ")");
+  AOTRT_REQUIRE(IsContiguous(from) && IsContiguous(*to), kInvalidArgument, what, ": tensor is not contiguous");
+  if (n == 0) return;
+  AOTRT_REQUIRE(from.data && to->data, kInvalidArgument, what, ": null data pointer");
+  const void* src = static_cast<const char*>(from.data) + from.byte_offset;
+  void* dst = static_cast<char*>(to->data) + to->byte_offset;
+  if (DataTypeEqual(from.dtype, to->dtype)) {
+    std::memmove(dst, src, static_cast<size_t>(n) * DataTypeBytes(from.dtype));
+    return;
+  }
+  Failure why;
+  Dispatch(from.dtype, to->dtype, src, dst, n, &why);
+  if (!why.failed) return;
+  std::string at = IndexText(why.index, from.shape, from.ndim);
+  if (why.range) {
+    AOTRT_THROW(kTypeMismatch, what, ": expected dtype ", DataTypeToString(to->dtype), ", got ",
+                DataTypeToString(from.dtype), " holding ", why.value, " at index ", at, ", outside ",
+                DataTypeToString(to->dtype), "'s range ", RangeText(to->dtype), " (it would wrap around)");
+  }
+  AOTRT_THROW(kTypeMismatch, what, ": expected dtype ", DataTypeToString(to->dtype), ", got ",
+              DataTypeToString(from.dtype), " holding ", why.value, " at index ", at, ", which does not survive the "
+              "conversion: it would become ", why.becomes);
+}
+
+}  // namespace aotrt
