@@ -15,35 +15,26 @@
 
 #include "base/error_util.h"
 #include "base/unique_fd.h"
+#include "module/loader/elf_symbols.h"
 
 namespace aotrt {
 namespace profiling_internal {
 namespace {
-
-template <typename T>
-T ReadAt(const char* base, size_t size, uint64_t off, const std::string& what, const char* field) {
-  if (off > size || sizeof(T) > size - off) {
-    AOTRT_THROW(kFormatError, what, ": ELF ", field, " at offset ", off, " lies outside the ", size, "-byte file");
-  }
-  T v;
-  std::memcpy(&v, base + off, sizeof(T));
-  return v;
-}
 
 // The sized function symbols of every section of `type`, as run-time addresses.
 std::vector<CodeSymbol> FunctionSymbols(const char* base, size_t size, const Elf64_Ehdr& eh, uint32_t type,
                                         const std::string& what, uintptr_t bias) {
   std::vector<CodeSymbol> out;
   for (uint64_t i = 0; i < eh.e_shnum; ++i) {
-    auto sh = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
+    auto sh = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
     if (sh.sh_type != type) continue;
     AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link);
-    auto str = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
+    auto str = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
     AOTRT_REQUIRE(str.sh_offset <= size && str.sh_size <= size - str.sh_offset && sh.sh_offset <= size &&
                       sh.sh_size <= size - sh.sh_offset,
                   kFormatError, what, ": a symbol table or its strings lie outside the file");
     for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); ++k) {
-      auto sym = ReadAt<Elf64_Sym>(base, size, sh.sh_offset + k * sizeof(Elf64_Sym), what, "symbol");
+      auto sym = ReadElfAt<Elf64_Sym>(base, size, sh.sh_offset + k * sizeof(Elf64_Sym), what, "symbol");
       if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_size == 0) continue;
       if (sym.st_name == 0 || sym.st_name >= str.sh_size) continue;
       const char* name = base + str.sh_offset + sym.st_name;
@@ -123,7 +114,7 @@ CodeMap CodeMap::FromElf(const void* data, size_t size, const std::string& what,
   const char* base = static_cast<const char*>(data);
   AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
                 ": not an ELF file (bad magic)");
-  auto eh = ReadAt<Elf64_Ehdr>(base, size, 0, what, "header");
+  auto eh = ReadElfAt<Elf64_Ehdr>(base, size, 0, what, "header");
   AOTRT_REQUIRE(eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB, kFormatError, what,
                 ": not a 64-bit little-endian ELF file");
   AOTRT_REQUIRE((eh.e_shentsize == sizeof(Elf64_Shdr) || eh.e_shnum == 0) &&
@@ -141,10 +132,10 @@ CodeMap CodeMap::FromElf(const void* data, size_t size, const std::string& what,
   // PLT stubs have no sized symbols: one line for them, which attribution counts as the
   // runtime's (they only jump into it).
   if (eh.e_shstrndx != SHN_UNDEF && eh.e_shstrndx < eh.e_shnum) {
-    auto names = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + eh.e_shstrndx * sizeof(Elf64_Shdr), what, "section header");
+    auto names = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + eh.e_shstrndx * sizeof(Elf64_Shdr), what, "section header");
     std::vector<CodeSymbol> plt;
     for (uint64_t i = 0; i < eh.e_shnum; ++i) {
-      auto sh = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
+      auto sh = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
       if (sh.sh_size == 0 || names.sh_offset > size || sh.sh_name >= names.sh_size ||
           names.sh_size > size - names.sh_offset) {
         continue;
@@ -161,7 +152,7 @@ CodeMap CodeMap::FromElf(const void* data, size_t size, const std::string& what,
     }
   }
   for (uint64_t i = 0; i < eh.e_phnum; ++i) {
-    auto ph = ReadAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
+    auto ph = ReadElfAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
     if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
       map.code_.push_back({load_bias + ph.p_vaddr, load_bias + ph.p_vaddr + ph.p_memsz});
     }

@@ -11,31 +11,11 @@ import argparse
 import csv
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-
-
-def aotrt(args, *cmd):
-    p = subprocess.run([args.aotrt] + [str(c) for c in cmd], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
-
-
-def expect_error(args, code, needle, *cmd):
-    rc, out, err = aotrt(args, *cmd)
-    name = " ".join(str(c) for c in cmd)
-    check(rc == code, "%s: exit %d, expected %d (stderr: %r)" % (name, rc, code, err))
-    lines = [l for l in err.splitlines() if l.strip()]
-    check(len(lines) == 1, "%s: expected one error line, got %r" % (name, err))
-    check(needle in err, "%s: %r not in %r" % (name, needle, err))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_cli import FAILURES, aotrt, check, expect_error  # noqa: E402
 
 
 def check_report(j, what):

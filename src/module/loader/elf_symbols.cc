@@ -8,20 +8,10 @@
 namespace aotrt {
 namespace {
 
-template <typename T>
-T ReadAt(const char* base, size_t size, uint64_t off, const std::string& what, const char* field) {
-  if (off > size || sizeof(T) > size - off) {
-    AOTRT_THROW(kFormatError, what, ": ELF ", field, " at offset ", off, " lies outside the ", size, "-byte file");
-  }
-  T v;
-  std::memcpy(&v, base + off, sizeof(T));
-  return v;
-}
-
 Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what) {
   AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
                 ": not an ELF file (bad magic); expected a shared library");
-  auto eh = ReadAt<Elf64_Ehdr>(base, size, 0, what, "header");
+  auto eh = ReadElfAt<Elf64_Ehdr>(base, size, 0, what, "header");
   AOTRT_REQUIRE(eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB, kFormatError, what,
                 ": not a 64-bit little-endian ELF file");
   return eh;
@@ -35,18 +25,18 @@ void ForEachSymbol(const void* data, size_t size, const std::string& what, uint3
   AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr) || eh.e_shnum == 0, kFormatError, what,
                 ": unexpected ELF section header size ", eh.e_shentsize);
   for (uint64_t i = 0; i < eh.e_shnum; ++i) {
-    auto sh = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
+    auto sh = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
     if (sh.sh_type != section_type) continue;
     AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link,
                   " of ", eh.e_shnum);
-    auto strtab = ReadAt<Elf64_Shdr>(base, size, eh.e_shoff + sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
+    auto strtab = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
     AOTRT_REQUIRE(strtab.sh_offset <= size && strtab.sh_size <= size - strtab.sh_offset, kFormatError, what,
                   ": symbol string table lies outside the file");
     AOTRT_REQUIRE(sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset, kFormatError, what,
                   ": symbol table lies outside the file");
     uint64_t count = sh.sh_size / sizeof(Elf64_Sym);
     for (uint64_t k = 1; k < count; ++k) {
-      auto sym = ReadAt<Elf64_Sym>(base, size, sh.sh_offset + k * sizeof(Elf64_Sym), what, "symbol");
+      auto sym = ReadElfAt<Elf64_Sym>(base, size, sh.sh_offset + k * sizeof(Elf64_Sym), what, "symbol");
       if (sym.st_name == 0 || sym.st_name >= strtab.sh_size) continue;
       const char* name = base + strtab.sh_offset + sym.st_name;
       visit(std::string(name, strnlen(name, strtab.sh_size - sym.st_name)), sym);
@@ -75,7 +65,7 @@ void CheckElfSegmentsInFile(const void* data, size_t size, const std::string& wh
   AOTRT_REQUIRE(eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0, kFormatError, what,
                 ": unexpected ELF program header size ", eh.e_phentsize);
   for (uint64_t i = 0; i < eh.e_phnum; ++i) {
-    auto ph = ReadAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
+    auto ph = ReadElfAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
     if (ph.p_type != PT_LOAD) continue;
     AOTRT_REQUIRE(ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset, kFormatError, what, ": ELF segment ", i,
                   " (PT_LOAD) covers file bytes [", ph.p_offset, ", ", ph.p_offset + ph.p_filesz,

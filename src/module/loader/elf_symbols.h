@@ -8,8 +8,11 @@
 #include <elf.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
+
+#include "base/error_util.h"
 
 namespace aotrt {
 
@@ -31,6 +34,18 @@ struct ElfDynamicSymbols {
     return nullptr;
   }
 };
+
+// The T at byte `off` of the `size` bytes at `base` (read with memcpy: ELF structures in a file
+// need no alignment). Throws kFormatError naming `what` and `field` when it does not lie inside.
+template <typename T>
+T ReadElfAt(const char* base, size_t size, uint64_t off, const std::string& what, const char* field) {
+  if (off > size || sizeof(T) > size - off) {
+    AOTRT_THROW(kFormatError, what, ": ELF ", field, " at offset ", off, " lies outside the ", size, "-byte file");
+  }
+  T v;
+  std::memcpy(&v, base + off, sizeof(T));
+  return v;
+}
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what);
 
