@@ -53,9 +53,12 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   ValidateOperatorProfileOptions(opt);
   AotExecutor& impl = ExecutorOf(executor_module);
   const ModelProgram& program = impl.model().program();
-  AOTRT_REQUIRE(program.entry != nullptr, kNotImplemented, "ProfileOperators: model ", impl.model().name(),
+  // The library holding the model's code: the packed entry's, or a C-interface archive's compiled one.
+  const void* code_address = program.entry ? reinterpret_cast<const void*>(program.entry)
+                                           : reinterpret_cast<const void*>(program.c_run);
+  AOTRT_REQUIRE(code_address != nullptr, kNotImplemented, "ProfileOperators: model ", impl.model().name(),
                 " is not called through a function of a loaded library, which the profiler needs");
-  CodeMap code = CodeMap::ForAddress(reinterpret_cast<const void*>(program.entry));
+  CodeMap code = CodeMap::ForAddress(code_address);
 
   OperatorProfile profile;
   profile.model = impl.model().name();

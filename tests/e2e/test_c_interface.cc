@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "aotrt/c_api.h"
+#include "aotrt/profiling.h"
 #include "common/expect_error.h"
 #include "common/mlf_cases.h"
 #include "common/run_case.h"
@@ -42,6 +43,30 @@ TEST(CInterface, ConvUsmpLoadsWithNamesShapesAndPools) {
   EXPECT_EQ(m.Info().workspace_pools[0].name, "global_workspace");
   EXPECT_EQ(m.WorkspaceBytes(), 9536u);
   ExpectRunsBitExact(c, m);
+}
+
+// The operator profile (issue 27) names a C-interface archive's operators from its compiled library.
+TEST(CInterface, OperatorProfileNamesTheArchivesOperators) {
+  Case c = MlfCase("mlf_conv_usmp");
+  AOTRT_SKIP_WITHOUT_MLF(c);
+  Executor ex = Model::Load(c.library).CreateExecutor();
+  SetCaseInputs(c, ex);
+  OperatorProfileOptions opt;
+  opt.runs = 2000;
+  opt.period_us = 200;
+  OperatorProfile p = ProfileOperators(ex, opt);
+  // Sanitizer builds defer and slow signals: a handful of samples may be all there is.
+  if (p.samples == 0) GTEST_SKIP() << "no sample taken in 2,000 runs (sanitized build?)";
+  ASSERT_FALSE(p.operators.empty()) << p.ToTable();
+  bool conv = false;
+  double total = p.outside.percent;
+  for (const OperatorCost& op : p.operators) {
+    EXPECT_EQ(op.name.find("tvmgen_default_"), std::string::npos) << op.name;  // prefix stripped
+    conv = conv || op.name.find("conv2d") != std::string::npos;
+    total += op.percent;
+  }
+  EXPECT_TRUE(conv) << p.ToTable();
+  EXPECT_NEAR(total, 100.0, 0.01);
 }
 
 TEST(CInterface, UserPoolArchiveGetsItsAppPoolPerExecutor) {
