@@ -38,7 +38,7 @@ typedef struct {
   int32_t constant_cache;         /*!< 1 (default): use the per-machine constant cache; 0: a private copy */
   int32_t verify_constant_cache;  /*!< 1: hash a cached constant pool whole at every load; default 0 */
   const char* cache_dir;          /*!< NULL or "" (default): $AOTRT_CACHE_DIR, $XDG_CACHE_HOME/aotrt, ~/.cache/aotrt */
-  uint64_t cache_max_bytes;       /*!< 0 (default): $AOTRT_CACHE_MAX_MB MiB, else 4096 MiB */
+  uint64_t cache_max_bytes;       /*!< 0 (default): $AOTRT_CACHE_MAX_MB MiB, else 1024 MiB */
   int32_t check_bounds;           /*!< 1: every executor of the model checks for writes past its workspace */
   int32_t huge_pages;             /*!< 1: every executor backs its buffers of 2 MiB and more with huge pages */
   const char* c_compiler;         /*!< NULL or "" (default): $CC, else cc (archives' sources, object exports) */

@@ -13,6 +13,9 @@
 
 namespace aotrt {
 
+// The constant cache's default size limit (LoadOptions::cache_max_bytes 0, AOTRT_CACHE_MAX_MB unset).
+constexpr uint64_t kDefaultCacheMaxBytes = uint64_t{1024} << 20;
+
 // Options of one executor, fixed when it is created.
 struct ExecutorOptions {
   // Checking mode for models whose generated code writes past the memory planned for it (a
@@ -69,7 +72,7 @@ struct LoadOptions {
   // load of the same archive compiles nothing.
   std::string cache_dir;
   // The most bytes of pool files the directory keeps (least recently used removed first); 0 means
-  // $AOTRT_CACHE_MAX_MB MiB, else 4096 MiB.
+  // $AOTRT_CACHE_MAX_MB MiB, else 1024 MiB (60 MobileNet-sized pools: sized for a developer laptop).
   uint64_t cache_max_bytes = 0;
   // The C compiler that compiles a Model Library Format archive's sources (C interface) and links
   // a `.tar`/`.o` object export ("" means $CC, else cc; found in PATH unless it contains a '/'),

@@ -18,7 +18,7 @@
 //
 // Size: a hit marks its file used (its modification time, at most once an hour); after building a
 // file, the builder removes the least recently used pool files while the directory's pool files
-// exceed ConstantCacheOptions::max_bytes (AOTRT_CACHE_MAX_MB, default 4096), never the file it
+// exceed ConstantCacheOptions::max_bytes (AOTRT_CACHE_MAX_MB, default 1024), never the file it
 // just built. So files of keys no longer used (a replaced model file) age out. A process that has
 // a removed file mapped keeps its pages.
 //
@@ -45,7 +45,7 @@ struct ConstantCacheOptions {
   bool verify = false;             // hash the whole payload at every open
   std::string directory;           // "": no directory, so a private copy
   size_t min_bytes = size_t{64} << 10;  // smaller pools are private copies
-  uint64_t max_bytes = uint64_t{4096} << 20;  // pool files kept in the directory (LRU beyond it)
+  uint64_t max_bytes = kDefaultCacheMaxBytes;  // pool files kept in the directory (LRU beyond it)
   int lock_wait_ms = 60000;  // longest wait for another builder; then a private copy
 
   // What a load's options ask for (the front door has merged the environment into them and

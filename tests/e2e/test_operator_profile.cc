@@ -68,7 +68,9 @@ OperatorProfile ProfileCase(const std::string& name, Executor* keep = nullptr) {
 // Every sample of the model is in one of its operators, under its own name.
 void ExpectNamedAttribution(const std::string& name, const OperatorProfile& p) {
   EXPECT_EQ(p.symbol_table, ".symtab") << name;
-  if (!SanitizedTiming()) EXPECT_GE(p.samples, 300u) << name << ": too few samples to judge";
+  // 3 s at a 1 ms period: ~3,000 samples on an idle machine; a loaded CI machine can leave a few
+  // hundred, still enough for the naming checks (the share tests set their own bounds).
+  if (!SanitizedTiming()) EXPECT_GE(p.samples, 100u) << name << ": too few samples to judge";
   EXPECT_GT(p.runs, 0) << name;
   EXPECT_EQ(p.dropped, 0u) << name;
   // Every line of the model is one of its operators (no unnamed code, no parallel lambda).

@@ -9,7 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     aotrt::NDArray a = aotrt::ParseNpy(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
-    (void)aotrt_cli::SerializeNpy(a.tensor());
+    (void)aotrt::SerializeNpy(a.tensor());
   } catch (const aotrt::Error&) {
   }
   return 0;

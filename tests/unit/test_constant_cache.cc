@@ -265,7 +265,7 @@ TEST_F(ConstantCacheTest, LoadOptionsTurnIntoCacheOptions) {
   EXPECT_TRUE(o.enabled);
   EXPECT_FALSE(o.verify);
   EXPECT_EQ(o.directory, "/srv/aotrt");
-  EXPECT_EQ(o.max_bytes, uint64_t{4096} << 20);
+  EXPECT_EQ(o.max_bytes, uint64_t{1024} << 20);
   load.constant_cache = false;
   load.verify_constant_cache = true;
   load.cache_max_bytes = uint64_t{64} << 20;

@@ -23,7 +23,7 @@ const DLDataType kBool{kDLUInt, 1, 1}, kI8{kDLInt, 8, 1}, kI32{kDLInt, 32, 1}, k
 template <typename T>
 NDArray Make(DLDataType t, std::vector<T> v) {
   NDArray a = NDArray::Empty({static_cast<int64_t>(v.size())}, t);
-  std::memcpy(a.data(), v.data(), v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(a.data(), v.data(), v.size() * sizeof(T));
   return a;
 }
 
