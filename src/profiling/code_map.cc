@@ -22,26 +22,14 @@ namespace profiling_internal {
 namespace {
 
 // The sized function symbols of every section of `type`, as run-time addresses.
-std::vector<CodeSymbol> FunctionSymbols(const char* base, size_t size, const Elf64_Ehdr& eh, uint32_t type,
-                                        const std::string& what, uintptr_t bias) {
+std::vector<CodeSymbol> FunctionSymbols(const char* base, size_t size, uint32_t type, const std::string& what,
+                                        uintptr_t bias) {
   std::vector<CodeSymbol> out;
-  for (uint64_t i = 0; i < eh.e_shnum; ++i) {
-    auto sh = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
-    if (sh.sh_type != type) continue;
-    AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link);
-    auto str = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
-    AOTRT_REQUIRE(str.sh_offset <= size && str.sh_size <= size - str.sh_offset && sh.sh_offset <= size &&
-                      sh.sh_size <= size - sh.sh_offset,
-                  kFormatError, what, ": a symbol table or its strings lie outside the file");
-    for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); ++k) {
-      auto sym = ReadElfAt<Elf64_Sym>(base, size, sh.sh_offset + k * sizeof(Elf64_Sym), what, "symbol");
-      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_size == 0) continue;
-      if (sym.st_name == 0 || sym.st_name >= str.sh_size) continue;
-      const char* name = base + str.sh_offset + sym.st_name;
-      uintptr_t start = bias + sym.st_value;
-      out.push_back({start, start + sym.st_size, std::string(name, strnlen(name, str.sh_size - sym.st_name))});
-    }
-  }
+  ForEachElfSymbol(base, size, what, type, [&out, bias](std::string name, const Elf64_Sym& sym) {
+    if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_size == 0) return;
+    uintptr_t start = bias + sym.st_value;
+    out.push_back({start, start + sym.st_size, std::move(name)});
+  });
   return out;
 }
 
@@ -123,10 +111,10 @@ CodeMap CodeMap::FromElf(const void* data, size_t size, const std::string& what,
   CodeMap map;
   map.path_ = what;
   map.load_bias_ = load_bias;
-  map.symbols_ = SortedDisjoint(FunctionSymbols(base, size, eh, SHT_SYMTAB, what, load_bias));
+  map.symbols_ = SortedDisjoint(FunctionSymbols(base, size, SHT_SYMTAB, what, load_bias));
   map.table_ = ".symtab";
   if (map.symbols_.empty()) {
-    map.symbols_ = SortedDisjoint(FunctionSymbols(base, size, eh, SHT_DYNSYM, what, load_bias));
+    map.symbols_ = SortedDisjoint(FunctionSymbols(base, size, SHT_DYNSYM, what, load_bias));
     map.table_ = map.symbols_.empty() ? "" : ".dynsym";
   }
   // PLT stubs have no sized symbols: one line for them, which attribution counts as the

@@ -17,8 +17,9 @@ Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what)
   return eh;
 }
 
-// Calls `visit(name, symbol)` for every named symbol of every section of type `section_type`.
-void ForEachSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
+}  // namespace
+
+void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
                    const std::function<void(std::string, const Elf64_Sym&)>& visit) {
   const char* base = static_cast<const char*>(data);
   Elf64_Ehdr eh = ReadElfHeader(base, size, what);
@@ -44,11 +45,9 @@ void ForEachSymbol(const void* data, size_t size, const std::string& what, uint3
   }
 }
 
-}  // namespace
-
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
   ElfDynamicSymbols out;
-  ForEachSymbol(data, size, what, SHT_DYNSYM, [&out](std::string name, const Elf64_Sym& sym) {
+  ForEachElfSymbol(data, size, what, SHT_DYNSYM, [&out](std::string name, const Elf64_Sym& sym) {
     if (sym.st_shndx == SHN_UNDEF) {
       // Weak references may stay unresolved (the dynamic linker makes them null).
       if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out.undefined.push_back(std::move(name));
@@ -77,7 +76,7 @@ void CheckElfSegmentsInFile(const void* data, size_t size, const std::string& wh
 
 uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name) {
   uint64_t value = 0;
-  ForEachSymbol(data, size, what, SHT_SYMTAB, [&](const std::string& n, const Elf64_Sym& sym) {
+  ForEachElfSymbol(data, size, what, SHT_SYMTAB, [&](const std::string& n, const Elf64_Sym& sym) {
     int type = ELF64_ST_TYPE(sym.st_info), bind = ELF64_ST_BIND(sym.st_info);
     bool usable = sym.st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_OBJECT) &&
                   (bind == STB_GLOBAL || bind == STB_WEAK);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,12 @@ T ReadElfAt(const char* base, size_t size, uint64_t off, const std::string& what
   std::memcpy(&v, base + off, sizeof(T));
   return v;
 }
+
+// Calls `visit(name, symbol)` for every named symbol of every section of type `section_type`
+// (SHT_SYMTAB, SHT_DYNSYM) of the ELF file in `data`. Throws kFormatError naming `what` for a
+// header, table or string table that does not lie inside the file.
+void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
+                      const std::function<void(std::string, const Elf64_Sym&)>& visit);
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what);
 
