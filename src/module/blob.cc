@@ -103,24 +103,29 @@ void NotifyImportsLinked(ModuleNode* root) {
 
 std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
 
-const FileLoaderDef* FindBuiltinFileLoader(const std::string& format) {
-  for (size_t t = 0; t < kNumBuiltinFileLoaderTables; ++t) {
-    const FileLoaderTable* table = kBuiltinFileLoaderTables[t];
-    for (size_t i = 0; i < table->size; ++i) {
-      if (format == table->defs[i].format) return &table->defs[i];
+namespace {
+
+// The entry of `tables` whose `key` member is `name`, or nullptr.
+template <typename Def>
+const Def* FindInTables(const LoaderTable<Def>* const* tables, size_t count, const char* Def::*key,
+                        const std::string& name) {
+  for (size_t t = 0; t < count; ++t) {
+    for (size_t i = 0; i < tables[t]->size; ++i) {
+      if (name == tables[t]->defs[i].*key) return &tables[t]->defs[i];
     }
   }
   return nullptr;
 }
 
+}  // namespace
+
+const FileLoaderDef* FindBuiltinFileLoader(const std::string& format) {
+  return FindInTables(kBuiltinFileLoaderTables, kNumBuiltinFileLoaderTables, &FileLoaderDef::format, format);
+}
+
 const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
-  for (size_t t = 0; t < kNumBuiltinBinaryLoaderTables; ++t) {
-    const BinaryLoaderTable* table = kBuiltinBinaryLoaderTables[t];
-    for (size_t i = 0; i < table->size; ++i) {
-      if (type_key == table->defs[i].type_key) return &table->defs[i];
-    }
-  }
-  return nullptr;
+  return FindInTables(kBuiltinBinaryLoaderTables, kNumBuiltinBinaryLoaderTables, &BinaryLoaderDef::type_key,
+                      type_key);
 }
 
 ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,

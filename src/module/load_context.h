@@ -42,10 +42,13 @@ struct BinaryLoaderDef {
   const char* type_key;  // e.g. "AotExecutorFactory"
   BinaryLoaderFn load;
 };
-struct BinaryLoaderTable {
-  const BinaryLoaderDef* defs;
+// A compile-time table of built-in loaders (the top layer lists every table of each kind).
+template <typename Def>
+struct LoaderTable {
+  const Def* defs;
   size_t size;
 };
+using BinaryLoaderTable = LoaderTable<BinaryLoaderDef>;
 
 // Defined by the top layer, beside the tables of built-in globals: every table of built-in
 // binary loaders. A host may still register `runtime.module.loadbinary_<key>` as a packed
@@ -64,10 +67,7 @@ struct FileLoaderDef {
   const char* format;  // e.g. "mlf"
   FileLoaderFn load;
 };
-struct FileLoaderTable {
-  const FileLoaderDef* defs;
-  size_t size;
-};
+using FileLoaderTable = LoaderTable<FileLoaderDef>;
 extern const FileLoaderTable* const kBuiltinFileLoaderTables[];
 extern const size_t kNumBuiltinFileLoaderTables;
 
