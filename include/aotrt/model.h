@@ -116,6 +116,14 @@ class AOTRT_API Model {
   // A new executor with its own inputs, outputs and workspace; `options` add to the model's
   // LoadOptions::executor. kInvalidArgument: not CPU 0.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
+  // The bytes of ExecutorOptions::arena an executor created with `options` needs (its arena and
+  // arena_bytes are ignored here): what the executor holds, plus, for a model whose run takes
+  // TVMBackendAllocWorkspace scratch, the most of it one run takes. That part is measured once per
+  // model, the first time it is asked for (here or by a CreateExecutor in an arena): one executor
+  // built in scratch memory runs once on zero inputs (TVM's generated code asks for the same sizes
+  // every run); that first call allocates from the heap and takes one run's time, later ones take
+  // microseconds. Throws kModelError when the measuring run fails, kOutOfMemory.
+  size_t ArenaBytes(const ExecutorOptions& options = ExecutorOptions()) const;
 
   // Everything about the model: tensors, memory per executor and shared, runtime symbols.
   const ModelInfo& Info() const;

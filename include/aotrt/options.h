@@ -51,6 +51,20 @@ struct ExecutorOptions {
     size_t bytes = 0;
   };
   std::vector<Pool> workspace_pools;
+  // Caller-owned memory: build the executor entirely inside [arena, arena + arena_bytes), for
+  // packed exports and C-interface archives alike. Its object, argument arrays, inputs, outputs and
+  // workspace pools (those not given above) are cut from the front; the rest serves the run-time
+  // workspace of a model without memory planning (its TVMBackendAllocWorkspace requests, last-in
+  // first-out; parallel workers keep their own pools). Creating and running such an executor
+  // allocate nothing from the heap (a param input set by SetInput gets storage of its own then).
+  // Model::ArenaBytes(options) is the size needed; a smaller arena is refused with kInvalidArgument
+  // naming it, as is one not 64-byte aligned. The memory must stay valid, and be used by nothing
+  // else, until the executor and every handle to it (Executor, Module, GetInput/GetOutput arrays,
+  // which are views of it) are gone; aotrt never frees it. check_bounds and huge_pages do not
+  // apply (no room after the caller's buffers; the caller's memory is the caller's to advise).
+  // Both null/0: the heap.
+  void* arena = nullptr;
+  size_t arena_bytes = 0;
 };
 
 // Options of loading a model, fixed for its lifetime.

@@ -49,13 +49,23 @@ void* CallerPool(const ExecutorOptions& options, const TensorSpec& spec, const M
 
 }  // namespace
 
-AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options)
-    : model_(std::move(model)),
+AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options,
+                         const ExecutorOptions& floor, ExecutorArena arena)
+    : arena_(arena),
+      memory_(arena_.defined() ? static_cast<std::pmr::memory_resource*>(&arena_) : std::pmr::new_delete_resource()),
+      model_(std::move(model)),
       program_(&model_->program()),
-      check_bounds_(options.check_bounds),
-      huge_pages_(options.huge_pages),
+      inputs_(memory_),
+      outputs_(memory_),
+      workspace_pools_(memory_),
+      check_bounds_(!arena_.defined() && (options.check_bounds || floor.check_bounds)),
+      huge_pages_(!arena_.defined() && (options.huge_pages || floor.huge_pages)),
       entry_(program_->entry),
-      c_run_(program_->c_run) {
+      arg_tensors_(memory_),
+      arg_values_(memory_),
+      arg_codes_(memory_),
+      c_run_(program_->c_run),
+      raw_args_(memory_) {
   AOTRT_REQUIRE(IsAcceptedCpuDevice(device), kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
@@ -69,34 +79,39 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
   inputs_.resize(md.inputs.size());
   outputs_.resize(md.outputs.size());
   for (size_t i = 0; i < md.outputs.size(); ++i) {
-    outputs_[i].own = NDArray::Empty(md.outputs[i].shape, md.outputs[i].dtype);
-    Bind(md.inputs.size() + i, &outputs_[i], outputs_[i].own, Slot::kOwn);
+    uint8_t* data = OwnStorage(&outputs_[i], md.outputs[i]);
+    Bind(md.inputs.size() + i, &outputs_[i], data, outputs_[i].own, Slot::kOwn);
   }
   // Params from the factory (checked at load) are bound in place, shared by every executor, until set_input.
-  for (const LoadedModel::BoundParam& p : model_->bound_params()) Bind(p.input, &inputs_[p.input], p.array, Slot::kParam);
-  for (size_t i = 0; i < md.inputs.size(); ++i) {
-    if (!inputs_[i].bound.defined()) {
-      inputs_[i].own = NDArray::Empty(md.inputs[i].shape, md.inputs[i].dtype);
-      Bind(i, &inputs_[i], inputs_[i].own, Slot::kOwn);
-    }
+  for (const LoadedModel::BoundParam& p : model_->bound_params()) {
+    Bind(p.input, &inputs_[p.input], p.array.data(), p.array, Slot::kParam);
   }
+  for (size_t i = 0; i < md.inputs.size(); ++i) {
+    if (inputs_[i].kind == Slot::kParam) continue;
+    uint8_t* data = OwnStorage(&inputs_[i], md.inputs[i]);
+    Bind(i, &inputs_[i], data, inputs_[i].own, Slot::kOwn);
+  }
+  if (!arena_.defined()) workspace_pools_.reserve(md.workspace_pools.size());
   size_t arg = md.inputs.size() + md.outputs.size();
   for (const PoolArg& p : md.pool_args) {
     if (p.is_constant_pool) {
       // shared; the entry only reads it
       SetArg(arg++, ArgTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1}));
-    } else {
-      const TensorSpec& spec = md.workspace_pools[p.workspace_index];
-      if (void* given = CallerPool(options, spec, md)) {
-        SetArg(arg++, ArgTensor(given, spec.shape, spec.dtype));
-        continue;
-      }
+      continue;
+    }
+    const TensorSpec& spec = md.workspace_pools[p.workspace_index];
+    void* memory = CallerPool(options, spec, md);
+    if (memory == nullptr && arena_.defined()) {
+      memory = memory_->allocate(spec.bytes, kAllocAlignment);
+      if (!arena_.zeroed()) std::memset(memory, 0, spec.bytes);
+    } else if (memory == nullptr) {
       std::string name = PoolDisplayName(spec.name);
       workspace_pools_.emplace_back(name, spec.bytes,
                                     StrCat("workspace pool '", name, "' (", GroupedNumber(spec.bytes), " bytes) of ",
                                            md.DisplayName(), " (", program_->library_name, ")"));
-      SetArg(arg++, ArgTensor(workspace_pools_.back().data(), spec.shape, spec.dtype));
+      memory = workspace_pools_.back().data();
     }
+    SetArg(arg++, ArgTensor(memory, spec.shape, spec.dtype));
   }
   for (const ExecutorOptions::Pool& given : options.workspace_pools) {
     bool known = false;
@@ -108,11 +123,28 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
                   "'; its pools: ", names.empty() ? "none" : names);
     }
   }
+  if (arena_.defined()) {
+    size_t rest = 0;
+    uint8_t* region = arena_.TakeRest(&rest);
+    arena_workspace_ = ArenaWorkspace(region, rest);
+  }
   if (huge_pages_) AdviseHugePagesForBuffers();
 }
 
+// Storage of an input or output of this executor: zeroed, 64-byte aligned, from the region or the heap.
+uint8_t* AotExecutor::OwnStorage(Slot* slot, const TensorSpec& spec) {
+  if (arena_.defined()) {
+    slot->own_data = static_cast<uint8_t*>(memory_->allocate(spec.bytes, kAllocAlignment));
+    if (!arena_.zeroed()) std::memset(slot->own_data, 0, spec.bytes);
+  } else {
+    slot->own = NDArray::Empty(spec.shape, spec.dtype);
+    slot->own_data = static_cast<uint8_t*>(slot->own.data());
+  }
+  return slot->own_data;
+}
+
 void AotExecutor::AdviseHugePagesForBuffers() {
-  for (std::vector<Slot>* slots : {&inputs_, &outputs_}) {
+  for (std::pmr::vector<Slot>* slots : {&inputs_, &outputs_}) {
     for (Slot& s : *slots) {
       if (s.own.defined()) AdviseHugePages(s.own.data(), s.own.NumBytes());
     }
@@ -125,23 +157,46 @@ void AotExecutor::SetArg(size_t arg, const DLTensor& t) {
   if (c_run_) raw_args_[arg] = t.data;
 }
 
-void AotExecutor::Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind) {
-  const TensorSpec& spec = arg < inputs_.size() ? program_->md.inputs[arg] : program_->md.outputs[arg - inputs_.size()];
-  SetArg(arg, ArgTensor(array.data(), spec.shape, spec.dtype));
-  slot->bound = std::move(array);
+const TensorSpec& AotExecutor::SpecOf(size_t arg) const {
+  return arg < inputs_.size() ? program_->md.inputs[arg] : program_->md.outputs[arg - inputs_.size()];
+}
+
+void AotExecutor::Bind(size_t arg, Slot* slot, void* data, NDArray keep, Slot::Kind kind) {
+  const TensorSpec& spec = SpecOf(arg);
+  SetArg(arg, ArgTensor(data, spec.shape, spec.dtype));
+  slot->bound = std::move(keep);
+  slot->data = data;
   slot->kind = kind;
+}
+
+// Input i's own storage as a tensor (BindOwnInput first).
+DLTensor AotExecutor::OwnTensor(size_t i) const {
+  const TensorSpec& spec = program_->md.inputs[i];
+  return ArgTensor(inputs_[i].own_data, spec.shape, spec.dtype);
+}
+
+// What GetInput/GetOutput return: the bound array, or a view of own storage in the region.
+NDArray AotExecutor::Array(const Slot& slot, const TensorSpec& spec) const {
+  if (slot.bound.defined()) return slot.bound;
+  return NDArray::Borrow(ArgTensor(slot.data, spec.shape, spec.dtype));
 }
 
 void AotExecutor::BindOwnInput(size_t i) {
   Slot& s = inputs_[i];
   if (s.kind == Slot::kOwn) return;
   const TensorSpec& spec = program_->md.inputs[i];
-  if (!s.own.defined()) {
-    s.own = NDArray::Empty(spec.shape, spec.dtype);  // a param input's own storage, made on first set_input
+  if (s.own_data == nullptr) {
+    // A param input's own storage, made on its first set_input; from the heap even for an
+    // executor in a region (the region holds no second copy of the params).
+    s.own = NDArray::Empty(spec.shape, spec.dtype);
+    s.own_data = static_cast<uint8_t*>(s.own.data());
     if (huge_pages_) AdviseHugePages(s.own.data(), s.own.NumBytes());
   }
-  if (s.kind == Slot::kParam) s.own.CopyFrom(s.bound.tensor());  // keep the param's value
-  Bind(i, &s, s.own, Slot::kOwn);
+  if (s.kind == Slot::kParam) {
+    DLTensor own = OwnTensor(i);
+    CopyTensorBytes(s.bound.tensor(), &own);  // keep the param's value
+  }
+  Bind(i, &s, s.own_data, s.own, Slot::kOwn);
 }
 
 void AotExecutor::CheckIndex(const char* kind, size_t i, size_t n) const {
@@ -171,15 +226,15 @@ void AotExecutor::SetInput(size_t i, const DLTensor& t) {
   CheckIndex("input", i, inputs_.size());
   const TensorSpec& spec = program_->md.inputs[i];
   CheckTensorAgainstSpec("input", i, spec, t, /*convertible=*/true);
+  BindOwnInput(i);
+  DLTensor own = OwnTensor(i);
   if (DataTypeEqual(t.dtype, spec.dtype)) {
-    BindOwnInput(i);
-    CopyTensorBytes(t, &inputs_[i].own.object()->dl_tensor);
+    CopyTensorBytes(t, &own);
     return;
   }
   // Another dtype: the one conversion rule (aotrt/ndarray.h). Every value is checked before the
   // input is touched, so a refused value leaves the input as it was.
-  BindOwnInput(i);
-  ConvertTensor(t, &inputs_[i].own.object()->dl_tensor, StrCat("input ", i, " ('", spec.name, "')"));
+  ConvertTensor(t, &own, StrCat("input ", i, " ('", spec.name, "')"));
 }
 
 namespace {
@@ -194,33 +249,34 @@ void AotExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("input", i, inputs_.size());
   CheckTensorAgainstSpec("input", i, program_->md.inputs[i], t);
   CheckZeroCopy("input", i, program_->md.inputs[i], t);
-  Bind(i, &inputs_[i], keep.defined() ? keep : NDArray::Borrow(t), Slot::kCaller);
+  Bind(i, &inputs_[i], static_cast<uint8_t*>(t.data) + t.byte_offset, keep, Slot::kCaller);
 }
 
 void AotExecutor::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("output", i, outputs_.size());
   CheckTensorAgainstSpec("output", i, program_->md.outputs[i], t);
   CheckZeroCopy("output", i, program_->md.outputs[i], t);
-  Bind(inputs_.size() + i, &outputs_[i], keep.defined() ? keep : NDArray::Borrow(t), Slot::kCaller);
+  Bind(inputs_.size() + i, &outputs_[i], static_cast<uint8_t*>(t.data) + t.byte_offset, keep, Slot::kCaller);
 }
 
 NDArray AotExecutor::GetInput(size_t i) {
   CheckIndex("input", i, inputs_.size());
   // The returned array aliases the input; a shared param must not be written through it.
   if (inputs_[i].kind == Slot::kParam) BindOwnInput(i);
-  return inputs_[i].bound;
+  return Array(inputs_[i], program_->md.inputs[i]);
 }
 
 NDArray AotExecutor::GetOutput(size_t i) const {
   CheckIndex("output", i, outputs_.size());
-  return outputs_[i].bound;
+  return Array(outputs_[i], program_->md.outputs[i]);
 }
 
 void AotExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
   CheckIndex("output", i, outputs_.size());
   AOTRT_REQUIRE(out != nullptr, kInvalidArgument, "get_output(", i, ", out): out is null");
   CheckTensorAgainstSpec("output", i, program_->md.outputs[i], *out);
-  CopyTensorBytes(outputs_[i].bound.tensor(), out);
+  const TensorSpec& spec = program_->md.outputs[i];
+  CopyTensorBytes(ArgTensor(outputs_[i].data, spec.shape, spec.dtype), out);
 }
 
 void AotExecutor::Run() {
@@ -267,6 +323,15 @@ void AotExecutor::RunChecked() {
 }
 
 void AotExecutor::CallEntry() {
+  if (!arena_.defined()) return CallEntryOnce();
+  // The run-time workspace comes from the region; a failed run never frees its blocks, so every
+  // run starts with the whole of it.
+  arena_workspace_.Reset();
+  ArenaWorkspaceScope in_region(&arena_workspace_);
+  CallEntryOnce();
+}
+
+void AotExecutor::CallEntryOnce() {
   const int n = static_cast<int>(arg_values_.size());
   if (entry_ || c_run_) {
     TVMValue ret;

@@ -4,16 +4,23 @@
 // executor: the constant pool and the params are read-only there. The argument list of the model's
 // entry function is built once at creation; Run() is a single indirect call with no allocation,
 // lookup or lock. Its packed-function interface is AotExecutorModuleNode (aot/executor_module.h).
+// Its memory comes from the heap, or from one region the caller provides (`arena`, see
+// aot/executor_arena.h): then creation and Run() allocate nothing, its own inputs and outputs live
+// in the region (GetInput/GetOutput return views of it), and the run-time workspace of a model
+// without memory planning is served from the rest of the region (backend/arena_workspace.h).
 // Thread-safety: one executor is for one thread at a time; different executors (of the same or
 // different models) may run concurrently on different threads.
 #pragma once
 
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <vector>
 
+#include "aot/executor_arena.h"
 #include "aot/loaded_model.h"
 #include "aot/pool_buffer.h"
+#include "backend/arena_workspace.h"
 #include "aotrt/options.h"
 #include "aotrt/ndarray.h"
 
@@ -21,10 +28,14 @@ namespace aotrt {
 
 class AotExecutor {
  public:
-  // Throws kInvalidArgument for a device other than CPU 0, kOutOfMemory.
+  // Throws kInvalidArgument for a device other than CPU 0, kOutOfMemory; in a region, ArenaExhausted.
   // options.check_bounds: after every run, look for writes past the workspace pools and blocks;
   // options.huge_pages: advise huge pages for the buffers of 2 MiB and more (aotrt/options.h).
-  AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options);
+  // `floor` (the model's LoadOptions::executor) turns those on too. `arena` (may be empty: the
+  // heap) is the region to build in; neither check applies there (the caller's memory has no room
+  // after its buffers and is the caller's to advise).
+  AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options,
+              const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena());
   AotExecutor(const AotExecutor&) = delete;
   AotExecutor& operator=(const AotExecutor&) = delete;
 
@@ -52,36 +63,52 @@ class AotExecutor {
   // (the reserve absorbed it; it is restored, so the next run is checked afresh).
   void Run();
   bool check_bounds() const { return check_bounds_; }
+  // In a region: the bytes of it this executor holds for itself (all but the run-time workspace),
+  // and the run-time workspace's size and the most of it one run has taken so far.
+  bool in_arena() const { return arena_.defined(); }
+  size_t arena_used() const { return arena_.used() - arena_workspace_.capacity(); }
+  const ArenaWorkspace& arena_workspace() const { return arena_workspace_; }
 
  private:
   struct Slot {
     enum Kind { kOwn, kParam, kCaller };
-    NDArray own;    // this executor's storage, allocated when first needed
-    NDArray bound;  // the array whose memory the entry argument points into
+    NDArray own;              // this executor's storage on the heap, allocated when first needed
+    uint8_t* own_data = nullptr;  // that storage's bytes (in the region, when the executor is in one)
+    NDArray bound;            // what the entry argument points into: own, a param, or the caller's
+                              // array; undefined for own storage in a region
+    void* data = nullptr;     // the bytes the entry argument points to
     Kind kind = kOwn;
   };
   void CheckIndex(const char* kind, size_t i, size_t n) const;
-  void Bind(size_t arg, Slot* slot, NDArray array, Slot::Kind kind);
+  const TensorSpec& SpecOf(size_t arg) const;
+  void Bind(size_t arg, Slot* slot, void* data, NDArray keep, Slot::Kind kind);
+  uint8_t* OwnStorage(Slot* slot, const TensorSpec& spec);
+  DLTensor OwnTensor(size_t i) const;
+  NDArray Array(const Slot& slot, const TensorSpec& spec) const;
   void AdviseHugePagesForBuffers();
   void BindOwnInput(size_t i);
   void CallEntry();
+  void CallEntryOnce();
   void RunChecked();
 
+  ExecutorArena arena_;              // declared first: every container below may draw on it
+  std::pmr::memory_resource* memory_;  // &arena_, or the heap
   std::shared_ptr<const LoadedModel> model_;  // keeps the library loaded
   const ModelProgram* program_;               // model_->program(), for the hot path
-  std::vector<Slot> inputs_;
-  std::vector<Slot> outputs_;
-  std::vector<PoolBuffer> workspace_pools_;
+  std::pmr::vector<Slot> inputs_;
+  std::pmr::vector<Slot> outputs_;
+  std::pmr::vector<PoolBuffer> workspace_pools_;  // on the heap only; a region's pools are cut from it
   bool check_bounds_ = false;
   bool huge_pages_ = false;
   TVMBackendPackedCFunc entry_ = nullptr;  // program_->entry, kept here for the hot path
   // The entry's arguments, built once: one DLTensor per argument, and the value/code arrays.
-  std::vector<DLTensor> arg_tensors_;
-  std::vector<TVMValue> arg_values_;
-  std::vector<int> arg_codes_;
+  std::pmr::vector<DLTensor> arg_tensors_;
+  std::pmr::vector<TVMValue> arg_values_;
+  std::pmr::vector<int> arg_codes_;
   // C interface (program_->c_run): the same arguments as raw pointers, inputs | outputs | pools.
   ModelProgram::CRunFunc c_run_ = nullptr;
-  std::vector<void*> raw_args_;
+  std::pmr::vector<void*> raw_args_;
+  ArenaWorkspace arena_workspace_;  // in a region: the rest of it, for TVMBackendAllocWorkspace
   void SetArg(size_t arg, const DLTensor& t);
 };
 

@@ -13,8 +13,9 @@ namespace aotrt {
 
 class AotExecutorModuleNode : public ModuleNode {
  public:
-  AotExecutorModuleNode(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options)
-      : executor_(std::move(model), device, options) {}
+  AotExecutorModuleNode(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options,
+                        const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena())
+      : executor_(std::move(model), device, options, floor, arena) {}
   const char* type_key() const override { return "AotExecutor"; }
   int GetPropertyMask() const override { return kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;

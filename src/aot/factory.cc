@@ -2,6 +2,7 @@
 
 #include <dmlc/memory_io.h>
 
+#include "aot/executor_in_arena.h"
 #include "aot/metadata.h"
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
@@ -58,10 +59,15 @@ const std::shared_ptr<const LoadedModel>& AotExecutorFactoryNode::model() const 
   return model_;
 }
 
-ObjectPtr<AotExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, ExecutorOptions options) {
-  options.check_bounds = options.check_bounds || executor_floor_.check_bounds;
-  options.huge_pages = options.huge_pages || executor_floor_.huge_pages;
-  return MakeObject<AotExecutorModuleNode>(model(), device, options);
+ObjectPtr<AotExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
+  if (options.arena != nullptr || options.arena_bytes != 0) {
+    return CreateExecutorInArena(model(), device, options, executor_floor_);
+  }
+  return MakeObject<AotExecutorModuleNode>(model(), device, options, executor_floor_);
+}
+
+size_t AotExecutorFactoryNode::ArenaBytes(DLDevice device, const ExecutorOptions& options) const {
+  return ArenaBytesNeeded(model(), device, options, executor_floor_);
 }
 
 std::string AotExecutorFactoryNode::MissingFunctionHint(const std::string&) const {

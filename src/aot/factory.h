@@ -33,9 +33,12 @@ class AotExecutorFactoryNode : public ModuleNode {
   const std::string& module_name() const { return module_name_; }
   // The model; kNotFound when the factory is not linked to a metadata module.
   const std::shared_ptr<const LoadedModel>& model() const;
-  // A new executor on `device` with `options`, whose switches the executor floor can turn on.
-  // Throws kInvalidArgument (device), kOutOfMemory.
-  ObjectPtr<AotExecutorModuleNode> CreateExecutor(DLDevice device, ExecutorOptions options = ExecutorOptions());
+  // A new executor on `device` with `options`, whose switches the executor floor can turn on; in
+  // options.arena when one is given (aot/executor_in_arena.h). Throws kInvalidArgument (device,
+  // arena), kOutOfMemory.
+  ObjectPtr<AotExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options = ExecutorOptions());
+  // The bytes of arena an executor with `options` needs (Model::ArenaBytes).
+  size_t ArenaBytes(DLDevice device, const ExecutorOptions& options) const;
 
  private:
   std::string module_name_;

@@ -4,6 +4,7 @@
 // which keep the library loaded through it. Any thread may read it.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,12 @@ class LoadedModel {
   const ParamList& params() const { return *params_; }
   const std::vector<BoundParam>& bound_params() const { return bound_; }
   const ModelInfo& info() const { return info_; }
+  // The run-time workspace an executor in an arena needs (aot/executor_in_arena.cc measures it
+  // once and records it here); -1 until measured, -2 when the measuring run failed. Any thread.
+  int64_t arena_workspace_bytes() const { return arena_workspace_bytes_.load(std::memory_order_acquire); }
+  void set_arena_workspace_bytes(int64_t bytes) const {
+    arena_workspace_bytes_.store(bytes, std::memory_order_release);
+  }
 
  private:
   ObjectPtr<MetadataModuleNode> metadata_module_;  // keeps the library loaded
@@ -42,6 +49,7 @@ class LoadedModel {
   std::shared_ptr<const ParamList> params_;
   std::vector<BoundParam> bound_;
   ModelInfo info_;
+  mutable std::atomic<int64_t> arena_workspace_bytes_{-1};  // a measurement cached, not state
 };
 
 // Bytes of all arrays in `params`.

@@ -55,6 +55,11 @@ Executor Model::CreateExecutor(DLDevice device, const ExecutorOptions& options) 
   });
 }
 
+size_t Model::ArenaBytes(const ExecutorOptions& options) const {
+  const AotExecutorFactoryNode& factory = FactoryOf(factory_);
+  return RethrowOutOfMemoryAsError("Model::ArenaBytes", [&] { return factory.ArenaBytes(DLDevice{kDLCPU, 0}, options); });
+}
+
 AotExecutor& Executor::impl() const {
   AOTRT_REQUIRE(module_.defined(), kInvalidArgument, "empty aotrt::Executor: assign one from Model::CreateExecutor first");
   return static_cast<AotExecutorModuleNode&>(*module_.node()).executor();

@@ -6,6 +6,7 @@
 #include <new>
 #include <vector>
 
+#include "backend/arena_workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "base/reserve.h"
@@ -199,13 +200,17 @@ WorkspacePool& ThreadPool() {
 }  // namespace
 
 void* WorkspaceAlloc(uint64_t nbytes) {
+  if (ArenaWorkspace* arena = CurrentArenaWorkspace()) return arena->Alloc(nbytes);
   try {
     return ThreadPool().Alloc(nbytes);
   } catch (const std::bad_alloc&) {  // the pool's bookkeeping (or the pool itself) had no memory
     AOTRT_THROW(kOutOfMemory, "TVMBackendAllocWorkspace: cannot allocate ", nbytes, " bytes: out of memory");
   }
 }
-bool WorkspaceFree(void* ptr) { return ThreadPool().Free(ptr); }
+bool WorkspaceFree(void* ptr) {
+  ArenaWorkspace* arena = CurrentArenaWorkspace();
+  return (arena != nullptr && arena->Free(ptr)) || ThreadPool().Free(ptr);
+}
 void WorkspaceReleaseTo(size_t mark) { ThreadPool().ReleaseTo(mark); }
 size_t WorkspacePoolBytes() { return ThreadPool().bytes(); }
 size_t ThreadWorkspacePeak() { return ThreadPool().requested_peak(); }

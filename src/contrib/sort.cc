@@ -6,11 +6,14 @@
 // every tensor is checked (device, contiguity, dtype, shape) before anything is written.
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "aotrt/half.h"
+#include "backend/workspace.h"
+#include "base/last_error.h"
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "base/device.h"
@@ -103,8 +106,23 @@ void CheckShape(const char* fn, const char* what, const DLTensor* in, const DLTe
   }
 }
 
-// Sort every line along `axis` and hand each line's sorted (index, key) pairs to `emit`. The line
-// buffer is per thread and kept: a warm model run does not allocate.
+// The line buffer of one sort: run-time workspace, so that a warm run allocates nothing and an
+// executor in an arena takes it from there (backend/arena_workspace.h).
+class LineBuffer {
+ public:
+  explicit LineBuffer(size_t bytes) : p_(WorkspaceAlloc(bytes)) {
+    AOTRT_REQUIRE(p_ != nullptr, kOutOfMemory, "tvm.contrib.sort: ", LastErrorMessage());
+  }
+  ~LineBuffer() { WorkspaceFree(p_); }
+  LineBuffer(const LineBuffer&) = delete;
+  LineBuffer& operator=(const LineBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_;
+};
+
+// Sort every line along `axis` and hand each line's sorted (index, key) pairs to `emit`.
 template <typename Key, typename Emit>
 void SortLines(const View& in, int axis, bool ascend, Emit emit) {
   int64_t before = 1, after = 1, n = in.t->shape[axis];
@@ -112,12 +130,13 @@ void SortLines(const View& in, int axis, bool ascend, Emit emit) {
     if (d < axis) before *= in.t->shape[d];
     if (d > axis) after *= in.t->shape[d];
   }
-  static thread_local std::vector<std::pair<int64_t, Key>> line;
-  line.resize(static_cast<size_t>(n));
+  using Entry = std::pair<int64_t, Key>;
+  LineBuffer buffer(static_cast<size_t>(n) * sizeof(Entry) + 1);
+  Entry* line = static_cast<Entry*>(buffer.get());
   for (int64_t i = 0; i < before; ++i) {
     for (int64_t j = 0; j < after; ++j) {
-      for (int64_t k = 0; k < n; ++k) line[k] = {k, ReadKey<Key>(in.data, in.t->dtype, (i * n + k) * after + j)};
-      std::sort(line.begin(), line.end(), ascend ? Before<Key, true> : Before<Key, false>);
+      for (int64_t k = 0; k < n; ++k) new (&line[k]) Entry(k, ReadKey<Key>(in.data, in.t->dtype, (i * n + k) * after + j));
+      std::sort(line, line + n, ascend ? Before<Key, true> : Before<Key, false>);
       for (int64_t k = 0; k < n; ++k) emit(i, j, after, n, k, line[k].first);
     }
   }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/alloc_counter.h"
+#include "common/mlf_cases.h"
 #include "common/run_case.h"
 
 using namespace aotrt;
@@ -67,6 +68,63 @@ TEST(Allocations, RunThroughTVMFuncCallAllocatesNothing) {
   for (int i = 0; i < 100; ++i) TVMFuncCall(handle, nullptr, nullptr, 0, &ret, &code);
   EXPECT_EQ(CurrentAllocStats().calls - before, 0);
   ExpectOutputsMatch(c, ex);
+}
+
+// Caller-owned memory (ExecutorOptions::arena): creating the executor and running it, the first
+// run included, take nothing from the heap, for packed exports and C-interface archives alike.
+int64_t AllocationsOfCreateAndRunInArena(const Case& c, const Model& m, int64_t* create_calls) {
+  size_t bytes = m.ArenaBytes();  // measured (and the thread pool started) before counting
+  void* memory = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  ExecutorOptions o;
+  o.arena = memory;
+  o.arena_bytes = bytes;
+  int64_t run_calls = 0;
+  {
+    int64_t before = CurrentAllocStats().calls;
+    Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, o);
+    *create_calls = CurrentAllocStats().calls - before;
+    SetCaseInputs(c, ex);  // by name: a long name may allocate its sanitized copy
+    before = CurrentAllocStats().calls;
+    for (int i = 0; i < 20; ++i) ex.Run();
+    run_calls = CurrentAllocStats().calls - before;
+    for (size_t i = 0; i < c.expected.size(); ++i) {
+      DLTensor out = ex.GetOutput(i).tensor();
+      EXPECT_EQ(std::memcmp(out.data, c.expected[i].data(), c.expected[i].NumBytes()), 0) << c.name << " output " << i;
+    }
+  }
+  std::free(memory);
+  return run_calls;
+}
+
+TEST(Allocations, ArenaExecutorCreateAndRunAllocateNothing) {
+  if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
+  std::vector<std::pair<Case, Model>> models;
+  for (const std::string& name : GeneratedCaseNames()) {
+    Case c = GeneratedCase(name);
+    if (!c.expect_error.empty() || c.overrun_bytes || c.system_lib) continue;
+    models.emplace_back(c, Model::Load(c.library));
+  }
+  std::string fixture = FixturesDir().empty() ? "" : FixturesDir() + "/mobilenet_llvm_nousmp";
+  if (!fixture.empty() && std::ifstream(fixture + "/case.json")) {
+    std::ifstream in(fixture + "/case.json");
+    Case c = LoadCase(fixture, nlohmann::json::parse(in).at("artifact").get<std::string>());
+    models.emplace_back(c, Model::Load(c.library));  // TVMBackendAllocWorkspace scratch served by the arena
+  }
+  ScratchDir cache;
+  int archives = 0;
+  for (const char* name : {"mlf_conv_usmp", "mlf_user_pool"}) {
+    Case c = MlfCase(name);
+    if (c.name.empty()) continue;
+    models.emplace_back(c, Model::Load(c.library, CacheIn(cache)));
+    ++archives;
+  }
+  for (auto& [c, m] : models) {
+    int64_t create_calls = -1;
+    EXPECT_EQ(AllocationsOfCreateAndRunInArena(c, m, &create_calls), 0) << c.name << ": Run() in an arena allocated";
+    EXPECT_EQ(create_calls, 0) << c.name << ": CreateExecutor in an arena allocated";
+  }
+  EXPECT_GE(models.size(), 15u);
+  if (!MlfFixturesDir().empty()) EXPECT_EQ(archives, 2);
 }
 
 // Load, create, run and free every model variant many times: nothing may stay behind.

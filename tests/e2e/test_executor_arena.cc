@@ -1,0 +1,196 @@
+// Executors built in caller-owned memory (ExecutorOptions::arena), for packed exports and
+// C-interface archives: sizes, bit-exact runs, refusals, independence.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "common/expect_error.h"
+#include "common/mlf_cases.h"
+#include "common/run_case.h"
+
+using namespace aotrt;
+using namespace aotrt_test;
+
+namespace {
+
+// 64-byte aligned memory of `bytes`, filled with `fill` (the caller's memory is not zero).
+struct Arena {
+  explicit Arena(size_t bytes, uint8_t fill = 0xA5)
+      : data(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64))), bytes(bytes) {
+    std::memset(data, fill, (bytes + 63) / 64 * 64);
+  }
+  ~Arena() { std::free(data); }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ExecutorOptions Options() const {
+    ExecutorOptions o;
+    o.arena = data;
+    o.arena_bytes = bytes;
+    return o;
+  }
+  bool Holds(const void* p) const { return p >= data && p < data + bytes; }
+  uint8_t* data;
+  size_t bytes;
+};
+
+// 1234567 -> "1,234,567", as messages print sizes.
+std::string Grouped(size_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+Case FixtureCase(const std::string& name) {
+  if (FixturesDir().empty()) return Case();
+  std::ifstream in(FixturesDir() + "/" + name + "/case.json");
+  if (!in) return Case();
+  return LoadCase(FixturesDir() + "/" + name, nlohmann::json::parse(in).at("artifact").get<std::string>());
+}
+
+void ExpectRunsInArena(const Case& c, const Model& m) {
+  Arena arena(m.ArenaBytes());
+  Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, arena.Options());
+  for (size_t i = 0; i < ex.NumOutputs(); ++i) EXPECT_TRUE(arena.Holds(ex.GetOutput(i).data())) << c.name;
+  for (int run = 0; run < 2; ++run) {  // the second run starts from a used region
+    SetCaseInputs(c, ex);
+    ex.Run();
+    ExpectOutputBytesMatch(c, ex);
+  }
+}
+
+TEST(ExecutorArena, EveryGeneratedModelRunsBitExactInItsArena) {
+  int ran = 0;
+  for (const std::string& name : GeneratedCaseNames()) {
+    Case c = GeneratedCase(name);
+    if (!c.expect_error.empty() || c.overrun_bytes || c.system_lib) continue;
+    SCOPED_TRACE(name);
+    ExpectRunsInArena(c, Model::Load(c.library));
+    ++ran;
+  }
+  EXPECT_GE(ran, 15);
+}
+
+TEST(ExecutorArena, RealExportsRunBitExact) {
+  for (const char* name : {"mobilenet_llvm_nousmp", "mobilenet_c_usmp", "conv2d_llvm_nousmp", "tiny_add_c"}) {
+    Case c = FixtureCase(name);
+    if (c.name.empty()) GTEST_SKIP() << "../shared/fixtures/tvm not present";
+    SCOPED_TRACE(name);
+    ExpectRunsInArena(c, Model::Load(c.library));
+  }
+}
+
+TEST(ExecutorArena, WithoutMemoryPlanningTheArenaHoldsTheRunTimeWorkspace) {
+  Case c = FixtureCase("mobilenet_llvm_nousmp");
+  if (c.name.empty()) GTEST_SKIP() << "../shared/fixtures/tvm not present";
+  Model m = Model::Load(c.library);
+  size_t io = 0;
+  for (const TensorInfo& t : m.Inputs()) io += t.bytes;
+  for (const TensorInfo& t : m.Outputs()) io += t.bytes;
+  size_t need = m.ArenaBytes();
+  // MobileNet's run takes megabytes of TVMBackendAllocWorkspace scratch beyond its I/O.
+  EXPECT_GT(need, io + (size_t{1} << 20)) << need;
+  EXPECT_EQ(m.ArenaBytes(), need);  // measured once, then the same
+}
+
+TEST(ExecutorArena, CInterfaceArchivesRunBitExactWithTheirPoolsInTheArena) {
+  for (const char* name : {"mlf_conv_usmp", "mlf_user_pool"}) {
+    Case c = MlfCase(name);
+    AOTRT_SKIP_WITHOUT_MLF(c);
+    SCOPED_TRACE(name);
+    ScratchDir d;
+    Model m = Model::Load(c.library, CacheIn(d));
+    // The archive's pools (the user-named app_pool too) come from the arena.
+    EXPECT_GE(m.ArenaBytes(), m.WorkspaceBytes());
+    ExpectRunsInArena(c, m);
+  }
+}
+
+TEST(ExecutorArena, TooSmallArenaIsRefusedNamingTheSizeNeeded) {
+  Case c = FixtureCase("mobilenet_llvm_nousmp");
+  if (c.name.empty()) c = GeneratedCase("conv_net_llvm");
+  Model m = Model::Load(c.library);
+  size_t need = m.ArenaBytes();
+  std::string needed = Grouped(need);
+  for (size_t bytes : {size_t{0} + 64, need / 2, need - 64}) {
+    Arena small(bytes);
+    EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, small.Options()), ErrorCode::kInvalidArgument,
+                       {"ExecutorOptions::arena of", "is too small", "it needs " + needed + " bytes"});
+  }
+  Arena exact(need);
+  Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, exact.Options());
+  SetCaseInputs(c, ex);
+  ex.Run();
+  ExpectOutputBytesMatch(c, ex);
+}
+
+TEST(ExecutorArena, NullOrUnalignedArenaIsRefused) {
+  Model m = Model::Load(GeneratedCase("add_c").library);
+  ExecutorOptions o;
+  o.arena_bytes = 4096;
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument,
+                     {"ExecutorOptions::arena is null with arena_bytes 4,096"});
+  Arena a(m.ArenaBytes() + 64);
+  o.arena = a.data + 8;
+  o.arena_bytes = a.bytes - 64;
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument, {"is not 64-byte aligned"});
+}
+
+TEST(ExecutorArena, AFailingModelLeavesTheExecutorUsable) {
+  Case c = GeneratedCase("failing_c");
+  Model m = Model::Load(c.library);
+  // Its size cannot be measured: the measuring run fails, and says so.
+  EXPECT_AOTRT_ERROR(m.ArenaBytes(), ErrorCode::kModelError, {"run on zero inputs", c.expect_error});
+  EXPECT_AOTRT_ERROR(m.ArenaBytes(), ErrorCode::kModelError, {"run on zero inputs", c.expect_error});
+  // An arena given anyway is used; each run fails with the model's message, and the next works as well.
+  Arena a(size_t{1} << 16);
+  Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, a.Options());
+  for (int i = 0; i < 3; ++i) EXPECT_AOTRT_ERROR(ex.Run(), ErrorCode::kModelError, {c.expect_error});
+}
+
+TEST(ExecutorArena, ExecutorsInArenasAreIndependentAcrossThreads) {
+  Case c = GeneratedCase("conv_net_llvm");
+  Model m = Model::Load(c.library);
+  size_t need = m.ArenaBytes();
+  Arena a(need), b(need);
+  Executor heap = m.CreateExecutor();
+  std::vector<std::thread> threads;
+  bool ok[2] = {false, false};
+  Arena* arenas[2] = {&a, &b};
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, arenas[t]->Options());
+      SetCaseInputs(c, ex);
+      bool same = true;
+      for (int i = 0; i < 20; ++i) {
+        ex.Run();
+        for (size_t o = 0; o < c.expected.size(); ++o) same = same && BytesEqual(ex.GetOutput(o), c.expected[o]);
+      }
+      ok[t] = same;
+    });
+  }
+  SetCaseInputs(c, heap);
+  heap.Run();
+  for (std::thread& t : threads) t.join();
+  EXPECT_TRUE(ok[0]);
+  EXPECT_TRUE(ok[1]);
+  ExpectOutputsMatch(c, heap);
+}
+
+TEST(ExecutorArena, ParamInputsStaySharedUntilSet) {
+  Case c = GeneratedCase("big_params");
+  Model m = Model::Load(c.library);
+  ASSERT_GT(m.ParamBytes(), 0u);
+  // The arena holds no copy of the factory's params.
+  EXPECT_LT(m.ArenaBytes(), m.ParamBytes());
+  Arena a(m.ArenaBytes());
+  Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, a.Options());
+  SetCaseInputs(c, ex);
+  ex.Run();
+  ExpectOutputsMatch(c, ex);
+}
+
+}  // namespace
