@@ -58,6 +58,53 @@ TVM_DLL void AOTRTLoadOptionsInit(AOTRTLoadOptions* options);
 TVM_DLL int AOTRTModLoadFromFileWithOptions(const char* file_name, const char* format,
                                             const AOTRTLoadOptions* options, TVMModuleHandle* out);
 
+/*! \brief A workspace pool the caller provides (aotrt::ExecutorOptions::Pool): `name` as the
+ *  model names its pool (e.g. "app_pool"), `bytes` at least the pool's size, `data` 64-byte
+ *  aligned. Borrowed: valid, and used by no other running executor, while the executor lives. */
+typedef struct {
+  const char* name;
+  void* data;
+  size_t bytes;
+} AOTRTWorkspacePool;
+
+/*! \brief Options of one executor (aotrt/options.h, ExecutorOptions, has what each does).
+ *  Initialize with AOTRTExecutorOptionsInit; versioned by struct_size like AOTRTLoadOptions. */
+typedef struct {
+  uint32_t struct_size;                      /*!< sizeof(AOTRTExecutorOptions), set by AOTRTExecutorOptionsInit */
+  int32_t check_bounds;                      /*!< 1: check for writes past the workspace after every run */
+  int32_t huge_pages;                        /*!< 1: huge pages for buffers of 2 MiB and more */
+  const AOTRTWorkspacePool* workspace_pools; /*!< NULL or num_workspace_pools pools used in place of the executor's own */
+  size_t num_workspace_pools;
+  void* arena;                               /*!< NULL (default: the heap) or caller-owned memory for the whole executor */
+  size_t arena_bytes;                        /*!< its size: at least AOTRTExecutorArenaBytes */
+  void (*on_destroyed)(void* data);          /*!< NULL, or called once when the executor is gone and
+                                                  uses the arena and pools no more (any thread) */
+  void* on_destroyed_data;
+} AOTRTExecutorOptions;
+
+/*! \brief Fill `options` with the defaults (and struct_size). Never fails; NULL is ignored. */
+TVM_DLL void AOTRTExecutorOptionsInit(AOTRTExecutorOptions* options);
+
+/*! \brief Create an executor of the model of `factory` (the root module of a loaded model, an
+ *  AotExecutorFactory) on CPU device (`device_type` 1, `device_id` 0) with `options` (NULL: the
+ *  defaults; the load's options add to them as for factory["<name>"](device)). On success *out is
+ *  an owned AotExecutor module (the same packed functions as factory["<name>"](device) returns):
+ *  free it with TVMModFree. With an arena, the executor lives in it, and creating and running it
+ *  allocate nothing from the heap; the arena must outlive every handle to the executor and to its
+ *  arrays. Thread-safe. Errors: kInvalidArgument (null factory or out; not a factory; a
+ *  struct_size this library does not know; a flag not 0 or 1; a device other than CPU 0; a pool of
+ *  the wrong size or alignment, or null; an arena null, unaligned or too small, the message
+ *  naming the bytes needed), kNotFound (a pool name the model does not have), kModelError (the run
+ *  measuring an arena's workspace failed), kOutOfMemory. */
+TVM_DLL int AOTRTExecutorCreate(TVMModuleHandle factory, int device_type, int device_id,
+                                const AOTRTExecutorOptions* options, TVMModuleHandle* out);
+
+/*! \brief *out = the bytes of arena an executor of `factory`'s model with `options` (its arena
+ *  fields ignored; NULL: the defaults) needs (aotrt::Model::ArenaBytes: the first call per model
+ *  may run the model once on zeros to measure its run-time workspace). Thread-safe. Errors: those
+ *  of AOTRTExecutorCreate but for the arena's own. */
+TVM_DLL int AOTRTExecutorArenaBytes(TVMModuleHandle factory, const AOTRTExecutorOptions* options, size_t* out);
+
 /*! \brief Receives each log record: level 0 trace .. 5 critical, a NUL-terminated message. Called
  *  on the thread that logs; must be thread-safe. */
 typedef void (*AOTRTLogCallback)(int level, const char* message, void* user_data);

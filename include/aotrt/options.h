@@ -65,6 +65,12 @@ struct ExecutorOptions {
   // Both null/0: the heap.
   void* arena = nullptr;
   size_t arena_bytes = 0;
+  // Called once, with `on_destroyed_data`, when the executor is gone and touches the caller's
+  // memory (arena, pools) no more: for hosts whose memory is collected (the Python binding frees
+  // the buffers it passed then, whichever handle went last). Runs on the thread that drops the last
+  // reference; it must not throw or use this executor.
+  void (*on_destroyed)(void* data) = nullptr;
+  void* on_destroyed_data = nullptr;
 };
 
 // Options of loading a model, fixed for its lifetime.

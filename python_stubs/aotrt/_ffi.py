@@ -166,6 +166,24 @@ class AOTRTLoadOptions(ctypes.Structure):
 AOTRTLoadOptionsInit = _declare("AOTRTLoadOptionsInit", None, ctypes.POINTER(AOTRTLoadOptions))
 AOTRTModLoadFromFileWithOptions = _declare("AOTRTModLoadFromFileWithOptions", _i, _cp, _cp,
                                            ctypes.POINTER(AOTRTLoadOptions), _pvp)
+class AOTRTWorkspacePool(ctypes.Structure):
+    """aotrt/c_api.h's AOTRTWorkspacePool: a caller-provided workspace pool."""
+    _fields_ = [("name", _cp), ("data", _vp), ("bytes", ctypes.c_size_t)]
+
+
+class AOTRTExecutorOptions(ctypes.Structure):
+    """aotrt/c_api.h's AOTRTExecutorOptions: initialize with AOTRTExecutorOptionsInit."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("check_bounds", ctypes.c_int32), ("huge_pages", ctypes.c_int32),
+                ("workspace_pools", ctypes.POINTER(AOTRTWorkspacePool)), ("num_workspace_pools", ctypes.c_size_t),
+                ("arena", _vp), ("arena_bytes", ctypes.c_size_t), ("on_destroyed", ctypes.CFUNCTYPE(None, _vp)),
+                ("on_destroyed_data", _vp)]
+
+
+AOTRTExecutorOptionsInit = _declare("AOTRTExecutorOptionsInit", None, ctypes.POINTER(AOTRTExecutorOptions))
+AOTRTExecutorCreate = _declare("AOTRTExecutorCreate", _i, _vp, _i, _i, ctypes.POINTER(AOTRTExecutorOptions), _pvp)
+AOTRTExecutorArenaBytes = _declare("AOTRTExecutorArenaBytes", _i, _vp, ctypes.POINTER(AOTRTExecutorOptions),
+                                   ctypes.POINTER(ctypes.c_size_t))
+
 TVMModImport = _declare("TVMModImport", _i, _vp, _vp)
 TVMModGetFunction = _declare("TVMModGetFunction", _i, _vp, _cp, _i, _pvp)
 TVMModFree = _declare("TVMModFree", _i, _vp)

@@ -12,23 +12,40 @@
 namespace aotrt {
 namespace {
 
-// An executor module in an arena: the last reference runs its destructor and frees nothing.
+// In front of the node in the arena: what to call once the node is destroyed (it is not part of
+// the object, so it can be read after the destructor has run).
+struct DestroyedCallback {
+  void (*fn)(void*);
+  void* data;
+};
+constexpr size_t kCallbackBytes = kAllocAlignment;
+static_assert(sizeof(DestroyedCallback) <= kCallbackBytes, "the callback must fit its slot");
+
+// An executor module in an arena: the last reference runs its destructor, frees nothing, then
+// tells the caller (ExecutorOptions::on_destroyed) that its memory is no longer used.
 class ArenaExecutorModuleNode final : public AotExecutorModuleNode {
  public:
   using AotExecutorModuleNode::AotExecutorModuleNode;
-  static void operator delete(void*) {}
+  static void operator delete(void* p) {
+    auto* cb = reinterpret_cast<DestroyedCallback*>(static_cast<uint8_t*>(p) - kCallbackBytes);
+    if (cb->fn) cb->fn(cb->data);
+  }
 };
 
-constexpr size_t kNodeBytes = (sizeof(ArenaExecutorModuleNode) + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
+constexpr size_t kNodeBytes =
+    kCallbackBytes + (sizeof(ArenaExecutorModuleNode) + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
 
-// The node at the front of [data, data + bytes), the rest its executor's region. Throws
-// ArenaExhausted when it does not fit.
+// The callback and the node at the front of [data, data + bytes), the rest its executor's region.
+// Throws ArenaExhausted when it does not fit.
 ObjectPtr<AotExecutorModuleNode> BuildIn(uint8_t* data, size_t bytes, bool zeroed,
                                          const std::shared_ptr<const LoadedModel>& model, DLDevice device,
                                          const ExecutorOptions& options, const ExecutorOptions& floor) {
   if (bytes < kNodeBytes) throw ArenaExhausted();
   ExecutorArena region(data + kNodeBytes, bytes - kNodeBytes, zeroed);
-  return ObjectPtr<AotExecutorModuleNode>(::new (data) ArenaExecutorModuleNode(model, device, options, floor, region));
+  auto* node = ::new (data + kCallbackBytes) ArenaExecutorModuleNode(model, device, options, floor, region);
+  // Armed only once the node exists: a node that failed to build was never anyone's to report.
+  ::new (data) DestroyedCallback{options.on_destroyed, options.on_destroyed_data};
+  return ObjectPtr<AotExecutorModuleNode>(node);
 }
 
 // Whether a run may take run-time workspace: the library calls TVMBackendAllocWorkspace, or
@@ -149,6 +166,7 @@ size_t ArenaBytesNeeded(const std::shared_ptr<const LoadedModel>& model, DLDevic
   ExecutorOptions without_arena = options;
   without_arena.arena = nullptr;
   without_arena.arena_bytes = 0;
+  without_arena.on_destroyed = nullptr;  // the scratch executor is not the caller's
   return MeasureInScratch(model, device, without_arena, floor, /*run=*/false).held + workspace;
 }
 
@@ -169,6 +187,7 @@ ObjectPtr<AotExecutorModuleNode> CreateExecutorInArena(const std::shared_ptr<con
   } catch (const ArenaExhausted&) {
   }
   if (!node || node->executor().arena_workspace().capacity() < workspace) {
+    if (node) ::new (data) DestroyedCallback{nullptr, nullptr};  // refused: not the caller's to hear about
     node.reset();
     AOTRT_THROW(kInvalidArgument, "ExecutorOptions::arena of ", GroupedNumber(options.arena_bytes),
                 " bytes is too small for an executor of ", md.DisplayName(), ": it needs ",

@@ -15,7 +15,14 @@ class AotExecutorModuleNode : public ModuleNode {
  public:
   AotExecutorModuleNode(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options,
                         const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena())
-      : executor_(std::move(model), device, options, floor, arena) {}
+      : executor_(std::move(model), device, options, floor, arena),
+        on_destroyed_(arena.defined() ? nullptr : options.on_destroyed),
+        on_destroyed_data_(options.on_destroyed_data) {}
+  // An executor on the heap touches no caller memory while it is destroyed: the callback can run
+  // first. (One in an arena calls it after, aot/executor_in_arena.cc.)
+  ~AotExecutorModuleNode() override {
+    if (on_destroyed_) on_destroyed_(on_destroyed_data_);
+  }
   const char* type_key() const override { return "AotExecutor"; }
   int GetPropertyMask() const override { return kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
@@ -24,6 +31,8 @@ class AotExecutorModuleNode : public ModuleNode {
 
  private:
   AotExecutor executor_;
+  void (*on_destroyed_)(void*);
+  void* on_destroyed_data_;
 };
 
 }  // namespace aotrt

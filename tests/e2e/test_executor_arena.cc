@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "aotrt/c_api.h"
 #include "common/expect_error.h"
 #include "common/mlf_cases.h"
 #include "common/run_case.h"
@@ -191,6 +192,81 @@ TEST(ExecutorArena, ParamInputsStaySharedUntilSet) {
   SetCaseInputs(c, ex);
   ex.Run();
   ExpectOutputsMatch(c, ex);
+}
+
+}  // namespace
+
+namespace {
+
+void CountDestroyed(void* data) { ++*static_cast<int*>(data); }
+
+TEST(ExecutorArena, OnDestroyedRunsOnceWhenTheLastHandleGoes) {
+  Case c = GeneratedCase("conv_net_llvm");
+  Model m = Model::Load(c.library);
+  Arena a(m.ArenaBytes());
+  for (bool in_arena : {true, false}) {
+    int destroyed = 0;
+    ExecutorOptions o = in_arena ? a.Options() : ExecutorOptions();
+    o.on_destroyed = CountDestroyed;
+    o.on_destroyed_data = &destroyed;
+    PackedFunc run;
+    {
+      Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, o);
+      run = ex.module().GetFunction("run");
+    }
+    EXPECT_EQ(destroyed, 0) << "a function handle still holds the executor";
+    run();
+    run = PackedFunc();
+    EXPECT_EQ(destroyed, 1) << (in_arena ? "arena" : "heap");
+  }
+  // A refused arena is never reported.
+  int destroyed = 0;
+  Arena small(m.ArenaBytes() - 64);
+  ExecutorOptions o = small.Options();
+  o.on_destroyed = CountDestroyed;
+  o.on_destroyed_data = &destroyed;
+  EXPECT_THROW(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), Error);
+  EXPECT_EQ(destroyed, 0);
+}
+
+TEST(ExecutorArena, TheCApiCreatesExecutorsWithPoolsAndArenas) {
+  Case c = GeneratedCase("conv_net_llvm");
+  TVMModuleHandle lib = nullptr;
+  ASSERT_EQ(TVMModLoadFromFile(c.library.c_str(), "", &lib), 0) << TVMGetLastError();
+  AOTRTExecutorOptions o;
+  AOTRTExecutorOptionsInit(&o);
+  size_t need = 0;
+  ASSERT_EQ(AOTRTExecutorArenaBytes(lib, &o, &need), 0) << TVMGetLastError();
+  EXPECT_EQ(need, Model::FromModule(Module(ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(lib)))).ArenaBytes());
+  Arena a(need);
+  o.arena = a.data;
+  o.arena_bytes = need;
+  TVMModuleHandle ex = nullptr;
+  ASSERT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), 0) << TVMGetLastError();
+  TVMFunctionHandle run = nullptr;
+  ASSERT_EQ(TVMModGetFunction(ex, "run", 0, &run), 0);
+  TVMValue rv;
+  int rc = 0;
+  EXPECT_EQ(TVMFuncCall(run, nullptr, nullptr, 0, &rv, &rc), 0) << TVMGetLastError();
+  TVMFuncFree(run);
+  TVMModFree(ex);
+  // Refusals, each naming what is wrong.
+  o.arena_bytes = need - 64;
+  EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);
+  EXPECT_NE(std::string(TVMGetLastError()).find("too small"), std::string::npos) << TVMGetLastError();
+  EXPECT_EQ(ex, nullptr);
+  o.struct_size = 8;
+  EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);
+  EXPECT_NE(std::string(TVMGetLastError()).find("AOTRTExecutorOptions.struct_size is 8"), std::string::npos);
+  AOTRTExecutorOptionsInit(&o);
+  o.num_workspace_pools = 1;
+  EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);
+  EXPECT_NE(std::string(TVMGetLastError()).find("workspace_pools is null"), std::string::npos);
+  o.num_workspace_pools = 0;
+  EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCUDA, 0, &o, &ex), -1);
+  EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(ErrorCode::kInvalidArgument));
+  EXPECT_EQ(AOTRTExecutorCreate(nullptr, kDLCPU, 0, &o, &ex), -1);
+  TVMModFree(lib);
 }
 
 }  // namespace

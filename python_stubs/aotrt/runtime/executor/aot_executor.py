@@ -17,7 +17,7 @@ from ... import _ffi
 from ...device import parse_dtype, str_to_numpy_dtype, dtype_str
 from ..._aligned import writable_view
 from ..._convert import checked_array
-from ...error import OutOfRangeError, interruptible, last_error
+from ...error import OutOfRangeError, check_call, interruptible, last_error
 from ...ndarray import NDArray, _make, np_data_ptr
 from ...packed_func import get_global_func
 from ...benchmark import BenchmarkResult
@@ -415,3 +415,100 @@ class AotModule:
                     break
             results.append(elapsed / calls)
         return BenchmarkResult(results)
+
+
+def _caller_memory(what, buf):
+    """(address, bytes) of a writable, C-contiguous buffer (a numpy array, bytearray, ...)."""
+    a = np.asarray(buf) if not isinstance(buf, np.ndarray) else buf
+    if not (a.flags.c_contiguous and a.flags.writeable):
+        raise ValueError("%s must be a writable C-contiguous buffer (e.g. aotrt.nd.empty_aligned or a numpy uint8 "
+                         "array)" % what)
+    return a.ctypes.data, a.nbytes, a
+
+
+def _executor_options(workspace_pools, arena, check_bounds, huge_pages):
+    """An AOTRTExecutorOptions, and what must stay alive while the executor does."""
+    c = _ffi.AOTRTExecutorOptions()
+    _ffi.AOTRTExecutorOptionsInit(ctypes.byref(c))
+    keep = []
+    for name, value in (("check_bounds", check_bounds), ("huge_pages", huge_pages)):
+        if value is not None:
+            if not isinstance(value, bool):
+                raise TypeError("%s must be a bool, got %r" % (name, value))
+            setattr(c, name, int(value))
+    if workspace_pools:
+        pools = (_ffi.AOTRTWorkspacePool * len(workspace_pools))()
+        for i, (name, buf) in enumerate(dict(workspace_pools).items()):
+            ptr, nbytes, arr = _caller_memory("workspace pool '%s'" % name, buf)
+            encoded = _ffi.c_str(str(name))
+            pools[i].name, pools[i].data, pools[i].bytes = encoded, ptr, nbytes
+            keep += [arr, encoded]
+        c.workspace_pools, c.num_workspace_pools = pools, len(workspace_pools)
+        keep.append(pools)
+    if arena is not None:
+        c.arena, c.arena_bytes, arr = _caller_memory("arena", arena)
+        keep.append(arr)
+    return c, keep
+
+
+def _factory_handle(lib):
+    h = getattr(lib, "handle", None)
+    if h is None:
+        raise TypeError("expected the module load_module returned (an AotExecutorFactory), got %r" % (lib,))
+    return h
+
+
+def arena_bytes(lib, workspace_pools=None):
+    """Bytes of caller-owned memory an executor of ``lib``'s model needs (C++ Model::ArenaBytes):
+    everything it holds plus, for a model without memory planning, its run-time workspace, which
+    the first call per model measures by running the model once on zeros. Pools given in
+    ``workspace_pools`` are not part of it."""
+    c, keep = _executor_options(workspace_pools, None, None, None)
+    out = ctypes.c_size_t()
+    check_call(_ffi.AOTRTExecutorArenaBytes(_factory_handle(lib), ctypes.byref(c), ctypes.byref(out)))
+    del keep
+    return out.value
+
+
+def create_executor(lib, device=None, *, workspace_pools=None, arena=None, check_bounds=None, huge_pages=None):
+    """An executor of ``lib``'s model with options (C++ ``ExecutorOptions``), as an AotModule.
+
+    ``workspace_pools``: {pool name: writable buffer}, used in place of the executor's own pools
+    (e.g. a C-interface archive's ``app_pool``); each at least the pool's size, 64-byte aligned.
+    ``arena``: one writable, 64-byte aligned buffer of at least ``arena_bytes(lib)`` bytes in which
+    the whole executor is built (inputs, outputs, pools, run-time workspace); creating and running it
+    then allocate nothing. The AotModule and its module keep these buffers alive; arrays from
+    ``get_output``/``get_input`` alias them (keep the module while you use those arrays).
+    ``check_bounds`` / ``huge_pages``: as the load options of those names, for this executor."""
+    from ...device import cpu
+    from ...module import Module
+    dev = cpu(0) if device is None else device
+    c, keep = _executor_options(workspace_pools, arena, check_bounds, huge_pages)
+    h = ctypes.c_void_p()
+    with _LIVE_LOCK:
+        _next_key[0] += 1
+        key = _next_key[0]
+        _LIVE_MEMORY[key] = keep
+    c.on_destroyed, c.on_destroyed_data = _ON_DESTROYED, key
+    try:
+        check_call(_ffi.AOTRTExecutorCreate(_factory_handle(lib), int(dev.device_type), int(dev.device_id),
+                                            ctypes.byref(c), ctypes.byref(h)))
+    except BaseException:
+        _memory_released(key)  # no executor: nothing will call back
+        raise
+    return AotModule(Module(h.value))
+
+
+# The caller's buffers of each live executor, by key, until the runtime says the executor is gone
+# (AOTRTExecutorOptions.on_destroyed): whichever handle (module, function, array) goes last.
+_LIVE_MEMORY = {}
+_LIVE_LOCK = threading.Lock()
+_next_key = [0]
+
+
+def _memory_released(key):
+    with _LIVE_LOCK:
+        _LIVE_MEMORY.pop(key, None)
+
+
+_ON_DESTROYED = _ffi.AOTRTExecutorOptions._fields_[7][1](_memory_released)
