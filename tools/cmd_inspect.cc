@@ -43,6 +43,29 @@ RunScratch Scratch(const InspectOptions& o, const aotrt::Model& m, const ModelDe
   return MeasureRunScratch(m);
 }
 
+// The caller-owned memory one executor needs (ExecutorOptions::arena, Model::ArenaBytes), which
+// for a model taking run-time scratch means one more run on zeros.
+struct ArenaSize {
+  bool known = false;
+  uint64_t bytes = 0;
+  std::string note;
+};
+
+ArenaSize Arena(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d) {
+  ArenaSize a;
+  if (o.no_run && (Needs(d, "TVMBackendAllocWorkspace") || Needs(d, "TVMBackendGetFuncFromEnv"))) {
+    a.note = "not measured (--no-run): its run-time scratch is measured by a run";
+    return a;
+  }
+  try {
+    a.bytes = m.ArenaBytes();
+    a.known = true;
+  } catch (const std::exception& e) {
+    a.note = std::string("not measured: ") + e.what();
+  }
+  return a;
+}
+
 nlohmann::ordered_json TensorsJson(const std::vector<aotrt::TensorInfo>& ts) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& t : ts) {
@@ -58,7 +81,8 @@ nlohmann::ordered_json SizesJson(const std::vector<NamedSize>& v) {
   return out;
 }
 
-void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s) {
+void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s,
+               const ArenaSize& arena) {
   nlohmann::ordered_json params = nlohmann::ordered_json::array();
   for (const auto& p : d.params) {
     params.push_back({{"name", p.name}, {"shape", p.shape}, {"dtype", p.dtype}, {"bytes", p.bytes}});
@@ -87,6 +111,8 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
       {"undefined_runtime_symbols", d.undefined_runtime_symbols},
       {"context_pointers", d.context_pointers},
       {"memory", MemoryJson(m.Info(), s.measured ? s.peak_bytes : 0)},
+      {"arena_bytes", arena.known ? nlohmann::ordered_json(arena.bytes) : nlohmann::ordered_json()},
+      {"arena_note", arena.note},
   };
   std::cout << j.dump(2) << "\n";
 }
@@ -123,7 +149,8 @@ std::string InterfaceText(const aotrt::ModelInfo& info) {
   return info.interface + " (TVM's packed API: a library export)";
 }
 
-void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s) {
+void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s,
+               const ArenaSize& arena) {
   std::cout << "model library   " << o.path << "\n"
             << "model name      " << Join(d.model_names) << " (symbols " << d.mod_name << "_*)\n"
             << "interface       " << InterfaceText(m.Info()) << "\n"
@@ -145,6 +172,13 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
   }
   std::cout << "\n";
   PrintMemory(std::cout, m.Info(), s.measured ? s.peak_bytes : 0);
+  std::cout << "caller-owned arena for one executor (ExecutorOptions::arena): ";
+  if (arena.known) {
+    std::cout << Bytes(arena.bytes) << ": I/O, pools, argument arrays"
+              << (s.measured ? ", run-time scratch" : "") << "\n";
+  } else {
+    std::cout << arena.note << "\n";
+  }
   std::cout << "\nruntime symbols the library needs: " << Join(d.undefined_runtime_symbols) << "\n"
             << "runtime context pointers it defines: " << Join(d.context_pointers) << "\n";
 }
@@ -164,10 +198,11 @@ CLI::App* AddInspectCommand(CLI::App& app, Action* run) {
     aotrt::Model model = aotrt::Model::Load(opt->path);
     ModelDetails details = GatherDetails(opt->path, model);
     RunScratch scratch = Scratch(*opt, model, details);
+    ArenaSize arena = Arena(*opt, model, details);
     if (opt->json) {
-      PrintJson(*opt, model, details, scratch);
+      PrintJson(*opt, model, details, scratch, arena);
     } else {
-      PrintText(*opt, model, details, scratch);
+      PrintText(*opt, model, details, scratch, arena);
     }
     return 0;
   };
