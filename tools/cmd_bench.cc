@@ -17,6 +17,7 @@
 #include <aotrt/profiling.h>
 #include <nlohmann/json.hpp>
 
+#include "caller_arena.h"
 #include "commands.h"
 #include "memory_report.h"
 #include "model_io.h"
@@ -37,6 +38,7 @@ struct BenchOptions {
   bool json = false;
   bool check_bounds = false;
   bool huge_pages = false;
+  bool arena = false;
 };
 
 double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
@@ -176,16 +178,21 @@ BenchResult RunBench(const BenchOptions& o) {
   res.load_ms = MsSince(t0);
   res.load_faults = ThreadPageFaults() - faults;
   res.info = model.Info();
+  CallerArenas arenas;  // outlives the executors
   std::vector<aotrt::Executor> executors;
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
   options.huge_pages = o.huge_pages;
+  std::vector<aotrt::ExecutorOptions> per_executor(static_cast<size_t>(o.threads), options);
+  if (o.arena) {
+    for (aotrt::ExecutorOptions& e : per_executor) e = arenas.Add(model, options);  // sized (and measured) before timing
+  }
   faults = ThreadPageFaults();
   t0 = Clock::now();
-  executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, options));
+  executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, per_executor[0]));
   res.first_create_ms = MsSince(t0);
   res.first_create_faults = ThreadPageFaults() - faults;
-  for (int i = 1; i < o.threads; ++i) executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, options));
+  for (int i = 1; i < o.threads; ++i) executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, per_executor[i]));
   res.create_ms = MsSince(t0) / o.threads;  // all executors, the first included
   std::vector<PreparedInput> inputs = PrepareInputs(model, executors[0], o.inputs);
   for (auto& ex : executors) ApplyInputs(ex, inputs);
@@ -326,6 +333,8 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_flag("--check-bounds", o->check_bounds, "Time runs in bounds-checking mode (as aotrt run --check-bounds)");
+  cmd->add_flag("--arena", o->arena,
+                "Time executors built in caller-owned memory (ExecutorOptions::arena; one arena per thread)");
   cmd->add_flag("--huge-pages", o->huge_pages,
                 "Back the executors' buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
   *run = [o] {

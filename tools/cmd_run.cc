@@ -10,6 +10,7 @@
 
 #include <aotrt/model.h>
 
+#include "caller_arena.h"
 #include "commands.h"
 #include "compare.h"
 #include "expect.h"
@@ -27,6 +28,7 @@ struct RunOptions {
   bool print = false;
   bool check_bounds = false;
   bool huge_pages = false;
+  bool arena = false;
   std::string expect;
   Tolerance tol;
   int top = 0;
@@ -67,6 +69,8 @@ int Run(const RunOptions& o) {
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
   options.huge_pages = o.huge_pages;
+  CallerArenas arenas;
+  if (o.arena) options = arenas.Add(model, options);
   aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
   std::vector<PreparedInput> inputs = PrepareInputs(model, ex, o.inputs);
   std::vector<ExpectedOutput> expected;
@@ -103,6 +107,8 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run) {
   cmd->add_flag("--print", opt->print, "Print the output values (up to 1000 per output)");
   cmd->add_flag("--check-bounds", opt->check_bounds,
                 "Fail if the model writes past its workspace pools or blocks (also AOTRT_CHECK_BOUNDS=1)");
+  cmd->add_flag("--arena", opt->arena,
+                "Build the executor in one block of caller-owned memory (ExecutorOptions::arena, sized by Model::ArenaBytes)");
   cmd->add_flag("--huge-pages", opt->huge_pages,
                 "Back buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
   auto* expect = cmd->add_option("--expect", opt->expect,

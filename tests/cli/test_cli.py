@@ -405,6 +405,28 @@ def test_inspect_run_scratch(args, tmp):
               + per.get("io_bytes", 0) + peak, "%s: scratch not in the per-executor memory: %r %s" % (name, info, err))
 
 
+def test_arena(args, tmp):
+    """--arena (issue 28): a model without memory planning runs bit-exact in caller-owned memory
+    whose size inspect reports, its run-time scratch included."""
+    so = os.path.join(args.models, "multi_io_c.so")
+    case_dir = os.path.join(args.models, "multi_io_c.case")
+    rc, out, err = aotrt(args, "inspect", so)
+    check(rc == 0 and "caller-owned arena for one executor (ExecutorOptions::arena): " in out
+          and "run-time scratch" in out, "inspect arena line: %s %s" % (out, err))
+    rc, out, err = aotrt(args, "inspect", so, "--json", "--no-run")
+    info = json.loads(out) if rc == 0 else {}
+    check(info.get("arena_bytes") is None and "--no-run" in info.get("arena_note", ""), "inspect --no-run arena: %r" % info)
+    expected = os.path.join(case_dir, "expected")
+    cmd = ["run", so, "--arena", "-o", os.path.join(tmp, "arena_out")]
+    for f in sorted(glob.glob(os.path.join(case_dir, "inputs", "*.npy"))):
+        cmd += ["--input", "%s=%s" % (os.path.splitext(os.path.basename(f))[0], f)]
+    rc, out, err = aotrt(args, *cmd)
+    check(rc == 0, "run --arena multi_io_c: %s %s" % (out, err))
+    for f in sorted(glob.glob(os.path.join(expected, "*.npy"))):
+        got = os.path.join(tmp, "arena_out", os.path.basename(f))
+        check(os.path.exists(got) and np.load(got).tobytes() == np.load(f).tobytes(), "run --arena: %s differs" % got)
+
+
 def test_bench_progress_in_logs(args, tmp):
     """stderr not a terminal (a CI log): at most one progress line every 5 s, not one per repeat.
     100 repeats of at least 30 ms take 3 s or more, so the first line (after 1 s) is written; the
@@ -443,6 +465,16 @@ def test_mlf_fixtures(args, tmp, mlf):
             check(rc == 0 and "outputs match" in out, "run %s bit-exact: %s %s" % (name, out, err))
             rc, out, err = aotrt(args, "bench", archive, "--repeat", "5", "--warmup", "1")
             check(rc == 0 and "throughput" in out, "bench %s: %s" % (name, err))
+            # In caller-owned memory (issue 28): inspect sizes it, run and bench use it, same outputs.
+            rc, out, err = aotrt(args, "inspect", archive, "--json")
+            arena = json.loads(out).get("arena_bytes") if rc == 0 else None
+            check(isinstance(arena, int) and arena >= sum(p["bytes"] for p in json.loads(out)["workspace_pools"]),
+                  "inspect %s arena_bytes: %r %s" % (name, arena, err))
+            rc, out, err = aotrt(args, "run", archive, "--arena", "--inputs", os.path.join(d, "inputs.npz"),
+                                 "--expect", os.path.join(d, "expected.npz"), "--rtol", "0", "--atol", "0")
+            check(rc == 0 and "outputs match" in out, "run --arena %s bit-exact: %s %s" % (name, out, err))
+            rc, out, err = aotrt(args, "bench", archive, "--arena", "--threads", "2", "--repeat", "3")
+            check(rc == 0 and "throughput" in out, "bench --arena %s: %s" % (name, err))
     finally:
         if old is None:
             os.environ.pop("AOTRT_CACHE_DIR", None)
@@ -468,6 +500,7 @@ def main():
             test_input_conversion(args, tmp)
             test_huge_pages(args, tmp)
             test_inspect_run_scratch(args, tmp)
+            test_arena(args, tmp)
         if args.models:
             test_half(args, tmp)
         if args.fixtures and os.path.isdir(args.fixtures):
