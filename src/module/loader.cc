@@ -168,6 +168,10 @@ Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx) {
   auto file = std::make_unique<MemFile>(data, size);
   const char* format = SniffFormat(data, size);
   if (format && std::strcmp(format, "so") != 0) {
+    // A Model Library Format archive (C interface) is read from the in-memory file as from its own.
+    if (IsModelLibraryFormat(file->path())) {
+      if (const FileLoaderDef* mlf = FindBuiltinFileLoader("mlf")) return mlf->load(file->path(), ctx);
+    }
     return LoadFromSymbolSource(OpenObjectFiles(file->path(), format, ctx.tools), ctx);  // linked to a new file
   }
   std::shared_ptr<SymbolSource> lib = OpenSharedLibrary(file->path(), ctx.display_name);

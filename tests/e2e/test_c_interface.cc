@@ -2,6 +2,8 @@
 // loaded, compiled and run bit-exact through the C++ API and the C ABI, in every archive form.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "aotrt/c_api.h"
@@ -220,6 +222,29 @@ TEST(CInterface, CAbiLoadsTheArchive) {
   TVMModFree(executor);
   TVMFuncFree(create);
   TVMModFree(factory);
+}
+
+}  // namespace
+
+namespace {
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// An archive held in memory (Model::LoadFromMemory, AOTRTModLoadFromMemory) loads as from its file.
+TEST(CInterface, ArchiveLoadsFromMemory) {
+  Case c = MlfCase("mlf_conv_usmp");
+  AOTRT_SKIP_WITHOUT_MLF(c);
+  ScratchDir d;
+  std::string bytes = FileBytes(c.library);
+  ASSERT_FALSE(bytes.empty());
+  Model m = Model::LoadFromMemory(bytes.data(), bytes.size(), CacheIn(d));
+  EXPECT_EQ(m.Info().interface, "c");
+  ExpectRunsBitExact(c, m);
+  // Truncated in memory: an error, never a crash.
+  EXPECT_THROW(Model::LoadFromMemory(bytes.data(), bytes.size() / 2, CacheIn(d)), Error);
 }
 
 }  // namespace
