@@ -31,14 +31,19 @@ struct ArenaMemory {
   size_t bytes;
 };
 
-void BM_Create(benchmark::State& state, const char* name, bool in_arena) {
-  aotrt::Model m;
+// The model, or an undefined one with the benchmark skipped (no ../shared, say).
+aotrt::Model LoadOrSkip(benchmark::State& state, const char* name) {
   try {
-    m = aotrt::Model::Load(ModelFile(name));
+    return aotrt::Model::Load(ModelFile(name));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
-    return;
+    return aotrt::Model();
   }
+}
+
+void BM_Create(benchmark::State& state, const char* name, bool in_arena) {
+  aotrt::Model m = LoadOrSkip(state, name);
+  if (!m.module().defined()) return;
   ArenaMemory arena(m.ArenaBytes());
   aotrt::ExecutorOptions o = in_arena ? arena.Options() : aotrt::ExecutorOptions();
   for (auto _ : state) {
@@ -53,13 +58,8 @@ BENCHMARK_CAPTURE(BM_Create, conv_net_llvm_heap, "conv_net_llvm", false)->Unit(b
 BENCHMARK_CAPTURE(BM_Create, conv_net_llvm_arena, "conv_net_llvm", true)->Unit(benchmark::kMicrosecond);
 
 void BM_Run(benchmark::State& state, const char* name, bool in_arena) {
-  aotrt::Model m;
-  try {
-    m = aotrt::Model::Load(ModelFile(name));
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  aotrt::Model m = LoadOrSkip(state, name);
+  if (!m.module().defined()) return;
   ArenaMemory arena(m.ArenaBytes());
   aotrt::Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, in_arena ? arena.Options() : aotrt::ExecutorOptions());
   ex.Run();  // warm

@@ -3,23 +3,19 @@
 #include "aotrt/model.h"
 #include "base/error_util.h"
 #include "c_api/api_guard.h"
+#include "c_api/c_options.h"
 #include "ffi/handle.h"
 
 using namespace aotrt;
 
 namespace {
 
-bool Flag(int32_t v, const char* field) {
-  AOTRT_REQUIRE(v == 0 || v == 1, kInvalidArgument, "AOTRTExecutorOptions.", field, " is ", v, ": expected 0 or 1");
-  return v == 1;
-}
+bool Flag(int32_t v, const char* field) { return CFlag(v, "AOTRTExecutorOptions", field); }
 
 ExecutorOptions ExecutorOptionsFromC(const AOTRTExecutorOptions* c) {
   ExecutorOptions o;
   if (!c) return o;
-  AOTRT_REQUIRE(c->struct_size == sizeof(AOTRTExecutorOptions), kInvalidArgument, "AOTRTExecutorOptions.struct_size is ",
-                c->struct_size, ": expected ", sizeof(AOTRTExecutorOptions),
-                " (initialize the struct with AOTRTExecutorOptionsInit of this library's header)");
+  RequireStructSize(c->struct_size, sizeof(AOTRTExecutorOptions), "AOTRTExecutorOptions");
   o.check_bounds = Flag(c->check_bounds, "check_bounds");
   o.huge_pages = Flag(c->huge_pages, "huge_pages");
   AOTRT_REQUIRE(c->workspace_pools != nullptr || c->num_workspace_pools == 0, kInvalidArgument,

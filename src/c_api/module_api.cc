@@ -8,6 +8,7 @@
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "c_api/api_guard.h"
+#include "c_api/c_options.h"
 #include "ffi/handle.h"
 #include "ffi/registry.h"
 
@@ -37,17 +38,12 @@ struct CFunc {
   }
 };
 
-bool Flag(int32_t v, const char* field) {
-  AOTRT_REQUIRE(v == 0 || v == 1, kInvalidArgument, "AOTRTLoadOptions.", field, " is ", v, ": expected 0 or 1");
-  return v == 1;
-}
+bool Flag(int32_t v, const char* field) { return CFlag(v, "AOTRTLoadOptions", field); }
 
 LoadOptions LoadOptionsFromC(const AOTRTLoadOptions* c) {
   LoadOptions o;
   if (!c) return o;
-  AOTRT_REQUIRE(c->struct_size == sizeof(AOTRTLoadOptions), kInvalidArgument, "AOTRTLoadOptions.struct_size is ",
-                c->struct_size, ": expected ", sizeof(AOTRTLoadOptions),
-                " (initialize the struct with AOTRTLoadOptionsInit of this library's header)");
+  RequireStructSize(c->struct_size, sizeof(AOTRTLoadOptions), "AOTRTLoadOptions");
   o.constant_cache = Flag(c->constant_cache, "constant_cache");
   o.verify_constant_cache = Flag(c->verify_constant_cache, "verify_constant_cache");
   o.cache_dir = c->cache_dir ? c->cache_dir : "";
