@@ -14,7 +14,7 @@ struct PrivateBreakdown {
   double heap = 0;             // [heap] and small anonymous mappings (malloc, thread stacks' used pages, TLS)
   double stack = 0;            // the main thread's [stack]
   double model_file = 0;       // the model library's own pages (relocated data, GOT, pages a cache file COWs)
-  double library_data = 0;     // other files' writable pages (libaotrt, libc, libstdc++ ... .data, .bss, GOT)
+  double library_data = 0;     // other files' writable pages and .bss (libaotrt, libc, libstdc++ ...: .data, GOT)
   double library_text = 0;     // other files' read-only pages touched by this process alone
   double total() const { return large_anonymous + heap + stack + model_file + library_data + library_text; }
 };
