@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -13,8 +14,11 @@
 namespace aotrt {
 namespace {
 
-constexpr size_t kHeadBytes = 4096;  // the ELF and program headers of any library gcc or lld writes
+constexpr size_t kHeadBytes = 8192;  // headers, .dynsym and .dynstr of a TVM export: one read
 
+// The file's first kHeadBytes are read once, into the reader (on the stack): they hold the
+// headers and, in the libraries linkers write, .dynsym and .dynstr too, so a load reads two
+// ranges (this one and the section headers at the end), whatever the file's size.
 class FileReader {
  public:
   FileReader(const std::string& path, const std::string& what) : what_(what) {
@@ -27,18 +31,28 @@ class FileReader {
     struct stat st {};
     if (::fstat(fd_.fd, &st) != 0 || !S_ISREG(st.st_mode)) AOTRT_THROW(kIOError, what, ": not a regular file");
     size_ = static_cast<uint64_t>(st.st_size);
+    head_size_ = static_cast<size_t>(std::min<uint64_t>(size_, kHeadBytes));
+    ReadInto(head_, 0, head_size_, "header");
   }
 
   uint64_t size() const { return size_; }
 
-  // The `bytes` bytes at `offset`, which must lie inside the file (else kFormatError naming `field`).
-  std::string Read(uint64_t offset, uint64_t bytes, const char* field) const {
+  // The `bytes` bytes at `offset`, which must lie inside the file (else kFormatError naming
+  // `field`): in the head when they lie there, else read into `*holder`.
+  const char* Bytes(uint64_t offset, uint64_t bytes, const char* field, std::string* holder) const {
     AOTRT_REQUIRE(offset <= size_ && bytes <= size_ - offset, kFormatError, what_, ": ELF ", field, " at offset ",
                   offset, " (", bytes, " bytes) lies outside the ", size_, "-byte file");
-    std::string out(bytes, '\0');
+    if (offset + bytes <= head_size_) return head_ + offset;
+    holder->resize(bytes);
+    ReadInto(&(*holder)[0], offset, bytes, field);
+    return holder->data();
+  }
+
+ private:
+  void ReadInto(char* out, uint64_t offset, uint64_t bytes, const char* field) const {
     size_t done = 0;
     while (done < bytes) {
-      ssize_t n = ::pread(fd_.fd, &out[done], bytes - done, static_cast<off_t>(offset + done));
+      ssize_t n = ::pread(fd_.fd, out + done, bytes - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         AOTRT_THROW(kIOError, what_, ": cannot read ", field, " at offset ", offset + done, ": ",
@@ -46,45 +60,49 @@ class FileReader {
       }
       done += static_cast<size_t>(n);
     }
-    return out;
   }
 
- private:
   UniqueFd fd_;
   std::string what_;
   uint64_t size_ = 0;
+  size_t head_size_ = 0;
+  char head_[kHeadBytes];
 };
 
 }  // namespace
 
 ElfDynamicSymbols ReadSharedLibraryFile(const std::string& path, const std::string& what) {
   FileReader file(path, what);
-  std::string head = file.Read(0, std::min<uint64_t>(file.size(), kHeadBytes), "header");
-  Elf64_Ehdr eh = ReadElfHeader(head.data(), head.size(), what);
+  std::string holder;
+  const char* head = file.Bytes(0, std::min<uint64_t>(file.size(), kHeadBytes), "header", &holder);
+  size_t head_size = static_cast<size_t>(std::min<uint64_t>(file.size(), kHeadBytes));
+  Elf64_Ehdr eh = ReadElfHeader(head, head_size, what);
   // Program headers past the first page (no linker puts them there, but the format allows it).
-  if (eh.e_phnum > 0 && (eh.e_phoff > head.size() || uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr) > head.size() - eh.e_phoff)) {
+  if (eh.e_phnum > 0 && (eh.e_phoff > head_size || uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr) > head_size - eh.e_phoff)) {
     AOTRT_REQUIRE(eh.e_phoff <= file.size(), kFormatError, what, ": ELF program headers at offset ", eh.e_phoff,
                   " lie outside the ", file.size(), "-byte file");
-    head = file.Read(0, std::min<uint64_t>(file.size(), eh.e_phoff + uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr)),
-                     "program headers");
+    head_size = static_cast<size_t>(
+        std::min<uint64_t>(file.size(), eh.e_phoff + uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr)));
+    head = file.Bytes(0, head_size, "program headers", &holder);
   }
-  CheckElfSegments(head.data(), head.size(), file.size(), what);
+  CheckElfSegments(head, head_size, file.size(), what);
 
   ElfDynamicSymbols out;
   if (eh.e_shnum == 0) return out;  // no section headers: no symbols listed (as ReadElfDynamicSymbols)
   AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr), kFormatError, what, ": unexpected ELF section header size ",
                 eh.e_shentsize);
-  std::string sections = file.Read(eh.e_shoff, uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr), "section header");
+  std::string section_holder, string_holder, symbol_holder;
+  const uint64_t sections_size = uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr);
+  const char* sections = file.Bytes(eh.e_shoff, sections_size, "section header", &section_holder);
   for (uint64_t i = 0; i < eh.e_shnum; ++i) {
-    auto sh = ReadElfAt<Elf64_Shdr>(sections.data(), sections.size(), i * sizeof(Elf64_Shdr), what, "section header");
+    auto sh = ReadElfAt<Elf64_Shdr>(sections, sections_size, i * sizeof(Elf64_Shdr), what, "section header");
     if (sh.sh_type != SHT_DYNSYM) continue;
     AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link,
                   " of ", eh.e_shnum);
-    auto strtab =
-        ReadElfAt<Elf64_Shdr>(sections.data(), sections.size(), sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
-    std::string strings = file.Read(strtab.sh_offset, strtab.sh_size, "symbol string table");
-    std::string symbols = file.Read(sh.sh_offset, sh.sh_size, "symbol table");
-    ForEachSymbolIn(symbols.data(), symbols.size(), strings.data(), strings.size(), what,
+    auto strtab = ReadElfAt<Elf64_Shdr>(sections, sections_size, sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
+    const char* strings = file.Bytes(strtab.sh_offset, strtab.sh_size, "symbol string table", &string_holder);
+    const char* symbols = file.Bytes(sh.sh_offset, sh.sh_size, "symbol table", &symbol_holder);
+    ForEachSymbolIn(symbols, sh.sh_size, strings, strtab.sh_size, what,
                     [&out](std::string name, const Elf64_Sym& sym) { AddDynamicSymbol(std::move(name), sym, &out); });
   }
   return out;
