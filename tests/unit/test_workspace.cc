@@ -190,3 +190,33 @@ TEST(Workspace, HitKeepsEveryBlock) {
     EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, c), 0);
   }).join();
 }
+
+// Checking mode keeps a block of more than twice a request for larger ones; the replacement of
+// too-small blocks must still settle: from the second run on, the same blocks serve the same
+// requests (no map or unmap per run).
+TEST(Workspace, CheckingModeSettlesAfterARun) {
+  std::thread([] {
+    aotrt::WorkspaceBoundsCheck check;
+    constexpr uint64_t kKiB = 1024;
+    auto run = [] {
+      std::vector<void*> got;
+      void* a = TVMBackendAllocWorkspace(kDLCPU, 0, 1568 * kKiB, 0, 0);
+      got.push_back(a);
+      for (uint64_t kib : {596, 1628, 3196, 100, 1684, 4, 900, 512, 64, 2}) {
+        void* t = TVMBackendAllocWorkspace(kDLCPU, 0, kib * kKiB - 10, 0, 0);
+        got.push_back(t);
+        EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, t), 0);
+      }
+      EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, a), 0);
+      return got;
+    };
+    run();
+    std::vector<void*> second = run();
+    size_t held = aotrt::WorkspacePoolBytes();
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(run(), second);
+      EXPECT_EQ(aotrt::WorkspacePoolBytes(), held);
+    }
+    EXPECT_FALSE(check.overrun().found());
+  }).join();
+}
