@@ -71,9 +71,15 @@ bool SelfInGlobalScope() {
   ::dlclose(global);
   ::dlerror();
   if (!found) return false;
+#ifdef DLFO_EH_SEGMENT_TYPE  // glibc 2.35 and later: a lock-free lookup
   dl_find_object mine{}, theirs{};
   return ::_dl_find_object(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) == 0 &&
          ::_dl_find_object(found, &theirs) == 0 && mine.dlfo_link_map == theirs.dlfo_link_map;
+#else
+  Dl_info mine{}, theirs{};
+  return ::dladdr(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) && ::dladdr(found, &theirs) &&
+         mine.dli_fbase == theirs.dli_fbase;
+#endif
 }
 
 void PromoteSelfToGlobalScopeOnce() {
