@@ -114,19 +114,31 @@ class WorkspacePool {
     // small request does not take a much larger block (a 100-byte request in a 1 MiB block would
     // cost a 1 MiB fill and compare per run), it gets one of its own.
     const size_t largest = t_check.active ? 2 * size : SIZE_MAX;
-    size_t best = free_.size();
+    size_t best = free_.size(), too_small = free_.size();
     for (size_t i = 0; i < free_.size(); ++i) {
-      if (Serves(free_[i]) >= nbytes && free_[i].size <= largest &&
-          (best == free_.size() || free_[i].size < free_[best].size)) {
+      if (Serves(free_[i]) < nbytes) {
+        if (too_small == free_.size() || free_[i].size > free_[too_small].size) too_small = i;
+      } else if (free_[i].size <= largest && (best == free_.size() || free_[i].size < free_[best].size)) {
         best = i;
       }
+    }
+    // A miss replaces the largest free block too small for it (TVM's WorkspacePool does the
+    // same), rather than adding a block: the pool then holds about the live peak of a run, not
+    // every size it ever served. Each replacement grows a block, so a repeated sequence of
+    // requests settles after a run or two and warm runs allocate nothing.
+    const bool reuse = best != free_.size();
+    if (!reuse && too_small != free_.size()) {
+      bytes_ -= free_[too_small].size;
+      Release(&free_[too_small]);
+      free_[too_small] = free_.back();
+      free_.pop_back();
     }
     // Capacity first, so that neither this push_back nor a later Free/ReleaseTo allocates: after
     // this line nothing can throw, and a block is never lost between the two lists.
     used_.reserve(used_.size() + 1);
     free_.reserve(free_.size() + used_.size() + 1);
     Block b;
-    if (best != free_.size()) {
+    if (reuse) {
       b = free_[best];
       free_[best] = free_.back();
       free_.pop_back();

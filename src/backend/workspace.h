@@ -6,7 +6,9 @@
 // guard after it; a smaller one a heap block of twice the request plus a cache line, rounded up to
 // 4 KiB (never written by the runtime unless checking). Freed blocks are kept and reused best-fit
 // (a block serves requests it keeps that room for), so a warm pool serves a model's allocations
-// without a system call. Blocks are released when the thread exits. Not shared between threads: a
+// without a system call. A request no free block serves replaces the largest free block that is
+// too small (as TVM's WorkspacePool does), so a pool holds about the live peak of the model's
+// requests rather than every size it once served. Blocks are released when the thread exits. Not shared between threads: a
 // block must be freed on the thread that allocated it.
 #pragma once
 

@@ -38,8 +38,12 @@ std::shared_ptr<spdlog::logger> MakeLogger(std::shared_ptr<spdlog::sinks::sink> 
   return logger;
 }
 
+// The level is a constant-initialized global, apart from the logger: a level check (every load
+// makes some) then touches neither the logger's code nor a static guard, which in a new process
+// cost a few microseconds of page faults on the first check.
+std::atomic<int> g_level{kWarn};
+
 struct Logger {
-  std::atomic<int> level{kWarn};
   std::mutex mu;
   // Made at the first record, not at the first level check: loading a model logs nothing at the
   // default level and should not pay for a logger (a terminal query on stderr, a registry).
@@ -72,7 +76,7 @@ int ParseLevel(const std::string& text) {
   return -1;
 }
 
-bool Enabled(Level level) { return level >= Instance().level.load(std::memory_order_relaxed) && level != kOff; }
+bool Enabled(Level level) { return level >= g_level.load(std::memory_order_relaxed) && level != kOff; }
 
 void Write(Level level, const std::string& message) {
   Instance().Get()->log(static_cast<spdlog::level::level_enum>(level), message);
@@ -94,7 +98,7 @@ void SetCallback(Callback cb, void* user) {
 void SetLevel(int level) {
   AOTRT_REQUIRE(level >= kTrace && level <= kOff, kInvalidArgument, "log level ", level,
                 " is out of range: expected 0 (trace) .. 6 (off)");
-  Instance().level = level;
+  g_level.store(level, std::memory_order_relaxed);
 }
 
 }  // namespace log

@@ -142,3 +142,81 @@ TEST(Workspace, RequestedPeakCountsBytesHeldAtOnce) {
   WorkspaceResetPeak();
   EXPECT_EQ(WorkspaceRequestedPeak(), base);
 }
+
+// A miss replaces the largest free block too small for it instead of adding one, so the pool
+// holds the live peak of a run (here MobileNet's: two buffers live throughout, and temporaries
+// of growing size one at a time), and a repeated run finds every block in place.
+TEST(Workspace, MissReplacesTheLargestTooSmallBlockSoThePoolHoldsTheLivePeak) {
+  std::thread([] {
+    constexpr uint64_t kKiB = 1024;
+    auto run = [](std::vector<void*>* got) {
+      void* a = TVMBackendAllocWorkspace(kDLCPU, 0, 1568 * kKiB, 0, 0);
+      void* b = TVMBackendAllocWorkspace(kDLCPU, 0, 3136 * kKiB, 0, 0);
+      got->push_back(a);
+      got->push_back(b);
+      for (uint64_t kib : {596, 1628, 3196, 1684, 900, 512}) {
+        void* t = TVMBackendAllocWorkspace(kDLCPU, 0, kib * kKiB - 100, 0, 0);
+        ASSERT_NE(t, nullptr);
+        got->push_back(t);
+        EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, t), 0);
+      }
+      EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, b), 0);
+      EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, a), 0);
+    };
+    std::vector<void*> first, second;
+    run(&first);
+    // The two long-lived buffers and one block for the largest temporary; the 596 and 1628 KiB
+    // blocks were replaced when a larger temporary came.
+    EXPECT_EQ(aotrt::WorkspacePoolBytes(), (1568 + 3136 + 3196) * kKiB);
+    run(&second);
+    EXPECT_EQ(aotrt::WorkspacePoolBytes(), (1568 + 3136 + 3196) * kKiB);
+    EXPECT_EQ(second[0], first[0]);
+    EXPECT_EQ(second[1], first[1]);
+    for (size_t i = 2; i < second.size(); ++i) EXPECT_EQ(second[i], second[2]) << "temporary " << i;
+  }).join();
+}
+
+// A smaller free block that still serves the request is reused, and nothing is released.
+TEST(Workspace, HitKeepsEveryBlock) {
+  std::thread([] {
+    void* a = TVMBackendAllocWorkspace(kDLCPU, 0, 256 << 10, 0, 0);
+    void* b = TVMBackendAllocWorkspace(kDLCPU, 0, 512 << 10, 0, 0);
+    EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, a), 0);
+    EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, b), 0);
+    size_t held = aotrt::WorkspacePoolBytes();
+    void* c = TVMBackendAllocWorkspace(kDLCPU, 0, 200 << 10, 0, 0);
+    EXPECT_EQ(c, a);  // best fit
+    EXPECT_EQ(aotrt::WorkspacePoolBytes(), held);
+    EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, c), 0);
+  }).join();
+}
+
+// Checking mode keeps a block of more than twice a request for larger ones; the replacement of
+// too-small blocks must still settle: from the second run on, the same blocks serve the same
+// requests (no map or unmap per run).
+TEST(Workspace, CheckingModeSettlesAfterARun) {
+  std::thread([] {
+    aotrt::WorkspaceBoundsCheck check;
+    constexpr uint64_t kKiB = 1024;
+    auto run = [] {
+      std::vector<void*> got;
+      void* a = TVMBackendAllocWorkspace(kDLCPU, 0, 1568 * kKiB, 0, 0);
+      got.push_back(a);
+      for (uint64_t kib : {596, 1628, 3196, 100, 1684, 4, 900, 512, 64, 2}) {
+        void* t = TVMBackendAllocWorkspace(kDLCPU, 0, kib * kKiB - 10, 0, 0);
+        got.push_back(t);
+        EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, t), 0);
+      }
+      EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, a), 0);
+      return got;
+    };
+    run();
+    std::vector<void*> second = run();
+    size_t held = aotrt::WorkspacePoolBytes();
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(run(), second);
+      EXPECT_EQ(aotrt::WorkspacePoolBytes(), held);
+    }
+    EXPECT_FALSE(check.overrun().found());
+  }).join();
+}

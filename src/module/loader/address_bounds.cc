@@ -55,7 +55,19 @@ struct ObjectQuery {
   bool out_of_memory = false;
 };
 
+// Whether `a` lies in a readable PT_LOAD segment of the object: the walk passes every loaded
+// object, and only the one containing the address needs its segments built (allocated).
+bool MayContain(const dl_phdr_info& info, uintptr_t a) {
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    uintptr_t b = info.dlpi_addr + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R) && a >= b && a - b < ph.p_memsz) return true;
+  }
+  return false;
+}
+
 int VisitObjectOrThrow(dl_phdr_info* info, ObjectQuery* q) {
+  if (!MayContain(*info, q->containing)) return 0;
   std::vector<AddressBounds::Segment> segments = SegmentsOf(*info);
   if (BytesFrom(segments, q->containing, false) == 0) return 0;
   q->segments = std::move(segments);

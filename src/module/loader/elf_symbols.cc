@@ -6,7 +6,6 @@
 #include "base/error_util.h"
 
 namespace aotrt {
-namespace {
 
 Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what) {
   AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
@@ -17,7 +16,16 @@ Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what)
   return eh;
 }
 
-}  // namespace
+void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab, size_t strtab_size,
+                     const std::string& what, const std::function<void(std::string, const Elf64_Sym&)>& visit) {
+  uint64_t count = symtab_size / sizeof(Elf64_Sym);
+  for (uint64_t k = 1; k < count; ++k) {
+    auto sym = ReadElfAt<Elf64_Sym>(symtab, symtab_size, k * sizeof(Elf64_Sym), what, "symbol");
+    if (sym.st_name == 0 || sym.st_name >= strtab_size) continue;
+    const char* name = strtab + sym.st_name;
+    visit(std::string(name, strnlen(name, strtab_size - sym.st_name)), sym);
+  }
+}
 
 void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
                    const std::function<void(std::string, const Elf64_Sym&)>& visit) {
@@ -35,36 +43,36 @@ void ForEachElfSymbol(const void* data, size_t size, const std::string& what, ui
                   ": symbol string table lies outside the file");
     AOTRT_REQUIRE(sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset, kFormatError, what,
                   ": symbol table lies outside the file");
-    uint64_t count = sh.sh_size / sizeof(Elf64_Sym);
-    for (uint64_t k = 1; k < count; ++k) {
-      auto sym = ReadElfAt<Elf64_Sym>(base, size, sh.sh_offset + k * sizeof(Elf64_Sym), what, "symbol");
-      if (sym.st_name == 0 || sym.st_name >= strtab.sh_size) continue;
-      const char* name = base + strtab.sh_offset + sym.st_name;
-      visit(std::string(name, strnlen(name, strtab.sh_size - sym.st_name)), sym);
-    }
+    ForEachSymbolIn(base + sh.sh_offset, sh.sh_size, base + strtab.sh_offset, strtab.sh_size, what, visit);
+  }
+}
+
+void AddDynamicSymbol(std::string name, const Elf64_Sym& sym, ElfDynamicSymbols* out) {
+  if (sym.st_shndx == SHN_UNDEF) {
+    // Weak references may stay unresolved (the dynamic linker makes them null).
+    if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out->undefined.push_back(std::move(name));
+  } else {
+    out->defined.push_back({std::move(name), sym.st_size});
   }
 }
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
   ElfDynamicSymbols out;
-  ForEachElfSymbol(data, size, what, SHT_DYNSYM, [&out](std::string name, const Elf64_Sym& sym) {
-    if (sym.st_shndx == SHN_UNDEF) {
-      // Weak references may stay unresolved (the dynamic linker makes them null).
-      if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out.undefined.push_back(std::move(name));
-    } else {
-      out.defined.push_back({std::move(name), sym.st_size});
-    }
-  });
+  ForEachElfSymbol(data, size, what, SHT_DYNSYM,
+                   [&out](std::string name, const Elf64_Sym& sym) { AddDynamicSymbol(std::move(name), sym, &out); });
   return out;
 }
 
 void CheckElfSegmentsInFile(const void* data, size_t size, const std::string& what) {
-  const char* base = static_cast<const char*>(data);
-  Elf64_Ehdr eh = ReadElfHeader(base, size, what);
+  CheckElfSegments(static_cast<const char*>(data), size, size, what);
+}
+
+void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what) {
+  Elf64_Ehdr eh = ReadElfHeader(base, avail, what);
   AOTRT_REQUIRE(eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0, kFormatError, what,
                 ": unexpected ELF program header size ", eh.e_phentsize);
   for (uint64_t i = 0; i < eh.e_phnum; ++i) {
-    auto ph = ReadElfAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
+    auto ph = ReadElfAt<Elf64_Phdr>(base, avail, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
     if (ph.p_type != PT_LOAD) continue;
     AOTRT_REQUIRE(ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset, kFormatError, what, ": ELF segment ", i,
                   " (PT_LOAD) covers file bytes [", ph.p_offset, ", ", ph.p_offset + ph.p_filesz,

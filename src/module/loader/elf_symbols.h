@@ -56,10 +56,22 @@ void ForEachElfSymbol(const void* data, size_t size, const std::string& what, ui
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what);
 
+// The pieces of the walks above, for a reader that holds only parts of a file (elf_file.h).
+// ReadElfHeader: the header of the `size` bytes at `base`, checked to be ELF64 little-endian.
+Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what);
+// Calls `visit` for every named symbol of one symbol table and its string table.
+void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab, size_t strtab_size,
+                     const std::string& what, const std::function<void(std::string, const Elf64_Sym&)>& visit);
+// Files a dynamic symbol under `out`'s defined or (strong) undefined ones.
+void AddDynamicSymbol(std::string name, const Elf64_Sym& sym, ElfDynamicSymbols* out);
+
 // Every loadable segment (PT_LOAD) lies inside the file: dlopen maps segments past the end of a
 // truncated file, and touching them then raises SIGBUS. Throws kFormatError naming the segment,
 // its file range and the file size.
 void CheckElfSegmentsInFile(const void* data, size_t size, const std::string& what);
+// The same with only the file's first `avail` bytes at `base` (holding the ELF and program
+// headers) and the file's `size`.
+void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what);
 
 // st_value of the defined global or weak function or object symbol `name` in the file's static
 // symbol table (.symtab), or 0 when the file has none (stripped) or does not define `name`.

@@ -3,12 +3,11 @@
 
 #include <cstring>
 #include <memory>
-#include <mutex>
 
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "module/loader/elf_symbols.h"
-#include "module/loader/mapped_file.h"
+#include "module/loader/elf_file.h"
 #include "module/model_contract.h"
 #include "module/loader/symbol_check.h"
 #include "module/symbol_source.h"
@@ -59,27 +58,52 @@ class SharedLibrary : public SymbolSource {
 // before the first model is opened whatever the caller did: dlsym(RTLD_DEFAULT) from inside
 // libaotrt would find its own symbols even when the library was loaded RTLD_LOCAL, and a model
 // would not. Promoting an object also promotes its dependencies (glibc add_to_global).
+//
+// Nothing to do when the object holding libaotrt is in the global scope already (linked into the
+// program, or loaded RTLD_GLOBAL): the global lookup of one of its own exports lands in it. That
+// check costs a hash lookup; the promoting dlopen costs a walk of libaotrt's whole dependency tree
+// (glibc builds the search list of an object first opened by name), about 40 us of a model load
+// on a hit, paid by every process.
+bool SelfInGlobalScope() {
+  void* global = ::dlopen(nullptr, RTLD_LAZY);
+  if (!global) return false;
+  void* found = ::dlsym(global, "TVMBackendAllocWorkspace");
+  ::dlclose(global);
+  ::dlerror();
+  if (!found) return false;
+#ifdef DLFO_EH_SEGMENT_TYPE  // glibc 2.35 and later: a lock-free lookup
+  dl_find_object mine{}, theirs{};
+  return ::_dl_find_object(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) == 0 &&
+         ::_dl_find_object(found, &theirs) == 0 && mine.dlfo_link_map == theirs.dlfo_link_map;
+#else
+  Dl_info mine{}, theirs{};
+  return ::dladdr(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) && ::dladdr(found, &theirs) &&
+         mine.dli_fbase == theirs.dli_fbase;
+#endif
+}
+
+void PromoteSelfToGlobalScopeOnce() {
+  if (SelfInGlobalScope()) return;
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScopeOnce), &info) && info.dli_fname) {
+    void* h = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
+    if (h) ::dlclose(h);  // drops the extra reference; the promotion stays
+  }
+}
+
+// A function-local static rather than std::call_once: the guard it takes is bound already, while
+// the first std::call_once of a process binds and faults in libstdc++'s and libc's once machinery
+// (about 8 us of a load on a hit).
 void PromoteSelfToGlobalScope() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Dl_info info{};
-    if (::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScope), &info) && info.dli_fname) {
-      void* h = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
-      if (h) ::dlclose(h);  // drops the extra reference; the promotion stays
-    }
-  });
+  static const bool done = (PromoteSelfToGlobalScopeOnce(), true);
+  (void)done;
 }
 
 }  // namespace
 
 std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name,
                                                 bool is_source_file) {
-  ElfDynamicSymbols syms;
-  {
-    MappedFile file(path, display_name);
-    CheckElfSegmentsInFile(file.data(), file.size(), display_name);
-    syms = ReadElfDynamicSymbols(file.data(), file.size(), display_name);
-  }
+  ElfDynamicSymbols syms = ReadSharedLibraryFile(path, display_name);
   PromoteSelfToGlobalScope();
   ::dlerror();
   void* handle = nullptr;
