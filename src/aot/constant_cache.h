@@ -56,6 +56,14 @@ struct ConstantCacheOptions {
 // mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards. Never throws.
 bool MakeDirectories(const std::string& dir);
 
+// Maps into *out the pool that `alias` (a symbolic link to "<content hash>.aotrt-pool" in `dir`)
+// names, when that file is a valid pool (constant_pool_file.h) of `bytes` + `slack` whose header
+// names the same content; *out then reports kMappedCache from `alias`. The link's target is read,
+// not followed: a target elsewhere, a damaged file or one whose header names other content is a
+// miss (false, with a debug log unless the alias is simply missing).
+bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t bytes, size_t slack, bool verify,
+                     const std::string& what, ConstantPoolMemory* out);
+
 // Identity of a model file for a cache key: device, inode, size and modification time in
 // nanoseconds, so that replacing or rewriting the file changes the key, and the same file reached
 // by another path (relative, absolute, a link) keeps it. "" when stat fails.
