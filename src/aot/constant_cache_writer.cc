@@ -38,7 +38,8 @@ struct WriterState {
   bool busy = false;            // a job is being written
   bool forked_child = false;    // this is a fork's child: `queue` holds the parent's jobs
   int lock_fd = -1;             // the running job's lock descriptor (closed in a fork's child)
-  std::atomic<bool> exiting{false};
+  std::atomic<bool> exiting{false};   // no new jobs; no waiting for another process's lock
+  std::atomic<bool> abandon{false};   // the exit's wait is over: stop between writes
 };
 
 // Never destroyed: the writer may still run while the process exits.
@@ -59,13 +60,18 @@ void AfterForkInChild() {
   s.mu.unlock();
 }
 
-// The process is exiting: drop what has not started, give the running job up to kExitWait.
+// The process is exiting: the queued jobs get up to kExitWait in all (a short-lived process, e.g.
+// `aotrt run`, still leaves its files), but none waits for another process's lock; past that the
+// writer stops between writes and the rest is dropped.
 void OnExit() {
   WriterState& s = State();
   std::unique_lock<std::mutex> lock(s.mu);
   s.exiting = true;
-  s.queue.clear();
-  s.cv.wait_for(lock, kExitWait, [&] { return !s.busy; });
+  if (s.forked_child) return;  // the queue holds the parent's jobs: no thread here runs them
+  if (!s.cv.wait_for(lock, kExitWait, [&] { return s.queue.empty() && !s.busy; })) {
+    s.abandon = true;
+    s.queue.clear();
+  }
 }
 
 // Keeps libaotrt mapped for as long as the process lives: a dlclose() while the writer runs its code
@@ -135,7 +141,8 @@ Existing FindExistingPool(const std::string& path, const PoolFileSpec& spec, con
 
 void WriteJob(const CacheWriteJob& job) {
   const std::string& dir = job.directory;
-  auto give_up = [] { return State().exiting.load(); };
+  auto give_up_lock = [] { return State().exiting.load(); };
+  auto give_up = [] { return State().abandon.load(); };
   auto log = [&](const std::string& m) { AOTRT_LOG_DEBUG(job.what, ": constant cache: ", m); };
   // The load made the directory; one removed since (a test's temporary, a cleanup) is not remade.
   struct stat st;
@@ -155,9 +162,9 @@ void WriteJob(const CacheWriteJob& job) {
       State().lock_fd = -1;
     }
   } close_lock{fd};
-  LockResult locked = fd >= 0 ? LockWithin(fd, job.lock_wait_ms, give_up) : LockResult::kUnsupported;
+  LockResult locked = fd >= 0 ? LockWithin(fd, job.lock_wait_ms, give_up_lock) : LockResult::kUnsupported;
   if (locked == LockResult::kTimedOut) {
-    return log(give_up() ? std::string("the process is exiting; not written")
+    return log(give_up_lock() ? std::string("the process is exiting; not written")
                          : StrCat("another process has held ", dir, "/.lock for over ", job.lock_wait_ms,
                                   " ms; not written (the private copy serves)"));
   }
@@ -180,7 +187,7 @@ void WriteJob(const CacheWriteJob& job) {
 void WriterMain() {
   WriterState& s = State();
   std::unique_lock<std::mutex> lock(s.mu);
-  while (!s.queue.empty() && !s.exiting) {
+  while (!s.queue.empty() && !s.abandon) {
     CacheWriteJob job = std::move(s.queue.front());
     s.queue.pop_front();
     s.busy = true;

@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -236,9 +238,13 @@ std::string GetInProcesses(const ConstantCacheOptions& options, const char* key,
 
 TEST_F(ConstantCacheTest, ConcurrentFirstUseWritesOneFileThenEveryProcessMapsIt) {
   constexpr int kProcs = 6;
-  // Every first process uses its own copy at once (no process waits for another's write); their
-  // writers take turns under the lock and the file is written once.
-  EXPECT_EQ(GetInProcesses(options_, "race", kProcs), std::string(kProcs, 'b'));
+  // A process that comes before the file uses its own copy at once (no process waits for another's
+  // write); their writers take turns under the lock and the file is written once. A process that
+  // comes after maps it.
+  std::string first = GetInProcesses(options_, "race", kProcs);
+  EXPECT_EQ(first.size(), static_cast<size_t>(kProcs)) << first;
+  EXPECT_GE(std::count(first.begin(), first.end(), 'b'), 1) << first;
+  EXPECT_EQ(std::count(first.begin(), first.end(), 'b') + std::count(first.begin(), first.end(), 'm'), kProcs) << first;
   std::vector<std::string> files;
   for (const std::string& f : Files(options_.directory)) files.push_back(f == ".lock" ? f : fs::path(f).extension().string());
   std::sort(files.begin(), files.end());
@@ -411,4 +417,102 @@ TEST_F(ConstantCacheTest, AWriterHoldingTheLockTooLongLeavesTheModelUncachedNotH
   const std::string expected = "test_model: constant cache: another process has held " + options_.directory +
                                "/.lock for over 50 ms; not written (the private copy serves)";
   EXPECT_EQ(std::count(log.begin(), log.end(), expected), 1) << ::testing::PrintToString(log);
+}
+
+TEST_F(ConstantCacheTest, TwoNamesForTheSameBytesShareOnePoolFile) {
+  // Two model files (two identities) whose constants are the same bytes: one pool file, two aliases.
+  ConstantPoolMemory a = Get("file-one", kLarge, 9);
+  ConstantPoolMemory b = Get("file-two", kLarge, 9);
+  EXPECT_EQ(a.source(), Source::kBuiltCache);
+  EXPECT_EQ(b.source(), Source::kBuiltCache);  // its own copy; its writer only links the alias
+  EXPECT_NE(a.cache_path(), b.cache_path());
+  EXPECT_TRUE(fs::equivalent(a.cache_path(), b.cache_path()));  // both aliases name one pool
+  size_t pools = 0;
+  for (const std::string& f : Files(options_.directory)) pools += fs::path(f).extension() == ".aotrt-pool";
+  EXPECT_EQ(pools, 1u);
+  EXPECT_EQ(Get("file-two", kLarge, 9).source(), Source::kMappedCache);
+  EXPECT_EQ(fills_, 2);
+}
+
+TEST_F(ConstantCacheTest, TornOrForeignAliasesAreRebuiltNeverFollowed) {
+  std::string alias = Get("k", kLarge).cache_path();
+  ASSERT_TRUE(fs::is_symlink(alias));
+  std::string pool = fs::read_symlink(alias).string();
+  std::ofstream(root_ + "/outside.aotrt-pool") << "x";
+  auto relink = [&](const std::string& target) {
+    fs::remove(alias);
+    fs::create_symlink(target, alias);
+  };
+  std::vector<std::function<void()>> damages = {
+      [&] { fs::remove(alias); std::ofstream(alias) << pool; },  // a regular file, not a link
+      [&] { relink("0123456789abcdef0123456789abcdef.aotrt-pool"); },  // dangling
+      [&] { relink("../outside.aotrt-pool"); },                        // out of the directory
+      [&] { relink(root_ + "/outside.aotrt-pool"); },                  // absolute
+      [&] { relink("0123456789ABCDEF0123456789abcdef.aotrt-pool"); },  // not a name the cache writes
+      [&] { relink("short.aotrt-pool"); },
+  };
+  for (size_t i = 0; i < damages.size(); ++i) {
+    damages[i]();
+    int before = fills_;
+    EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache) << "damage " << i;
+    EXPECT_EQ(fills_, before + 1);
+    EXPECT_EQ(Get("k", kLarge).source(), Source::kMappedCache) << "damage " << i;
+    EXPECT_EQ(fs::read_symlink(alias).string(), pool) << "damage " << i;  // relinked to the same pool
+  }
+}
+
+TEST_F(ConstantCacheTest, APoolWhoseBytesDoNotMatchItsNameIsRewrittenNotLinked) {
+  std::string alias = Get("k", kLarge).cache_path();
+  Flip(alias, kHeader + kUnsampled);  // through the link: the pool file, outside the sampled blocks
+  // A second model file with the same bytes: its writer compares the existing pool byte for byte,
+  // finds it damaged (its bytes no longer hash to its name) and rewrites it.
+  EXPECT_EQ(Get("copy-of-k", kLarge, Seed("k")).source(), Source::kBuiltCache);
+  ConstantPoolMemory m = Get("k", kLarge);
+  EXPECT_EQ(m.source(), Source::kMappedCache);
+  EXPECT_EQ(m.data()[kUnsampled], Pattern(kUnsampled, Seed("k")));
+}
+
+TEST_F(ConstantCacheTest, AProcessThatExitsRightAfterAMissStillLeavesTheFile) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ConstantPoolMemory m = aotrt::GetConstantPool(
+        kLarge, [] { return "short-lived"; }, [](uint8_t* d) { std::memset(d, 3, kLarge); }, options_, "m");
+    std::exit(m.source() == Source::kBuiltCache ? 0 : 1);  // exit(), not _exit(): the writer is waited for
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ConstantPoolMemory m = aotrt::GetConstantPool(
+      kLarge, [] { return "short-lived"; }, [](uint8_t*) { FAIL() << "filled again"; }, options_, "m");
+  EXPECT_EQ(m.source(), Source::kMappedCache);
+  EXPECT_EQ(m.data()[kLarge - 1], 3);
+}
+
+TEST_F(ConstantCacheTest, AForkedChildHasNoneOfItsParentsWrites) {
+  fs::create_directories(options_.directory);
+  int held = open((options_.directory + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX), 0);
+  options_.lock_wait_ms = 20000;
+  ConstantPoolMemory parent = aotrt::GetConstantPool(  // the writer is queued, blocked on the lock
+      kLarge, [] { return "parent-only"; }, [](uint8_t* d) { std::memset(d, 5, kLarge); }, options_, "m");
+  ASSERT_EQ(parent.source(), Source::kBuiltCache);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(held);
+    // The parent's write is not this process's: nothing to wait for, and its own miss writes.
+    bool none = aotrt::WaitForCacheWrites(0);
+    _exit(none ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_FALSE(aotrt::WaitForCacheWrites(0));  // the parent's writer still waits for the lock
+  close(held);
+  EXPECT_TRUE(aotrt::WaitForCacheWrites(kWriterWaitMs));
+  ConstantPoolMemory again = aotrt::GetConstantPool(
+      kLarge, [] { return "parent-only"; }, [](uint8_t*) { FAIL() << "filled again"; }, options_, "m");
+  EXPECT_EQ(again.source(), Source::kMappedCache);
 }
