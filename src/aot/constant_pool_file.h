@@ -6,9 +6,10 @@
 // of the header) followed by the payload at a page boundary (the pool's bytes, then its tail slack
 // filled with the canary: base/tail_slack.h), mapped directly.
 //
-// Opening checks the exact file size, the header and a bounded sample of payload blocks (first,
-// last and evenly spaced ones: catches truncated, foreign, zeroed and overwritten files at a cost
-// independent of the pool size). Hashing the whole payload costs time proportional to the weights
+// Opening checks the exact file size, the header and 16 sampled 4 KiB payload blocks (first, last
+// and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
+// fifteenth of the pool, at a cost independent of the pool size: 16 preads, ~15 us; 64 cost ~55 us
+// of a hit, bench/README.md, issue 25). Hashing the whole payload costs time proportional to the weights
 // at every load, so it is done only on request (`verify`); a bit flipped inside an unsampled block
 // is otherwise not seen. Files are mapped without MAP_POPULATE, so that a load does no work
 // proportional to the weights: the file's pages are mapped as the first run reads them, a whole
@@ -18,10 +19,10 @@
 //
 // Writing (off the load's path, by the cache writer): to a temporary file created O_EXCL in the
 // same directory, with large pwrite()s, fdatasync'ed (a crash can then never leave a valid-looking
-// name over missing data), then renamed over the final name. Large writes matter: the page cache keeps the file in large folios, so
-// mapping 32 MiB costs ~20 page faults and 0.1 ms instead of ~500 faults and 2-3 ms
-// (bench/README.md). Temporary files older than an hour (crashed writers) are removed when a new
-// one is created. Callers serialise writers (constant_cache_writer.cc holds a lock).
+// name over missing data), then renamed over the final name. Large writes matter: the page cache
+// keeps the file in large folios, so mapping 32 MiB costs ~20 page faults and 0.1 ms instead of
+// ~500 faults and 2-3 ms (bench/README.md). Temporary files of dead writers are removed when a new
+// one is created. Callers serialise writers (constant_cache_writer.cc holds the directory lock).
 #pragma once
 
 #include <cstddef>

@@ -32,9 +32,9 @@ using Source = aotrt::ConstantPoolMemory::Source;
 namespace {
 
 constexpr size_t kSmall = 1000;          // under the sampling threshold: every byte is hashed
-constexpr size_t kLarge = 1 << 20;       // 256 blocks: 64 of them sampled
+constexpr size_t kLarge = 1 << 20;       // 256 blocks: 16 of them sampled
 constexpr size_t kHeader = 4096;
-constexpr size_t kUnsampled = 5000;      // inside block 1 of kLarge; samples are ~16.6 KiB apart
+constexpr size_t kUnsampled = 5000;      // inside block 1 of kLarge; samples are ~68 KiB apart
 
 std::vector<std::string>* g_log = nullptr;
 void CollectLog(int, const char* message, void*) { g_log->push_back(message); }
