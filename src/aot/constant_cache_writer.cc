@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -185,6 +187,9 @@ void WriteJob(const CacheWriteJob& job) {
 }
 
 void WriterMain() {
+  // Below the process's own threads (Linux: nice is per thread): the write must not slow the
+  // caller's first runs on a busy machine. Failure is harmless.
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
   WriterState& s = State();
   std::unique_lock<std::mutex> lock(s.mu);
   while (!s.queue.empty() && !s.abandon) {
