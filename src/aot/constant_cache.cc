@@ -34,13 +34,13 @@ void MarkUsed(const std::string& path, time_t modified) {
 
 }  // namespace
 
-bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t bytes, size_t slack, bool verify,
-                     const std::string& what, ConstantPoolMemory* out) {
+bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t bytes_min, size_t bytes_max,
+                     bool verify, const std::string& what, ConstantPoolMemory* out) {
   char target[64];
   ssize_t n = ::readlink(alias.c_str(), target, sizeof target);
   PoolFileSpec spec;
-  spec.bytes = bytes;
-  spec.slack = slack;
+  spec.bytes = bytes_min;
+  spec.bytes_max = bytes_max;
   if (n <= 0 || static_cast<size_t>(n) >= sizeof target ||
       !ParsePoolFileName(std::string(target, static_cast<size_t>(n)), &spec)) {
     if (n >= 0 || errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", alias, ": not an alias");
@@ -87,40 +87,40 @@ std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges
   return StrCat("xxh3-128:", Hex{h.high64, 16}, Hex{h.low64, 16});
 }
 
-ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string()>& key,
-                                   const std::function<void(uint8_t*)>& fill, const ConstantCacheOptions& options,
+ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const ConstantCacheOptions& options,
                                    const std::string& what) {
-  size_t slack = TailSlack(bytes);
-  if (!options.enabled || bytes < options.min_bytes) {
-    AOTRT_LOG_DEBUG(what, ": constant cache ", options.enabled ? "not used for a pool this small" : "is off",
-                    "; using a private copy");
-    return PrivateConstantPool(bytes, slack, fill, what);
-  }
+  auto private_copy = [&](const char* why) {
+    size_t bytes = source.plan();
+    AOTRT_LOG_DEBUG(what, ": constant cache ", why, "; using a private copy");
+    return PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
+  };
+  if (!options.enabled) return private_copy("is off");
+  if (source.bytes_max < options.min_bytes) return private_copy("not used for a pool this small");
   const std::string& dir = options.directory;
-  if (dir.empty()) {
-    AOTRT_LOG_DEBUG(what, ": constant cache has no directory; using a private copy");
-    return PrivateConstantPool(bytes, slack, fill, what);
-  }
-  // The alias of this model file (its identity and the pool's layout) is a symbolic link to the
-  // pool file named by its content (constant_cache_writer.h).
-  std::string identity = StrCat(key(), "|layout=", kConstantCacheLayoutVersion, "|bytes=", bytes, "|slack=", slack);
+  if (dir.empty()) return private_copy("has no directory");
+  // The alias of this model file (its identity and the constants' layout) is a symbolic link to
+  // the pool file named by its content (constant_cache_writer.h). A hit needs neither the
+  // constants nor their exact size: the pool file's header gives it, within the metadata's bounds.
+  std::string identity = StrCat(source.key(), "|layout=", kConstantCacheLayoutVersion);
   XXH128_hash_t h = XXH3_128bits(identity.data(), identity.size());
   std::string alias = StrCat(dir, "/", Hex{h.high64, 16}, Hex{h.low64, 16}, kAliasSuffix);
   ConstantPoolMemory m;
-  if (MapThroughAlias(dir, alias, bytes, slack, options.verify, what, &m)) return m;
+  if (MapThroughAlias(dir, alias, source.bytes_min, source.bytes_max, options.verify, what, &m)) return m;
+  size_t bytes = source.plan();
+  if (bytes < options.min_bytes) return private_copy("not used for a pool this small");
   if (!MakeDirectories(dir) || ::access(dir.c_str(), W_OK) != 0) {
     AOTRT_LOG_DEBUG(what, ": constant cache: cannot ", ::access(dir.c_str(), F_OK) == 0 ? "write to" : "create",
                     " directory ", dir, "; using a private copy");
-    return PrivateConstantPool(bytes, slack, fill, what);
+    return PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
   }
   // A miss costs this load one copy of the constants, no more: the cache file is written from that
   // copy in the background (constant_cache_writer.h), and the next process maps it.
-  ConstantPoolMemory copy = PrivateConstantPool(bytes, slack, fill, what);
+  ConstantPoolMemory copy = PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
   CacheWriteJob job;
   job.directory = dir;
   job.alias_path = alias;
   job.bytes = bytes;
-  job.slack = slack;
+  job.slack = copy.slack();
   job.payload = copy.data();
   job.keep = copy.Share();
   job.built_for = what;
@@ -131,6 +131,17 @@ ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string
   WriteInBackground(std::move(job));
   copy.Relabel(ConstantSource::kBuiltCache, alias);
   return copy;
+}
+
+ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string()>& key,
+                                   const std::function<void(uint8_t*)>& fill, const ConstantCacheOptions& options,
+                                   const std::string& what) {
+  ConstantPoolSource source;
+  source.bytes_min = source.bytes_max = bytes;
+  source.key = [&] { return StrCat(key(), "|bytes=", bytes); };
+  source.plan = [bytes] { return bytes; };
+  source.fill = fill;
+  return GetConstantPool(source, options, what);
 }
 
 }  // namespace aotrt

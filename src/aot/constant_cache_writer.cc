@@ -171,7 +171,7 @@ void WriteJob(const CacheWriteJob& job) {
                                   " ms; not written (the private copy serves)"));
   }
   ConstantPoolMemory done;
-  if (MapThroughAlias(dir, job.alias_path, job.bytes, job.slack, job.verify, job.what, &done)) return;  // another's
+  if (MapThroughAlias(dir, job.alias_path, job.bytes, job.bytes, job.verify, job.what, &done)) return;  // another's
   PoolFileSpec spec = ContentSpec(job.payload, job.bytes, job.slack);
   std::string name = spec.Name() + kPoolSuffix, path = StrCat(dir, "/", name);
   Existing existing = FindExistingPool(path, spec, job);

@@ -10,10 +10,12 @@
 // the alias at it (symlink to a temporary name, renamed over the alias: never torn) and prunes the
 // directory to its size limit. Any failure leaves the process on its private copy, with a debug log.
 //
-// Process exit: an atexit handler drops the jobs not started and waits up to 5 s for the one being
-// written (so that a short-lived process, e.g. `aotrt run`, still leaves the file for the next);
-// a writer still waiting for the lock gives up at once. Past 5 s the process exits and its
-// temporary file is removed by the next writer (under the lock, any temporary is a dead writer's).
+// Process exit: an atexit handler waits up to 5 s in all for the queued jobs (so that a
+// short-lived process, e.g. `aotrt run`, still leaves the file for the next), but a job waiting
+// for another process's lock gives up at once; past 5 s the writer stops between writes, the rest
+// is dropped, and a temporary file left behind is removed by the next writer (under the lock, any
+// temporary is a dead writer's). A process that ends by _exit or a signal writes nothing more.
+// The writer runs at nice 10, below the process's own threads.
 // The writer's state is never destroyed and it logs only while the process is not exiting, so it
 // is safe to be cut off at any point. fork(): the child closes the writer's descriptors (its copy
 // of the lock must not keep the directory locked), has no writer thread, and drops the parent's

@@ -14,6 +14,7 @@
 
 #include "base/error_util.h"
 #include "base/logging.h"
+#include "base/tail_slack.h"
 #include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.
@@ -102,18 +103,32 @@ bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
 
 // Why the open file `fd`, of the size `e` expects, cannot be used as the pool `e`, or nullptr when
 // it can (the whole payload is hashed only with `verify`, through `map`, the file's mapping).
-const char* Invalid(int fd, const PoolFileSpec& e, bool verify, const uint8_t* map) {
-  FileHeader h;
-  if (!ReadAll(fd, &h, sizeof h, 0)) return "cannot read the header";
+// Why the header `h` of a file of `file_bytes` cannot be the pool `e`, or nullptr; sets *bytes and
+// *slack to the pool's sizes (e's, or the header's when `e` gives a range).
+const char* InvalidHeader(const FileHeader& h, uint64_t file_bytes, const PoolFileSpec& e, size_t* bytes,
+                          size_t* slack) {
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "not a constant pool file (magic)";
   if (h.header_hash != HeaderHash(h)) return "header checksum mismatch";
   if (h.format_version != kFormatVersion || h.layout_version != kConstantCacheLayoutVersion) return "other version";
   if (e.key_known && (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1])) return "other key";
-  if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
+  if (e.bytes_max == 0) {
+    if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
+  } else if (h.bytes < e.bytes || h.bytes > e.bytes_max || h.slack != TailSlack(static_cast<size_t>(h.bytes))) {
+    return "a pool size the model's metadata rules out";
+  }
+  *bytes = static_cast<size_t>(h.bytes);
+  *slack = static_cast<size_t>(h.slack);
+  if (file_bytes != kHeaderBytes + h.bytes + h.slack) return "wrong file size";
+  return nullptr;
+}
+
+// Why the payload of the open pool file `fd` (header `h`, mapped at `map`) is damaged, or nullptr
+// (the whole payload is hashed only with `verify`).
+const char* InvalidPayload(int fd, const FileHeader& h, bool verify, const uint8_t* map) {
   uint64_t sampled = 0;
-  if (!SampleHashOfFile(fd, e.bytes + e.slack, &sampled)) return "cannot read the sampled blocks";
+  if (!SampleHashOfFile(fd, h.bytes + h.slack, &sampled)) return "cannot read the sampled blocks";
   if (sampled != h.sample_hash) return "sampled blocks checksum mismatch";
-  if (verify && XXH3_64bits(map + kHeaderBytes, e.bytes + e.slack) != h.payload_hash) return "payload checksum mismatch";
+  if (verify && XXH3_64bits(map + kHeaderBytes, h.bytes + h.slack) != h.payload_hash) return "payload checksum mismatch";
   return nullptr;
 }
 
@@ -185,7 +200,7 @@ bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec) {
 }
 
 bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, const std::string& what,
-             ConstantSource source, ConstantPoolMemory* out, time_t* modified) {
+                 ConstantSource source, ConstantPoolMemory* out, time_t* modified) {
   UniqueFd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd < 0) {
@@ -193,22 +208,27 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
     return false;
   }
   struct stat st;
+  FileHeader h;
+  size_t bytes = 0, slack = 0, file_bytes = 0;
   const char* why = nullptr;
   void* map = MAP_FAILED;
-  if (::fstat(f.fd, &st) != 0 || static_cast<size_t>(st.st_size) != e.FileBytes()) {
+  if (::fstat(f.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < kHeaderBytes) {
     why = "wrong file size";
-  } else {
+  } else if (!ReadAll(f.fd, &h, sizeof h, 0)) {
+    why = "cannot read the header";
+  } else if ((why = InvalidHeader(h, static_cast<uint64_t>(st.st_size), e, &bytes, &slack)) == nullptr) {
     // Not MAP_POPULATE, and checked with pread: a load maps none of the pages; the first run maps
     // the file's large folios a whole folio per fault (constant_pool_file.h).
-    map = ::mmap(nullptr, e.FileBytes(), PROT_READ, MAP_SHARED, f.fd, 0);
-    why = map == MAP_FAILED ? "mmap failed" : Invalid(f.fd, e, verify, static_cast<const uint8_t*>(map));
+    file_bytes = kHeaderBytes + bytes + slack;
+    map = ::mmap(nullptr, file_bytes, PROT_READ, MAP_SHARED, f.fd, 0);
+    why = map == MAP_FAILED ? "mmap failed" : InvalidPayload(f.fd, h, verify, static_cast<const uint8_t*>(map));
   }
   if (why != nullptr) {
-    if (map != MAP_FAILED) ::munmap(map, e.FileBytes());
+    if (map != MAP_FAILED) ::munmap(map, file_bytes);
     AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", path, ": ", why);
     return false;
   }
-  *out = ConstantPoolMemory::Adopt(map, e.FileBytes(), kHeaderBytes, e.bytes, e.slack, source, path);
+  *out = ConstantPoolMemory::Adopt(map, file_bytes, kHeaderBytes, bytes, slack, source, path);
   if (modified) *modified = st.st_mtime;
   return true;
 }

@@ -49,7 +49,11 @@ constexpr char kPoolTempPrefix[] = ".tmp-";
 struct PoolFileSpec {
   uint64_t key_hash[2] = {0, 0};  // the content hash (constant_cache.cc)
   size_t bytes = 0, slack = 0;    // usable bytes, canary bytes after them
-  bool key_known = true;          // false: any content hash (a file reached through an alias)
+  bool key_known = true;          // false: any content hash
+  // > 0: the usable bytes are not known exactly, only to lie in [bytes, bytes_max] (a hit, which
+  // does not parse the constants): the header's are taken, with their slack (TailSlack). `slack`
+  // is then unused.
+  size_t bytes_max = 0;
   size_t FileBytes() const;
   std::string Name() const;  // <32 hex digits of key_hash>
 };
@@ -59,7 +63,7 @@ struct PoolFileSpec {
 bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec);
 
 // Maps `path` read-only as `source` when it holds a valid pool for `spec` (`verify`: hash the whole
-// payload too), and sets *modified (when not null) to the file's modification time; false, with a
+// payload too; *out then has the file's sizes), and sets *modified (when not null) to the file's modification time; false, with a
 // debug log naming `what` and why, when it is missing or invalid.
 bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify, const std::string& what,
                  ConstantSource source, ConstantPoolMemory* out, time_t* modified = nullptr);

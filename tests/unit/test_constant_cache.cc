@@ -516,3 +516,32 @@ TEST_F(ConstantCacheTest, AForkedChildHasNoneOfItsParentsWrites) {
       kLarge, [] { return "parent-only"; }, [](uint8_t*) { FAIL() << "filled again"; }, options_, "m");
   EXPECT_EQ(again.source(), Source::kMappedCache);
 }
+
+TEST_F(ConstantCacheTest, AHitReadsNoConstantsButItsSizeMustFitTheMetadata) {
+  // A model's load knows its pool's size only within bounds until it parses the constants (plan):
+  // a hit takes the size from the file, within those bounds, and never plans.
+  int plans = 0;
+  auto source = [&](size_t bytes_min, size_t bytes_max, size_t bytes) {
+    aotrt::ConstantPoolSource s;
+    s.bytes_min = bytes_min;
+    s.bytes_max = bytes_max;
+    s.key = [] { return std::string("model-file"); };
+    s.plan = [&plans, bytes] { ++plans; return bytes; };
+    s.fill = [bytes](uint8_t* d) { std::memset(d, 4, bytes); };
+    return s;
+  };
+  ConstantPoolMemory built = aotrt::GetConstantPool(source(kLarge - 100, kLarge + 100, kLarge), options_, "m");
+  EXPECT_EQ(built.source(), Source::kBuiltCache);
+  EXPECT_EQ(plans, 1);
+  ASSERT_TRUE(aotrt::WaitForCacheWrites(kWriterWaitMs));
+  ConstantPoolMemory hit = aotrt::GetConstantPool(source(kLarge - 100, kLarge + 100, kLarge), options_, "m");
+  EXPECT_EQ(hit.source(), Source::kMappedCache);
+  EXPECT_EQ(hit.bytes(), kLarge);
+  EXPECT_EQ(plans, 1);  // no plan on a hit
+  // The same identity with bounds that rule the file's size out: not used, planned and rebuilt.
+  ConstantPoolMemory other = aotrt::GetConstantPool(source(kLarge + 1, kLarge + 200, kLarge + 64), options_, "m");
+  EXPECT_EQ(other.source(), Source::kBuiltCache);
+  EXPECT_EQ(other.bytes(), kLarge + 64);
+  EXPECT_EQ(plans, 2);
+  ASSERT_TRUE(aotrt::WaitForCacheWrites(kWriterWaitMs));
+}
