@@ -118,7 +118,7 @@ void ReportCacheFigures(const std::string& path, int samples, const std::string&
   std::string warm = scratch + "/warm";
   fs::create_directories(warm);
   MeasureLoadCreate(path, warm);  // fills the warm directory (the writer finishes before the child exits)
-  std::vector<Cost> dl, dl_copy, miss_load, miss_lc, renamed_lc, renamed_dl_copy, renamed_hit, hit;
+  std::vector<Cost> dl, dl_copy, miss_load, miss_lc, renamed_lc, renamed_dl_copy, renamed_hit, hit, hit_lc;
   int miss_source = 0, renamed_source = 0, renamed_hit_source = 0, hit_source = 0;
   for (int i = 0; i < samples; ++i) {
     dl.push_back(MeasureDlopen(path));
@@ -142,6 +142,7 @@ void ReportCacheFigures(const std::string& path, int samples, const std::string&
     fs::remove(copy);
     LoadCreate h = MeasureLoadCreate(path, warm);
     hit.push_back(h.load);
+    hit_lc.push_back({h.load.ms + h.create.ms, h.load.minflt + h.create.minflt, 0});
     hit_source = h.source;
   }
   Cost d = Median(dl), h = Median(hit), miss = Median(miss_lc);
@@ -160,6 +161,7 @@ void ReportCacheFigures(const std::string& path, int samples, const std::string&
                 miss.ms / dc.ms, Median(renamed_lc).ms / Median(renamed_dl_copy).ms);
   }
   Print("hit: load", h, SourceName(hit_source));
+  Print("hit: load + first create", Median(hit_lc));
   std::printf("  hit: load / dlopen = %.2fx (target <= 1.5x)\n\n", h.ms / d.ms);
   fs::remove_all(warm);
 }
