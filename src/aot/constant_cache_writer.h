@@ -15,7 +15,8 @@
 // for another process's lock gives up at once; past 5 s the writer stops between writes, the rest
 // is dropped, and a temporary file left behind is removed by the next writer (under the lock, any
 // temporary is a dead writer's). A process that ends by _exit or a signal writes nothing more.
-// The writer runs at nice 10, below the process's own threads.
+// The writer runs at nice 10, below the process's own threads. Its first job pins libaotrt
+// (RTLD_NODELETE): a dlclose() while the writer runs would unmap its code under it.
 // The writer's state is never destroyed and it logs only while the process is not exiting, so it
 // is safe to be cut off at any point. fork(): the child closes the writer's descriptors (its copy
 // of the lock must not keep the directory locked), has no writer thread, and drops the parent's
