@@ -92,7 +92,8 @@ CLI::App* AddCacheCommand(CLI::App& app, Action* run) {
   list->add_flag("--json", o->json, "Print JSON");
   CLI::App* clear = cmd->add_subcommand("clear", "Remove every cached file, under the directory lock");
   clear->add_option("--dir", o->dir, dir_help);
-  clear->add_option("--wait-ms", o->wait_ms, "Longest wait for a writer holding the lock")->check(CLI::NonNegativeNumber);
+  clear->add_option("--wait-ms", o->wait_ms, "Longest wait for a writer holding the lock")
+      ->check(CLI::NonNegativeNumber);
   cmd->require_subcommand(0, 1);
   *run = [o, clear] { return clear->parsed() ? Clear(*o) : List(*o); };
   return cmd;

@@ -64,9 +64,10 @@ bool MakeDirectories(const std::string& dir);
 
 // Maps into *out the pool that `alias` (a symbolic link to "<content hash>.aotrt-pool" in `dir`)
 // names, when that file is a valid pool (constant_pool_file.h) of [bytes_min, bytes_max] usable
-// bytes (and their TailSlack) whose header names the same content; *out then reports kMappedCache from `alias`. The link's target is read,
-// not followed: a target elsewhere, a damaged file or one whose header names other content is a
-// miss (false, with a debug log unless the alias is simply missing).
+// bytes (and their TailSlack) whose header names the same content; *out then reports kMappedCache
+// from `alias`. The link's target is read, not followed: a target elsewhere, a damaged file or one
+// whose header names other content is a miss (false, with a debug log unless the alias is simply
+// missing).
 bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t bytes_min, size_t bytes_max,
                      bool verify, const std::string& what, ConstantPoolMemory* out);
 

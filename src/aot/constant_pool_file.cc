@@ -128,7 +128,9 @@ const char* InvalidPayload(int fd, const FileHeader& h, bool verify, const uint8
   uint64_t sampled = 0;
   if (!SampleHashOfFile(fd, h.bytes + h.slack, &sampled)) return "cannot read the sampled blocks";
   if (sampled != h.sample_hash) return "sampled blocks checksum mismatch";
-  if (verify && XXH3_64bits(map + kHeaderBytes, h.bytes + h.slack) != h.payload_hash) return "payload checksum mismatch";
+  if (verify && XXH3_64bits(map + kHeaderBytes, h.bytes + h.slack) != h.payload_hash) {
+    return "payload checksum mismatch";
+  }
   return nullptr;
 }
 

@@ -63,8 +63,8 @@ struct PoolFileSpec {
 bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec);
 
 // Maps `path` read-only as `source` when it holds a valid pool for `spec` (`verify`: hash the whole
-// payload too; *out then has the file's sizes), and sets *modified (when not null) to the file's modification time; false, with a
-// debug log naming `what` and why, when it is missing or invalid.
+// payload too; *out then has the file's sizes), and sets *modified (when not null) to the file's
+// modification time; false, with a debug log naming `what` and why, when it is missing or invalid.
 bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify, const std::string& what,
                  ConstantSource source, ConstantPoolMemory* out, time_t* modified = nullptr);
 

@@ -110,9 +110,12 @@ TEST_F(CacheDirectoryTest, MissingDirectoryListsEmptyAndClearsNothing) {
 
 TEST_F(CacheDirectoryTest, BadDirectoriesAreNamedErrors) {
   std::ofstream(dir_ + "/file") << "x";
-  EXPECT_TRUE(aotrt_test::ThrowsAotrtError([&] { aotrt::ListCacheDirectory(dir_ + "/file"); }, aotrt::ErrorCode::kInvalidArgument, {"is not a directory"}));
-  EXPECT_TRUE(aotrt_test::ThrowsAotrtError([&] { aotrt::ClearCacheDirectory(dir_ + "/file", 0); }, aotrt::ErrorCode::kInvalidArgument, {"is not a directory"}));
-  EXPECT_TRUE(aotrt_test::ThrowsAotrtError([&] { aotrt::ListCacheDirectory(""); }, aotrt::ErrorCode::kInvalidArgument, {"no cache directory"}));
+  EXPECT_TRUE(aotrt_test::ThrowsAotrtError([&] { aotrt::ListCacheDirectory(dir_ + "/file"); },
+                                            aotrt::ErrorCode::kInvalidArgument, {"is not a directory"}));
+  EXPECT_TRUE(aotrt_test::ThrowsAotrtError([&] { aotrt::ClearCacheDirectory(dir_ + "/file", 0); },
+                                            aotrt::ErrorCode::kInvalidArgument, {"is not a directory"}));
+  EXPECT_TRUE(aotrt_test::ThrowsAotrtError([&] { aotrt::ListCacheDirectory(""); },
+                                            aotrt::ErrorCode::kInvalidArgument, {"no cache directory"}));
 }
 
 TEST_F(CacheDirectoryTest, ClearRemovesOnlyTheCachesFilesUnderTheLock) {
@@ -124,7 +127,8 @@ TEST_F(CacheDirectoryTest, ClearRemovesOnlyTheCachesFilesUnderTheLock) {
   int held = open((dir_ + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   ASSERT_GE(held, 0);
   ASSERT_EQ(flock(held, LOCK_EX), 0);  // a writer mid-write
-  EXPECT_TRUE(aotrt_test::ThrowsAotrtError([&] { aotrt::ClearCacheDirectory(dir_, 30); }, aotrt::ErrorCode::kIOError, {"/.lock for over 30 ms"}));
+  EXPECT_TRUE(aotrt_test::ThrowsAotrtError([&] { aotrt::ClearCacheDirectory(dir_, 30); },
+                                            aotrt::ErrorCode::kIOError, {"/.lock for over 30 ms"}));
   EXPECT_TRUE(fs::exists(dir_ + "/mlf-1.so"));  // nothing removed while the lock is held
   close(held);
   aotrt::CacheClearResult r = aotrt::ClearCacheDirectory(dir_, 1000);

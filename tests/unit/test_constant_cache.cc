@@ -246,7 +246,9 @@ TEST_F(ConstantCacheTest, ConcurrentFirstUseWritesOneFileThenEveryProcessMapsIt)
   EXPECT_GE(std::count(first.begin(), first.end(), 'b'), 1) << first;
   EXPECT_EQ(std::count(first.begin(), first.end(), 'b') + std::count(first.begin(), first.end(), 'm'), kProcs) << first;
   std::vector<std::string> files;
-  for (const std::string& f : Files(options_.directory)) files.push_back(f == ".lock" ? f : fs::path(f).extension().string());
+  for (const std::string& f : Files(options_.directory)) {
+    files.push_back(f == ".lock" ? f : fs::path(f).extension().string());
+  }
   std::sort(files.begin(), files.end());
   // The lock, the alias, the pool: no temporary file left.
   EXPECT_EQ(files, (std::vector<std::string>{".aotrt-alias", ".aotrt-pool", ".lock"}));
