@@ -2,8 +2,12 @@
 // what each process and executor holds. Every measurement runs in a forked child, so the
 // process is new (the files themselves stay in the page cache: "process cold", not "machine cold").
 //
-//   cold_start [--runs N] [--samples K] [--procs P] [--executors E] [--cache-dir DIR] [MODEL.so ...]
+//   cold_start [--runs N] [--samples K] [--procs P] [--executors E] [--cache-dir DIR] [--cache-only]
+//              [MODEL.so ...]
 //
+// First, the constant cache figures of issue 25 (cold_start_cache.cc; --cache-only: nothing else):
+// dlopen + one copy of the constants, a miss with a fresh cache directory per sample, the same
+// bytes under a new name, and a hit against dlopen. Then:
 // Per model (default: the bench models large_usmp_c, mobilenet_v1_c_usmp and
 // mobilenet_v1_llvm_nousmp, and the fixture conv2d_c_usmp):
 //   dlopen alone; load, first create, first run and a steady run (median of N), each the median
@@ -37,6 +41,7 @@
 
 #include "aotrt/model.h"
 #include "aotrt/profiling.h"
+#include "cold_start_common.h"
 #include "private_memory.h"
 
 using aotrt_bench::PrivateBreakdown;
@@ -45,24 +50,7 @@ using aotrt_bench::SmapsRollupMiB;
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
-struct Cost {
-  double ms = 0;
-  long minflt = 0, majflt = 0;
-};
-
-// Time and page faults of `fn`.
-Cost Measure(const std::function<void()>& fn) {
-  rusage r0, r1;
-  getrusage(RUSAGE_SELF, &r0);
-  auto t0 = std::chrono::steady_clock::now();
-  fn();
-  auto t1 = std::chrono::steady_clock::now();
-  getrusage(RUSAGE_SELF, &r1);
-  return {std::chrono::duration<double, std::milli>(t1 - t0).count(), r1.ru_minflt - r0.ru_minflt,
-          r1.ru_majflt - r0.ru_majflt};
-}
+using namespace cold_start;
 
 double ResidentMiB() {
   long pages = 0, resident = 0;
@@ -71,35 +59,6 @@ double ResidentMiB() {
     std::fclose(f);
   }
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / kMiB;
-}
-
-// Runs `body` in a child that writes a T to the pipe; returns it (exits on a failed child).
-template <typename T>
-T InChild(const std::function<T()>& body) {
-  int fds[2];
-  if (pipe(fds) != 0) std::exit(2);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    try {
-      T value = body();
-      _exit(write(fds[1], &value, sizeof value) == static_cast<ssize_t>(sizeof value) ? 0 : 3);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "cold_start: %s\n", e.what());
-      _exit(4);
-    }
-  }
-  close(fds[1]);
-  T value{};
-  ssize_t n = read(fds[0], &value, sizeof value);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (n != static_cast<ssize_t>(sizeof value) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "cold_start: a measuring process failed\n");
-    std::exit(1);
-  }
-  return value;
 }
 
 struct ColdStart {
@@ -233,12 +192,6 @@ Processes MeasureProcesses(const std::string& path, int procs) {
   return p;
 }
 
-// The sample of median wall time, its faults with it.
-Cost Median(std::vector<Cost> v) {
-  std::sort(v.begin(), v.end(), [](const Cost& a, const Cost& b) { return a.ms < b.ms; });
-  return v[v.size() / 2];
-}
-
 // Each phase's median over `samples` new processes (the steady run: the median of medians).
 ColdStart MedianColdStart(const std::string& path, const std::string& other, int runs, int samples) {
   std::vector<ColdStart> all;
@@ -260,8 +213,11 @@ void PrintCost(const char* what, const Cost& c) {
   std::printf("  %-34s %10.3f ms %9ld %7ld\n", what, c.ms, c.minflt, c.majflt);
 }
 
-void Report(const std::string& path, const std::string& temp_dir, int runs, int samples, int procs, int executors) {
+void Report(const std::string& path, const std::string& temp_dir, int runs, int samples, int procs, int executors,
+            bool cache_only, const std::string& scratch) {
   std::printf("%s (%.1f MiB file)\n", path.c_str(), static_cast<double>(std::filesystem::file_size(path)) / kMiB);
+  ReportCacheFigures(path, samples, scratch);
+  if (cache_only) return;
   std::string other = temp_dir + "/other_copy_" + std::filesystem::path(path).filename().string();
   std::filesystem::copy_file(path, other, std::filesystem::copy_options::overwrite_existing);
   ColdStart first = MeasureColdStart(path, other, runs);      // the first process (cold constant cache)
@@ -317,6 +273,7 @@ void Report(const std::string& path, const std::string& temp_dir, int runs, int 
 
 int main(int argc, char** argv) {
   int runs = 20, samples = 7, procs = 4, executors = 8;
+  bool cache_only = false;
   std::string cache_dir;
   std::vector<std::string> models;
   for (int i = 1; i < argc; ++i) {
@@ -327,9 +284,10 @@ int main(int argc, char** argv) {
     else if (a == "--procs" && has_value) procs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--executors" && has_value) executors = std::max(1, std::atoi(argv[++i]));
     else if (a == "--cache-dir" && has_value) cache_dir = argv[++i];
+    else if (a == "--cache-only") cache_only = true;
     else if (!a.empty() && a[0] != '-') models.push_back(a);
     else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--samples K] [--procs P] [--executors E] [--cache-dir DIR] [MODEL.so ...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--runs N] [--samples K] [--procs P] [--executors E] [--cache-dir DIR] [--cache-only] [MODEL.so ...]\n", argv[0]);
       return 2;
     }
   }
@@ -349,7 +307,10 @@ int main(int argc, char** argv) {
   std::printf("cold_start: %d steady runs, %d samples, %d executors, %d processes; AOTRT_CACHE_DIR=%s%s\n\n", runs,
               samples, executors, procs, cache_dir.c_str(),
               std::getenv("AOTRT_HUGE_PAGES") ? (std::string("; AOTRT_HUGE_PAGES=") + std::getenv("AOTRT_HUGE_PAGES")).c_str() : "");
-  for (const std::string& m : models) Report(m, temp, runs, samples, procs, executors);
+  char scratch_tmpl[] = "/tmp/aotrt_cold_start_scratch_XXXXXX";  // issue 25's fresh and warm cache directories
+  if (!mkdtemp(scratch_tmpl)) return 2;
+  for (const std::string& m : models) Report(m, temp, runs, samples, procs, executors, cache_only, scratch_tmpl);
+  std::filesystem::remove_all(scratch_tmpl);
   std::filesystem::remove_all(temp);
   return 0;
 }

@@ -48,7 +48,7 @@ PUBLIC_OWNER = {
     "aotrt/container.h": "ffi",
     "aotrt/ndarray.h": "ndarray",
     "aotrt/module.h": "module", "aotrt/options.h": "module",
-    "aotrt/model_info.h": "aot",
+    "aotrt/model_info.h": "aot", "aotrt/cache.h": "aot",
     "aotrt/profiling.h": "profiling",
     "aotrt/model.h": "api",
     "aotrt/c_api.h": "c_api",

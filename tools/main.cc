@@ -1,4 +1,4 @@
-// aotrt: inspect, run and benchmark TVM AOT model libraries.
+// aotrt: inspect, run, benchmark and profile TVM AOT model libraries; list and clear the cache.
 //
 // Exit status: 0 success, 1 usage error (bad command line), 2 runtime error (file, model, input),
 // 3 outputs differ from `run --expect`.
@@ -28,11 +28,12 @@ int main(int argc, char** argv) {
   CLI::App app{"aotrt: inspect, run, benchmark and profile Apache TVM AOT model libraries (.so)", "aotrt"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "aotrt " AOTRT_VERSION);
-  aotrt_cli::Action inspect, run, bench, profile;
+  aotrt_cli::Action inspect, run, bench, profile, cache;
   CLI::App* inspect_cmd = aotrt_cli::AddInspectCommand(app, &inspect);
   CLI::App* run_cmd = aotrt_cli::AddRunCommand(app, &run);
   CLI::App* bench_cmd = aotrt_cli::AddBenchCommand(app, &bench);
   CLI::App* profile_cmd = aotrt_cli::AddProfileCommand(app, &profile);
+  CLI::App* cache_cmd = aotrt_cli::AddCacheCommand(app, &cache);
   // CLI11 reports an unknown first word as a missing subcommand: name it and the valid ones.
   std::string valid;
   bool known = false;
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return run();
     if (bench_cmd->parsed()) return bench();
     if (profile_cmd->parsed()) return profile();
+    if (cache_cmd->parsed()) return cache();
     return 1;
   } catch (const aotrt_cli::UsageError& e) {
     std::cerr << "aotrt: " << OneLine(e.what()) << " (see 'aotrt --help')\n";

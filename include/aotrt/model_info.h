@@ -34,11 +34,12 @@ struct NamedBytes {
 enum class ConstantSource {
   kNone,         // the model has no constant pool
   kMappedCache,  // mapped read-only from the per-machine cache: pages shared by every process
-  kBuiltCache,   // assembled by this process into the cache, then mapped (the next process maps it)
+  kBuiltCache,   // a miss: this process's own copy, from which the cache file is written in the
+                 // background (the next process maps it; aotrt/cache.h WaitForCacheWrites)
   kPrivateCopy,  // assembled into this process's memory (cache off, unwritable or not applicable)
 };
 
-// "none", "mapped from cache", "built into cache", "private copy".
+// "none", "mapped from cache", "own copy, cache file written in the background", "private copy".
 AOTRT_API const char* ConstantSourceName(ConstantSource source);
 
 struct ModelInfo {

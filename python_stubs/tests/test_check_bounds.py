@@ -2,8 +2,10 @@
 default (the runtime's tail slack absorbs the write); AOTRT_CHECK_BOUNDS=1, read when the model is
 loaded, or load_module(..., check_bounds=True) makes run() raise ModelError naming the model, the pool or block, and the bytes."""
 import os
+import time
 
 import numpy as np
+
 import pytest
 
 from conftest import Case, model_path
@@ -98,7 +100,11 @@ def test_load_options_are_checked(tvm, models):
 def test_cache_dir_option_places_the_constant_pool(tvm, models, tmp_path, monkeypatch):
     monkeypatch.delenv("AOTRT_CONSTANT_CACHE", raising=False)
     lib = tvm.runtime.load_module(model_path(models, "usmp_cached_c"), cache_dir=tmp_path / "cache")
-    assert any(f.name.endswith(".aotrt-pool") for f in (tmp_path / "cache").iterdir())
+    # A miss writes the pool file in the background, off the load's path: wait for it (bounded).
+    deadline = time.monotonic() + 30
+    while not any(f.name.endswith(".aotrt-pool") for f in (tmp_path / "cache").iterdir()):
+        assert time.monotonic() < deadline, "no pool file written within 30 s"
+        time.sleep(0.01)
     del lib
     off = tmp_path / "off"
     tvm.runtime.load_module(model_path(models, "usmp_cached_c"), cache_dir=off, constant_cache=False)

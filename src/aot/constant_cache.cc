@@ -1,23 +1,19 @@
 #include "aot/constant_cache.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <ctime>
-#include <thread>
+#include <unistd.h>
 
+#include <cerrno>
+#include <ctime>
+
+#include "aot/cache_directory.h"
+#include "aot/constant_cache_writer.h"
 #include "aot/constant_pool_file.h"
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/tail_slack.h"
-#include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.
 #define XXH_INLINE_ALL
@@ -27,65 +23,36 @@ namespace aotrt {
 namespace {
 
 constexpr time_t kMarkUsedEvery = 3600;  // seconds: a hit rewrites its file's mtime at most this often
-const char kPoolSuffix[] = ".aotrt-pool";
 
 // A hit marks its file (last modified at `modified`) used, so that pruning removes the least
 // recently used files first; at most once an hour, so that loads do not rewrite the inode every
-// time. Failures are ignored (a read-only cache still serves).
+// time. `path` may be an alias: utimensat follows it to the pool. Failures are ignored (a
+// read-only cache still serves).
 void MarkUsed(const std::string& path, time_t modified) {
   if (std::time(nullptr) - modified > kMarkUsedEvery) ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
 }
 
-// Removes the least recently used pool files of `dir` (oldest mtime first, never `keep`) while
-// their sizes add up to more than `max_bytes`.
-void Prune(const std::string& dir, const std::string& keep, uint64_t max_bytes, const std::string& what) {
-  struct Entry {
-    std::string path;
-    time_t mtime;
-    uint64_t bytes;
-  };
-  std::vector<Entry> files;
-  uint64_t total = 0;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (struct dirent* ent = ::readdir(d)) {
-      std::string name = ent->d_name;
-      struct stat st;
-      if (name.size() > sizeof kPoolSuffix - 1 &&
-          name.compare(name.size() - (sizeof kPoolSuffix - 1), std::string::npos, kPoolSuffix) == 0 &&
-          ::fstatat(::dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
-        files.push_back({dir + "/" + name, st.st_mtime, static_cast<uint64_t>(st.st_size)});
-        total += static_cast<uint64_t>(st.st_size);
-      }
-    }
-    ::closedir(d);
-  }
-  std::sort(files.begin(), files.end(), [](const Entry& a, const Entry& b) { return a.mtime < b.mtime; });
-  for (const Entry& f : files) {
-    if (total <= max_bytes) break;
-    if (f.path == keep || ::unlink(f.path.c_str()) != 0) continue;
-    total -= f.bytes;
-    AOTRT_LOG_DEBUG(what, ": constant cache: removed ", f.path, " (least recently used; the cache is over ",
-                    max_bytes >> 20, " MiB)");
-  }
-}
-
-// Takes the exclusive lock on `fd`, waiting at most `wait_ms`: false when another process still
-// holds it then (a builder that hangs must not hang every later load). A lock the file system
-// cannot provide counts as taken: the build then goes ahead unserialised, as without a lock file.
-bool LockWithin(int fd, int wait_ms) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  auto pause = std::chrono::microseconds(500);
-  for (;;) {
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
-    if (errno != EWOULDBLOCK && errno != EINTR) return true;
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return false;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
-    pause = std::min(pause * 2, std::chrono::microseconds(10000));  // wakes within 10 ms of a release
-  }
-}
-
 }  // namespace
+
+bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t bytes_min, size_t bytes_max,
+                     bool verify, const std::string& what, ConstantPoolMemory* out) {
+  char target[64];
+  ssize_t n = ::readlink(alias.c_str(), target, sizeof target);
+  PoolFileSpec spec;
+  spec.bytes = bytes_min;
+  spec.bytes_max = bytes_max;
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof target ||
+      !ParsePoolFileName(std::string(target, static_cast<size_t>(n)), &spec)) {
+    if (n >= 0 || errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", alias, ": not an alias");
+    return false;
+  }
+  std::string pool = dir + "/" + std::string(target, static_cast<size_t>(n));
+  time_t modified = 0;
+  if (!MapPoolFile(pool, spec, verify, what, ConstantSource::kMappedCache, out, &modified)) return false;
+  MarkUsed(pool, modified);
+  out->Relabel(ConstantSource::kMappedCache, alias);
+  return true;
+}
 
 bool MakeDirectories(const std::string& dir) {
   for (size_t i = 1; i <= dir.size(); ++i) {
@@ -107,8 +74,9 @@ ConstantCacheOptions ConstantCacheOptions::From(const LoadOptions& load) {
 std::string FileIdentityKey(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return std::string();
-  return StrCat("file:dev=", st.st_dev, "|ino=", st.st_ino, "|size=", st.st_size,
-                "|mtime_ns=", static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+  auto ns = [](const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
+  return StrCat("file:dev=", st.st_dev, "|ino=", st.st_ino, "|size=", st.st_size, "|mtime_ns=", ns(st.st_mtim),
+                "|ctime_ns=", ns(st.st_ctim));
 }
 
 std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges) {
@@ -119,53 +87,61 @@ std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges
   return StrCat("xxh3-128:", Hex{h.high64, 16}, Hex{h.low64, 16});
 }
 
+ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const ConstantCacheOptions& options,
+                                   const std::string& what) {
+  auto private_copy = [&](const char* why) {
+    size_t bytes = source.plan();
+    AOTRT_LOG_DEBUG(what, ": constant cache ", why, "; using a private copy");
+    return PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
+  };
+  if (!options.enabled) return private_copy("is off");
+  if (source.bytes_max < options.min_bytes) return private_copy("not used for a pool this small");
+  const std::string& dir = options.directory;
+  if (dir.empty()) return private_copy("has no directory");
+  // The alias of this model file (its identity and the constants' layout) is a symbolic link to
+  // the pool file named by its content (constant_cache_writer.h). A hit needs neither the
+  // constants nor their exact size: the pool file's header gives it, within the metadata's bounds.
+  std::string identity = StrCat(source.key(), "|layout=", kConstantCacheLayoutVersion);
+  XXH128_hash_t h = XXH3_128bits(identity.data(), identity.size());
+  std::string alias = StrCat(dir, "/", Hex{h.high64, 16}, Hex{h.low64, 16}, kAliasSuffix);
+  ConstantPoolMemory m;
+  if (MapThroughAlias(dir, alias, source.bytes_min, source.bytes_max, options.verify, what, &m)) return m;
+  size_t bytes = source.plan();
+  if (bytes < options.min_bytes) return private_copy("not used for a pool this small");
+  if (!MakeDirectories(dir) || ::access(dir.c_str(), W_OK) != 0) {
+    AOTRT_LOG_DEBUG(what, ": constant cache: cannot ", ::access(dir.c_str(), F_OK) == 0 ? "write to" : "create",
+                    " directory ", dir, "; using a private copy");
+    return PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
+  }
+  // A miss costs this load one copy of the constants, no more: the cache file is written from that
+  // copy in the background (constant_cache_writer.h), and the next process maps it.
+  ConstantPoolMemory copy = PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
+  CacheWriteJob job;
+  job.directory = dir;
+  job.alias_path = alias;
+  job.bytes = bytes;
+  job.slack = copy.slack();
+  job.payload = copy.data();
+  job.keep = copy.Share();
+  job.built_for = what;
+  job.what = what;
+  job.max_bytes = options.max_bytes;
+  job.verify = options.verify;
+  job.lock_wait_ms = options.lock_wait_ms;
+  WriteInBackground(std::move(job));
+  copy.Relabel(ConstantSource::kBuiltCache, alias);
+  return copy;
+}
+
 ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string()>& key,
                                    const std::function<void(uint8_t*)>& fill, const ConstantCacheOptions& options,
                                    const std::string& what) {
-  size_t slack = TailSlack(bytes);
-  if (!options.enabled || bytes < options.min_bytes) {
-    AOTRT_LOG_DEBUG(what, ": constant cache ", options.enabled ? "not used for a pool this small" : "is off",
-                    "; using a private copy");
-    return PrivateConstantPool(bytes, slack, fill, what);
-  }
-  const std::string& dir = options.directory;
-  if (dir.empty()) {
-    AOTRT_LOG_DEBUG(what, ": constant cache has no directory; using a private copy");
-    return PrivateConstantPool(bytes, slack, fill, what);
-  }
-  std::string full_key = StrCat(key(), "|layout=", kConstantCacheLayoutVersion, "|bytes=", bytes, "|slack=", slack);
-  XXH128_hash_t h = XXH3_128bits(full_key.data(), full_key.size());
-  PoolFileSpec spec{{h.low64, h.high64}, bytes, slack};
-  std::string path = StrCat(dir, "/", spec.Name(), kPoolSuffix);
-  ConstantPoolMemory m;
-  time_t modified = 0;
-  if (MapPoolFile(path, spec, options.verify, what, ConstantSource::kMappedCache, &m, &modified)) {
-    MarkUsed(path, modified);
-    return m;
-  }
-  if (!MakeDirectories(dir)) {
-    AOTRT_LOG_DEBUG(what, ": constant cache: cannot create directory ", dir, "; using a private copy");
-    return PrivateConstantPool(bytes, slack, fill, what);
-  }
-  // One builder at a time per directory; the others wait and then map what it built.
-  UniqueFd lock(::open(StrCat(dir, "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (lock.fd >= 0) {
-    if (!LockWithin(lock.fd, options.lock_wait_ms)) {
-      AOTRT_LOG_DEBUG(what, ": constant cache: another process has held ", dir, "/.lock for over ",
-                      options.lock_wait_ms, " ms; using a private copy");
-      return PrivateConstantPool(bytes, slack, fill, what);
-    }
-    if (MapPoolFile(path, spec, options.verify, what, ConstantSource::kMappedCache, &m)) return m;
-  }
-  // Built in memory, written, then mapped from the file so that this process shares its pages
-  // too; the copy is the fallback when writing fails.
-  ConstantPoolMemory copy = PrivateConstantPool(bytes, slack, fill, what);
-  if (WritePoolFile(dir, path, spec, copy.data(), what) &&
-      MapPoolFile(path, spec, false, what, ConstantSource::kBuiltCache, &m)) {
-    Prune(dir, path, options.max_bytes, what);  // still under the lock: one pruner at a time
-    return m;
-  }
-  return copy;
+  ConstantPoolSource source;
+  source.bytes_min = source.bytes_max = bytes;
+  source.key = [&] { return StrCat(key(), "|bytes=", bytes); };
+  source.plan = [bytes] { return bytes; };
+  source.fill = fill;
+  return GetConstantPool(source, options, what);
 }
 
 }  // namespace aotrt

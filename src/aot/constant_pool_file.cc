@@ -14,6 +14,7 @@
 
 #include "base/error_util.h"
 #include "base/logging.h"
+#include "base/tail_slack.h"
 #include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.
@@ -27,12 +28,13 @@ namespace aotrt {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'O', 'T', 'R', 'T', 'C', 'P', '\n'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: content-keyed, with built_for
 constexpr size_t kHeaderBytes = 4096;  // the payload starts on a page
 constexpr size_t kSampleBlock = 4096;
-constexpr size_t kSampleCount = 64;    // at most 256 KiB hashed when a file is opened
+constexpr size_t kSampleCount = 16;    // at most 64 KiB hashed when a file is opened (bench/README.md, issue 25)
 constexpr time_t kStaleTempSeconds = 3600;
-const char kTempPrefix[] = ".tmp-";
+constexpr size_t kBuiltForBytes = 256;
+const char* const kTempPrefix = kPoolTempPrefix;
 
 struct FileHeader {
   char magic[8];
@@ -43,6 +45,7 @@ struct FileHeader {
   uint64_t slack;  // canary bytes after them, part of the payload
   uint64_t payload_hash;
   uint64_t sample_hash;
+  char built_for[kBuiltForBytes];  // NUL-terminated: the model it was first built for (listings)
   uint64_t header_hash;  // of every field above
 };
 
@@ -100,30 +103,48 @@ bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
 
 // Why the open file `fd`, of the size `e` expects, cannot be used as the pool `e`, or nullptr when
 // it can (the whole payload is hashed only with `verify`, through `map`, the file's mapping).
-const char* Invalid(int fd, const PoolFileSpec& e, bool verify, const uint8_t* map) {
-  FileHeader h;
-  if (!ReadAll(fd, &h, sizeof h, 0)) return "cannot read the header";
+// Why the header `h` of a file of `file_bytes` cannot be the pool `e`, or nullptr; sets *bytes and
+// *slack to the pool's sizes (e's, or the header's when `e` gives a range).
+const char* InvalidHeader(const FileHeader& h, uint64_t file_bytes, const PoolFileSpec& e, size_t* bytes,
+                          size_t* slack) {
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "not a constant pool file (magic)";
   if (h.header_hash != HeaderHash(h)) return "header checksum mismatch";
   if (h.format_version != kFormatVersion || h.layout_version != kConstantCacheLayoutVersion) return "other version";
-  if (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1]) return "other key";
-  if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
-  uint64_t sampled = 0;
-  if (!SampleHashOfFile(fd, e.bytes + e.slack, &sampled)) return "cannot read the sampled blocks";
-  if (sampled != h.sample_hash) return "sampled blocks checksum mismatch";
-  if (verify && XXH3_64bits(map + kHeaderBytes, e.bytes + e.slack) != h.payload_hash) return "payload checksum mismatch";
+  if (e.key_known && (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1])) return "other key";
+  if (e.bytes_max == 0) {
+    if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
+  } else if (h.bytes < e.bytes || h.bytes > e.bytes_max || h.slack != TailSlack(static_cast<size_t>(h.bytes))) {
+    return "a pool size the model's metadata rules out";
+  }
+  *bytes = static_cast<size_t>(h.bytes);
+  *slack = static_cast<size_t>(h.slack);
+  if (file_bytes != kHeaderBytes + h.bytes + h.slack) return "wrong file size";
   return nullptr;
 }
 
-// Temporary files of writers that died before their rename.
-void RemoveStaleTemps(const std::string& dir) {
+// Why the payload of the open pool file `fd` (header `h`, mapped at `map`) is damaged, or nullptr
+// (the whole payload is hashed only with `verify`).
+const char* InvalidPayload(int fd, const FileHeader& h, bool verify, const uint8_t* map) {
+  uint64_t sampled = 0;
+  if (!SampleHashOfFile(fd, h.bytes + h.slack, &sampled)) return "cannot read the sampled blocks";
+  if (sampled != h.sample_hash) return "sampled blocks checksum mismatch";
+  if (verify && XXH3_64bits(map + kHeaderBytes, h.bytes + h.slack) != h.payload_hash) {
+    return "payload checksum mismatch";
+  }
+  return nullptr;
+}
+
+// Temporary files of writers that died before their rename: all of them when `dir` is locked (no
+// writer can be running), else those untouched for an hour.
+void RemoveStaleTemps(const std::string& dir, bool locked) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return;
   time_t now = std::time(nullptr);
   while (struct dirent* ent = ::readdir(d)) {
     struct stat st;
-    if (std::strncmp(ent->d_name, kTempPrefix, sizeof kTempPrefix - 1) == 0 &&
-        ::fstatat(::dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && now - st.st_mtime > kStaleTempSeconds) {
+    if (std::strncmp(ent->d_name, kTempPrefix, std::strlen(kTempPrefix)) == 0 &&
+        ::fstatat(::dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        (locked || now - st.st_mtime > kStaleTempSeconds)) {
       ::unlinkat(::dirfd(d), ent->d_name, 0);
     }
   }
@@ -165,8 +186,23 @@ std::string PoolFileSpec::Name() const {
   return StrCat(Hex{key_hash[1], 16}, Hex{key_hash[0], 16});
 }
 
+bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec) {
+  const size_t suffix = sizeof kPoolSuffix - 1;
+  if (name.size() != 32 + suffix || name.compare(32, suffix, kPoolSuffix) != 0) return false;
+  uint64_t half[2] = {0, 0};  // high, low: Name() writes the high half first
+  for (size_t i = 0; i < 32; ++i) {
+    char c = name[i];
+    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (v < 0) return false;
+    half[i / 16] = half[i / 16] << 4 | static_cast<uint64_t>(v);
+  }
+  spec->key_hash[1] = half[0];
+  spec->key_hash[0] = half[1];
+  return true;
+}
+
 bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, const std::string& what,
-             ConstantSource source, ConstantPoolMemory* out, time_t* modified) {
+                 ConstantSource source, ConstantPoolMemory* out, time_t* modified) {
   UniqueFd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd < 0) {
@@ -174,29 +210,35 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
     return false;
   }
   struct stat st;
+  FileHeader h;
+  size_t bytes = 0, slack = 0, file_bytes = 0;
   const char* why = nullptr;
   void* map = MAP_FAILED;
-  if (::fstat(f.fd, &st) != 0 || static_cast<size_t>(st.st_size) != e.FileBytes()) {
+  if (::fstat(f.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < kHeaderBytes) {
     why = "wrong file size";
-  } else {
+  } else if (!ReadAll(f.fd, &h, sizeof h, 0)) {
+    why = "cannot read the header";
+  } else if ((why = InvalidHeader(h, static_cast<uint64_t>(st.st_size), e, &bytes, &slack)) == nullptr) {
     // Not MAP_POPULATE, and checked with pread: a load maps none of the pages; the first run maps
     // the file's large folios a whole folio per fault (constant_pool_file.h).
-    map = ::mmap(nullptr, e.FileBytes(), PROT_READ, MAP_SHARED, f.fd, 0);
-    why = map == MAP_FAILED ? "mmap failed" : Invalid(f.fd, e, verify, static_cast<const uint8_t*>(map));
+    file_bytes = kHeaderBytes + bytes + slack;
+    map = ::mmap(nullptr, file_bytes, PROT_READ, MAP_SHARED, f.fd, 0);
+    why = map == MAP_FAILED ? "mmap failed" : InvalidPayload(f.fd, h, verify, static_cast<const uint8_t*>(map));
   }
   if (why != nullptr) {
-    if (map != MAP_FAILED) ::munmap(map, e.FileBytes());
+    if (map != MAP_FAILED) ::munmap(map, file_bytes);
     AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", path, ": ", why);
     return false;
   }
-  *out = ConstantPoolMemory::Adopt(map, e.FileBytes(), kHeaderBytes, e.bytes, e.slack, source, path);
+  *out = ConstantPoolMemory::Adopt(map, file_bytes, kHeaderBytes, bytes, slack, source, path);
   if (modified) *modified = st.st_mtime;
   return true;
 }
 
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& e, const uint8_t* payload,
-               const std::string& what) {
-  RemoveStaleTemps(dir);
+                   const std::string& built_for, bool locked, const std::string& what,
+                   const std::function<bool()>& give_up_now) {
+  RemoveStaleTemps(dir, locked);
   std::string tmp;
   UniqueFd f;
   f.fd = CreateTemp(dir, e, &tmp);
@@ -217,16 +259,37 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
   h.slack = e.slack;
   h.payload_hash = XXH3_64bits(payload, e.bytes + e.slack);
   h.sample_hash = SampleHash(payload, e.bytes + e.slack);
+  std::memcpy(h.built_for, built_for.data(), std::min(built_for.size(), kBuiltForBytes - 1));
   h.header_hash = HeaderHash(h);
   uint8_t header[kHeaderBytes] = {};
   std::memcpy(header, &h, sizeof h);
-  if (!WriteAll(f.fd, header, kHeaderBytes, 0) || !WriteAll(f.fd, payload, e.bytes + e.slack, kHeaderBytes)) {
-    return give_up("write", errno);
+  if (!WriteAll(f.fd, header, kHeaderBytes, 0)) return give_up("write", errno);
+  // Large writes (the page cache then keeps the file in large folios), polling between them.
+  constexpr size_t kChunk = size_t{8} << 20;
+  for (size_t at = 0, n = e.bytes + e.slack; at < n; at += kChunk) {
+    if (give_up_now()) return give_up("finish (the process is exiting)", EINTR);
+    if (!WriteAll(f.fd, payload + at, std::min(kChunk, n - at), kHeaderBytes + at)) return give_up("write", errno);
   }
   // Durable before visible: after a crash the name holds the whole pool, the old file or nothing.
   if (::fdatasync(f.fd) != 0) return give_up("fdatasync", errno);
   if (::rename(tmp.c_str(), path.c_str()) != 0) return give_up("rename", errno);
   return true;
+}
+
+PoolFileHeader ReadPoolFileHeader(const std::string& path) {
+  PoolFileHeader out;
+  UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  FileHeader h;
+  struct stat st;
+  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !ReadAll(f.fd, &h, sizeof h, 0)) return out;
+  out.valid = std::memcmp(h.magic, kMagic, sizeof kMagic) == 0 && h.header_hash == HeaderHash(h) &&
+              h.format_version == kFormatVersion && h.layout_version == kConstantCacheLayoutVersion &&
+              static_cast<uint64_t>(st.st_size) == kHeaderBytes + h.bytes + h.slack;
+  if (out.valid) {
+    out.bytes = h.bytes;
+    out.built_for.assign(h.built_for, strnlen(h.built_for, kBuiltForBytes));
+  }
+  return out;
 }
 
 }  // namespace aotrt

@@ -1,13 +1,15 @@
 // The constant cache's file format (aot/constant_cache.h decides when it is used).
 //
-// A pool file is `<directory>/<32 hex digits>.aotrt-pool`: a 4 KiB header (magic, format and
-// layout versions, the key hash, payload and slack sizes, an xxh3 hash of the payload, a hash of
-// sampled blocks, a hash of the header) followed by the payload at a page boundary (the pool's
-// bytes, then its tail slack filled with the canary: base/tail_slack.h), mapped directly.
+// A pool file is `<directory>/<32 hex digits>.aotrt-pool`, named by its content (constant_cache.h):
+// a 4 KiB header (magic, format and layout versions, the content hash, payload and slack sizes,
+// an xxh3 hash of the payload, a hash of sampled blocks, the model it was first built for, a hash
+// of the header) followed by the payload at a page boundary (the pool's bytes, then its tail slack
+// filled with the canary: base/tail_slack.h), mapped directly.
 //
-// Opening checks the exact file size, the header and a bounded sample of payload blocks (first,
-// last and evenly spaced ones: catches truncated, foreign, zeroed and overwritten files at a cost
-// independent of the pool size). Hashing the whole payload costs time proportional to the weights
+// Opening checks the exact file size, the header and 16 sampled 4 KiB payload blocks (first, last
+// and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
+// fifteenth of the pool, at a cost independent of the pool size: 16 preads, ~15 us; 64 cost ~55 us
+// of a hit, bench/README.md, issue 25). Hashing the whole payload costs time proportional to the weights
 // at every load, so it is done only on request (`verify`); a bit flipped inside an unsampled block
 // is otherwise not seen. Files are mapped without MAP_POPULATE, so that a load does no work
 // proportional to the weights: the file's pages are mapped as the first run reads them, a whole
@@ -15,17 +17,18 @@
 // writes, or read back in small pieces after eviction) costs ~500 faults instead, about as much
 // as populating it would.
 //
-// Writing: to a temporary file created O_EXCL in the same directory, with large pwrite()s,
-// fdatasync'ed (a crash can then never leave a valid-looking name over missing data), then renamed
-// over the final name. Large writes matter: the page cache keeps the file in large folios, so
-// mapping 32 MiB costs ~20 page faults and 0.1 ms instead of ~500 faults and 2-3 ms
-// (bench/README.md). Temporary files older than an hour (crashed writers) are removed when a new
-// one is created. Callers serialise writers (constant_cache.cc holds a lock).
+// Writing (off the load's path, by the cache writer): to a temporary file created O_EXCL in the
+// same directory, with large pwrite()s, fdatasync'ed (a crash can then never leave a valid-looking
+// name over missing data), then renamed over the final name. Large writes matter: the page cache
+// keeps the file in large folios, so mapping 32 MiB costs ~20 page faults and 0.1 ms instead of
+// ~500 faults and 2-3 ms (bench/README.md). Temporary files of dead writers are removed when a new
+// one is created. Callers serialise writers (constant_cache_writer.cc holds the directory lock).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <string>
 
 #include "aot/constant_pool_memory.h"
@@ -36,23 +39,51 @@ namespace aotrt {
 // files then no longer match and are rebuilt.
 constexpr uint32_t kConstantCacheLayoutVersion = 1;
 
+// A pool file's name ends with this.
+constexpr char kPoolSuffix[] = ".aotrt-pool";
+
+// The temporary files of writers start with this (a writer that died leaves one behind).
+constexpr char kPoolTempPrefix[] = ".tmp-";
+
 // What a valid file for one pool must say.
 struct PoolFileSpec {
-  uint64_t key_hash[2];  // of everything the pool is built from (constant_cache.cc)
-  size_t bytes, slack;   // usable bytes, canary bytes after them
+  uint64_t key_hash[2] = {0, 0};  // the content hash (constant_cache.cc)
+  size_t bytes = 0, slack = 0;    // usable bytes, canary bytes after them
+  bool key_known = true;          // false: any content hash
+  // > 0: the usable bytes are not known exactly, only to lie in [bytes, bytes_max] (a hit, which
+  // does not parse the constants): the header's are taken, with their slack (TailSlack). `slack`
+  // is then unused.
+  size_t bytes_max = 0;
   size_t FileBytes() const;
   std::string Name() const;  // <32 hex digits of key_hash>
 };
 
+// Sets spec->key_hash from a pool file's name, "<32 lowercase hex digits>.aotrt-pool"; false (spec
+// untouched) for any other name.
+bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec);
+
 // Maps `path` read-only as `source` when it holds a valid pool for `spec` (`verify`: hash the whole
-// payload too), and sets *modified (when not null) to the file's modification time; false, with a
-// debug log naming `what` and why, when it is missing or invalid.
+// payload too; *out then has the file's sizes), and sets *modified (when not null) to the file's
+// modification time; false, with a debug log naming `what` and why, when it is missing or invalid.
 bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify, const std::string& what,
                  ConstantSource source, ConstantPoolMemory* out, time_t* modified = nullptr);
 
 // Writes `payload` (bytes + slack) as the pool file `path` in `dir`: temporary file, fdatasync,
-// rename. False, with a debug log, on any failure of the file system (the temporary is removed).
+// rename; `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for
+// listings. Temporaries of dead writers are removed first: all of them when `dir` is locked
+// (`locked`: no other writer can be running), else those older than an hour. False, with a debug
+// log, on any failure of the file system (the temporary is removed). `give_up()` is polled between
+// writes; true abandons the file (the process is exiting).
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& spec, const uint8_t* payload,
-                   const std::string& what);
+                   const std::string& built_for, bool locked, const std::string& what,
+                   const std::function<bool()>& give_up);
+
+// A pool file's header as `aotrt cache` lists it.
+struct PoolFileHeader {
+  bool valid = false;      // magic, version and header checksum right, file size matching
+  uint64_t bytes = 0;      // usable bytes
+  std::string built_for;   // the model it was first built for
+};
+PoolFileHeader ReadPoolFileHeader(const std::string& path);
 
 }  // namespace aotrt

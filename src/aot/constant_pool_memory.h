@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "aotrt/model_info.h"
@@ -12,8 +13,8 @@
 namespace aotrt {
 
 // bytes() usable bytes followed by slack() canary bytes (base/tail_slack.h), the data 4096-byte
-// aligned. Move-only; unmaps on destruction (pointers into it die with it). Thread-safe to read
-// from any number of threads.
+// aligned. Move-only; the mapping is unmapped when this object and every Share() of it are gone
+// (pointers into it die with the last). Thread-safe to read from any number of threads.
 class ConstantPoolMemory {
  public:
   using Source = ConstantSource;  // public (aotrt/model_info.h): inspect and ModelInfo report it
@@ -36,11 +37,19 @@ class ConstantPoolMemory {
   // this load built, or a private copy (cache off, pool too small, or cache unusable).
   Source source() const { return source_; }
   const std::string& cache_path() const { return path_; }  // "" for kPrivateCopy
+  // Keeps the mapping alive for as long as the returned pointer lives, past this object (the
+  // cache writer reads a private copy after the load has returned). Null when empty.
+  std::shared_ptr<const void> Share() const { return map_; }
+  // The same memory reported as `source` from `path` (a private copy whose cache file is being
+  // written off the load's path: kBuiltCache and the name the file will have).
+  void Relabel(Source source, std::string path) {
+    source_ = source;
+    path_ = std::move(path);
+  }
 
  private:
   void Reset();
-  void* map_ = nullptr;  // the whole mapping (header included for files)
-  size_t map_bytes_ = 0;
+  std::shared_ptr<void> map_;  // the whole mapping (header included for files); munmap on release
   const uint8_t* data_ = nullptr;
   size_t bytes_ = 0;
   size_t slack_ = 0;

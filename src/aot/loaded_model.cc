@@ -105,7 +105,7 @@ const char* ConstantSourceName(ConstantSource source) {
   switch (source) {
     case ConstantSource::kNone: return "none";
     case ConstantSource::kMappedCache: return "mapped from cache";
-    case ConstantSource::kBuiltCache: return "built into cache";
+    case ConstantSource::kBuiltCache: return "own copy, cache file written in the background";
     case ConstantSource::kPrivateCopy: return "private copy";
   }
   return "unknown";

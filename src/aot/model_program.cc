@@ -47,30 +47,40 @@ const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what)
   return static_cast<const TVMMetadata*>(rv.value().v_handle);
 }
 
-// Everything a constant pool is built from: the library file's identity (or, for a library with
-// no file of its own, the constants' bytes), the model, and each constant's name and place.
-std::string ConstantPoolKey(const ModelMetadata& md, const ConstantPoolPlan& plan, const SymbolSource* lib) {
+// What names a model's constant pool in the cache, from its metadata alone (a hit reads none of
+// the constants): the library file's identity (for a library with no file of its own, a hash of
+// the constants' serialized bytes), the model, and each constant's name, offset and serialized length.
+std::string ConstantPoolKey(const ModelMetadata& md, const SymbolSource* lib) {
   std::string file = lib ? lib->source_file() : std::string();
   std::string key = file.empty() ? std::string() : FileIdentityKey(file);
   if (key.empty()) {
     std::vector<std::pair<const void*, size_t>> ranges;
-    for (const ConstantPoolPlan::Piece& p : plan.pieces) ranges.emplace_back(p.data, p.bytes);
+    for (const ConstantSpec& c : md.constants) ranges.emplace_back(c.data, static_cast<size_t>(c.data_len));
     key = ContentKey(ranges);
   }
   key += "|" + md.mod_name;
-  for (size_t i = 0; i < md.constants.size(); ++i) {
-    key += StrCat("|", md.constants[i].name, "@", plan.pieces[i].offset, "+", plan.pieces[i].bytes);
-  }
+  for (const ConstantSpec& c : md.constants) key += StrCat("|", c.name, "@", c.byte_offset, "+", c.data_len);
   return key;
 }
 
-// The shared constant pool, from the per-machine cache when it can be used (constant_cache.h).
+// The shared constant pool, from the per-machine cache when it can be used (constant_cache.h). Its
+// size lies between the furthest constant's offset and the furthest end of a serialized constant
+// (its header included); only a miss parses the constants (PlanConstantPool) for the exact size.
 ConstantPoolMemory LoadConstantPool(const ModelMetadata& md, LibraryModuleNode* lib, const ConstantCacheOptions& cache,
                                     const std::string& what) {
-  ConstantPoolPlan plan = PlanConstantPool(md, what);
-  return GetConstantPool(
-      plan.bytes, [&] { return ConstantPoolKey(md, plan, lib ? &lib->library() : nullptr); },
-      [&plan](uint8_t* pool) { plan.Fill(pool); }, cache, what);
+  ConstantPoolPlan plan;
+  ConstantPoolSource source;
+  for (const ConstantSpec& c : md.constants) {
+    source.bytes_min = std::max(source.bytes_min, static_cast<size_t>(c.byte_offset));
+    source.bytes_max = std::max(source.bytes_max, static_cast<size_t>(c.byte_offset + c.data_len));
+  }
+  source.key = [&] { return ConstantPoolKey(md, lib ? &lib->library() : nullptr); };
+  source.plan = [&] {
+    plan = PlanConstantPool(md, what);
+    return plan.bytes;
+  };
+  source.fill = [&plan](uint8_t* pool) { plan.Fill(pool); };
+  return GetConstantPool(source, cache, what);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // (AOTRTModLoadFromFileWithOptions), and how they reach executors made through TVM's packed API.
 #include <gtest/gtest.h>
 
+#include "aotrt/cache.h"
+
 #include <filesystem>
 #include <string>
 
@@ -91,6 +93,7 @@ TEST(LoadOptions, CacheDirectoryThroughEveryFrontDoor) {
   LoadOptions cpp;
   cpp.cache_dir = (root / "cpp").string();
   EXPECT_EQ(Model::Load(c.library, cpp).Info().constant_source, ConstantSource::kBuiltCache);
+  EXPECT_TRUE(WaitForCacheWrites(30000));  // written in the background
   EXPECT_EQ(Model::FromModule(Module::LoadFromFile(c.library, "", cpp)).Info().constant_source,
             ConstantSource::kMappedCache);
   AOTRTLoadOptions o;
@@ -107,6 +110,7 @@ TEST(LoadOptions, CacheDirectoryThroughEveryFrontDoor) {
   ASSERT_EQ(AOTRTModLoadFromFileWithOptions(c.library.c_str(), "", &o, &factory), 0) << TVMGetLastError();
   TVMModFree(factory);
   EXPECT_FALSE(fs::exists(root / "off"));
+  EXPECT_TRUE(WaitForCacheWrites(30000));
   fs::remove_all(root);
 }
 

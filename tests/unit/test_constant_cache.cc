@@ -1,5 +1,7 @@
 #include "aot/constant_cache.h"
 
+#include "aotrt/cache.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
@@ -11,7 +13,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,14 +32,19 @@ using Source = aotrt::ConstantPoolMemory::Source;
 namespace {
 
 constexpr size_t kSmall = 1000;          // under the sampling threshold: every byte is hashed
-constexpr size_t kLarge = 1 << 20;       // 256 blocks: 64 of them sampled
+constexpr size_t kLarge = 1 << 20;       // 256 blocks: 16 of them sampled
 constexpr size_t kHeader = 4096;
-constexpr size_t kUnsampled = 5000;      // inside block 1 of kLarge; samples are ~16.6 KiB apart
+constexpr size_t kUnsampled = 5000;      // inside block 1 of kLarge; samples are ~68 KiB apart
 
 std::vector<std::string>* g_log = nullptr;
 void CollectLog(int, const char* message, void*) { g_log->push_back(message); }
 
 uint8_t Pattern(size_t i, int seed) { return static_cast<uint8_t>(i * 31 + seed); }
+
+// Each key's pools have their own bytes (the cache is keyed by content: equal bytes share a file).
+int Seed(const std::string& key) { return static_cast<int>(std::hash<std::string>()(key) % 250) + 1; }
+
+constexpr int kWriterWaitMs = 30000;
 
 class ConstantCacheTest : public ::testing::Test {
  protected:
@@ -51,8 +60,10 @@ class ConstantCacheTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  // The pool for `key`, checked byte for byte (pattern, then canary); counts the fills.
-  ConstantPoolMemory Get(const std::string& key, size_t bytes = kSmall, int seed = 1) {
+  // The pool for `key`, checked byte for byte (pattern, then canary); counts the fills. A miss's
+  // cache file is written in the background: waited for, so that the next call can map it.
+  ConstantPoolMemory Get(const std::string& key, size_t bytes = kSmall, int seed = 0) {
+    if (seed == 0) seed = Seed(key);
     ConstantPoolMemory m = aotrt::GetConstantPool(
         bytes, [&] { ++keys_; return key; },
         [&](uint8_t* dst) {
@@ -63,6 +74,7 @@ class ConstantCacheTest : public ::testing::Test {
           }
         },
         options_, "test_model");
+    if (m.source() == Source::kBuiltCache) EXPECT_TRUE(aotrt::WaitForCacheWrites(kWriterWaitMs));
     EXPECT_EQ(m.bytes(), bytes);
     EXPECT_EQ(m.slack(), aotrt::TailSlack(bytes));
     EXPECT_EQ(reinterpret_cast<uintptr_t>(m.data()) % 4096, 0u);
@@ -173,7 +185,7 @@ TEST_F(ConstantCacheTest, CorruptUnsampledBlockNeedsVerify) {
     // The documented limit of the cheap check: the flipped byte is served.
     ConstantPoolMemory m = aotrt::GetConstantPool(kLarge, [] { return "k"; }, [](uint8_t*) {}, options_, "m");
     EXPECT_EQ(m.source(), Source::kMappedCache);
-    EXPECT_NE(m.data()[kUnsampled], Pattern(kUnsampled, 1));
+    EXPECT_NE(m.data()[kUnsampled], Pattern(kUnsampled, Seed("k")));
   }
   options_.verify = true;
   EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache);
@@ -193,18 +205,19 @@ TEST_F(ConstantCacheTest, TruncatedEmptyAndForeignFilesAreRebuilt) {
   });
 }
 
-TEST_F(ConstantCacheTest, ConcurrentFirstUseBuildsOnceAndEveryProcessMapsIt) {
-  constexpr int kProcs = 6;
+// `procs` processes get the pool of `key` at once, each checking every byte; their reports: 'b'
+// (a private copy, its file written in the background and waited for), 'm' (mapped) or 'x'.
+std::string GetInProcesses(const ConstantCacheOptions& options, const char* key, int procs) {
   int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
+  if (pipe(fds) != 0) return "pipe failed";
   std::vector<pid_t> pids;
-  for (int i = 0; i < kProcs; ++i) {
+  for (int i = 0; i < procs; ++i) {
     pid_t pid = fork();
-    ASSERT_GE(pid, 0);
     if (pid == 0) {
       ConstantPoolMemory m = aotrt::GetConstantPool(
-          kLarge, [] { return "race"; }, [](uint8_t* d) { for (size_t j = 0; j < kLarge; ++j) d[j] = Pattern(j, 7); }, options_, "m");
-      bool ok = m.source() != Source::kPrivateCopy;
+          kLarge, [key] { return key; }, [](uint8_t* d) { for (size_t j = 0; j < kLarge; ++j) d[j] = Pattern(j, 7); },
+          options, "m");
+      bool ok = m.source() != Source::kPrivateCopy && aotrt::WaitForCacheWrites(kWriterWaitMs);
       for (size_t j = 0; ok && j < kLarge; ++j) ok = m.data()[j] == Pattern(j, 7);
       char report = !ok ? 'x' : m.source() == Source::kBuiltCache ? 'b' : 'm';
       _exit(write(fds[1], &report, 1) == 1 ? 0 : 1);
@@ -212,19 +225,34 @@ TEST_F(ConstantCacheTest, ConcurrentFirstUseBuildsOnceAndEveryProcessMapsIt) {
     pids.push_back(pid);
   }
   close(fds[1]);
+  bool all_exited = true;
   for (pid_t pid : pids) {
     int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    all_exited &= waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
-  std::string reports(kProcs + 1, '\0');
-  reports.resize(static_cast<size_t>(read(fds[0], &reports[0], reports.size())));
+  std::string reports(static_cast<size_t>(procs) + 1, '\0');
+  reports.resize(static_cast<size_t>(std::max<ssize_t>(0, read(fds[0], &reports[0], reports.size()))));
   close(fds[0]);
-  EXPECT_EQ(reports.size(), static_cast<size_t>(kProcs));
-  EXPECT_EQ(std::count(reports.begin(), reports.end(), 'b'), 1) << reports;  // the others waited, then mapped
-  EXPECT_EQ(std::count(reports.begin(), reports.end(), 'm'), kProcs - 1) << reports;
-  std::vector<std::string> files = Files(options_.directory);
-  EXPECT_EQ(files.size(), 2u);  // the pool and the lock: no temporary file left
+  return all_exited ? reports : "a process failed: " + reports;
+}
+
+TEST_F(ConstantCacheTest, ConcurrentFirstUseWritesOneFileThenEveryProcessMapsIt) {
+  constexpr int kProcs = 6;
+  // A process that comes before the file uses its own copy at once (no process waits for another's
+  // write); their writers take turns under the lock and the file is written once. A process that
+  // comes after maps it.
+  std::string first = GetInProcesses(options_, "race", kProcs);
+  EXPECT_EQ(first.size(), static_cast<size_t>(kProcs)) << first;
+  EXPECT_GE(std::count(first.begin(), first.end(), 'b'), 1) << first;
+  EXPECT_EQ(std::count(first.begin(), first.end(), 'b') + std::count(first.begin(), first.end(), 'm'), kProcs) << first;
+  std::vector<std::string> files;
+  for (const std::string& f : Files(options_.directory)) {
+    files.push_back(f == ".lock" ? f : fs::path(f).extension().string());
+  }
+  std::sort(files.begin(), files.end());
+  // The lock, the alias, the pool: no temporary file left.
+  EXPECT_EQ(files, (std::vector<std::string>{".aotrt-alias", ".aotrt-pool", ".lock"}));
+  EXPECT_EQ(GetInProcesses(options_, "race", kProcs), std::string(kProcs, 'm'));
 }
 
 TEST_F(ConstantCacheTest, UncreatableOrUnwritableDirectoryFallsBackToAPrivateCopy) {
@@ -233,7 +261,7 @@ TEST_F(ConstantCacheTest, UncreatableOrUnwritableDirectoryFallsBackToAPrivateCop
   aotrt::log::SetCallback(&CollectLog, nullptr);
   aotrt::log::SetLevel(aotrt::log::kDebug);
   std::ofstream(root_ + "/file") << "x";
-  for (std::string dir : {std::string("/dev/null/x"), root_ + "/file/sub"}) {
+  for (std::string dir : {std::string("/dev/null/x"), root_ + "/file/sub"}) {  // not a directory: uncreatable
     options_.directory = dir;
     ConstantPoolMemory m = Get("k");
     EXPECT_EQ(m.source(), Source::kPrivateCopy) << dir;
@@ -289,21 +317,23 @@ TEST_F(ConstantCacheTest, NoDirectoryMeansAPrivateCopy) {
 TEST_F(ConstantCacheTest, FillErrorPropagatesAndLeavesNoFile) {
   auto boom = [](uint8_t*) { throw std::runtime_error("constant 'w': bad bytes"); };
   EXPECT_THROW(aotrt::GetConstantPool(kSmall, [] { return "k"; }, boom, options_, "m"), std::runtime_error);
-  EXPECT_EQ(Files(options_.directory), std::vector<std::string>{".lock"});
+  EXPECT_EQ(Files(options_.directory), std::vector<std::string>{});  // nothing queued, nothing written
   options_.enabled = false;
   EXPECT_THROW(aotrt::GetConstantPool(kSmall, [] { return "k"; }, boom, options_, "m"), std::runtime_error);
 }
 
-TEST_F(ConstantCacheTest, StaleTemporaryFilesAreRemovedWhenBuilding) {
+TEST_F(ConstantCacheTest, TemporaryFilesOfDeadWritersAreRemovedWhenWriting) {
+  // Writers hold the directory lock while writing: a writer that has the lock knows every
+  // temporary file left is a dead writer's, however recent.
   ASSERT_TRUE(fs::create_directories(options_.directory));
-  std::string stale = options_.directory + "/.tmp-crashed-1-0", fresh = options_.directory + "/.tmp-writing-2-0";
+  std::string stale = options_.directory + "/.tmp-crashed-1-0", recent = options_.directory + "/.tmp-killed-2-0";
   std::ofstream(stale) << "x";
-  std::ofstream(fresh) << "x";
+  std::ofstream(recent) << "x";
   struct timeval two_hours_ago[2] = {{time(nullptr) - 7200, 0}, {time(nullptr) - 7200, 0}};
   ASSERT_EQ(utimes(stale.c_str(), two_hours_ago), 0);
-  Get("k");
+  EXPECT_EQ(Get("k").source(), Source::kBuiltCache);
   EXPECT_FALSE(fs::exists(stale));
-  EXPECT_TRUE(fs::exists(fresh));  // may belong to a live writer
+  EXPECT_FALSE(fs::exists(recent));
 }
 
 }  // namespace
@@ -335,6 +365,8 @@ void Age(const std::string& path, int seconds_ago) {
 TEST_F(ConstantCacheTest, BuildingPrunesTheLeastRecentlyUsedPoolFilesOverTheLimit) {
   std::string a = Get("a", kLarge).cache_path();
   std::string b = Get("b", kLarge).cache_path();
+  ConstantPoolMemory mapped_b = Get("b", kLarge);
+  ASSERT_EQ(mapped_b.source(), Source::kMappedCache);
   options_.max_bytes = fs::file_size(a) + fs::file_size(b);  // room for two
   Age(a, 3 * 3600);
   Age(b, 2 * 3600);
@@ -342,7 +374,9 @@ TEST_F(ConstantCacheTest, BuildingPrunesTheLeastRecentlyUsedPoolFilesOverTheLimi
   ConstantPoolMemory c = Get("c", kLarge);
   EXPECT_EQ(c.source(), Source::kBuiltCache);
   EXPECT_TRUE(fs::exists(a));
-  EXPECT_FALSE(fs::exists(b)) << "the least recently used file stays";
+  EXPECT_FALSE(fs::exists(b)) << "the least recently used file stays";  // its pool gone, its alias too
+  EXPECT_FALSE(fs::is_symlink(b));
+  EXPECT_EQ(mapped_b.data()[0], Pattern(0, Seed("b")));  // a removed file's mapping stays valid
   EXPECT_TRUE(fs::exists(c.cache_path()));
   // A limit below one file keeps the file just built, and nothing else.
   options_.max_bytes = 1;
@@ -350,7 +384,7 @@ TEST_F(ConstantCacheTest, BuildingPrunesTheLeastRecentlyUsedPoolFilesOverTheLimi
   EXPECT_TRUE(fs::exists(d.cache_path()));
   EXPECT_FALSE(fs::exists(a));
   EXPECT_FALSE(fs::exists(c.cache_path()));
-  EXPECT_EQ(c.data()[0], Pattern(0, 1));  // a removed file's mapping stays valid
+  EXPECT_EQ(c.data()[0], Pattern(0, Seed("c")));
 }
 
 TEST_F(ConstantCacheTest, AHitMarksItsFileUsedAtMostOnceAnHour) {
@@ -365,7 +399,7 @@ TEST_F(ConstantCacheTest, AHitMarksItsFileUsedAtMostOnceAnHour) {
   EXPECT_GT(fs::last_write_time(path), before);
 }
 
-TEST_F(ConstantCacheTest, ABuilderHoldingTheLockTooLongMeansAPrivateCopyNotAHang) {
+TEST_F(ConstantCacheTest, AWriterHoldingTheLockTooLongLeavesTheModelUncachedNotHung) {
   std::vector<std::string> log;
   g_log = &log;
   aotrt::log::SetCallback(&CollectLog, nullptr);
@@ -375,12 +409,141 @@ TEST_F(ConstantCacheTest, ABuilderHoldingTheLockTooLongMeansAPrivateCopyNotAHang
   ASSERT_GE(held, 0);
   ASSERT_EQ(flock(held, LOCK_EX), 0);  // another open file description: conflicts even in-process
   options_.lock_wait_ms = 50;
-  EXPECT_EQ(Get("k", kLarge).source(), Source::kPrivateCopy);
+  EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache);  // the load never waits for the lock
+  EXPECT_EQ(Files(options_.directory), std::vector<std::string>{".lock"});  // its writer gave up
   close(held);  // released
   EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache);
+  EXPECT_EQ(Get("k", kLarge).source(), Source::kMappedCache);
   aotrt::log::SetCallback(nullptr, nullptr);
   aotrt::log::SetLevel(aotrt::log::kWarn);
   const std::string expected = "test_model: constant cache: another process has held " + options_.directory +
-                               "/.lock for over 50 ms; using a private copy";
+                               "/.lock for over 50 ms; not written (the private copy serves)";
   EXPECT_EQ(std::count(log.begin(), log.end(), expected), 1) << ::testing::PrintToString(log);
+}
+
+TEST_F(ConstantCacheTest, TwoNamesForTheSameBytesShareOnePoolFile) {
+  // Two model files (two identities) whose constants are the same bytes: one pool file, two aliases.
+  ConstantPoolMemory a = Get("file-one", kLarge, 9);
+  ConstantPoolMemory b = Get("file-two", kLarge, 9);
+  EXPECT_EQ(a.source(), Source::kBuiltCache);
+  EXPECT_EQ(b.source(), Source::kBuiltCache);  // its own copy; its writer only links the alias
+  EXPECT_NE(a.cache_path(), b.cache_path());
+  EXPECT_TRUE(fs::equivalent(a.cache_path(), b.cache_path()));  // both aliases name one pool
+  size_t pools = 0;
+  for (const std::string& f : Files(options_.directory)) pools += fs::path(f).extension() == ".aotrt-pool";
+  EXPECT_EQ(pools, 1u);
+  EXPECT_EQ(Get("file-two", kLarge, 9).source(), Source::kMappedCache);
+  EXPECT_EQ(fills_, 2);
+}
+
+TEST_F(ConstantCacheTest, TornOrForeignAliasesAreRebuiltNeverFollowed) {
+  std::string alias = Get("k", kLarge).cache_path();
+  ASSERT_TRUE(fs::is_symlink(alias));
+  std::string pool = fs::read_symlink(alias).string();
+  std::ofstream(root_ + "/outside.aotrt-pool") << "x";
+  auto relink = [&](const std::string& target) {
+    fs::remove(alias);
+    fs::create_symlink(target, alias);
+  };
+  std::vector<std::function<void()>> damages = {
+      [&] { fs::remove(alias); std::ofstream(alias) << pool; },  // a regular file, not a link
+      [&] { relink("0123456789abcdef0123456789abcdef.aotrt-pool"); },  // dangling
+      [&] { relink("../outside.aotrt-pool"); },                        // out of the directory
+      [&] { relink(root_ + "/outside.aotrt-pool"); },                  // absolute
+      [&] { relink("0123456789ABCDEF0123456789abcdef.aotrt-pool"); },  // not a name the cache writes
+      [&] { relink("short.aotrt-pool"); },
+  };
+  for (size_t i = 0; i < damages.size(); ++i) {
+    damages[i]();
+    int before = fills_;
+    EXPECT_EQ(Get("k", kLarge).source(), Source::kBuiltCache) << "damage " << i;
+    EXPECT_EQ(fills_, before + 1);
+    EXPECT_EQ(Get("k", kLarge).source(), Source::kMappedCache) << "damage " << i;
+    EXPECT_EQ(fs::read_symlink(alias).string(), pool) << "damage " << i;  // relinked to the same pool
+  }
+}
+
+TEST_F(ConstantCacheTest, APoolWhoseBytesDoNotMatchItsNameIsRewrittenNotLinked) {
+  std::string alias = Get("k", kLarge).cache_path();
+  Flip(alias, kHeader + kUnsampled);  // through the link: the pool file, outside the sampled blocks
+  // A second model file with the same bytes: its writer compares the existing pool byte for byte,
+  // finds it damaged (its bytes no longer hash to its name) and rewrites it.
+  EXPECT_EQ(Get("copy-of-k", kLarge, Seed("k")).source(), Source::kBuiltCache);
+  ConstantPoolMemory m = Get("k", kLarge);
+  EXPECT_EQ(m.source(), Source::kMappedCache);
+  EXPECT_EQ(m.data()[kUnsampled], Pattern(kUnsampled, Seed("k")));
+}
+
+TEST_F(ConstantCacheTest, AProcessThatExitsRightAfterAMissStillLeavesTheFile) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ConstantPoolMemory m = aotrt::GetConstantPool(
+        kLarge, [] { return "short-lived"; }, [](uint8_t* d) { std::memset(d, 3, kLarge); }, options_, "m");
+    std::exit(m.source() == Source::kBuiltCache ? 0 : 1);  // exit(), not _exit(): the writer is waited for
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ConstantPoolMemory m = aotrt::GetConstantPool(
+      kLarge, [] { return "short-lived"; }, [](uint8_t*) { FAIL() << "filled again"; }, options_, "m");
+  EXPECT_EQ(m.source(), Source::kMappedCache);
+  EXPECT_EQ(m.data()[kLarge - 1], 3);
+}
+
+TEST_F(ConstantCacheTest, AForkedChildHasNoneOfItsParentsWrites) {
+  fs::create_directories(options_.directory);
+  int held = open((options_.directory + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX), 0);
+  options_.lock_wait_ms = 20000;
+  ConstantPoolMemory parent = aotrt::GetConstantPool(  // the writer is queued, blocked on the lock
+      kLarge, [] { return "parent-only"; }, [](uint8_t* d) { std::memset(d, 5, kLarge); }, options_, "m");
+  ASSERT_EQ(parent.source(), Source::kBuiltCache);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(held);
+    // The parent's write is not this process's: nothing to wait for, and its own miss writes.
+    bool none = aotrt::WaitForCacheWrites(0);
+    _exit(none ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_FALSE(aotrt::WaitForCacheWrites(0));  // the parent's writer still waits for the lock
+  close(held);
+  EXPECT_TRUE(aotrt::WaitForCacheWrites(kWriterWaitMs));
+  ConstantPoolMemory again = aotrt::GetConstantPool(
+      kLarge, [] { return "parent-only"; }, [](uint8_t*) { FAIL() << "filled again"; }, options_, "m");
+  EXPECT_EQ(again.source(), Source::kMappedCache);
+}
+
+TEST_F(ConstantCacheTest, AHitReadsNoConstantsButItsSizeMustFitTheMetadata) {
+  // A model's load knows its pool's size only within bounds until it parses the constants (plan):
+  // a hit takes the size from the file, within those bounds, and never plans.
+  int plans = 0;
+  auto source = [&](size_t bytes_min, size_t bytes_max, size_t bytes) {
+    aotrt::ConstantPoolSource s;
+    s.bytes_min = bytes_min;
+    s.bytes_max = bytes_max;
+    s.key = [] { return std::string("model-file"); };
+    s.plan = [&plans, bytes] { ++plans; return bytes; };
+    s.fill = [bytes](uint8_t* d) { std::memset(d, 4, bytes); };
+    return s;
+  };
+  ConstantPoolMemory built = aotrt::GetConstantPool(source(kLarge - 100, kLarge + 100, kLarge), options_, "m");
+  EXPECT_EQ(built.source(), Source::kBuiltCache);
+  EXPECT_EQ(plans, 1);
+  ASSERT_TRUE(aotrt::WaitForCacheWrites(kWriterWaitMs));
+  ConstantPoolMemory hit = aotrt::GetConstantPool(source(kLarge - 100, kLarge + 100, kLarge), options_, "m");
+  EXPECT_EQ(hit.source(), Source::kMappedCache);
+  EXPECT_EQ(hit.bytes(), kLarge);
+  EXPECT_EQ(plans, 1);  // no plan on a hit
+  // The same identity with bounds that rule the file's size out: not used, planned and rebuilt.
+  ConstantPoolMemory other = aotrt::GetConstantPool(source(kLarge + 1, kLarge + 200, kLarge + 64), options_, "m");
+  EXPECT_EQ(other.source(), Source::kBuiltCache);
+  EXPECT_EQ(other.bytes(), kLarge + 64);
+  EXPECT_EQ(plans, 2);
+  ASSERT_TRUE(aotrt::WaitForCacheWrites(kWriterWaitMs));
 }

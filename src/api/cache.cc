@@ -1,0 +1,31 @@
+// The public cache calls (aotrt/cache.h): the directory and limit resolved as a load resolves them
+// (api/runtime_config.h), the work done by aot/cache_directory.h.
+#include "aotrt/cache.h"
+
+#include "aot/cache_directory.h"
+#include "api/runtime_config.h"
+
+namespace aotrt {
+
+std::string CacheDirectory(const LoadOptions& options) {
+  return RuntimeConfig::FromEnvironment().MakeLoadContext(options, "").options.cache_dir;
+}
+
+uint64_t CacheMaxBytes(const LoadOptions& options) {
+  uint64_t max = RuntimeConfig::FromEnvironment().MakeLoadContext(options, "").options.cache_max_bytes;
+  return max != 0 ? max : kDefaultCacheMaxBytes;
+}
+
+CacheListing ListCache(const std::string& directory, const LoadOptions& options) {
+  LoadOptions o = options;
+  if (!directory.empty()) o.cache_dir = directory;
+  CacheListing listing = ListCacheDirectory(CacheDirectory(o));
+  listing.max_bytes = CacheMaxBytes(o);
+  return listing;
+}
+
+CacheClearResult ClearCache(const std::string& directory, int lock_wait_ms) {
+  return ClearCacheDirectory(directory.empty() ? CacheDirectory() : directory, lock_wait_ms);
+}
+
+}  // namespace aotrt
