@@ -92,23 +92,11 @@ ElfDynamicSymbols ReadSharedLibraryFile(const std::string& path, const std::stri
   CheckElfSegments(head, head_size, file.size(), what);
 
   ElfDynamicSymbols out;
-  if (eh.e_shnum == 0) return out;  // no section headers: no symbols listed (as ReadElfDynamicSymbols)
-  AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr), kFormatError, what, ": unexpected ELF section header size ",
-                eh.e_shentsize);
-  std::string section_holder, string_holder, symbol_holder;
-  const uint64_t sections_size = uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr);
-  const char* sections = file.Bytes(eh.e_shoff, sections_size, "section header", &section_holder);
-  for (uint64_t i = 0; i < eh.e_shnum; ++i) {
-    auto sh = ReadElfAt<Elf64_Shdr>(sections, sections_size, i * sizeof(Elf64_Shdr), what, "section header");
-    if (sh.sh_type != SHT_DYNSYM) continue;
-    AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link,
-                  " of ", eh.e_shnum);
-    auto strtab = ReadElfAt<Elf64_Shdr>(sections, sections_size, sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
-    const char* strings = file.Bytes(strtab.sh_offset, strtab.sh_size, "symbol string table", &string_holder);
-    const char* symbols = file.Bytes(sh.sh_offset, sh.sh_size, "symbol table", &symbol_holder);
-    ForEachSymbolIn(symbols, sh.sh_size, strings, strtab.sh_size, what,
-                    [&out](std::string name, const Elf64_Sym& sym) { AddDynamicSymbol(std::move(name), sym, &out); });
-  }
+  ElfRangeReader from_file = [&file](uint64_t offset, uint64_t bytes, const char* field, std::string* holder) {
+    return file.Bytes(offset, bytes, field, holder);
+  };
+  ForEachElfSymbolIn(eh, from_file, what, SHT_DYNSYM,
+                     [&out](std::string name, const Elf64_Sym& sym) { AddDynamicSymbol(std::move(name), sym, &out); });
   return out;
 }
 

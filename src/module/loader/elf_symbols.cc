@@ -16,6 +16,9 @@ Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what)
   return eh;
 }
 
+namespace {
+
+// Calls `visit` for every named symbol of one symbol table and its string table.
 void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab, size_t strtab_size,
                      const std::string& what, const std::function<void(std::string, const Elf64_Sym&)>& visit) {
   uint64_t count = symtab_size / sizeof(Elf64_Sym);
@@ -27,24 +30,37 @@ void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab,
   }
 }
 
-void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
-                   const std::function<void(std::string, const Elf64_Sym&)>& visit) {
-  const char* base = static_cast<const char*>(data);
-  Elf64_Ehdr eh = ReadElfHeader(base, size, what);
-  AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr) || eh.e_shnum == 0, kFormatError, what,
-                ": unexpected ELF section header size ", eh.e_shentsize);
+}  // namespace
+
+void ForEachElfSymbolIn(const Elf64_Ehdr& eh, const ElfRangeReader& read, const std::string& what, uint32_t section_type,
+                        const std::function<void(std::string, const Elf64_Sym&)>& visit) {
+  if (eh.e_shnum == 0) return;  // no section headers: no symbols listed
+  AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr), kFormatError, what, ": unexpected ELF section header size ",
+                eh.e_shentsize);
+  std::string section_holder, string_holder, symbol_holder;
+  const uint64_t sections_size = uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr);
+  const char* sections = read(eh.e_shoff, sections_size, "section header", &section_holder);
   for (uint64_t i = 0; i < eh.e_shnum; ++i) {
-    auto sh = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
+    auto sh = ReadElfAt<Elf64_Shdr>(sections, sections_size, i * sizeof(Elf64_Shdr), what, "section header");
     if (sh.sh_type != section_type) continue;
     AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link,
                   " of ", eh.e_shnum);
-    auto strtab = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
-    AOTRT_REQUIRE(strtab.sh_offset <= size && strtab.sh_size <= size - strtab.sh_offset, kFormatError, what,
-                  ": symbol string table lies outside the file");
-    AOTRT_REQUIRE(sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset, kFormatError, what,
-                  ": symbol table lies outside the file");
-    ForEachSymbolIn(base + sh.sh_offset, sh.sh_size, base + strtab.sh_offset, strtab.sh_size, what, visit);
+    auto strtab = ReadElfAt<Elf64_Shdr>(sections, sections_size, sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
+    const char* strings = read(strtab.sh_offset, strtab.sh_size, "symbol string table", &string_holder);
+    const char* symbols = read(sh.sh_offset, sh.sh_size, "symbol table", &symbol_holder);
+    ForEachSymbolIn(symbols, sh.sh_size, strings, strtab.sh_size, what, visit);
   }
+}
+
+void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
+                   const std::function<void(std::string, const Elf64_Sym&)>& visit) {
+  const char* base = static_cast<const char*>(data);
+  ElfRangeReader in_memory = [&](uint64_t offset, uint64_t bytes, const char* field, std::string*) {
+    AOTRT_REQUIRE(offset <= size && bytes <= size - offset, kFormatError, what, ": ELF ", field, " at offset ", offset,
+                  " (", bytes, " bytes) lies outside the ", size, "-byte file");
+    return base + offset;
+  };
+  ForEachElfSymbolIn(ReadElfHeader(base, size, what), in_memory, what, section_type, visit);
 }
 
 void AddDynamicSymbol(std::string name, const Elf64_Sym& sym, ElfDynamicSymbols* out) {

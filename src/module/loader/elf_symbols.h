@@ -59,9 +59,13 @@ ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std
 // The pieces of the walks above, for a reader that holds only parts of a file (elf_file.h).
 // ReadElfHeader: the header of the `size` bytes at `base`, checked to be ELF64 little-endian.
 Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what);
-// Calls `visit` for every named symbol of one symbol table and its string table.
-void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab, size_t strtab_size,
-                     const std::string& what, const std::function<void(std::string, const Elf64_Sym&)>& visit);
+// The `bytes` bytes at `offset` of the file, which the reader checks lie inside it (else
+// kFormatError naming `field`); `holder` may keep them until the next call with it.
+using ElfRangeReader = std::function<const char*(uint64_t offset, uint64_t bytes, const char* field, std::string* holder)>;
+// ForEachElfSymbol's walk over the section headers of the file whose header is `eh`, its bytes
+// read through `read`.
+void ForEachElfSymbolIn(const Elf64_Ehdr& eh, const ElfRangeReader& read, const std::string& what, uint32_t section_type,
+                        const std::function<void(std::string, const Elf64_Sym&)>& visit);
 // Files a dynamic symbol under `out`'s defined or (strong) undefined ones.
 void AddDynamicSymbol(std::string name, const Elf64_Sym& sym, ElfDynamicSymbols* out);
 
