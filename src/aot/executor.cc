@@ -165,7 +165,6 @@ void AotExecutor::Bind(size_t arg, Slot* slot, void* data, NDArray keep, Slot::K
   const TensorSpec& spec = SpecOf(arg);
   SetArg(arg, ArgTensor(data, spec.shape, spec.dtype));
   slot->bound = std::move(keep);
-  slot->data = data;
   slot->kind = kind;
 }
 
@@ -175,10 +174,12 @@ DLTensor AotExecutor::OwnTensor(size_t i) const {
   return ArgTensor(inputs_[i].own_data, spec.shape, spec.dtype);
 }
 
-// What GetInput/GetOutput return: the bound array, or a view of own storage in the region.
-NDArray AotExecutor::Array(const Slot& slot, const TensorSpec& spec) const {
+// What GetInput/GetOutput return for entry argument `arg`: the bound array, or a view of the
+// memory the argument points to (own storage in a region, a caller's raw DLTensor).
+NDArray AotExecutor::Array(size_t arg) const {
+  const Slot& slot = arg < inputs_.size() ? inputs_[arg] : outputs_[arg - inputs_.size()];
   if (slot.bound.defined()) return slot.bound;
-  return NDArray::Borrow(ArgTensor(slot.data, spec.shape, spec.dtype));
+  return NDArray::Borrow(arg_tensors_[arg]);
 }
 
 void AotExecutor::BindOwnInput(size_t i) {
@@ -263,20 +264,19 @@ NDArray AotExecutor::GetInput(size_t i) {
   CheckIndex("input", i, inputs_.size());
   // The returned array aliases the input; a shared param must not be written through it.
   if (inputs_[i].kind == Slot::kParam) BindOwnInput(i);
-  return Array(inputs_[i], program_->md.inputs[i]);
+  return Array(i);
 }
 
 NDArray AotExecutor::GetOutput(size_t i) const {
   CheckIndex("output", i, outputs_.size());
-  return Array(outputs_[i], program_->md.outputs[i]);
+  return Array(inputs_.size() + i);
 }
 
 void AotExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
   CheckIndex("output", i, outputs_.size());
   AOTRT_REQUIRE(out != nullptr, kInvalidArgument, "get_output(", i, ", out): out is null");
   CheckTensorAgainstSpec("output", i, program_->md.outputs[i], *out);
-  const TensorSpec& spec = program_->md.outputs[i];
-  CopyTensorBytes(ArgTensor(outputs_[i].data, spec.shape, spec.dtype), out);
+  CopyTensorBytes(arg_tensors_[inputs_.size() + i], out);
 }
 
 void AotExecutor::Run() {

@@ -75,8 +75,7 @@ class AotExecutor {
     NDArray own;              // this executor's storage on the heap, allocated when first needed
     uint8_t* own_data = nullptr;  // that storage's bytes (in the region, when the executor is in one)
     NDArray bound;            // what the entry argument points into: own, a param, or the caller's
-                              // array; undefined for own storage in a region
-    void* data = nullptr;     // the bytes the entry argument points to
+                              // array; undefined for own storage in a region or a caller's raw DLTensor
     Kind kind = kOwn;
   };
   void CheckIndex(const char* kind, size_t i, size_t n) const;
@@ -84,7 +83,7 @@ class AotExecutor {
   void Bind(size_t arg, Slot* slot, void* data, NDArray keep, Slot::Kind kind);
   uint8_t* OwnStorage(Slot* slot, const TensorSpec& spec);
   DLTensor OwnTensor(size_t i) const;
-  NDArray Array(const Slot& slot, const TensorSpec& spec) const;
+  NDArray Array(size_t arg) const;
   void AdviseHugePagesForBuffers();
   void BindOwnInput(size_t i);
   void CallEntry();

@@ -54,8 +54,8 @@ ObjectPtr<AotExecutorModuleNode> BuildIn(uint8_t* data, size_t bytes, bool zeroe
 // nothing (a system library) is assumed to.
 bool MayUseRunTimeWorkspace(const ModelProgram& p) {
   if (p.runtime_imports.empty() && p.context_pointers.empty()) return true;
+  auto has = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
   for (const char* fn : {"TVMBackendAllocWorkspace", "TVMBackendGetFuncFromEnv", "TVMFuncCall"}) {
-    auto has = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
     if (has(p.runtime_imports, fn) || has(p.context_pointers, std::string("__") + fn)) return true;
   }
   return false;
