@@ -1,7 +1,5 @@
 #include "module/loader/archive_reader.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,7 +11,9 @@
 #include <memory>
 
 #include "base/error_util.h"
+#include "base/logging.h"
 #include "base/unique_fd.h"
+#include "module/loader/libarchive_api.h"
 
 namespace aotrt {
 namespace {
@@ -69,15 +69,21 @@ class Collector {
 using ArchivePtr = std::unique_ptr<archive, int (*)(archive*)>;
 
 // A tar reader with the filters aotrt accepts (built into libarchive: none runs an external program).
-ArchivePtr NewTarReader() {
-  ArchivePtr a(archive_read_new(), archive_read_free);
+ArchivePtr NewTarReader(const LibArchiveApi& la) {
+  ArchivePtr a(la.read_new(), la.read_free);
   AOTRT_REQUIRE(a != nullptr, kOutOfMemory, "cannot allocate an archive reader");
-  archive_read_support_filter_gzip(a.get());
-  archive_read_support_filter_xz(a.get());
-  archive_read_support_filter_bzip2(a.get());
-  archive_read_support_filter_zstd(a.get());
-  archive_read_support_format_tar(a.get());
+  la.support_filter_gzip(a.get());
+  la.support_filter_xz(a.get());
+  la.support_filter_bzip2(a.get());
+  la.support_filter_zstd(a.get());
+  la.support_format_tar(a.get());
   return a;
+}
+
+// libarchive's message for the last failure on `a`.
+const char* ErrorOf(const LibArchiveApi& la, archive* a) {
+  const char* e = la.error_string(a);
+  return e ? e : "unknown error";
 }
 
 const char* EntryType(mode_t type) {
@@ -91,34 +97,34 @@ const char* EntryType(mode_t type) {
   }
 }
 
-void ReadTar(archive* a, Collector* c) {
+void ReadTar(const LibArchiveApi& la, archive* a, Collector* c) {
   const std::string& name = c->archive();
   archive_entry* entry = nullptr;
   for (;;) {
-    int r = archive_read_next_header(a, &entry);
+    int r = la.next_header(a, &entry);
     if (r == ARCHIVE_EOF) return;
-    AOTRT_REQUIRE(r == ARCHIVE_OK || r == ARCHIVE_WARN, kFormatError, name, ": not a readable tar archive: ", archive_error_string(a) ? archive_error_string(a) : "unknown error",
+    AOTRT_REQUIRE(r == ARCHIVE_OK || r == ARCHIVE_WARN, kFormatError, name, ": not a readable tar archive: ", ErrorOf(la, a),
                   " (truncated or corrupt?)");
-    AOTRT_REQUIRE(static_cast<uint64_t>(archive_filter_bytes(a, 0)) <= c->limits().max_stream_bytes, kFormatError, name,
+    AOTRT_REQUIRE(static_cast<uint64_t>(la.filter_bytes(a, 0)) <= c->limits().max_stream_bytes, kFormatError, name,
                   ": over ", c->limits().max_stream_bytes, " bytes once decompressed: refused as absurd for a model archive");
-    const char* raw = archive_entry_pathname(entry);
+    const char* raw = la.entry_pathname(entry);
     std::string raw_path = raw ? raw : "";
     std::string path = NormalizeMemberPath(raw_path, name);
-    AOTRT_REQUIRE(archive_entry_hardlink(entry) == nullptr, kFormatError, name, ": member '", raw_path,
+    AOTRT_REQUIRE(la.entry_hardlink(entry) == nullptr, kFormatError, name, ": member '", raw_path,
                   "' is a hard link: refused (aotrt reads regular files only)");
-    mode_t type = archive_entry_filetype(entry);
+    mode_t type = la.entry_filetype(entry);
     AOTRT_REQUIRE(type == AE_IFREG || type == AE_IFDIR, kFormatError, name, ": member '", raw_path, "' is ",
                   EntryType(type), ": refused (aotrt reads regular files only)");
     if (path.empty()) continue;  // the root folder
-    int64_t size = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : -1;
+    int64_t size = la.entry_size_is_set(entry) ? la.entry_size(entry) : -1;
     if (!c->Admit(path, type == AE_IFREG, size)) continue;
     std::string bytes(static_cast<size_t>(size > 0 ? size : 0), '\0');
     size_t got = 0;
     while (got < bytes.size()) {
-      la_ssize_t n = archive_read_data(a, &bytes[got], bytes.size() - got);
+      la_ssize_t n = la.read_data(a, &bytes[got], bytes.size() - got);
       AOTRT_REQUIRE(n > 0, kFormatError, name, ": member '", raw_path, "': ", n == 0 ? "ends early" : "cannot be read",
                     " after ", got, " of ", bytes.size(), " bytes",
-                    n < 0 && archive_error_string(a) ? StrCat(": ", archive_error_string(a)) : std::string(),
+                    n < 0 && la.error_string(a) ? StrCat(": ", la.error_string(a)) : std::string(),
                     " (truncated or corrupt archive)");
       got += static_cast<size_t>(n);
     }
@@ -204,20 +210,22 @@ ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, co
     ReadFolder(path, "", 0, &c);
     return c.Take();
   }
-  ArchivePtr a = NewTarReader();
-  AOTRT_REQUIRE(archive_read_open_filename(a.get(), path.c_str(), 1 << 16) == ARCHIVE_OK, kIOError, path,
-                ": cannot open as an archive: ", archive_error_string(a.get()) ? archive_error_string(a.get()) : "unknown error");
-  ReadTar(a.get(), &c);
+  const LibArchiveApi& la = LibArchive();
+  ArchivePtr a = NewTarReader(la);
+  AOTRT_REQUIRE(la.open_filename(a.get(), path.c_str(), 1 << 16) == ARCHIVE_OK, kIOError, path,
+                ": cannot open as an archive: ", ErrorOf(la, a.get()));
+  ReadTar(la, a.get(), &c);
   return c.Take();
 }
 
 ArchiveContents ReadArchiveFromMemory(const void* data, size_t size, const std::string& name, const ArchiveWant& want,
                                       const ArchiveLimits& limits) {
   Collector c(name, want, limits);
-  ArchivePtr a = NewTarReader();
-  AOTRT_REQUIRE(archive_read_open_memory(a.get(), data, size) == ARCHIVE_OK, kFormatError, name,
-                ": not a readable archive: ", archive_error_string(a.get()) ? archive_error_string(a.get()) : "unknown error");
-  ReadTar(a.get(), &c);
+  const LibArchiveApi& la = LibArchive();
+  ArchivePtr a = NewTarReader(la);
+  AOTRT_REQUIRE(la.open_memory(a.get(), data, size) == ARCHIVE_OK, kFormatError, name, ": not a readable archive: ",
+                ErrorOf(la, a.get()));
+  ReadTar(la, a.get(), &c);
   return c.Take();
 }
 
@@ -226,18 +234,24 @@ bool IsModelLibraryFormat(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0) return false;
   if (S_ISDIR(st.st_mode)) return ::access((path + "/metadata.json").c_str(), R_OK) == 0;
   if (!S_ISREG(st.st_mode) || !LooksLikeTar(path)) return false;
-  ArchivePtr a(nullptr, archive_read_free);
+  // Without libarchive no tar is told to be one; an object export (.tar of .o files) still loads.
+  const LibArchiveApi* la = LibArchiveIfAvailable();
+  if (!la) {
+    AOTRT_LOG_WARN(path, ": cannot tell whether it is a Model Library Format archive: ", LibArchiveMissingReason());
+    return false;
+  }
+  ArchivePtr a(nullptr, la->read_free);
   try {
-    a = NewTarReader();
+    a = NewTarReader(*la);
   } catch (const Error&) {
     return false;
   }
-  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) return false;
+  if (la->open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) return false;
   archive_entry* entry = nullptr;
   for (size_t i = 0; i < ArchiveLimits().max_members; ++i) {
-    int r = archive_read_next_header(a.get(), &entry);
+    int r = la->next_header(a.get(), &entry);
     if (r != ARCHIVE_OK && r != ARCHIVE_WARN) return false;
-    const char* raw = archive_entry_pathname(entry);
+    const char* raw = la->entry_pathname(entry);
     std::string p = raw ? raw : "";
     while (p.rfind("./", 0) == 0) p.erase(0, 2);
     if (p == "metadata.json" || p.rfind("codegen/", 0) == 0 || p == "codegen") return true;
