@@ -16,7 +16,9 @@
 //   run; RSS growth of E executors in one process (each run once); and private memory
 //   (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup) of P processes, each holding one
 //   executor after a run, all alive at once, against the target workspace + I/O + 1 MiB, and what
-//   the first one's consists of by kind of mapping (/proc/PID/smaps, private_memory.h). Issue 25:
+//   the first one's consists of by kind of mapping (/proc/PID/smaps, private_memory.h): once
+//   forked from this process, once as independent programs (exec'd) that relocate their own
+//   libraries. Issue 25:
 //   load and dlopen also in a process that has loaded a copy of the file first (the loader's own
 //   work, without the process's first use of libaotrt, libstdc++ and the heap).
 // --cache-dir sets AOTRT_CACHE_DIR for the children (default: a fresh directory under /tmp,
@@ -135,8 +137,30 @@ struct Processes {
   PrivateBreakdown first;  // what the first process's private memory consists of
 };
 
+// What a measuring process holds: the model loaded, one executor created and run once. Tells the
+// parent through `ready`, then waits for EOF on `release` (the parent has read its smaps).
+[[noreturn]] void HoldOneExecutor(const std::string& path, int ready, int release) {
+  char ok = 'x';
+  try {
+    aotrt::Model model = aotrt::Model::Load(path);
+    aotrt::Executor ex = model.CreateExecutor();
+    ex.Run();
+    ok = 'r';
+    if (write(ready, &ok, 1) != 1) _exit(3);
+    ssize_t n = read(release, &ok, 1);
+    _exit(n == 0 ? 0 : 3);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cold_start: %s\n", e.what());
+    if (write(ready, &ok, 1) != 1) _exit(3);
+    _exit(4);
+  }
+}
+
 // `procs` children each load, create and run once, then wait; their smaps are read while all live.
-Processes MeasureProcesses(const std::string& path, int procs) {
+// Forked, a child shares the pages of libraries the harness relocated (their data is not its own);
+// with `exec`, each is a new program (this binary in --hold mode) that maps and relocates its
+// libraries itself, as independent processes of a deployment do.
+Processes MeasureProcesses(const std::string& path, int procs, bool exec) {
   int ready[2], release[2];
   if (pipe(ready) != 0 || pipe(release) != 0) std::exit(2);
   std::vector<pid_t> pids;
@@ -145,20 +169,12 @@ Processes MeasureProcesses(const std::string& path, int procs) {
     if (pid == 0) {
       close(ready[0]);
       close(release[1]);
-      char ok = 'x';
-      try {
-        aotrt::Model model = aotrt::Model::Load(path);
-        aotrt::Executor ex = model.CreateExecutor();
-        ex.Run();
-        ok = 'r';
-        if (write(ready[1], &ok, 1) != 1) _exit(3);
-        ssize_t n = read(release[0], &ok, 1);  // EOF when the parent has read every smaps
-        _exit(n == 0 ? 0 : 3);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "cold_start: %s\n", e.what());
-        if (write(ready[1], &ok, 1) != 1) _exit(3);
-        _exit(4);
+      if (exec) {
+        std::string r = std::to_string(ready[1]), w = std::to_string(release[0]);
+        execl("/proc/self/exe", "cold_start", "--hold", path.c_str(), r.c_str(), w.c_str(), static_cast<char*>(nullptr));
+        _exit(5);
       }
+      HoldOneExecutor(path, ready[1], release[0]);
     }
     pids.push_back(pid);
   }
@@ -256,22 +272,26 @@ void Report(const std::string& path, const std::string& temp_dir, int runs, int 
     // thread: what differs is each further executor, whose floor is its I/O.
     std::printf(" (no constant pool: TVM, too, uses constants in place; I/O per executor %.3f MiB)\n", c.io_mib);
   }
-  Processes p = MeasureProcesses(path, procs);
   double target = c.workspace_mib + c.runtime_workspace_mib + c.io_mib + 1.0;
-  std::printf("  %d processes, one executor each: private %.2f / %.2f / %.2f MiB (min/mean/max), "
-              "target <= %.2f (workspace + I/O + 1 MiB): %s; Pss %.2f, Rss %.2f MiB (means)\n",
-              procs, p.private_min, p.private_mean, p.private_max, target, p.private_max <= target ? "met" : "NOT met",
-              p.pss_mean, p.rss_mean);
-  const PrivateBreakdown& b = p.first;
-  std::printf("  private memory of the first process by mapping (MiB): %.2f anonymous >= 64 KiB (workspace blocks "
-              "and pools, I/O), %.3f heap and small anonymous, %.3f stack, %.3f model file, %.3f libraries' data, "
-              "%.3f libraries' text touched by it alone; %.2f in all\n\n",
-              b.large_anonymous, b.heap, b.stack, b.model_file, b.library_data, b.library_text, b.total());
+  for (bool exec : {false, true}) {
+    Processes p = MeasureProcesses(path, procs, exec);
+    std::printf("  %d %s processes, one executor each: private %.2f / %.2f / %.2f MiB (min/mean/max), "
+                "target <= %.2f (workspace + I/O + 1 MiB): %s; Pss %.2f, Rss %.2f MiB (means)\n",
+                procs, exec ? "independent (exec'd)" : "forked", p.private_min, p.private_mean, p.private_max, target,
+                p.private_max <= target ? "met" : "NOT met", p.pss_mean, p.rss_mean);
+    const PrivateBreakdown& b = p.first;
+    std::printf("    the first one's private memory by mapping (MiB): %.2f anonymous >= 64 KiB (workspace blocks "
+                "and pools, I/O), %.3f heap and small anonymous, %.3f stack, %.3f model file, %.3f libraries' data, "
+                "%.3f libraries' text touched by it alone; %.2f in all\n",
+                b.large_anonymous, b.heap, b.stack, b.model_file, b.library_data, b.library_text, b.total());
+  }
+  std::printf("\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 5 && std::string(argv[1]) == "--hold") HoldOneExecutor(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
   int runs = 20, samples = 7, procs = 4, executors = 8;
   bool cache_only = false;
   std::string cache_dir;
