@@ -75,8 +75,11 @@ std::string FileIdentityKey(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return std::string();
   auto ns = [](const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
-  return StrCat("file:dev=", st.st_dev, "|ino=", st.st_ino, "|size=", st.st_size, "|mtime_ns=", ns(st.st_mtim),
-                "|ctime_ns=", ns(st.st_ctim));
+  std::string key;
+  key.reserve(160);  // 40 bytes of labels and 5 numbers of at most 20 digits: one allocation
+  StrAppend(key, "file:dev=", st.st_dev, "|ino=", st.st_ino, "|size=", st.st_size, "|mtime_ns=", ns(st.st_mtim),
+            "|ctime_ns=", ns(st.st_ctim));
+  return key;
 }
 
 std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges) {
@@ -101,7 +104,8 @@ ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const Const
   // The alias of this model file (its identity and the constants' layout) is a symbolic link to
   // the pool file named by its content (constant_cache_writer.h). A hit needs neither the
   // constants nor their exact size: the pool file's header gives it, within the metadata's bounds.
-  std::string identity = StrCat(source.key(), "|layout=", kConstantCacheLayoutVersion);
+  std::string identity = source.key();
+  StrAppend(identity, "|layout=", kConstantCacheLayoutVersion);
   XXH128_hash_t h = XXH3_128bits(identity.data(), identity.size());
   std::string alias = StrCat(dir, "/", Hex{h.high64, 16}, Hex{h.low64, 16}, kAliasSuffix);
   ConstantPoolMemory m;
@@ -138,7 +142,11 @@ ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string
                                    const std::string& what) {
   ConstantPoolSource source;
   source.bytes_min = source.bytes_max = bytes;
-  source.key = [&] { return StrCat(key(), "|bytes=", bytes); };
+  source.key = [&] {
+    std::string k = key();
+    StrAppend(k, "|bytes=", bytes);
+    return k;
+  };
   source.plan = [bytes] { return bytes; };
   source.fill = fill;
   return GetConstantPool(source, options, what);

@@ -82,6 +82,9 @@ std::string FileIdentityKey(const std::string& path);
 // names, offsets and lengths). Costs a pass over them (~3 ms per 32 MiB).
 std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges);
 
+// Bytes GetConstantPool appends to a key (at most): callers reserve them when building it.
+constexpr size_t kConstantPoolKeySuffixBytes = 32;
+
 // What a pool is built from. On a hit only `key` is called (the constants are not read); `plan`
 // (the pool's exact usable bytes: parses the constants) is called on a miss or when the cache is
 // not used, then `fill(dst)` writes the usable bytes into zeroed memory.

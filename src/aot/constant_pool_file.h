@@ -6,10 +6,10 @@
 // of the header) followed by the payload at a page boundary (the pool's bytes, then its tail slack
 // filled with the canary: base/tail_slack.h), mapped directly.
 //
-// Opening checks the exact file size, the header and 16 sampled 4 KiB payload blocks (first, last
-// and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
-// fifteenth of the pool, at a cost independent of the pool size: 16 preads, ~15 us; 64 cost ~55 us
-// of a hit, bench/README.md, issue 25). Hashing the whole payload costs time proportional to the weights
+// Opening checks the exact file size, the header and 16 sampled 512-byte payload blocks (first,
+// last and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
+// fifteenth of the pool, at a cost independent of the pool size: 16 preads of 512 bytes, ~9 us in a
+// new process where 4 KiB blocks cost ~17 us and 64 of them ~55 us: bench/README.md, issue 25). Hashing the whole payload costs time proportional to the weights
 // at every load, so it is done only on request (`verify`); a bit flipped inside an unsampled block
 // is otherwise not seen. Files are mapped without MAP_POPULATE, so that a load does no work
 // proportional to the weights: the file's pages are mapped as the first run reads them, a whole

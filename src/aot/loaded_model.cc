@@ -26,6 +26,7 @@ bool SameShape(const TensorSpec& s, const DLTensor& t) {
 
 std::vector<NamedBytes> ToNamedBytes(const std::vector<TensorSpec>& specs) {
   std::vector<NamedBytes> out;
+  out.reserve(specs.size());
   for (const TensorSpec& s : specs) out.push_back({s.name, s.bytes});
   return out;
 }
@@ -57,6 +58,7 @@ LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadat
   const ModelMetadata& md = program_->md;
   // As TVM's factory, which sets each param as an input: a name that is not an input is an error.
   std::unordered_set<size_t> filled;
+  bound_.reserve(params_->size());
   for (const NamedArray& p : *params_) {
     AOTRT_REQUIRE(!p.name.empty(), kInvalidArgument, "factory param with an empty name for ", md.DisplayName());
     auto it = md.input_index.find(SanitizeName(p.name));
@@ -68,31 +70,46 @@ LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadat
                   "' fills input ", it->second, " ('", md.inputs[it->second].name, "') a second time");
     CheckTensorAgainstSpec("param for input", it->second, md.inputs[it->second], p.array.tensor());
     bound_.push_back({it->second, p.array});
-    info_.params.push_back(md.inputs[it->second]);
-    info_.params.back().name = p.name;
   }
-  info_.name = std::move(name);
-  info_.symbol_prefix = md.mod_name;
-  info_.library = program_->library_name;
-  info_.inputs = md.inputs;
-  info_.outputs = md.outputs;
-  info_.workspace_pools = ToNamedBytes(md.workspace_pools);
-  for (const ConstantSpec& c : md.constants) info_.constants.push_back({c.name, static_cast<size_t>(c.data_len)});
-  info_.workspace_bytes = program_->WorkspaceBytes();
-  info_.slack_bytes = program_->WorkspaceSlackBytes();
-  for (size_t i = 0; i < md.inputs.size(); ++i) info_.io_bytes += filled.count(i) ? 0 : md.inputs[i].bytes;
-  for (const TensorSpec& o : md.outputs) info_.io_bytes += o.bytes;
-  info_.constant_bytes = program_->constant_pool.bytes();
-  info_.param_bytes = ParamListBytes(*params_);
-  info_.constant_source = program_->constant_pool.source();
-  info_.constant_cache_path = program_->constant_pool.cache_path();
-  info_.runtime_imports = program_->runtime_imports;
-  info_.context_pointers = program_->context_pointers;
-  info_.defines_module_context = program_->defines_module_context;
-  if (program_->c_run) {
-    info_.interface = "c";
-    info_.c_origin = program_->c_origin;
-  }
+  name_ = std::move(name);
+}
+
+const ModelInfo& LoadedModel::info() const {
+  std::call_once(info_built_, [this] {
+    const ModelMetadata& md = program_->md;
+    ModelInfo info;
+    info.name = name_;
+    info.symbol_prefix = md.mod_name;
+    info.library = program_->library_name;
+    info.inputs = md.inputs;
+    info.outputs = md.outputs;
+    info.workspace_pools = ToNamedBytes(md.workspace_pools);
+    info.constants.reserve(md.constants.size());
+    for (const ConstantSpec& c : md.constants) info.constants.push_back({std::string(c.name), static_cast<size_t>(c.data_len)});
+    info.workspace_bytes = program_->WorkspaceBytes();
+    info.slack_bytes = program_->WorkspaceSlackBytes();
+    std::vector<bool> filled(md.inputs.size(), false);
+    for (size_t k = 0; k < bound_.size(); ++k) {  // bound_[k] is the param (*params_)[k]
+      filled[bound_[k].input] = true;
+      info.params.push_back(md.inputs[bound_[k].input]);
+      info.params.back().name = (*params_)[k].name;
+    }
+    for (size_t i = 0; i < md.inputs.size(); ++i) info.io_bytes += filled[i] ? 0 : md.inputs[i].bytes;
+    for (const TensorSpec& o : md.outputs) info.io_bytes += o.bytes;
+    info.constant_bytes = program_->constant_pool.bytes();
+    info.param_bytes = ParamListBytes(*params_);
+    info.constant_source = program_->constant_pool.source();
+    info.constant_cache_path = program_->constant_pool.cache_path();
+    info.runtime_imports = program_->runtime_imports;
+    info.context_pointers = program_->context_pointers;
+    info.defines_module_context = program_->defines_module_context;
+    if (program_->c_run) {
+      info.interface = "c";
+      info.c_origin = program_->c_origin;
+    }
+    info_ = std::move(info);
+  });
+  return info_;
 }
 
 size_t ParamListBytes(const ParamList& params) {

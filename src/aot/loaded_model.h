@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,12 +31,13 @@ class LoadedModel {
   // name, kTypeMismatch / kShapeMismatch for a param unlike its input; each names the param.
   LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadata_module, std::shared_ptr<const ParamList> params);
 
-  const std::string& name() const { return info_.name; }
+  const std::string& name() const { return name_; }
   const ModelProgram& program() const { return *program_; }
   const ModelMetadata& metadata() const { return program_->md; }
   const ParamList& params() const { return *params_; }
   const std::vector<BoundParam>& bound_params() const { return bound_; }
-  const ModelInfo& info() const { return info_; }
+  // Built at the first call (a load that nobody inspects copies no names into it); any thread.
+  const ModelInfo& info() const;
   // The run-time workspace an executor in an arena needs (aot/executor_in_arena.cc measures it
   // once and records it here); -1 until measured, -2 when the measuring run failed. Any thread.
   int64_t arena_workspace_bytes() const { return arena_workspace_bytes_.load(std::memory_order_acquire); }
@@ -48,7 +50,9 @@ class LoadedModel {
   std::shared_ptr<const ModelProgram> program_;
   std::shared_ptr<const ParamList> params_;
   std::vector<BoundParam> bound_;
-  ModelInfo info_;
+  std::string name_;
+  mutable std::once_flag info_built_;
+  mutable ModelInfo info_;  // a view of the above, built once by info()
   mutable std::atomic<int64_t> arena_workspace_bytes_{-1};  // a measurement cached, not state
 };
 

@@ -16,27 +16,53 @@ constexpr size_t kMaxName = 4096;
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
 constexpr uint64_t kMaxConstantPool = uint64_t{1} << 31;  // TVM's limit on the constant pool (ABI.md 7)
 
-std::string ReadName(const AddressBounds& bounds, const char* s, const std::string& field) {
-  std::string name = bounds.ReadString(s, kMaxName, field);
-  AOTRT_REQUIRE(!name.empty(), kFormatError, field, " is empty");
-  return name;
+// A metadata field as error messages name it, e.g. "inputs[2] ('x').shape": formatted only when a
+// check fails, so that a valid model's load builds none of these strings.
+struct Field {
+  const char* base;                   // "inputs", "constant_pools", "mod_name", ...
+  int64_t index = -1;                 // "[index]" when >= 0
+  std::string_view name;              // " ('name')" when set
+  const char* member = "";            // ".shape", ".name_hint", ...
+
+  Field Member(const char* m) const {
+    Field f = *this;
+    f.member = m;
+    return f;
+  }
+  std::string str() const {
+    std::string s = base;
+    if (index >= 0) s += StrCat("[", index, "]");
+    if (!name.empty()) StrAppend(s, " ('", name, "')");
+    return s + member;
+  }
+};
+
+// The non-empty name at `s`, in the library.
+std::string_view ReadName(const AddressBounds& bounds, const char* s, const Field& field) {
+  ptrdiff_t n = bounds.StringLength(s, kMaxName);
+  if (n < 0) bounds.ReadString(s, kMaxName, field.str());  // throws, naming what is wrong
+  AOTRT_REQUIRE(n > 0, kFormatError, field.str(), " is empty");
+  return std::string_view(s, static_cast<size_t>(n));
 }
 
 // A count and the array it sizes, which must lie inside the library, aligned for its items.
 template <typename T>
-void CheckArray(const AddressBounds& bounds, int64_t n, const T* ptr, const std::string& field) {
-  AOTRT_REQUIRE(n >= 0 && n <= kMaxTensors, kFormatError, field, " count ", n, " not in [0, ", kMaxTensors, "]");
-  AOTRT_REQUIRE(n == 0 || ptr != nullptr, kFormatError, field, " has ", n, " entries but a null pointer");
-  AOTRT_REQUIRE(n == 0 || reinterpret_cast<uintptr_t>(ptr) % alignof(T) == 0, kFormatError, field, " pointer ",
+void CheckArray(const AddressBounds& bounds, int64_t n, const T* ptr, const Field& field) {
+  AOTRT_REQUIRE(n >= 0 && n <= kMaxTensors, kFormatError, field.str(), " count ", n, " not in [0, ", kMaxTensors, "]");
+  AOTRT_REQUIRE(n == 0 || ptr != nullptr, kFormatError, field.str(), " has ", n, " entries but a null pointer");
+  AOTRT_REQUIRE(n == 0 || reinterpret_cast<uintptr_t>(ptr) % alignof(T) == 0, kFormatError, field.str(), " pointer ",
                 static_cast<const void*>(ptr), " is not aligned to ", alignof(T), " bytes");
-  bounds.RequireArray(ptr, n, sizeof(T), StrCat(field, " (", n, " entries)"));
+  if (n > 0 && !bounds.ContainsReadable(ptr, static_cast<size_t>(n) * sizeof(T))) {
+    bounds.RequireArray(ptr, n, sizeof(T), StrCat(field.str(), " (", n, " entries)"));  // throws
+  }
 }
 
 // Names index the tensors (inputs by their sanitized form, as set_input accepts them): two equal
 // keys would make one tensor unreachable.
-std::unordered_map<std::string, size_t> IndexNames(const std::vector<TensorSpec>& tensors, const std::string& field,
+std::unordered_map<std::string, size_t> IndexNames(const std::vector<TensorSpec>& tensors, const char* field,
                                                    bool sanitize) {
   std::unordered_map<std::string, size_t> index;
+  index.reserve(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     auto ins = index.emplace(sanitize ? SanitizeName(tensors[i].name) : tensors[i].name, i);
     AOTRT_REQUIRE(ins.second, kFormatError, field, "[", i, "] ('", tensors[i].name, "') has the same name",
@@ -52,22 +78,23 @@ bool ValidDType(DLDataType t) {
 }
 
 std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensorInfo* infos, int64_t n,
-                                    const std::string& field) {
-  CheckArray(bounds, n, infos, field);
+                                    const char* field) {
+  CheckArray(bounds, n, infos, Field{field});
   std::vector<TensorSpec> out;
+  out.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const TVMTensorInfo& info = infos[i];
-    std::string where = StrCat(field, "[", i, "]");
+    Field where{field, i};
     TensorSpec t;
-    t.name = ReadName(bounds, info.name, where + ".name");
-    where += " ('" + t.name + "')";
-    AOTRT_REQUIRE(info.num_shape >= 0 && info.num_shape <= kMaxDims, kFormatError, where, ": ndim ", info.num_shape,
-                  " not in [0, ", kMaxDims, "]");
-    CheckArray(bounds, info.num_shape, info.shape, where + ".shape");
+    t.name = ReadName(bounds, info.name, where.Member(".name"));
+    where.name = t.name;
+    AOTRT_REQUIRE(info.num_shape >= 0 && info.num_shape <= kMaxDims, kFormatError, where.str(), ": ndim ",
+                  info.num_shape, " not in [0, ", kMaxDims, "]");
+    CheckArray(bounds, info.num_shape, info.shape, where.Member(".shape"));
     t.shape.assign(info.shape, info.shape + info.num_shape);
     t.dtype = info.dtype;
-    AOTRT_REQUIRE(ValidDType(t.dtype), kFormatError, where, ": invalid dtype (code ", int(t.dtype.code), ", bits ",
-                  int(t.dtype.bits), ", lanes ", t.dtype.lanes, ")");
+    AOTRT_REQUIRE(ValidDType(t.dtype), kFormatError, where.str(), ": invalid dtype (code ", int(t.dtype.code),
+                  ", bits ", int(t.dtype.bits), ", lanes ", t.dtype.lanes, ")");
     DLTensor probe{};
     probe.ndim = static_cast<int32_t>(t.shape.size());
     probe.shape = t.shape.data();
@@ -75,9 +102,9 @@ std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensor
     try {
       t.bytes = TensorBytes(probe);
     } catch (const Error& e) {
-      AOTRT_THROW(kFormatError, where, ": ", e.what());
+      AOTRT_THROW(kFormatError, where.str(), ": ", e.what());
     }
-    AOTRT_REQUIRE(t.bytes <= kMaxTensorBytes, kFormatError, where, ": ", t.bytes, " bytes is implausibly large");
+    AOTRT_REQUIRE(t.bytes <= kMaxTensorBytes, kFormatError, where.str(), ": ", t.bytes, " bytes is implausibly large");
     out.push_back(std::move(t));
   }
   return out;
@@ -108,6 +135,7 @@ std::vector<PoolArg> PoolArguments(const ModelMetadata& md) {
     }
   }
   std::vector<PoolArg> args;
+  args.reserve(total);
   if (named) {
     for (int s : slot) {
       args.push_back(s < 0 ? PoolArg{true, 0} : PoolArg{false, static_cast<size_t>(s)});
@@ -142,10 +170,10 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
   AOTRT_REQUIRE(raw != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
   ModelMetadata md;
   try {
-    CheckArray(bounds, 1, raw, "the TVMMetadata struct");
+    CheckArray(bounds, 1, raw, Field{"the TVMMetadata struct"});
     AOTRT_REQUIRE(raw->version == contract::kMetadataVersion, kFormatError, "version ", raw->version,
                   " is not supported (expected ", contract::kMetadataVersion, ")");
-    md.mod_name = ReadName(bounds, raw->mod_name, "mod_name");
+    md.mod_name = std::string(ReadName(bounds, raw->mod_name, Field{"mod_name"}));
     md.inputs = ReadTensors(bounds, raw->inputs, raw->num_inputs, "inputs");
     md.outputs = ReadTensors(bounds, raw->outputs, raw->num_outputs, "outputs");
     // An entry function with nothing to write cannot be what TVM exported; running it would hand
@@ -160,17 +188,21 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
                     "workspace pool '", p.name, "' must be a 1-D uint8 buffer");
       AOTRT_REQUIRE(p.bytes > 0, kFormatError, "workspace pool '", p.name, "' has 0 bytes");
     }
-    CheckArray(bounds, raw->num_constant_pools, raw->constant_pools, "constant_pools");
+    CheckArray(bounds, raw->num_constant_pools, raw->constant_pools, Field{"constant_pools"});
+    md.constants.reserve(static_cast<size_t>(raw->num_constant_pools));
     for (int64_t i = 0; i < raw->num_constant_pools; ++i) {
       const TVMConstantInfo& c = raw->constant_pools[i];
-      std::string where = StrCat("constant_pools[", i, "]");
-      ConstantSpec spec{ReadName(bounds, c.name_hint, where + ".name_hint"), c.byte_offset, c.data_len, c.data_bytes};
-      where += " ('" + spec.name + "')";
-      AOTRT_REQUIRE(c.byte_offset >= 0 && static_cast<uint64_t>(c.byte_offset) < kMaxConstantPool, kFormatError, where,
-                    ": byte_offset ", c.byte_offset, " not in [0, 2^31)");
+      Field where{"constant_pools", i};
+      ConstantSpec spec{ReadName(bounds, c.name_hint, where.Member(".name_hint")), c.byte_offset, c.data_len,
+                        c.data_bytes};
+      where.name = spec.name;
+      AOTRT_REQUIRE(c.byte_offset >= 0 && static_cast<uint64_t>(c.byte_offset) < kMaxConstantPool, kFormatError,
+                    where.str(), ": byte_offset ", c.byte_offset, " not in [0, 2^31)");
       AOTRT_REQUIRE(c.data_len > 0 && static_cast<uint64_t>(c.data_len) < kMaxTensorBytes && c.data_bytes,
-                    kFormatError, where, ": no data (data_len ", c.data_len, ")");
-      bounds.RequireReadable(c.data_bytes, static_cast<size_t>(c.data_len), where + ".data_bytes");
+                    kFormatError, where.str(), ": no data (data_len ", c.data_len, ")");
+      if (!bounds.ContainsReadable(c.data_bytes, static_cast<size_t>(c.data_len))) {
+        bounds.RequireReadable(c.data_bytes, static_cast<size_t>(c.data_len), where.Member(".data_bytes").str());
+      }
       md.constants.push_back(spec);
     }
   } catch (const Error& e) {
@@ -182,6 +214,7 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
 
 ConstantPoolPlan PlanConstantPool(const ModelMetadata& md, const std::string& what) {
   ConstantPoolPlan plan;
+  plan.pieces.reserve(md.constants.size());
   uint64_t size = 0;
   for (const ConstantSpec& c : md.constants) {
     SerializedNDArray a;

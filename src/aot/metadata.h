@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -20,7 +21,7 @@ namespace aotrt {
 using TensorSpec = TensorInfo;  // a tensor of the model's signature or a pool, as users see it
 
 struct ConstantSpec {
-  std::string name;
+  std::string_view name;  // in the library (lives as long as it, as `data`)
   int64_t byte_offset;
   int64_t data_len;
   const void* data;  // serialized NDArray inside the library (lives as long as it)

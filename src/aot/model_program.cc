@@ -47,22 +47,6 @@ const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what)
   return static_cast<const TVMMetadata*>(rv.value().v_handle);
 }
 
-// What names a model's constant pool in the cache, from its metadata alone (a hit reads none of
-// the constants): the library file's identity (for a library with no file of its own, a hash of
-// the constants' serialized bytes), the model, and each constant's name, offset and serialized length.
-std::string ConstantPoolKey(const ModelMetadata& md, const SymbolSource* lib) {
-  std::string file = lib ? lib->source_file() : std::string();
-  std::string key = file.empty() ? std::string() : FileIdentityKey(file);
-  if (key.empty()) {
-    std::vector<std::pair<const void*, size_t>> ranges;
-    for (const ConstantSpec& c : md.constants) ranges.emplace_back(c.data, static_cast<size_t>(c.data_len));
-    key = ContentKey(ranges);
-  }
-  key += "|" + md.mod_name;
-  for (const ConstantSpec& c : md.constants) key += StrCat("|", c.name, "@", c.byte_offset, "+", c.data_len);
-  return key;
-}
-
 // The shared constant pool, from the per-machine cache when it can be used (constant_cache.h). Its
 // size lies between the furthest constant's offset and the furthest end of a serialized constant
 // (its header included); only a miss parses the constants (PlanConstantPool) for the exact size.
@@ -84,6 +68,26 @@ ConstantPoolMemory LoadConstantPool(const ModelMetadata& md, LibraryModuleNode* 
 }
 
 }  // namespace
+
+std::string ConstantPoolKey(const ModelMetadata& md, const SymbolSource* lib) {
+  std::string file = lib ? lib->source_file() : std::string();
+  std::string identity = file.empty() ? std::string() : FileIdentityKey(file);
+  if (identity.empty()) {
+    std::vector<std::pair<const void*, size_t>> ranges;
+    ranges.reserve(md.constants.size());
+    for (const ConstantSpec& c : md.constants) ranges.emplace_back(c.data, static_cast<size_t>(c.data_len));
+    identity = ContentKey(ranges);
+  }
+  // One allocation for the whole key: "|<name>@<offset>+<length>" per constant (numbers of at most
+  // 20 digits), and room for the suffix GetConstantPool appends.
+  size_t bytes = identity.size() + 1 + md.mod_name.size() + kConstantPoolKeySuffixBytes;
+  for (const ConstantSpec& c : md.constants) bytes += 3 + c.name.size() + 40;
+  std::string key;
+  key.reserve(bytes);
+  StrAppend(key, identity, "|", md.mod_name);
+  for (const ConstantSpec& c : md.constants) StrAppend(key, "|", c.name, "@", c.byte_offset, "+", c.data_len);
+  return key;
+}
 
 void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
   const ElfDynamicSymbols* syms = lib.dynamic_symbols();

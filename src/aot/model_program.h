@@ -42,6 +42,12 @@ struct ModelProgram {
 // Fills runtime_imports, context_pointers and defines_module_context from `lib`'s dynamic symbols.
 void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p);
 
+// What names a model's constant pool in the cache (constant_cache.h), from its metadata alone (a
+// hit reads none of the constants): the library file's identity (FileIdentityKey; for a library
+// with no file of its own, `lib` null included, a hash of the constants' serialized bytes), the
+// model's mod_name, and each constant's name, offset and serialized length, in order.
+std::string ConstantPoolKey(const ModelMetadata& md, const SymbolSource* lib);
+
 // The `metadata_module` node: gives `get_metadata`, and holds the ModelProgram of its imports.
 class MetadataModuleNode : public ModuleNode {
  public:

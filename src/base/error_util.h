@@ -72,10 +72,16 @@ void Append(std::string& out, const T& v) {
 
 }  // namespace str_cat_detail
 
+// Appends to `out` what StrCat would return (no temporary string: with reserve, no allocation).
+template <typename... Args>
+void StrAppend(std::string& out, Args&&... args) {
+  (str_cat_detail::Append(out, std::forward<Args>(args)), ...);
+}
+
 template <typename... Args>
 std::string StrCat(Args&&... args) {
   std::string out;
-  (str_cat_detail::Append(out, std::forward<Args>(args)), ...);
+  StrAppend(out, std::forward<Args>(args)...);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "aot/constant_cache.h"
 
+#include "aot/model_program.h"
 #include "aotrt/cache.h"
 
 #include <fcntl.h>
@@ -32,7 +33,7 @@ using Source = aotrt::ConstantPoolMemory::Source;
 namespace {
 
 constexpr size_t kSmall = 1000;          // under the sampling threshold: every byte is hashed
-constexpr size_t kLarge = 1 << 20;       // 256 blocks: 16 of them sampled
+constexpr size_t kLarge = 1 << 20;       // 16 evenly spaced 512-byte blocks sampled
 constexpr size_t kHeader = 4096;
 constexpr size_t kUnsampled = 5000;      // inside block 1 of kLarge; samples are ~68 KiB apart
 
@@ -155,6 +156,55 @@ TEST_F(ConstantCacheTest, ReplacedModelFileChangesTheKey) {
   EXPECT_EQ(aotrt::FileIdentityKey(root_ + "/missing.so"), "");
 }
 
+namespace {
+
+// A library whose file is `file`, for the key of a model's constant pool.
+class FileSource : public aotrt::SymbolSource {
+ public:
+  explicit FileSource(std::string file) : file_(std::move(file)) {}
+  void* Lookup(const std::string&) const override { return nullptr; }
+  uint64_t SymbolSize(const std::string&) const override { return 0; }
+  const std::string& name() const override { return file_; }
+  std::string source_file() const override { return file_; }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+TEST_F(ConstantCacheTest, PoolKeyNamesTheFileTheModelAndEachConstantsNameOffsetAndLength) {
+  std::string file = root_ + "/model.so";
+  std::ofstream(file) << "one";
+  uint8_t a[8] = {1}, b[8] = {2};
+  aotrt::ModelMetadata md;
+  md.mod_name = "tvmgen_default";
+  md.constants = {{"w0", 0, 8, a}, {"fused_constant_with_a_long_name", 64, 8, b}};
+  FileSource lib(file);
+  std::string key = aotrt::ConstantPoolKey(md, &lib);
+  EXPECT_EQ(key, aotrt::FileIdentityKey(file) + "|tvmgen_default|w0@0+8|fused_constant_with_a_long_name@64+8");
+  auto key_after = [&](const std::function<void(aotrt::ModelMetadata&)>& edit) {
+    aotrt::ModelMetadata m = md;
+    edit(m);
+    return aotrt::ConstantPoolKey(m, &lib);
+  };
+  EXPECT_NE(key_after([](aotrt::ModelMetadata& m) { m.constants[1].byte_offset = 72; }), key);
+  EXPECT_NE(key_after([](aotrt::ModelMetadata& m) { m.constants[1].data_len = 9; }), key);
+  EXPECT_NE(key_after([](aotrt::ModelMetadata& m) { m.constants[0].name = "w1"; }), key);
+  EXPECT_NE(key_after([](aotrt::ModelMetadata& m) { m.mod_name = "tvmgen_other"; }), key);
+  EXPECT_NE(key_after([](aotrt::ModelMetadata& m) { std::swap(m.constants[0], m.constants[1]); }), key);
+  EXPECT_EQ(key_after([](aotrt::ModelMetadata&) {}), key);
+  std::ofstream(file + ".new") << "two!";
+  fs::rename(file + ".new", file);  // the file replaced: another identity
+  EXPECT_NE(aotrt::ConstantPoolKey(md, &lib), key);
+  // Without a file, the constants' bytes stand for it.
+  std::string content = aotrt::ConstantPoolKey(md, nullptr);
+  EXPECT_EQ(content.rfind("xxh3-128:", 0), 0u);
+  EXPECT_EQ(content.substr(41), "|tvmgen_default|w0@0+8|fused_constant_with_a_long_name@64+8");
+  b[7] = 3;
+  EXPECT_NE(aotrt::ConstantPoolKey(md, nullptr), content);
+}
+
 TEST_F(ConstantCacheTest, ContentKeyCoversEveryByteInOrder) {
   std::string a = "constant a", b = "constant b";
   std::string key = aotrt::ContentKey({{a.data(), a.size()}, {b.data(), b.size()}});
@@ -176,6 +226,22 @@ TEST_F(ConstantCacheTest, CorruptSampledBlocksAreRebuilt) {
   ExpectRebuiltAfter(kLarge, [](const std::string& p) { Flip(p, kHeader); });                    // first block
   ExpectRebuiltAfter(kLarge, [](const std::string& p) { Flip(p, fs::file_size(p) - 1); });      // last (slack)
   ExpectRebuiltAfter(kSmall, [](const std::string& p) { Flip(p, kHeader + kSmall / 2); });  // small: all hashed
+}
+
+TEST_F(ConstantCacheTest, ZeroedOrWidelyDamagedPayloadsAreRebuilt) {
+  auto overwrite = [](size_t at, size_t n, char c) {
+    return [=](const std::string& p) {
+      std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(kHeader + at));
+      f << std::string(n, c);
+    };
+  };
+  ExpectRebuiltAfter(kLarge, overwrite(0, kLarge, '\0'));  // a zeroed payload behind a valid header
+  // Damage wider than a fifteenth of the pool (and a block), wherever it lies, covers a sample.
+  const size_t wide = kLarge / 15 + 4096;
+  for (size_t at : {kLarge / 7, kLarge / 2 + 12345, kLarge - wide - 1000}) {
+    ExpectRebuiltAfter(kLarge, overwrite(at, wide, '\x5a'));
+  }
 }
 
 TEST_F(ConstantCacheTest, CorruptUnsampledBlockNeedsVerify) {

@@ -4,6 +4,8 @@
 
 #include <cstring>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "common/expect_error.h"
 
@@ -222,6 +224,73 @@ TEST(MetadataBounds, ConstantDataLenPastTheSegmentIsRefused) {
   EXPECT_EQ(PlanConstantPool(md, "m.so").bytes, 2u);
   c->data_len = int64_t{1} << 30;
   m.ExpectRefused({"constant_pools[0] ('w').data_bytes pointer", "(1073741824 bytes) is outside"});
+}
+
+// Each field's message names it exactly as before the names were built lazily (issue 25), at an
+// index past 0 and with the entry's name once it is read.
+TEST(Metadata, ErrorsNameTheFieldIndexAndName) {
+  static const uint8_t kData[16] = {};
+  auto constants = [] {
+    std::vector<TVMConstantInfo> c;
+    for (int i = 0; i < 5; ++i) c.push_back({i == 3 ? "weights_3" : "w", 4 * i, 4, kData});
+    return c;
+  };
+  auto refused = [](std::vector<TVMConstantInfo> c, const std::string& message) {
+    Fixture f;
+    f.md.constant_pools = c.data();
+    f.md.num_constant_pools = static_cast<int64_t>(c.size());
+    EXPECT_AOTRT_ERROR(Read(f.md), ErrorCode::kFormatError, {"m.so: invalid metadata: " + message});
+  };
+  std::vector<TVMConstantInfo> c = constants();
+  c[3].name_hint = nullptr;
+  refused(c, "constant_pools[3].name_hint is a null pointer");
+  c = constants();
+  c[3].name_hint = "";
+  refused(c, "constant_pools[3].name_hint is empty");
+  c = constants();
+  c[3].byte_offset = -1;
+  refused(c, "constant_pools[3] ('weights_3'): byte_offset -1 not in [0, 2^31)");
+  c = constants();
+  c[3].data_len = 0;
+  refused(c, "constant_pools[3] ('weights_3'): no data (data_len 0)");
+  c = constants();
+  c[3].data_bytes = nullptr;
+  refused(c, "constant_pools[3] ('weights_3'): no data (data_len 4)");
+  Fixture g;
+  g.inputs[1].num_shape = 33;
+  EXPECT_AOTRT_ERROR(Read(g.md), ErrorCode::kFormatError, {"m.so: invalid metadata: inputs[1] ('b'): ndim 33 not in [0, 32]"});
+  Fixture h;
+  h.inputs[1].num_shape = 1;
+  h.inputs[1].shape = reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(kShape) + 1);
+  EXPECT_AOTRT_ERROR(Read(h.md), ErrorCode::kFormatError,
+                     {"m.so: invalid metadata: inputs[1] ('b').shape pointer 0x", "is not aligned to 8 bytes"});
+  Fixture k;
+  k.md.num_outputs = -2;
+  EXPECT_AOTRT_ERROR(Read(k.md), ErrorCode::kFormatError,
+                     {"m.so: invalid metadata: outputs count -2 not in [0, 65536]"});
+}
+
+TEST(MetadataBounds, ConstantFieldsOutsideTheImageNameTheConstant) {
+  ImageModel m;
+  std::string blob = SaveNDArray(NDArray::Empty({2}, DLDataType{kDLInt, 8, 1}).tensor());
+  const char* data = m.img.Str(blob, false);
+  const char* name = m.img.Str("w");
+  const char* far_name = m.img.Str("far");
+  int64_t n = static_cast<int64_t>(blob.size());
+  TVMConstantInfo* c = m.img.Put<TVMConstantInfo>({{name, 0, n, data}, {name, 8, n, data}, {name, 16, n, data},
+                                                   {far_name, 24, n, data}});
+  m.md->constant_pools = c;
+  m.md->num_constant_pools = 4;
+  ReadMetadata(m.md, m.img.Bounds(), "m.so");
+  c[3].data_len = int64_t{1} << 20;
+  m.ExpectRefused({"m.so: invalid metadata: constant_pools[3] ('far').data_bytes pointer 0x",
+                   " (1048576 bytes) is outside the library's mapped segments"});
+  c[3].data_len = n;
+  const char outside[] = "elsewhere";
+  c[3].name_hint = outside;
+  m.ExpectRefused({"m.so: invalid metadata: constant_pools[3].name_hint pointer 0x", "is outside the library's mapped segments"});
+  m.md->num_constant_pools = 5;
+  m.ExpectRefused({"m.so: invalid metadata: constant_pools (5 entries) pointer 0x", "is outside the library's mapped segments"});
 }
 
 // Item 3 of issue 12: metadata that disagrees with itself.

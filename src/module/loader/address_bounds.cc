@@ -126,6 +126,19 @@ void AddressBounds::Require(const void* p, size_t bytes, bool writable, const st
                 " segments");
 }
 
+bool AddressBounds::ContainsReadable(const void* p, size_t bytes) const {
+  if (p == nullptr) return false;
+  size_t avail = Find(p, false);
+  return avail > 0 && avail >= bytes;
+}
+
+ptrdiff_t AddressBounds::StringLength(const char* s, size_t max_len) const {
+  size_t avail = s ? Readable(s) : 0;
+  if (avail == 0) return -1;
+  size_t n = strnlen(s, std::min(avail, max_len + 1));
+  return n < avail && n <= max_len ? static_cast<ptrdiff_t>(n) : -1;
+}
+
 void AddressBounds::RequireReadable(const void* p, size_t bytes, const std::string& field) const {
   Require(p, bytes, false, field);
 }

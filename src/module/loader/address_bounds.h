@@ -37,6 +37,12 @@ class AddressBounds {
   size_t Readable(const void* p) const { return Find(p, false); }
   size_t Writable(const void* p) const { return Find(p, true); }
 
+  // RequireReadable's and ReadString's checks without their messages, for callers that build the
+  // field's name only when a check fails (and then call the throwing form for the message).
+  // ContainsReadable: whether [p, p + bytes) lies inside one readable segment (`p` not null).
+  bool ContainsReadable(const void* p, size_t bytes) const;
+  // StringLength: the length of the valid string at `s` (as ReadString would return it), or -1.
+  ptrdiff_t StringLength(const char* s, size_t max_len) const;
   // Throw Error(kFormatError) "<field> pointer 0x... (N bytes) is outside the library's mapped
   // segments" unless [p, p + bytes) lies inside one readable (writable) segment; a null `p` is
   // "<field> is a null pointer". Callers prefix the library's name.
