@@ -19,6 +19,8 @@ constexpr uint64_t kMaxConstantPool = uint64_t{1} << 31;  // TVM's limit on the 
 // A metadata field as error messages name it, e.g. "inputs[2] ('x').shape": formatted only when a
 // check fails, so that a valid model's load builds none of these strings.
 struct Field {
+  explicit Field(const char* base_name, int64_t i = -1) : base(base_name), index(i) {}
+
   const char* base;                   // "inputs", "constant_pools", "mod_name", ...
   int64_t index = -1;                 // "[index]" when >= 0
   std::string_view name;              // " ('name')" when set
