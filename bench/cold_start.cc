@@ -235,7 +235,7 @@ void Report(const std::string& path, const std::string& temp_dir, int runs, int 
   ReportCacheFigures(path, samples, scratch);
   if (cache_only) return;
   std::string other = temp_dir + "/other_copy_" + std::filesystem::path(path).filename().string();
-  std::filesystem::copy_file(path, other, std::filesystem::copy_options::overwrite_existing);
+  CopyFileFlushed(path, other);
   ColdStart first = MeasureColdStart(path, other, runs);      // the first process (cold constant cache)
   ColdStart c = MedianColdStart(path, other, runs, samples);  // later ones
   std::filesystem::remove(other);
