@@ -111,6 +111,24 @@ void Print(const char* what, const Cost& c, const char* note = "") {
 
 }  // namespace
 
+void ReportHitAgainstDlopen(const std::string& path, int samples, const std::string& scratch) {
+  std::string warm = scratch + "/warm";
+  fs::create_directories(warm);
+  MeasureLoadCreate(path, warm);  // fills the warm directory
+  std::vector<Cost> dl, hit;
+  for (int i = 0; i < 2 * samples; ++i) {
+    if (i % 2 == 0) dl.push_back(MeasureDlopen(path));
+    hit.push_back(MeasureLoadCreate(path, warm).load);
+    if (i % 2 == 1) dl.push_back(MeasureDlopen(path));
+  }
+  Cost d = Median(dl), h = Median(hit);
+  std::printf("  load on a hit against dlopen, paired, alternating, nothing else between (medians of %d):\n", 2 * samples);
+  Print("dlopen alone", d);
+  Print("hit: load", h);
+  std::printf("  hit: load / dlopen = %.2fx (target <= 1.5x)\n", h.ms / d.ms);
+  fs::remove_all(warm);
+}
+
 void ReportCacheFigures(const std::string& path, int samples, const std::string& scratch) {
   size_t pool = InChild<size_t>([&] { return aotrt::Model::Load(path).ConstantBytes(); });
   std::printf("  constant cache (issue 25), medians of %d new processes:\n", samples);

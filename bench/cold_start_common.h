@@ -89,5 +89,9 @@ inline Cost Median(std::vector<Cost> v) {
 // directory per sample against dlopen plus one copy of the constants, the same bytes under a new
 // name, and a hit against dlopen.
 void ReportCacheFigures(const std::string& path, int samples, const std::string& scratch);
+// Issue 25's item 2 alone: a load on a hit and dlopen of `path`, 2 x `samples` new processes each,
+// paired and alternating, with no file system work in between (the figure the cache rows above
+// take among misses and copies, which leave the file system busy).
+void ReportHitAgainstDlopen(const std::string& path, int samples, const std::string& scratch);
 
 }  // namespace cold_start
