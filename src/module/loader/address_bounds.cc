@@ -51,9 +51,28 @@ size_t BytesFrom(const std::vector<AddressBounds::Segment>& segments, uintptr_t 
 
 struct ObjectQuery {
   uintptr_t containing = 0;  // the object whose segments contain this address
+  // The load bias of that object when known in advance (_dl_find_object): the walk then skips
+  // every other object without reading its program headers, which in a new process are pages of
+  // libc, libm, ... not touched yet (a page fault each).
+  bool bias_known = false;
+  uintptr_t bias = 0;
   std::vector<AddressBounds::Segment> segments;
   bool out_of_memory = false;
 };
+
+// Sets q->bias to the load bias of the object containing q->containing, where glibc can tell
+// without its loader lock (2.35 and later); the object's link_map is complete once it is loaded.
+void FindBias(ObjectQuery* q) {
+#ifdef DLFO_EH_SEGMENT_TYPE
+  dl_find_object found{};
+  if (::_dl_find_object(reinterpret_cast<void*>(q->containing), &found) == 0 && found.dlfo_link_map) {
+    q->bias = found.dlfo_link_map->l_addr;
+    q->bias_known = true;
+  }
+#else
+  (void)q;
+#endif
+}
 
 // Whether `a` lies in a readable PT_LOAD segment of the object: the walk passes every loaded
 // object, and only the one containing the address needs its segments built (allocated).
@@ -67,6 +86,7 @@ bool MayContain(const dl_phdr_info& info, uintptr_t a) {
 }
 
 int VisitObjectOrThrow(dl_phdr_info* info, ObjectQuery* q) {
+  if (q->bias_known && info->dlpi_addr != q->bias) return 0;
   if (!MayContain(*info, q->containing)) return 0;
   std::vector<AddressBounds::Segment> segments = SegmentsOf(*info);
   if (BytesFrom(segments, q->containing, false) == 0) return 0;
@@ -99,7 +119,12 @@ AddressBounds AddressBounds::OfObjectContaining(const void* address) {
   if (!address) return AddressBounds();
   ObjectQuery q;
   q.containing = reinterpret_cast<uintptr_t>(address);
+  FindBias(&q);
   Walk(&q);
+  if (q.segments.empty() && q.bias_known) {  // not where _dl_find_object said: the whole walk decides
+    q.bias_known = false;
+    Walk(&q);
+  }
   return AddressBounds(std::move(q.segments));
 }
 
