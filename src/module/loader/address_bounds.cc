@@ -51,7 +51,7 @@ size_t BytesFrom(const std::vector<AddressBounds::Segment>& segments, uintptr_t 
 
 struct ObjectQuery {
   uintptr_t containing = 0;  // the object whose segments contain this address
-  // The load bias of that object when known in advance (_dl_find_object): the walk then skips
+  // The load bias of that object when known in advance (FindBias): the walk then skips
   // every other object without reading its program headers, which in a new process are pages of
   // libc, libm, ... not touched yet (a page fault each).
   bool bias_known = false;
@@ -60,18 +60,16 @@ struct ObjectQuery {
   bool out_of_memory = false;
 };
 
-// Sets q->bias to the load bias of the object containing q->containing, where glibc can tell
-// without its loader lock (2.35 and later); the object's link_map is complete once it is loaded.
+// Sets q->bias to the base address of the object containing q->containing (dladdr): its load
+// bias when its first segment starts at address 0, as linkers lay out shared libraries; for any
+// other layout the filter matches nothing and the whole walk decides. Not _dl_find_object's
+// link_map: reading its fields races, for TSan, with the dlopen of another thread.
 void FindBias(ObjectQuery* q) {
-#ifdef DLFO_EH_SEGMENT_TYPE
-  dl_find_object found{};
-  if (::_dl_find_object(reinterpret_cast<void*>(q->containing), &found) == 0 && found.dlfo_link_map) {
-    q->bias = found.dlfo_link_map->l_addr;
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(q->containing), &info) != 0 && info.dli_fbase != nullptr) {
+    q->bias = reinterpret_cast<uintptr_t>(info.dli_fbase);
     q->bias_known = true;
   }
-#else
-  (void)q;
-#endif
 }
 
 // Whether `a` lies in a readable PT_LOAD segment of the object: the walk passes every loaded
