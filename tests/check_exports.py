@@ -1,7 +1,8 @@
 """libaotrt.so exports its API and nothing of its dependencies: no std:: template instantiations,
 no spdlog, fmt or dmlc symbols (a host linking its own versions must not bind to ours). And it
-needs no library beyond these few: libarchive (and the 11 libraries it pulls in) is opened when
-the first tar is read, not mapped into every process (src/module/loader/libarchive_api.h).
+needs no library beyond the stack's and the C/C++ runtimes: libarchive (and the 11 libraries it
+pulls in) is opened when the first tar is read, not mapped into every process
+(src/module/loader/libarchive_api.h).
 usage: check_exports.py LIBAOTRT_SO"""
 import re
 import subprocess
@@ -10,7 +11,10 @@ import sys
 ALLOWED = re.compile(r"^(TVM|AOTRT|aotrt::|typeinfo for aotrt::|typeinfo name for aotrt::|vtable for aotrt::|"
                      r"__gnu_f2h_ieee$|__gnu_h2f_ieee$|__truncdfhf2$|__truncsfhf2$|__extendhfsf2$)")
 
-NEEDED_ALLOWED = re.compile(r"^(libspdlog|libfmt|libstdc\+\+|libm|libgcc_s|libc|ld-linux[-\w]*)\.so")
+# The stack's libraries (dmlc-core links as a shared library in some builds), the C++ and C
+# runtimes, and the sanitizers' runtimes of the sanitizer builds.
+NEEDED_ALLOWED = re.compile(r"^(libspdlog|libfmt|libdmlc|libstdc\+\+|libm|libgcc_s|libc|ld-linux[-\w]*|"
+                            r"libasan|libubsan|libtsan|liblsan)\.so")
 
 
 def main(lib):
