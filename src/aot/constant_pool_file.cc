@@ -87,8 +87,8 @@ bool ReadAll(int fd, void* dst, size_t n, size_t at) {
 
 // SampleHash of the payload of the open pool file `fd`, read with pread: checking a file then maps
 // none of its pages (a load does no work proportional to the weights). Hashing the samples from
-// the file's mapping instead costs a page fault each, and was slower (~45 us against ~30 us in a
-// new process, and 85 against 60 us per load in one: issue 25). False on a read error.
+// the file's mapping instead costs a page fault each, and was slower both in a new process and in
+// one that loads again (bench/README.md, issue 25). False on a read error.
 bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
   XXH3_state_t state;
   XXH3_64bits_reset(&state);

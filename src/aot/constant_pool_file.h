@@ -9,9 +9,9 @@
 // Opening checks the exact file size, the header and 16 sampled 512-byte payload blocks (first,
 // last and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
 // fifteenth of the pool, at a cost independent of the pool size: 16 preads of 512 bytes, ~9 us in a
-// new process where 4 KiB blocks cost ~17 us and 64 of them ~55 us: bench/README.md, issue 25). Hashing the whole payload costs time proportional to the weights
-// at every load, so it is done only on request (`verify`); a bit flipped inside an unsampled block
-// is otherwise not seen. Files are mapped without MAP_POPULATE, so that a load does no work
+// new process where 4 KiB blocks cost ~17 us and 64 of them ~55 us: bench/README.md, issue 25).
+// Hashing the whole payload costs time proportional to the weights at every load, so it is done
+// only on request (`verify`); a bit flipped inside an unsampled block is otherwise not seen. Files are mapped without MAP_POPULATE, so that a load does no work
 // proportional to the weights: the file's pages are mapped as the first run reads them, a whole
 // large folio per fault (32 MiB: ~20 faults). A file held in 4 KiB folios (written in small
 // writes, or read back in small pieces after eviction) costs ~500 faults instead, about as much

@@ -33,7 +33,7 @@ struct Field {
   }
   std::string str() const {
     std::string s = base;
-    if (index >= 0) s += StrCat("[", index, "]");
+    if (index >= 0) StrAppend(s, "[", index, "]");
     if (!name.empty()) StrAppend(s, " ('", name, "')");
     return s + member;
   }

@@ -119,7 +119,7 @@ AddressBounds AddressBounds::OfObjectContaining(const void* address) {
   q.containing = reinterpret_cast<uintptr_t>(address);
   FindBias(&q);
   Walk(&q);
-  if (q.segments.empty() && q.bias_known) {  // not where _dl_find_object said: the whole walk decides
+  if (q.segments.empty() && q.bias_known) {  // not where dladdr's base said: the whole walk decides
     q.bias_known = false;
     Walk(&q);
   }
@@ -141,18 +141,17 @@ size_t AddressBounds::Find(const void* p, bool writable) const {
   return BytesFrom(q.segments, a, writable);
 }
 
-void AddressBounds::Require(const void* p, size_t bytes, bool writable, const std::string& field) const {
-  AOTRT_REQUIRE(p != nullptr, kFormatError, field, " is a null pointer");
+bool AddressBounds::Contains(const void* p, size_t bytes, bool writable) const {
+  if (p == nullptr) return false;
   size_t avail = Find(p, writable);
-  AOTRT_REQUIRE(avail > 0 && avail >= bytes, kFormatError, field, " pointer ",
-                static_cast<const void*>(p), " (", bytes, " bytes) is outside the library's ", writable ? "writable" : "mapped",
-                " segments");
+  return avail > 0 && avail >= bytes;
 }
 
-bool AddressBounds::ContainsReadable(const void* p, size_t bytes) const {
-  if (p == nullptr) return false;
-  size_t avail = Find(p, false);
-  return avail > 0 && avail >= bytes;
+void AddressBounds::Require(const void* p, size_t bytes, bool writable, const std::string& field) const {
+  AOTRT_REQUIRE(p != nullptr, kFormatError, field, " is a null pointer");
+  AOTRT_REQUIRE(Contains(p, bytes, writable), kFormatError, field, " pointer ",
+                static_cast<const void*>(p), " (", bytes, " bytes) is outside the library's ", writable ? "writable" : "mapped",
+                " segments");
 }
 
 ptrdiff_t AddressBounds::StringLength(const char* s, size_t max_len) const {

@@ -40,7 +40,7 @@ class AddressBounds {
   // RequireReadable's and ReadString's checks without their messages, for callers that build the
   // field's name only when a check fails (and then call the throwing form for the message).
   // ContainsReadable: whether [p, p + bytes) lies inside one readable segment (`p` not null).
-  bool ContainsReadable(const void* p, size_t bytes) const;
+  bool ContainsReadable(const void* p, size_t bytes) const { return Contains(p, bytes, false); }
   // StringLength: the length of the valid string at `s` (as ReadString would return it), or -1.
   ptrdiff_t StringLength(const char* s, size_t max_len) const;
   // Throw Error(kFormatError) "<field> pointer 0x... (N bytes) is outside the library's mapped
@@ -58,6 +58,7 @@ class AddressBounds {
 
  private:
   size_t Find(const void* p, bool writable) const;
+  bool Contains(const void* p, size_t bytes, bool writable) const;  // what Require checks
   void Require(const void* p, size_t bytes, bool writable, const std::string& field) const;
 
   std::vector<Segment> segments_;
