@@ -7,8 +7,8 @@
 //
 // First, the constant cache figures of issue 25 (cold_start_cache.cc; --cache-only: nothing else):
 // dlopen + one copy of the constants, a miss with a fresh cache directory per sample, the same
-// bytes under a new name, and a hit against dlopen; then the hit against dlopen again, with
-// nothing between the pairs. Then:
+// bytes under a new name, and, apart from those, a hit against dlopen (paired, alternating).
+// Then:
 // Per model (default: the bench models large_usmp_c, mobilenet_v1_c_usmp and
 // mobilenet_v1_llvm_nousmp, and the fixture conv2d_c_usmp):
 //   dlopen alone; load, first create, first run and a steady run (median of N), each the median
@@ -234,7 +234,6 @@ void Report(const std::string& path, const std::string& temp_dir, int runs, int 
             bool cache_only, const std::string& scratch) {
   std::printf("%s (%.1f MiB file)\n", path.c_str(), static_cast<double>(std::filesystem::file_size(path)) / kMiB);
   ReportCacheFigures(path, samples, scratch);
-  ReportHitAgainstDlopen(path, samples, scratch);
   if (cache_only) return;
   std::string other = temp_dir + "/other_copy_" + std::filesystem::path(path).filename().string();
   CopyFileFlushed(path, other);

@@ -84,14 +84,9 @@ inline Cost Median(std::vector<Cost> v) {
   return v[v.size() / 2];
 }
 
-
 // The cache figures of issue 25 for `path` (cold_start_cache.cc): a miss with a fresh cache
 // directory per sample against dlopen plus one copy of the constants, the same bytes under a new
-// name, and a hit against dlopen.
+// name, and then, apart from those, a hit against dlopen (paired, alternating).
 void ReportCacheFigures(const std::string& path, int samples, const std::string& scratch);
-// Issue 25's item 2 alone: a load on a hit and dlopen of `path`, 2 x `samples` new processes each,
-// paired and alternating, with no file system work in between (the figure the cache rows above
-// take among misses and copies, which leave the file system busy).
-void ReportHitAgainstDlopen(const std::string& path, int samples, const std::string& scratch);
 
 }  // namespace cold_start
