@@ -92,14 +92,14 @@ std::string ConstantPoolKey(const ModelMetadata& md, const SymbolSource* lib) {
 void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
   const ElfDynamicSymbols* syms = lib.dynamic_symbols();
   if (!syms) return;
-  auto starts = [](const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; };
-  for (const std::string& s : syms->undefined) {
+  auto starts = [](std::string_view s, const char* prefix) { return s.rfind(prefix, 0) == 0; };
+  for (std::string_view s : syms->undefined) {
     // TVM's C ABI, and the float16 helpers LLVM <= 14 exports expect from the runtime (ABI.md 10.2)
     bool half_helper = s == "__gnu_f2h_ieee" || s == "__gnu_h2f_ieee" || s == "__truncdfhf2";
-    if (starts(s, "TVM") || half_helper) p->runtime_imports.push_back(s);
+    if (starts(s, "TVM") || half_helper) p->runtime_imports.emplace_back(s);
   }
   for (const ElfSymbol& s : syms->defined) {
-    if (starts(s.name, contract::kContextPointerPrefix)) p->context_pointers.push_back(s.name);
+    if (starts(s.name, contract::kContextPointerPrefix)) p->context_pointers.emplace_back(s.name);
   }
   p->defines_module_context = syms->FindDefined(contract::kModuleContext) != nullptr;
   std::sort(p->runtime_imports.begin(), p->runtime_imports.end());

@@ -25,10 +25,10 @@ namespace {
 std::vector<CodeSymbol> FunctionSymbols(const char* base, size_t size, uint32_t type, const std::string& what,
                                         uintptr_t bias) {
   std::vector<CodeSymbol> out;
-  ForEachElfSymbol(base, size, what, type, [&out, bias](std::string name, const Elf64_Sym& sym) {
+  ForEachElfSymbol(base, size, what, type, [&out, bias](std::string_view name, const Elf64_Sym& sym) {
     if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_size == 0) return;
     uintptr_t start = bias + sym.st_value;
-    out.push_back({start, start + sym.st_size, std::move(name)});
+    out.push_back({start, start + sym.st_size, std::string(name)});
   });
   return out;
 }

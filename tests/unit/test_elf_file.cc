@@ -1,8 +1,11 @@
-// ReadSharedLibraryFile: the loader's pread of a library's headers and dynamic symbols gives what
-// the walk of the whole mapped file gives, and the same errors for bad files.
+// The loader's two reads of a shared library: CheckSharedLibraryFile (the ELF and program headers,
+// read before dlopen) and ReadLoadedDynamicSymbols on the loaded library, which must list what the
+// walk of the whole file's section headers lists.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -13,6 +16,7 @@
 #include "aotrt/error.h"
 #include "common/expect_error.h"
 #include "module/loader/elf_file.h"
+#include "module/loader/loaded_dynamic_symbols.h"
 
 using namespace aotrt;
 
@@ -43,67 +47,106 @@ std::string Model(const char* name) { return std::string(AOTRT_TEST_MODELS_DIR) 
 
 }  // namespace
 
-TEST(ElfFile, SameSymbolsAsTheWalkOfTheMappedFile) {
+TEST(ElfFile, LoadedSymbolsAreTheFilesDynamicSymbols) {
   int compared = 0;
   for (const auto& entry : std::filesystem::directory_iterator(AOTRT_TEST_MODELS_DIR)) {
     if (entry.path().extension() != ".so") continue;
     std::string bytes = ReadAll(entry.path());
     ElfDynamicSymbols whole = ReadElfDynamicSymbols(bytes.data(), bytes.size(), "whole");
-    ElfDynamicSymbols read = ReadSharedLibraryFile(entry.path(), "read");
-    ASSERT_EQ(read.defined.size(), whole.defined.size()) << entry.path();
+    void* handle = ::dlopen(entry.path().c_str(), RTLD_LAZY | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr) << ::dlerror();
+    link_map* map = nullptr;
+    ASSERT_EQ(::dlinfo(handle, RTLD_DI_LINKMAP, &map), 0);
+    ElfDynamicSymbols loaded =
+        ReadLoadedDynamicSymbols(map->l_ld, map->l_addr, AddressBounds::OfObjectContaining(map->l_ld), "loaded");
+    ASSERT_EQ(loaded.defined.size(), whole.defined.size()) << entry.path();
     for (size_t i = 0; i < whole.defined.size(); ++i) {
-      EXPECT_EQ(read.defined[i].name, whole.defined[i].name);
-      EXPECT_EQ(read.defined[i].size, whole.defined[i].size);
+      EXPECT_EQ(loaded.defined[i].name, whole.defined[i].name);
+      EXPECT_EQ(loaded.defined[i].size, whole.defined[i].size);
+      EXPECT_EQ(loaded.defined[i].name.data()[loaded.defined[i].name.size()], '\0');
     }
-    EXPECT_EQ(read.undefined, whole.undefined) << entry.path();
+    EXPECT_EQ(loaded.undefined, whole.undefined) << entry.path();
+    EXPECT_NE(loaded.FindDefined("__tvm_dev_mblob"), nullptr) << entry.path();
+    ::dlclose(handle);
     ++compared;
   }
   EXPECT_GT(compared, 3);
 }
 
 TEST(ElfFile, MissingFileAndDirectory) {
-  EXPECT_AOTRT_ERROR(ReadSharedLibraryFile("/nonexistent/lib.so", "lib.so"), ErrorCode::kNotFound,
+  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile("/nonexistent/lib.so", "lib.so"), ErrorCode::kNotFound,
                      {"lib.so", "no such file"});
-  EXPECT_AOTRT_ERROR(ReadSharedLibraryFile("/tmp", "tmpdir"), ErrorCode::kIOError, {"tmpdir", "not a regular file"});
+  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile("/tmp", "tmpdir"), ErrorCode::kIOError, {"tmpdir", "not a regular file"});
 }
 
 TEST(ElfFile, NotElf) {
   TempFile empty("");
-  EXPECT_AOTRT_ERROR(ReadSharedLibraryFile(empty.path(), "empty.so"), ErrorCode::kFormatError,
+  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(empty.path(), "empty.so"), ErrorCode::kFormatError,
                      {"empty.so", "not an ELF file"});
   TempFile text("hello, this is not a library");
-  EXPECT_AOTRT_ERROR(ReadSharedLibraryFile(text.path(), "text.so"), ErrorCode::kFormatError, {"not an ELF file"});
+  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(text.path(), "text.so"), ErrorCode::kFormatError, {"not an ELF file"});
 }
 
 TEST(ElfFile, TruncatedLibraryNamesTheSegment) {
   std::string good = ReadAll(Model("add_c.so"));
   ASSERT_GT(good.size(), 8192u);
+  CheckSharedLibraryFile(Model("add_c.so"), "add_c.so");
   TempFile cut(good.substr(0, good.size() / 2));
-  EXPECT_AOTRT_ERROR(ReadSharedLibraryFile(cut.path(), "cut.so"), ErrorCode::kFormatError,
+  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(cut.path(), "cut.so"), ErrorCode::kFormatError,
                      {"cut.so", "PT_LOAD", "truncated"});
 }
 
-TEST(ElfFile, HeadersOutsideTheFile) {
+TEST(ElfFile, ProgramHeadersOutsideTheFile) {
   std::string good = ReadAll(Model("add_c.so"));
   Elf64_Ehdr eh;
   std::memcpy(&eh, good.data(), sizeof(eh));
   std::string bad = good;
   Elf64_Ehdr e = eh;
-  e.e_shoff = ~uint64_t{0} - 10;
-  std::memcpy(&bad[0], &e, sizeof(e));
-  TempFile shoff(bad);
-  EXPECT_AOTRT_ERROR(ReadSharedLibraryFile(shoff.path(), "x.so"), ErrorCode::kFormatError, {"x.so", "section header"});
-  bad = good;
-  e = eh;
   e.e_phoff = good.size() + 100;
   std::memcpy(&bad[0], &e, sizeof(e));
   TempFile phoff(bad);
-  EXPECT_AOTRT_ERROR(ReadSharedLibraryFile(phoff.path(), "y.so"), ErrorCode::kFormatError, {"y.so", "program header"});
-  bad = good;
-  e = eh;
-  e.e_shstrndx = 0;
-  e.e_shnum = 0xffff;  // more section headers than the file holds
+  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(phoff.path(), "y.so"), ErrorCode::kFormatError,
+                     {"y.so", "program headers at offset", "lie outside the"});
+  e.e_phoff = ~uint64_t{0} - 10;  // the end would wrap around
   std::memcpy(&bad[0], &e, sizeof(e));
-  TempFile shnum(bad);
-  EXPECT_AOTRT_ERROR(ReadSharedLibraryFile(shnum.path(), "z.so"), ErrorCode::kFormatError, {"z.so", "outside"});
+  TempFile wrap(bad);
+  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(wrap.path(), "w.so"), ErrorCode::kFormatError, {"w.so", "program headers"});
+}
+
+// The dynamic linker reads no section header, and neither does the loader any more: a library
+// whose section headers point anywhere loads.
+TEST(ElfFile, SectionHeadersAreNotRead) {
+  std::string good = ReadAll(Model("add_c.so"));
+  Elf64_Ehdr e;
+  std::memcpy(&e, good.data(), sizeof(e));
+  e.e_shoff = ~uint64_t{0} - 10;
+  e.e_shnum = 0xffff;
+  std::string bad = good;
+  std::memcpy(&bad[0], &e, sizeof(e));
+  TempFile odd(bad);
+  CheckSharedLibraryFile(odd.path(), "odd.so");
+}
+
+// Program headers after the first KiB are read apart, and checked the same way.
+TEST(ElfFile, ProgramHeadersAtTheEndOfTheFile) {
+  std::string good = ReadAll(Model("add_c.so"));
+  Elf64_Ehdr e;
+  std::memcpy(&e, good.data(), sizeof(e));
+  std::string table = good.substr(e.e_phoff, size_t{e.e_phnum} * sizeof(Elf64_Phdr));
+  std::string moved = good;
+  e.e_phoff = moved.size();
+  std::memcpy(&moved[0], &e, sizeof(e));
+  TempFile at_end(moved + table);
+  CheckSharedLibraryFile(at_end.path(), "at_end.so");
+  for (size_t i = 0; i < e.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, &table[i * sizeof ph], sizeof ph);
+    if (ph.p_type != PT_LOAD) continue;
+    ph.p_filesz = ph.p_memsz = good.size() * 4;  // past the end of the file
+    std::memcpy(&table[i * sizeof ph], &ph, sizeof ph);
+    break;
+  }
+  TempFile long_segment(moved + table);
+  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(long_segment.path(), "long.so"), ErrorCode::kFormatError,
+                     {"long.so", "PT_LOAD", "truncated"});
 }

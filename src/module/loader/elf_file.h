@@ -1,20 +1,18 @@
-// What the loader checks in a shared library file before dlopen maps it, read with pread: the ELF
-// and program headers, the section headers and the dynamic symbol and string tables, a few KiB
-// whatever the file's size. Mapping the whole file instead costs an mmap, a munmap and a page
-// fault per region touched, about 10 us of a load on a hit; the bytes read are the same.
+// What the loader checks in a shared library file before dlopen maps it, read with one pread: the
+// ELF header and the program headers, whatever the file's size. dlopen maps a truncated file's
+// segments past its end, and touching them raises SIGBUS inside the dynamic linker; the file's
+// size against its PT_LOAD segments rules that out. The symbols are read after dlopen from the
+// library's own mapping (loaded_dynamic_symbols.h), not from the file.
 #pragma once
 
 #include <string>
 
-#include "module/loader/elf_symbols.h"
-
 namespace aotrt {
 
-// Checks that every PT_LOAD segment lies inside the file (CheckElfSegmentsInFile) and returns the
-// file's dynamic symbols (ReadElfDynamicSymbols), both with the same errors as on a mapped file.
-// Throws kNotFound (no such file), kIOError (not a regular file, cannot be opened or read) or
-// kFormatError (not ELF64 little-endian, a header or table outside the file), naming the file
-// as `what`. Reads nothing outside the file; thread-safe (no shared state).
-ElfDynamicSymbols ReadSharedLibraryFile(const std::string& path, const std::string& what);
+// Checks that the file at `path` is a regular ELF64 little-endian file whose every PT_LOAD segment
+// lies inside it (CheckElfSegments). Throws kNotFound (no such file), kIOError (not a regular file,
+// cannot be opened or read) or kFormatError (not ELF64 little-endian, program headers outside the
+// file, a truncated segment), naming the file as `what`. Thread-safe (no shared state).
+void CheckSharedLibraryFile(const std::string& path, const std::string& what);
 
 }  // namespace aotrt

@@ -20,20 +20,21 @@ namespace {
 
 // Calls `visit` for every named symbol of one symbol table and its string table.
 void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab, size_t strtab_size,
-                     const std::string& what, const std::function<void(std::string, const Elf64_Sym&)>& visit) {
+                     const std::string& what, const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
   uint64_t count = symtab_size / sizeof(Elf64_Sym);
   for (uint64_t k = 1; k < count; ++k) {
     auto sym = ReadElfAt<Elf64_Sym>(symtab, symtab_size, k * sizeof(Elf64_Sym), what, "symbol");
     if (sym.st_name == 0 || sym.st_name >= strtab_size) continue;
     const char* name = strtab + sym.st_name;
-    visit(std::string(name, strnlen(name, strtab_size - sym.st_name)), sym);
+    size_t length = strnlen(name, strtab_size - sym.st_name);
+    if (length < strtab_size - sym.st_name) visit(std::string_view(name, length), sym);  // unterminated: not a name
   }
 }
 
 }  // namespace
 
 void ForEachElfSymbolIn(const Elf64_Ehdr& eh, const ElfRangeReader& read, const std::string& what, uint32_t section_type,
-                        const std::function<void(std::string, const Elf64_Sym&)>& visit) {
+                        const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
   if (eh.e_shnum == 0) return;  // no section headers: no symbols listed
   AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr), kFormatError, what, ": unexpected ELF section header size ",
                 eh.e_shentsize);
@@ -53,7 +54,7 @@ void ForEachElfSymbolIn(const Elf64_Ehdr& eh, const ElfRangeReader& read, const 
 }
 
 void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
-                   const std::function<void(std::string, const Elf64_Sym&)>& visit) {
+                   const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
   const char* base = static_cast<const char*>(data);
   ElfRangeReader in_memory = [&](uint64_t offset, uint64_t bytes, const char* field, std::string*) {
     AOTRT_REQUIRE(offset <= size && bytes <= size - offset, kFormatError, what, ": ELF ", field, " at offset ", offset,
@@ -63,19 +64,19 @@ void ForEachElfSymbol(const void* data, size_t size, const std::string& what, ui
   ForEachElfSymbolIn(ReadElfHeader(base, size, what), in_memory, what, section_type, visit);
 }
 
-void AddDynamicSymbol(std::string name, const Elf64_Sym& sym, ElfDynamicSymbols* out) {
+void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSymbols* out) {
   if (sym.st_shndx == SHN_UNDEF) {
     // Weak references may stay unresolved (the dynamic linker makes them null).
-    if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out->undefined.push_back(std::move(name));
+    if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out->undefined.push_back(name);
   } else {
-    out->defined.push_back({std::move(name), sym.st_size});
+    out->defined.push_back({name, sym.st_size});
   }
 }
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
   ElfDynamicSymbols out;
   ForEachElfSymbol(data, size, what, SHT_DYNSYM,
-                   [&out](std::string name, const Elf64_Sym& sym) { AddDynamicSymbol(std::move(name), sym, &out); });
+                   [&out](std::string_view name, const Elf64_Sym& sym) { AddDynamicSymbol(name, sym, &out); });
   return out;
 }
 
@@ -100,7 +101,7 @@ void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::
 
 uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name) {
   uint64_t value = 0;
-  ForEachElfSymbol(data, size, what, SHT_SYMTAB, [&](const std::string& n, const Elf64_Sym& sym) {
+  ForEachElfSymbol(data, size, what, SHT_SYMTAB, [&](std::string_view n, const Elf64_Sym& sym) {
     int type = ELF64_ST_TYPE(sym.st_info), bind = ELF64_ST_BIND(sym.st_info);
     bool usable = sym.st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_OBJECT) &&
                   (bind == STB_GLOBAL || bind == STB_WEAK);

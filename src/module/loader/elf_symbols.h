@@ -11,14 +11,19 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/error_util.h"
 
 namespace aotrt {
 
+// Names are views into the symbol string table they were read from (the buffer of
+// ReadElfDynamicSymbols, the loaded library of ReadLoadedDynamicSymbols): a list must not outlive
+// it. Each is NUL-terminated in place (name.data()[name.size()] == 0): a name without its NUL inside
+// the table is skipped.
 struct ElfSymbol {
-  std::string name;
+  std::string_view name;
   uint64_t size = 0;  // st_size: bytes of a data object, 0 when unknown
 };
 
@@ -26,9 +31,9 @@ struct ElfDynamicSymbols {
   std::vector<ElfSymbol> defined;
   // Undefined symbols the library needs resolved: strong ones only. A weak undefined reference
   // (__gmon_start__, __cxa_finalize, ...) may stay unresolved; its address is then null.
-  std::vector<std::string> undefined;
+  std::vector<std::string_view> undefined;
   // The defined symbol called `name`, or nullptr.
-  const ElfSymbol* FindDefined(const std::string& name) const {
+  const ElfSymbol* FindDefined(std::string_view name) const {
     for (const ElfSymbol& s : defined) {
       if (s.name == name) return &s;
     }
@@ -52,7 +57,7 @@ T ReadElfAt(const char* base, size_t size, uint64_t off, const std::string& what
 // (SHT_SYMTAB, SHT_DYNSYM) of the ELF file in `data`. Throws kFormatError naming `what` for a
 // header, table or string table that does not lie inside the file.
 void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
-                      const std::function<void(std::string, const Elf64_Sym&)>& visit);
+                      const std::function<void(std::string_view, const Elf64_Sym&)>& visit);
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what);
 
@@ -65,9 +70,9 @@ using ElfRangeReader = std::function<const char*(uint64_t offset, uint64_t bytes
 // ForEachElfSymbol's walk over the section headers of the file whose header is `eh`, its bytes
 // read through `read`.
 void ForEachElfSymbolIn(const Elf64_Ehdr& eh, const ElfRangeReader& read, const std::string& what, uint32_t section_type,
-                        const std::function<void(std::string, const Elf64_Sym&)>& visit);
+                        const std::function<void(std::string_view, const Elf64_Sym&)>& visit);
 // Files a dynamic symbol under `out`'s defined or (strong) undefined ones.
-void AddDynamicSymbol(std::string name, const Elf64_Sym& sym, ElfDynamicSymbols* out);
+void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSymbols* out);
 
 // Every loadable segment (PT_LOAD) lies inside the file: dlopen maps segments past the end of a
 // truncated file, and touching them then raises SIGBUS. Throws kFormatError naming the segment,

@@ -1,38 +1,26 @@
 // Opening model libraries with dlopen, with checks that turn every failure into a clear error.
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstring>
 #include <memory>
 
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "module/loader/elf_symbols.h"
 #include "module/loader/elf_file.h"
-#include "module/model_contract.h"
+#include "module/loader/loaded_dynamic_symbols.h"
 #include "module/loader/symbol_check.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
 namespace {
 
-// The address of a symbol the library itself defines (dlsym on a handle searches the library
-// before its dependencies), or nullptr. Without section headers the file lists no symbols: the
-// names every model library defines stand in.
-const void* OwnSymbol(void* handle, const ElfDynamicSymbols& symbols) {
-  for (const ElfSymbol& s : symbols.defined) {
-    if (void* p = ::dlsym(handle, s.name.c_str())) return p;
-  }
-  for (const char* name : {contract::kModuleBlob, contract::kModuleContext, contract::kGetCMetadata}) {
-    if (void* p = ::dlsym(handle, name)) return p;
-  }
-  return nullptr;
-}
-
 class SharedLibrary : public SymbolSource {
  public:
-  SharedLibrary(void* handle, std::string name, ElfDynamicSymbols symbols, std::string source_file)
-      : handle_(handle), name_(std::move(name)), symbols_(std::move(symbols)),
-        segments_(AddressBounds::OfObjectContaining(OwnSymbol(handle, symbols_))), source_file_(std::move(source_file)) {}
+  SharedLibrary(void* handle, std::string name, AddressBounds segments, ElfDynamicSymbols symbols,
+                std::string source_file)
+      : handle_(handle), name_(std::move(name)), symbols_(std::move(symbols)), segments_(std::move(segments)),
+        source_file_(std::move(source_file)) {}
   ~SharedLibrary() override { ::dlclose(handle_); }
   void* Lookup(const std::string& name) const override { return ::dlsym(handle_, name.c_str()); }
   uint64_t SymbolSize(const std::string& name) const override {
@@ -48,7 +36,7 @@ class SharedLibrary : public SymbolSource {
  private:
   void* handle_;
   std::string name_;
-  ElfDynamicSymbols symbols_;
+  ElfDynamicSymbols symbols_;  // views into the library's string table: valid while handle_ is open
   AddressBounds segments_;  // fixed while the library is loaded
   std::string source_file_;
 };
@@ -103,7 +91,7 @@ void PromoteSelfToGlobalScope() {
 
 std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name,
                                                 bool is_source_file) {
-  ElfDynamicSymbols syms = ReadSharedLibraryFile(path, display_name);
+  CheckSharedLibraryFile(path, display_name);
   PromoteSelfToGlobalScope();
   ::dlerror();
   void* handle = nullptr;
@@ -122,9 +110,20 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   }
   // Closed again if anything below throws (a missing symbol, out of memory).
   std::unique_ptr<void, int (*)(void*)> owned(handle, ::dlclose);
+  // The library's segments and symbols, from its own mapping: its dynamic section lies in one of
+  // its segments, and the link map names both.
+  link_map* map = nullptr;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr || map->l_ld == nullptr) {
+    const char* err = ::dlerror();
+    AOTRT_THROW(kIOError, display_name, ": the dynamic linker gives no dynamic section for it: ",
+                err ? err : "no link map");
+  }
+  AddressBounds segments = AddressBounds::OfObjectContaining(map->l_ld);
+  ElfDynamicSymbols syms = ReadLoadedDynamicSymbols(map->l_ld, map->l_addr, segments, display_name);
   CheckUndefinedSymbolsResolve(handle, syms, display_name);
   AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
-  auto lib = std::make_shared<SharedLibrary>(handle, display_name, std::move(syms), is_source_file ? path : std::string());
+  auto lib = std::make_shared<SharedLibrary>(handle, display_name, std::move(segments), std::move(syms),
+                                             is_source_file ? path : std::string());
   owned.release();  // the SharedLibrary closes it now
   return lib;
 }

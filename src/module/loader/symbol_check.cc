@@ -38,8 +38,9 @@ void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, c
   void* global = ::dlopen(nullptr, RTLD_LAZY);
   std::string missing;
   size_t count = 0;
-  for (const std::string& s : syms.undefined) {
-    if ((global && ::dlsym(global, s.c_str())) || ::dlsym(handle, s.c_str())) continue;
+  for (std::string_view name : syms.undefined) {
+    const char* s = name.data();  // NUL-terminated in place (elf_symbols.h)
+    if ((global && ::dlsym(global, s)) || ::dlsym(handle, s)) continue;
     std::string hint = DefinedByAotrt(s)
                            ? "defined by aotrt but not visible in the process's global scope: link the application "
                              "against libaotrt (with -rdynamic when linking the static library) or dlopen "
