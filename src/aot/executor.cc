@@ -207,20 +207,20 @@ void AotExecutor::CheckIndex(const char* kind, size_t i, size_t n) const {
 
 size_t AotExecutor::InputIndex(const std::string& name) const {
   AOTRT_REQUIRE(!name.empty(), kInvalidArgument, "Invalid input name. Name is empty");
-  auto it = program_->md.input_index.find(SanitizeName(name));
-  if (it == program_->md.input_index.end()) throw Error(ErrorCode::kNotFound, InvalidInputNameMessage(program_->md, name));
-  return it->second;
+  const size_t* index = program_->md.input_index.Find(SanitizeName(name));
+  if (index == nullptr) throw Error(ErrorCode::kNotFound, InvalidInputNameMessage(program_->md, name));
+  return *index;
 }
 
 size_t AotExecutor::OutputIndex(const std::string& name) const {
-  auto it = program_->md.output_index.find(name);
-  if (it == program_->md.output_index.end()) {
+  const size_t* index = program_->md.output_index.Find(name);
+  if (index == nullptr) {
     std::string names;
     for (const TensorSpec& o : program_->md.outputs) names += (names.empty() ? "" : ", ") + o.name;
     AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", program_->md.DisplayName(),
                 "; its outputs are ", names);
   }
-  return it->second;
+  return *index;
 }
 
 void AotExecutor::SetInput(size_t i, const DLTensor& t) {

@@ -1,6 +1,5 @@
 #include "aot/loaded_model.h"
 
-#include <unordered_set>
 
 #include "base/error_util.h"
 #include "base/device.h"
@@ -57,19 +56,20 @@ LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadat
       params_(params ? std::move(params) : std::make_shared<const ParamList>()) {
   const ModelMetadata& md = program_->md;
   // As TVM's factory, which sets each param as an input: a name that is not an input is an error.
-  std::unordered_set<size_t> filled;
+  std::vector<bool> filled(md.inputs.size(), false);
   bound_.reserve(params_->size());
   for (const NamedArray& p : *params_) {
     AOTRT_REQUIRE(!p.name.empty(), kInvalidArgument, "factory param with an empty name for ", md.DisplayName());
-    auto it = md.input_index.find(SanitizeName(p.name));
-    if (it == md.input_index.end()) {
+    const size_t* input = md.input_index.Find(SanitizeName(p.name));
+    if (input == nullptr) {
       AOTRT_THROW(kNotFound, "factory param '", p.name, "' is not an input of ", md.DisplayName(), " (",
                   program_->library_name, ")");
     }
-    AOTRT_REQUIRE(filled.insert(it->second).second, kInvalidArgument, "factory param '", p.name,
-                  "' fills input ", it->second, " ('", md.inputs[it->second].name, "') a second time");
-    CheckTensorAgainstSpec("param for input", it->second, md.inputs[it->second], p.array.tensor());
-    bound_.push_back({it->second, p.array});
+    AOTRT_REQUIRE(!filled[*input], kInvalidArgument, "factory param '", p.name,
+                  "' fills input ", *input, " ('", md.inputs[*input].name, "') a second time");
+    filled[*input] = true;
+    CheckTensorAgainstSpec("param for input", *input, md.inputs[*input], p.array.tensor());
+    bound_.push_back({*input, p.array});
   }
   name_ = std::move(name);
 }

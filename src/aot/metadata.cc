@@ -61,15 +61,13 @@ void CheckArray(const AddressBounds& bounds, int64_t n, const T* ptr, const Fiel
 
 // Names index the tensors (inputs by their sanitized form, as set_input accepts them): two equal
 // keys would make one tensor unreachable.
-std::unordered_map<std::string, size_t> IndexNames(const std::vector<TensorSpec>& tensors, const char* field,
-                                                   bool sanitize) {
-  std::unordered_map<std::string, size_t> index;
+NameIndex IndexNames(const std::vector<TensorSpec>& tensors, const char* field, bool sanitize) {
+  NameIndex index;
   index.reserve(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
-    auto ins = index.emplace(sanitize ? SanitizeName(tensors[i].name) : tensors[i].name, i);
-    AOTRT_REQUIRE(ins.second, kFormatError, field, "[", i, "] ('", tensors[i].name, "') has the same name",
-                  sanitize ? " (sanitized)" : "", " as ", field, "[", ins.first->second, "] ('",
-                  tensors[ins.first->second].name, "')");
+    const size_t* first = index.Insert(sanitize ? SanitizeName(tensors[i].name) : tensors[i].name, i);
+    AOTRT_REQUIRE(first == nullptr, kFormatError, field, "[", i, "] ('", tensors[i].name, "') has the same name",
+                  sanitize ? " (sanitized)" : "", " as ", field, "[", *first, "] ('", tensors[*first].name, "')");
   }
   return index;
 }
@@ -163,7 +161,10 @@ std::string ModelMetadata::DisplayName() const {
 std::string SanitizeName(const std::string& name) {
   std::string s = name;
   for (char& c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    // ASCII letters and digits, as TVM's sanitizer keeps them (not the locale's isalnum, whose
+    // table is one more page a load would fault in)
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!keep) c = '_';
   }
   return s;
 }

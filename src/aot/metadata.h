@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <dlpack/dlpack.h>
 #include <tvm/runtime/metadata_types.h>
 
+#include "aot/name_index.h"
 #include "aotrt/model_info.h"
 #include "aotrt/ndarray.h"
 #include "module/loader/address_bounds.h"
@@ -40,8 +40,8 @@ struct ModelMetadata {
   std::vector<TensorSpec> workspace_pools;
   std::vector<ConstantSpec> constants;
   std::vector<PoolArg> pool_args;  // in entry-argument order
-  std::unordered_map<std::string, size_t> input_index;   // sanitized name -> index
-  std::unordered_map<std::string, size_t> output_index;  // name -> index
+  NameIndex input_index;   // sanitized name -> index
+  NameIndex output_index;  // name -> index
 
   std::string EntryName() const { return mod_name + contract::kEntrySuffix; }
   // The name the user gave the model (TVM's mod_name, e.g. default; mangled as tvmgen_<name>),

@@ -2,11 +2,11 @@
 
 #include <cstring>
 #include <functional>
-#include <unordered_set>
 #include <vector>
 
 #include "base/byte_reader.h"
 #include "ffi/registry.h"
+#include "module/visited_modules.h"
 
 namespace aotrt {
 namespace {
@@ -90,9 +90,9 @@ void LinkImportTree(const std::vector<ObjectPtr<ModuleNode>>& modules, const std
 
 // OnImportsLinked on every module under `root`, imports first, each once.
 void NotifyImportsLinked(ModuleNode* root) {
-  std::unordered_set<ModuleNode*> done;
+  VisitedModules done;
   std::function<void(ModuleNode*)> visit = [&](ModuleNode* m) {
-    if (!done.insert(m).second) return;
+    if (!done.Insert(m)) return;
     for (const auto& dep : m->imports()) visit(dep.get());
     m->OnImportsLinked();
   };

@@ -1,7 +1,9 @@
 #include "module/library_module.h"
 
+#include <algorithm>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "module/model_contract.h"
 
@@ -66,10 +68,16 @@ PackedFuncObj* LibraryModuleNode::GetFuncFromEnv(const std::string& name) {
 
 namespace {
 
-// Library module nodes by library identity; the nodes unregister themselves when destroyed.
+// Library module nodes by library identity; the nodes unregister themselves when destroyed. A
+// vector searched in order: a process holds a few libraries, and a hash map would be the load's
+// only use of libstdc++'s rehash code (aot/name_index.h says what that costs).
 struct LiveLibraries {
+  using Entry = std::pair<const void*, LibraryModuleNode*>;
   std::mutex mu;
-  std::unordered_map<const void*, LibraryModuleNode*> nodes;
+  std::vector<Entry> nodes;
+  std::vector<Entry>::iterator Find(const void* id) {
+    return std::find_if(nodes.begin(), nodes.end(), [id](const Entry& e) { return e.first == id; });
+  }
 };
 
 LiveLibraries& Live() {
@@ -99,11 +107,16 @@ ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> 
   }
   LiveLibraries& live = Live();
   std::lock_guard<std::mutex> lock(live.mu);
-  auto it = live.nodes.find(id);
+  auto it = live.Find(id);
   if (it != live.nodes.end() && it->second->TryIncRef()) {
     return ObjectPtr<LibraryModuleNode>::Adopt(it->second);  // `node` (an extra dlopen reference) goes
   }
-  live.nodes[id] = node.get();  // registered first: on a throw below, the destructor unregisters it
+  // Registered first (replacing a dying node's entry): on a throw below, the destructor unregisters it.
+  if (it != live.nodes.end()) {
+    it->second = node.get();
+  } else {
+    live.nodes.emplace_back(id, node.get());
+  }
   FillLibraryContext(node.get());
   return node;
 }
@@ -112,8 +125,11 @@ LibraryModuleNode::~LibraryModuleNode() {
   if (const void* id = lib_->identity()) {
     LiveLibraries& live = Live();
     std::lock_guard<std::mutex> lock(live.mu);
-    auto it = live.nodes.find(id);
-    if (it != live.nodes.end() && it->second == this) live.nodes.erase(it);
+    auto it = live.Find(id);
+    if (it != live.nodes.end() && it->second == this) {
+      *it = live.nodes.back();
+      live.nodes.pop_back();
+    }
   }
 }
 

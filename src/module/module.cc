@@ -1,17 +1,16 @@
 // Module imports and function lookup through the import tree.
 #include "aotrt/module.h"
 
-#include <unordered_set>
-
 #include "base/error_util.h"
 #include "ffi/handle.h"
+#include "module/visited_modules.h"
 
 namespace aotrt {
 namespace {
 
-bool Reaches(ModuleNode* from, ModuleNode* target, std::unordered_set<ModuleNode*>* seen) {
+bool Reaches(ModuleNode* from, ModuleNode* target, VisitedModules* seen) {
   if (from == target) return true;
-  if (!seen->insert(from).second) return false;
+  if (!seen->Insert(from)) return false;
   for (const auto& m : from->imports()) {
     if (Reaches(m.get(), target, seen)) return true;
   }
@@ -19,9 +18,9 @@ bool Reaches(ModuleNode* from, ModuleNode* target, std::unordered_set<ModuleNode
 }
 
 PackedFunc FindInImports(const ObjectPtr<ModuleNode>& node, const std::string& name,
-                         std::unordered_set<ModuleNode*>* seen) {
+                         VisitedModules* seen) {
   for (const auto& m : node->imports()) {
-    if (!seen->insert(m.get()).second) continue;
+    if (!seen->Insert(m.get())) continue;
     PackedFunc f = m->GetFunction(name, m);
     if (f) return f;
     f = FindInImports(m, name, seen);
@@ -47,7 +46,7 @@ std::string ModuleNode::SaveToBinary() const {
 
 void ModuleNode::Import(ObjectPtr<ModuleNode> dep) {
   AOTRT_REQUIRE(static_cast<bool>(dep), kInvalidArgument, "cannot import a null module");
-  std::unordered_set<ModuleNode*> seen;
+  VisitedModules seen;
   AOTRT_REQUIRE(!Reaches(dep.get(), this, &seen), kInvalidArgument,
                 "Cyclic dependency detected during import: '", dep->type_key(), "' already reaches '", type_key(), "'");
   imports_.push_back(std::move(dep));
@@ -57,7 +56,8 @@ PackedFunc Module::GetFunction(const std::string& name, bool query_imports) cons
   AOTRT_REQUIRE(defined(), kInvalidArgument, "GetFunction('", name, "') on an undefined module");
   PackedFunc f = node_->GetFunction(name, node_);
   if (f || !query_imports) return f;
-  std::unordered_set<ModuleNode*> seen{node_.get()};
+  VisitedModules seen;
+  seen.Insert(node_.get());
   return FindInImports(node_, name, &seen);
 }
 

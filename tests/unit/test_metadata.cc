@@ -44,7 +44,8 @@ TEST(Metadata, ReadsValidMetadata) {
   EXPECT_EQ(md.EntryName(), "tvmgen_default___tvm_main__");
   ASSERT_EQ(md.inputs.size(), 2u);
   EXPECT_EQ(md.inputs[0].bytes, 16u);
-  EXPECT_EQ(md.input_index.at("input_0"), 0u);  // sanitized keys
+  ASSERT_NE(md.input_index.Find("input_0"), nullptr);  // sanitized keys
+  EXPECT_EQ(*md.input_index.Find("input_0"), 0u);
   EXPECT_EQ(md.NumArgs(), 3u);
 }
 

@@ -85,13 +85,13 @@ ModelMetadata BuildMetadata(const MlfMetadata& mlf, const MlfEntry& entry, const
         if (C(name) == a.name) typed = &type;
       }
       md.inputs.push_back(Tensor(a, mlf.inputs, typed, "input", what));
-      AOTRT_REQUIRE(md.input_index.emplace(a.name, md.inputs.size() - 1).second, kFormatError, what, ": input '", a.name,
+      AOTRT_REQUIRE(md.input_index.Insert(a.name, md.inputs.size() - 1) == nullptr, kFormatError, what, ": input '", a.name,
                     "' is passed twice");
     } else if (a.kind == MlfEntryArg::kOutput) {
       size_t i = md.outputs.size();
       bool typed = relay.outputs.size() == mlf.outputs.size() && i < relay.outputs.size();
       md.outputs.push_back(Tensor(a, mlf.outputs, typed ? &relay.outputs[i] : nullptr, "output", what));
-      AOTRT_REQUIRE(md.output_index.emplace(a.name, i).second, kFormatError, what, ": output '", a.name, "' is passed twice");
+      AOTRT_REQUIRE(md.output_index.Insert(a.name, i) == nullptr, kFormatError, what, ": output '", a.name, "' is passed twice");
     } else if (a.kind != MlfEntryArg::kStaticConstants) {
       md.pool_args.push_back({false, md.workspace_pools.size()});
       TensorSpec pool;
