@@ -1,7 +1,6 @@
 #include "aot/metadata.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 
 #include "base/error_util.h"
@@ -117,9 +116,14 @@ int PoolPosition(const std::string& var) {
   if (var.size() < suffix.size() + 2 || var.compare(var.size() - suffix.size(), suffix.size(), suffix) != 0) return -1;
   size_t end = var.size() - suffix.size();
   size_t start = end;
-  while (start > 0 && std::isdigit(static_cast<unsigned char>(var[start - 1]))) --start;
+  // ASCII digits, read here: the locale's isdigit and std::stoi are a table and code pages more a
+  // new process's first load would fault in (name_index.h).
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (start > 0 && digit(var[start - 1])) --start;
   if (start == end || start == 0 || var[start - 1] != '_' || end - start > 6) return -1;
-  return std::stoi(var.substr(start, end - start));
+  int k = 0;
+  for (size_t i = start; i < end; ++i) k = k * 10 + (var[i] - '0');
+  return k;
 }
 
 std::vector<PoolArg> PoolArguments(const ModelMetadata& md) {
