@@ -41,6 +41,21 @@ class SharedLibrary : public SymbolSource {
   std::string source_file_;
 };
 
+struct LoadedDynamicSection {
+  const ElfW(Dyn)* section = nullptr;  // null when dlinfo fails
+  uintptr_t bias = 0;
+};
+
+// The dynamic section and load bias of the library behind `handle`, from its link map. Not seen
+// by ThreadSanitizer: the link map is written by another thread's dlopen of the same file when
+// that one loaded it first, and the dynamic linker's lock, which orders that write before this
+// dlopen returned, is invisible to it (a false report of a race otherwise).
+__attribute__((no_sanitize("thread"))) LoadedDynamicSection DynamicSectionOf(void* handle) {
+  link_map* map = nullptr;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return {};
+  return {map->l_ld, static_cast<uintptr_t>(map->l_addr)};
+}
+
 // Make libaotrt's own exported symbols (TVMBackend*, the float16 helpers) globally visible, as
 // TVM's Python does by loading its runtime RTLD_GLOBAL, so models resolve them against us. Done
 // before the first model is opened whatever the caller did: dlsym(RTLD_DEFAULT) from inside
@@ -112,14 +127,14 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   std::unique_ptr<void, int (*)(void*)> owned(handle, ::dlclose);
   // The library's segments and symbols, from its own mapping: its dynamic section lies in one of
   // its segments, and the link map names both.
-  link_map* map = nullptr;
-  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr || map->l_ld == nullptr) {
+  LoadedDynamicSection dynamic = DynamicSectionOf(handle);
+  if (dynamic.section == nullptr) {
     const char* err = ::dlerror();
     AOTRT_THROW(kIOError, display_name, ": the dynamic linker gives no dynamic section for it: ",
                 err ? err : "no link map");
   }
-  AddressBounds segments = AddressBounds::OfObjectContaining(map->l_ld);
-  ElfDynamicSymbols syms = ReadLoadedDynamicSymbols(map->l_ld, map->l_addr, segments, display_name);
+  AddressBounds segments = AddressBounds::OfObjectContaining(dynamic.section);
+  ElfDynamicSymbols syms = ReadLoadedDynamicSymbols(dynamic.section, dynamic.bias, segments, display_name);
   CheckUndefinedSymbolsResolve(handle, syms, display_name);
   AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
   auto lib = std::make_shared<SharedLibrary>(handle, display_name, std::move(segments), std::move(syms),
