@@ -8,10 +8,15 @@
 #include <link.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "aotrt/error.h"
 #include "common/expect_error.h"
@@ -149,4 +154,72 @@ TEST(ElfFile, ProgramHeadersAtTheEndOfTheFile) {
   TempFile long_segment(moved + table);
   EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(long_segment.path(), "long.so"), ErrorCode::kFormatError,
                      {"long.so", "PT_LOAD", "truncated"});
+}
+
+namespace {
+
+// A small shared library built with `flags` into `dir`; empty when the toolchain refuses them
+// (a linker that is not installed).
+std::string BuildLibrary(const std::string& dir, const std::string& name, const std::string& flags) {
+  std::string src = dir + "/lib.c", out = dir + "/" + name + ".so";
+  std::ofstream(src) << "#include <string.h>\n"
+                        "extern int optional_hook(void) __attribute__((weak));\n"
+                        "int table[37] = {1};\n"
+                        "const char label[] = \"loaded\";\n"
+                        "int first(int x) { return x + table[0]; }\n"
+                        "void second(char* p, int n) { memset(p, optional_hook ? optional_hook() : 0, n); }\n";
+  std::string cmd = "cc -shared -fPIC -o " + out + " " + src + " " + flags + " >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0 ? out : std::string();
+}
+
+}  // namespace
+
+// Real linkers' layouts: GNU hash, SysV hash, both; ld.bfd, gold and lld; and lld's read-only
+// dynamic section, whose addresses the dynamic linker leaves at their link-time values.
+TEST(ElfFile, LoadedSymbolsOfEachLinkersLayout) {
+  char tmpl[] = "/tmp/aotrt_linkers_XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  struct Variant {
+    const char* name;
+    const char* flags;
+  } variants[] = {{"gnu_hash", "-Wl,--hash-style=gnu"},
+                  {"sysv_hash", "-Wl,--hash-style=sysv"},
+                  {"both_hashes", "-Wl,--hash-style=both"},
+                  {"gold", "-fuse-ld=gold"},
+                  {"lld", "-fuse-ld=lld"},
+                  {"lld_readonly_dynamic", "-fuse-ld=lld -Wl,-z,rodynamic"}};
+  int built = 0;
+  for (const Variant& v : variants) {
+    std::string path = BuildLibrary(dir, v.name, v.flags);
+    if (path.empty()) {
+      std::printf("note: cannot build the %s variant here (%s); skipped\n", v.name, v.flags);
+      continue;
+    }
+    ++built;
+    std::string bytes = ReadAll(path);
+    ElfDynamicSymbols whole = ReadElfDynamicSymbols(bytes.data(), bytes.size(), "whole");
+    void* handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr) << ::dlerror();
+    link_map* map = nullptr;
+    ASSERT_EQ(::dlinfo(handle, RTLD_DI_LINKMAP, &map), 0);
+    ElfDynamicSymbols loaded =
+        ReadLoadedDynamicSymbols(map->l_ld, map->l_addr, AddressBounds::OfObjectContaining(map->l_ld), v.name);
+    auto names = [](const ElfDynamicSymbols& s) {
+      std::vector<std::string> out;
+      for (const ElfSymbol& d : s.defined) out.push_back(std::string(d.name) + "/" + std::to_string(d.size));
+      std::sort(out.begin(), out.end());
+      return out;
+    };
+    EXPECT_EQ(names(loaded), names(whole)) << v.name;
+    EXPECT_EQ(loaded.undefined, whole.undefined) << v.name;
+    ASSERT_NE(loaded.FindDefined("table"), nullptr) << v.name;
+    EXPECT_EQ(loaded.FindDefined("table")->size, 37 * sizeof(int)) << v.name;
+    EXPECT_NE(loaded.FindDefined("first"), nullptr) << v.name;
+    EXPECT_NE(std::find(loaded.undefined.begin(), loaded.undefined.end(), "memset"), loaded.undefined.end()) << v.name;
+    EXPECT_EQ(std::find(loaded.undefined.begin(), loaded.undefined.end(), "optional_hook"), loaded.undefined.end())
+        << v.name << ": a weak reference is not a symbol the library needs";
+    ::dlclose(handle);
+  }
+  std::filesystem::remove_all(dir);
+  EXPECT_GE(built, 3) << "the default linker's three hash styles must build";
 }
