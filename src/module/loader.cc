@@ -107,8 +107,8 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
   const SymbolSource& symbols = lib_node->library();
   ObjectPtr<ModuleNode> root = lib_node;
   if (const auto* blob = static_cast<const char*>(symbols.Lookup(contract::kModuleBlob))) {
-    // The blob is read only within its segment; a .dynsym size (0 when unknown: system library,
-    // no section headers) may narrow that, never widen it.
+    // The blob is read only within its segment; a .dynsym size (0 when unknown: a system library)
+    // may narrow that, never widen it.
     uint64_t readable = symbols.Segments().Readable(blob);
     uint64_t size = symbols.SymbolSize(contract::kModuleBlob);
     AOTRT_REQUIRE(readable > 0, kFormatError, symbols.name(), ": ", contract::kModuleBlob,

@@ -33,35 +33,31 @@ void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab,
 
 }  // namespace
 
-void ForEachElfSymbolIn(const Elf64_Ehdr& eh, const ElfRangeReader& read, const std::string& what, uint32_t section_type,
-                        const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
+void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
+                      const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
+  const char* base = static_cast<const char*>(data);
+  // The `bytes` bytes at `offset`, which must lie inside the file (else kFormatError naming `field`).
+  auto at = [&](uint64_t offset, uint64_t bytes, const char* field) {
+    AOTRT_REQUIRE(offset <= size && bytes <= size - offset, kFormatError, what, ": ELF ", field, " at offset ", offset,
+                  " (", bytes, " bytes) lies outside the ", size, "-byte file");
+    return base + offset;
+  };
+  Elf64_Ehdr eh = ReadElfHeader(base, size, what);
   if (eh.e_shnum == 0) return;  // no section headers: no symbols listed
   AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr), kFormatError, what, ": unexpected ELF section header size ",
                 eh.e_shentsize);
-  std::string section_holder, string_holder, symbol_holder;
   const uint64_t sections_size = uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr);
-  const char* sections = read(eh.e_shoff, sections_size, "section header", &section_holder);
+  const char* sections = at(eh.e_shoff, sections_size, "section header");
   for (uint64_t i = 0; i < eh.e_shnum; ++i) {
     auto sh = ReadElfAt<Elf64_Shdr>(sections, sections_size, i * sizeof(Elf64_Shdr), what, "section header");
     if (sh.sh_type != section_type) continue;
     AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link,
                   " of ", eh.e_shnum);
     auto strtab = ReadElfAt<Elf64_Shdr>(sections, sections_size, sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
-    const char* strings = read(strtab.sh_offset, strtab.sh_size, "symbol string table", &string_holder);
-    const char* symbols = read(sh.sh_offset, sh.sh_size, "symbol table", &symbol_holder);
+    const char* strings = at(strtab.sh_offset, strtab.sh_size, "symbol string table");
+    const char* symbols = at(sh.sh_offset, sh.sh_size, "symbol table");
     ForEachSymbolIn(symbols, sh.sh_size, strings, strtab.sh_size, what, visit);
   }
-}
-
-void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
-                   const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
-  const char* base = static_cast<const char*>(data);
-  ElfRangeReader in_memory = [&](uint64_t offset, uint64_t bytes, const char* field, std::string*) {
-    AOTRT_REQUIRE(offset <= size && bytes <= size - offset, kFormatError, what, ": ELF ", field, " at offset ", offset,
-                  " (", bytes, " bytes) lies outside the ", size, "-byte file");
-    return base + offset;
-  };
-  ForEachElfSymbolIn(ReadElfHeader(base, size, what), in_memory, what, section_type, visit);
 }
 
 void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSymbols* out) {
@@ -78,10 +74,6 @@ ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std
   ForEachElfSymbol(data, size, what, SHT_DYNSYM,
                    [&out](std::string_view name, const Elf64_Sym& sym) { AddDynamicSymbol(name, sym, &out); });
   return out;
-}
-
-void CheckElfSegmentsInFile(const void* data, size_t size, const std::string& what) {
-  CheckElfSegments(static_cast<const char*>(data), size, size, what);
 }
 
 void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what) {

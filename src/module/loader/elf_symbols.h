@@ -1,8 +1,9 @@
-// Reads the symbol tables of an ELF64 file from its bytes: the dynamic symbols of a model library,
-// to tell which runtime symbols it leaves undefined (checked before anything runs, and shown by
-// `inspect`), and the static table of the executable, where TVM's system-lib exports leave a symbol
-// they do not register. Bounded: never reads outside the given buffer; corrupt input gives
-// Error(kFormatError).
+// Reads the symbol tables of an ELF64 file from its bytes, through its section headers: the static
+// table of the executable, where TVM's system-lib exports leave a symbol they do not register, and
+// the function symbols the operator profile names (profiling/code_map.h). A loaded library's
+// dynamic symbols come from its dynamic section instead (loaded_dynamic_symbols.h); the file walk
+// of them here is what tests and the fuzz target hold that one to. Bounded: never reads outside
+// the given buffer; corrupt input gives Error(kFormatError).
 #pragma once
 
 #include <elf.h>
@@ -61,25 +62,15 @@ void ForEachElfSymbol(const void* data, size_t size, const std::string& what, ui
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what);
 
-// The pieces of the walks above, for a reader that holds only parts of a file (elf_file.h).
-// ReadElfHeader: the header of the `size` bytes at `base`, checked to be ELF64 little-endian.
+// The header of the `size` bytes at `base`, checked to be ELF64 little-endian.
 Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what);
-// The `bytes` bytes at `offset` of the file, which the reader checks lie inside it (else
-// kFormatError naming `field`); `holder` may keep them until the next call with it.
-using ElfRangeReader = std::function<const char*(uint64_t offset, uint64_t bytes, const char* field, std::string* holder)>;
-// ForEachElfSymbol's walk over the section headers of the file whose header is `eh`, its bytes
-// read through `read`.
-void ForEachElfSymbolIn(const Elf64_Ehdr& eh, const ElfRangeReader& read, const std::string& what, uint32_t section_type,
-                        const std::function<void(std::string_view, const Elf64_Sym&)>& visit);
 // Files a dynamic symbol under `out`'s defined or (strong) undefined ones.
 void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSymbols* out);
 
 // Every loadable segment (PT_LOAD) lies inside the file: dlopen maps segments past the end of a
-// truncated file, and touching them then raises SIGBUS. Throws kFormatError naming the segment,
-// its file range and the file size.
-void CheckElfSegmentsInFile(const void* data, size_t size, const std::string& what);
-// The same with only the file's first `avail` bytes at `base` (holding the ELF and program
-// headers) and the file's `size`.
+// truncated file, and touching them then raises SIGBUS. `base` holds the file's first `avail`
+// bytes (the ELF and program headers), `size` is the file's size. Throws kFormatError naming the
+// segment, its file range and the file size.
 void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what);
 
 // st_value of the defined global or weak function or object symbol `name` in the file's static
