@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "base/error_util.h"
 
@@ -58,6 +59,14 @@ struct DynamicTables {
   uint64_t rela = 0, relasz = 0, rel = 0, relsz = 0, jmprel = 0, pltrelsz = 0, pltrel = DT_RELA;
 };
 
+// The dynamic entries read, and where each goes.
+constexpr std::pair<Elf64_Sxword, uint64_t DynamicTables::*> kDynamicFields[] = {
+    {DT_SYMTAB, &DynamicTables::symtab}, {DT_STRTAB, &DynamicTables::strtab},     {DT_STRSZ, &DynamicTables::strsz},
+    {DT_SYMENT, &DynamicTables::syment}, {DT_HASH, &DynamicTables::hash},         {DT_GNU_HASH, &DynamicTables::gnu_hash},
+    {DT_RELA, &DynamicTables::rela},     {DT_RELASZ, &DynamicTables::relasz},     {DT_REL, &DynamicTables::rel},
+    {DT_RELSZ, &DynamicTables::relsz},   {DT_JMPREL, &DynamicTables::jmprel},     {DT_PLTRELSZ, &DynamicTables::pltrelsz},
+    {DT_PLTREL, &DynamicTables::pltrel}};
+
 DynamicTables ReadDynamicSection(const Elf64_Dyn* dynamic, const LoadedObject& object, const std::string& what) {
   DynamicTables t;
   for (size_t i = 0;; ++i) {
@@ -65,21 +74,8 @@ DynamicTables ReadDynamicSection(const Elf64_Dyn* dynamic, const LoadedObject& o
                   kMaxDynamicEntries, " entries");
     auto d = object.Read<Elf64_Dyn>(dynamic + i, "dynamic section entry");
     if (d.d_tag == DT_NULL) break;
-    switch (d.d_tag) {
-      case DT_SYMTAB: t.symtab = d.d_un.d_ptr; break;
-      case DT_STRTAB: t.strtab = d.d_un.d_ptr; break;
-      case DT_STRSZ: t.strsz = d.d_un.d_val; break;
-      case DT_SYMENT: t.syment = d.d_un.d_val; break;
-      case DT_HASH: t.hash = d.d_un.d_ptr; break;
-      case DT_GNU_HASH: t.gnu_hash = d.d_un.d_ptr; break;
-      case DT_RELA: t.rela = d.d_un.d_ptr; break;
-      case DT_RELASZ: t.relasz = d.d_un.d_val; break;
-      case DT_REL: t.rel = d.d_un.d_ptr; break;
-      case DT_RELSZ: t.relsz = d.d_un.d_val; break;
-      case DT_JMPREL: t.jmprel = d.d_un.d_ptr; break;
-      case DT_PLTRELSZ: t.pltrelsz = d.d_un.d_val; break;
-      case DT_PLTREL: t.pltrel = d.d_un.d_val; break;
-      default: break;
+    for (const auto& [tag, field] : kDynamicFields) {
+      if (d.d_tag == tag) t.*field = d.d_un.d_val;  // d_ptr and d_val share the union's 64 bits
     }
   }
   return t;
