@@ -68,10 +68,9 @@ __attribute__((no_sanitize("thread"))) LoadedDynamicSection DynamicSectionOf(voi
 // (glibc builds the search list of an object first opened by name), about 40 us of a model load
 // on a hit, paid by every process.
 bool SelfInGlobalScope() {
-  void* global = ::dlopen(nullptr, RTLD_LAZY);
+  void* global = GlobalScopeHandle();
   if (!global) return false;
   void* found = ::dlsym(global, "TVMBackendAllocWorkspace");
-  ::dlclose(global);
   ::dlerror();
   if (!found) return false;
 #ifdef DLFO_EH_SEGMENT_TYPE  // glibc 2.35 and later: a lock-free lookup

@@ -34,8 +34,13 @@ bool DefinedByAotrt(const std::string& name) {
 // handle of the main program searches the executable, its libraries and every RTLD_GLOBAL load,
 // without the bias of dlsym(RTLD_DEFAULT), which also searches the caller's own dependencies), then
 // the library's own dependency tree (dlsym on its handle, which does not search the global scope).
+void* GlobalScopeHandle() {
+  static void* const global = ::dlopen(nullptr, RTLD_LAZY);
+  return global;
+}
+
 void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, const std::string& what) {
-  void* global = ::dlopen(nullptr, RTLD_LAZY);
+  void* global = GlobalScopeHandle();
   std::string missing;
   size_t count = 0;
   for (std::string_view name : syms.undefined) {
@@ -49,7 +54,6 @@ void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, c
     missing += StrCat(count ? "; " : "", s, " (", hint, ")");
     ++count;
   }
-  if (global) ::dlclose(global);
   ::dlerror();  // the failed lookups leave messages behind
   if (count == 0) return;
   AOTRT_THROW(kNotFound, what, " needs ", count == 1 ? "a symbol" : StrCat(count, " symbols"),
