@@ -1,5 +1,6 @@
 #include "aot/loaded_model.h"
 
+#include <vector>
 
 #include "base/error_util.h"
 #include "base/device.h"
