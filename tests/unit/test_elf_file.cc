@@ -72,6 +72,14 @@ TEST(ElfFile, LoadedSymbolsAreTheFilesDynamicSymbols) {
     }
     EXPECT_EQ(loaded.undefined, whole.undefined) << entry.path();
     EXPECT_NE(loaded.FindDefined("__tvm_dev_mblob"), nullptr) << entry.path();
+    // The segments found by the link map's bias are dladdr's, and a wrong bias falls back to them.
+    AddressBounds by_address = AddressBounds::OfObjectContaining(map->l_ld);
+    for (uintptr_t bias : {static_cast<uintptr_t>(map->l_addr), static_cast<uintptr_t>(map->l_addr) + 4096}) {
+      AddressBounds by_bias = AddressBounds::OfObjectContaining(map->l_ld, bias);
+      EXPECT_GT(by_bias.Readable(map->l_ld), 0u) << entry.path();
+      EXPECT_EQ(by_bias.Readable(map->l_ld), by_address.Readable(map->l_ld)) << entry.path();
+      EXPECT_EQ(by_bias.Writable(map->l_ld), by_address.Writable(map->l_ld)) << entry.path();
+    }
     ::dlclose(handle);
     ++compared;
   }

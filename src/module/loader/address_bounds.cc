@@ -62,8 +62,7 @@ struct ObjectQuery {
 
 // Sets q->bias to the base address of the object containing q->containing (dladdr): its load
 // bias when its first segment starts at address 0, as linkers lay out shared libraries; for any
-// other layout the filter matches nothing and the whole walk decides. Not _dl_find_object's
-// link_map: reading its fields races, for TSan, with the dlopen of another thread.
+// other layout the filter matches nothing and the whole walk decides.
 void FindBias(ObjectQuery* q) {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(q->containing), &info) != 0 && info.dli_fbase != nullptr) {
@@ -109,21 +108,34 @@ void Walk(ObjectQuery* q) {
   if (q->out_of_memory) throw std::bad_alloc();
 }
 
-}  // namespace
-
-AddressBounds AddressBounds::OfObjectContaining(const void* address) {
-  // Found by an address inside it, not by its link_map: glibc's link_map fields are written under
-  // its loader lock, which a reader outside dl_iterate_phdr does not hold (and TSan cannot see).
-  if (!address) return AddressBounds();
-  ObjectQuery q;
-  q.containing = reinterpret_cast<uintptr_t>(address);
-  FindBias(&q);
+// The segments of the object q->containing lies in, the walk filtered by q's bias when known; if
+// the filter finds nothing (a bias that is not the object's), the whole walk decides.
+AddressBounds SegmentsOfQuery(ObjectQuery q) {
   Walk(&q);
-  if (q.segments.empty() && q.bias_known) {  // not where dladdr's base said: the whole walk decides
+  if (q.segments.empty() && q.bias_known) {
     q.bias_known = false;
     Walk(&q);
   }
   return AddressBounds(std::move(q.segments));
+}
+
+}  // namespace
+
+AddressBounds AddressBounds::OfObjectContaining(const void* address) {
+  if (!address) return AddressBounds();
+  ObjectQuery q;
+  q.containing = reinterpret_cast<uintptr_t>(address);
+  FindBias(&q);
+  return SegmentsOfQuery(std::move(q));
+}
+
+AddressBounds AddressBounds::OfObjectContaining(const void* address, uintptr_t load_bias) {
+  if (!address) return AddressBounds();
+  ObjectQuery q;
+  q.containing = reinterpret_cast<uintptr_t>(address);
+  q.bias = load_bias;
+  q.bias_known = true;
+  return SegmentsOfQuery(std::move(q));
 }
 
 AddressBounds AddressBounds::AnyLoadedObject() {

@@ -132,7 +132,7 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
     AOTRT_THROW(kIOError, display_name, ": the dynamic linker gives no dynamic section for it: ",
                 err ? err : "no link map");
   }
-  AddressBounds segments = AddressBounds::OfObjectContaining(dynamic.section);
+  AddressBounds segments = AddressBounds::OfObjectContaining(dynamic.section, dynamic.bias);
   ElfDynamicSymbols syms = ReadLoadedDynamicSymbols(dynamic.section, dynamic.bias, segments, display_name);
   CheckUndefinedSymbolsResolve(handle, syms, display_name);
   AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
