@@ -31,7 +31,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct BenchOptions {
-  std::string path;
+  ModelSource model;
   InputOptions inputs;
   int number = 1, repeat = 100, min_repeat_ms = 0, warmup = 10, cooldown_ms = 0, cache_flush = 0, threads = 1;
   double duration_s = 0;   // > 0: repeat until this much time has passed instead of `repeat` times
@@ -174,7 +174,7 @@ BenchResult RunBench(const BenchOptions& o) {
 
   long faults = ThreadPageFaults();
   Clock::time_point t0 = Clock::now();
-  aotrt::Model model = aotrt::Model::Load(o.path);
+  aotrt::Model model = LoadModel(o.model);
   res.load_ms = MsSince(t0);
   res.load_faults = ThreadPageFaults() - faults;
   res.info = model.Info();
@@ -237,7 +237,7 @@ void PrintText(const BenchOptions& o, const BenchResult& r) {
   }
   double min_ms = std::max(all.min * 1e3, 1e-6);
   int digits = std::max(3, 2 - static_cast<int>(std::floor(std::log10(min_ms))));
-  std::cout << "model      " << o.path << "\n"
+  std::cout << "model      " << o.model.path << "\n"
             << "init       load " << Fixed(r.load_ms, 3) << " ms (" << r.load_faults << " page faults), first create "
             << Fixed(r.first_create_ms, 3) << " ms (" << r.first_create_faults << "), first run "
             << Fixed(r.threads[0].first_run_ms, 3) << " ms (" << r.threads[0].first_run_faults << ")"
@@ -288,7 +288,7 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
     j["warmup_ms"] = t.warmup_ms;
     per_thread.push_back(j);
   }
-  nlohmann::ordered_json j = {{"model", o.path},
+  nlohmann::ordered_json j = {{"model", o.model.path},
                       {"load_ms", r.load_ms},
                       {"create_executor_ms", r.create_ms},
                       {"load_page_faults", r.load_faults},
@@ -317,7 +317,7 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
 CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure a model's latency (every run timed) and throughput");
-  cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
+  AddModelSource(cmd, &o->model);
   AddInputOptions(cmd, &o->inputs, /*fill_needs_flag=*/false);
   cmd->add_option("-n,--number", o->number, "Runs per repeat (default 1)")->check(CLI::Range(1, INT_MAX));
   auto* repeat = cmd->add_option("-r,--repeat", o->repeat, "Repeats (default 100)")->check(CLI::Range(1, INT_MAX));

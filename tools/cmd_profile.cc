@@ -27,7 +27,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct ProfileCliOptions {
-  std::string path;
+  ModelSource model;
   InputOptions inputs;
   aotrt::OperatorProfileOptions profile;
   double bench_s = 0.5;  // unprofiled runs before and after, each phase about this long
@@ -66,7 +66,7 @@ void PrintText(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, doub
 
 void PrintJson(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, double bench_ms, size_t bench_runs) {
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(p.ToJson());
-  j["model"] = o.path;
+  j["model"] = o.model.path;
   j["model_name"] = p.model;
   j["bench_median_ms"] = bench_ms;
   j["bench_runs"] = bench_runs;
@@ -89,7 +89,7 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
       "listed by address range. The bench line compares the profiled runs' median with the median of\n"
       "unprofiled runs timed before and after (what `aotrt bench` reports): the profiler's overhead.\n"
       "Example: aotrt profile build/samples/digits.so -i image=samples/digits/inputs/digit_7.npy");
-  cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
+  AddModelSource(cmd, &o->model);
   AddInputOptions(cmd, &o->inputs, /*fill_needs_flag=*/false);  // as bench: random data by default
   auto* runs = cmd->add_option("-n,--runs", o->profile.runs, "Profile exactly this many runs")
                    ->check(CLI::Range(1, aotrt::kMaxTimingNumber));
@@ -113,7 +113,7 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
     } catch (const aotrt::Error& e) {
       throw UsageError(e.what());
     }
-    aotrt::Model model = aotrt::Model::Load(o->path);
+    aotrt::Model model = LoadModel(o->model);
     aotrt::Executor ex = model.CreateExecutor();
     ApplyInputs(ex, PrepareInputs(model, ex, o->inputs));
     std::vector<double> plain;

@@ -22,7 +22,7 @@ namespace aotrt_cli {
 namespace {
 
 struct RunOptions {
-  std::string path;
+  ModelSource model;
   InputOptions inputs;
   std::string output_dir;
   bool print = false;
@@ -65,7 +65,7 @@ void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
 int Run(const RunOptions& o) {
   OutputTarget target;
   if (!o.output_dir.empty()) target = PrepareOutputTarget(o.output_dir);   // fail before any work
-  aotrt::Model model = aotrt::Model::Load(o.path);
+  aotrt::Model model = LoadModel(o.model);
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
   options.huge_pages = o.huge_pages;
@@ -97,9 +97,7 @@ int Run(const RunOptions& o) {
 CLI::App* AddRunCommand(CLI::App& app, Action* run) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model once on .npy/.npz, random or zero inputs; summarise, save or check the outputs");
-  cmd->add_option("model", opt->path,
-                  "Model library (.so) exported by TVM, or a Model Library Format archive (.tar[.gz|.xz] or folder)")
-      ->required();
+  AddModelSource(cmd, &opt->model);
   AddInputOptions(cmd, &opt->inputs, /*fill_needs_flag=*/true);
   cmd->add_option("-o,--output-dir", opt->output_dir,
                   "Write the outputs to DIR/output<i>.npy (DIR created if missing), or to FILE.npz keyed by output name")

@@ -29,7 +29,7 @@ class Module:
 
     def _missing_function_hint(self, name):
         """For a model library: the models it does hold, and how to create an executor."""
-        if self.type_key != "AotExecutorFactory" or name == "list_module_names":
+        if self.type_key not in ("AotExecutorFactory", "GraphExecutorFactory") or name == "list_module_names":
             return ""
         names = [str(n) for n in self["list_module_names"]()]
         return ": the library's model%s %s; create an executor with lib[%r](device)" % (

@@ -496,7 +496,11 @@ def create_executor(lib, device=None, *, workspace_pools=None, arena=None, check
     except BaseException:
         _memory_released(key)  # no executor: nothing will call back
         raise
-    return AotModule(Module(h.value))
+    module = Module(h.value)
+    if module.type_key.startswith("GraphExecutor"):
+        from ...contrib.graph_executor import GraphModule   # contrib imports this module
+        return GraphModule(module)
+    return AotModule(module)
 
 
 # The caller's buffers of each live executor, by key, until the runtime says the executor is gone
