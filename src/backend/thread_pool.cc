@@ -30,9 +30,15 @@ inline void CpuRelax() {
 }
 
 thread_local bool t_in_task = false;
-thread_local int t_thread_limit = 0;    // ScopedThreadLimit's count; 0: none
-thread_local bool t_in_request = false;  // inside a ScopedThreadLimit
-std::atomic<int> g_running_requests{0};  // threads inside a ScopedThreadLimit
+// This thread's request (ScopedThreadLimit). It is counted as running at its first launch of
+// num_task 0, so that a run without such launches pays no shared atomic.
+struct Request {
+  int limit = 0;  // ScopedThreadLimit's count; 0: none
+  bool open = false;
+  bool counted = false;
+};
+thread_local Request t_request;
+std::atomic<int> g_running_requests{0};  // requests counted and not yet ended
 
 // Which threads run a launch now and from where in the model each was launched (the profiler's
 // attribution of a launch's wall time to its operator). A launch claims a free slot (owner 0 ->
@@ -185,9 +191,14 @@ class Pool {
     std::lock_guard<std::mutex> lock(mu_);
     int n = num_task;
     if (n == 0) {
-      int want = t_thread_limit > 0 ? t_thread_limit : DefaultNumThreads();
+      Request& r = t_request;
+      if (r.open && !r.counted) {
+        r.counted = true;
+        g_running_requests.fetch_add(1, std::memory_order_relaxed);
+      }
+      int want = r.limit > 0 ? r.limit : DefaultNumThreads();
       AddWorkers(want - 1 - static_cast<int>(workers_.size()));  // the pool's size; fewer if they cannot start
-      if (t_thread_limit == 0) want = std::max(1, want / std::max(1, g_running_requests.load(std::memory_order_relaxed)));
+      if (r.limit == 0) want = std::max(1, want / std::max(1, g_running_requests.load(std::memory_order_relaxed)));
       n = std::min(want, static_cast<int>(idle_.size()) + 1);
     } else if (!AddWorkers(n - 1 - static_cast<int>(idle_.size()))) {
       SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendParallelLaunch: cannot start ", n - 1,
@@ -300,17 +311,20 @@ void SetEnvironmentNumThreads(int n) {
   g_env_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed);
 }
 
-ScopedThreadLimit::ScopedThreadLimit(int num_threads) : previous_limit_(t_thread_limit), counted_(!t_in_request) {
-  t_thread_limit = num_threads > 0 && num_threads <= kMaxTasks ? num_threads : 0;
-  t_in_request = true;
-  if (counted_) g_running_requests.fetch_add(1, std::memory_order_relaxed);
+ScopedThreadLimit::ScopedThreadLimit(int num_threads) {
+  Request& r = t_request;
+  previous_limit_ = r.limit;
+  outermost_ = !r.open;
+  r.limit = num_threads > 0 && num_threads <= kMaxTasks ? num_threads : 0;
+  r.open = true;
 }
 
 ScopedThreadLimit::~ScopedThreadLimit() {
-  t_thread_limit = previous_limit_;
-  if (!counted_) return;
-  t_in_request = false;
-  g_running_requests.fetch_sub(1, std::memory_order_relaxed);
+  Request& r = t_request;
+  r.limit = previous_limit_;
+  if (!outermost_) return;
+  if (r.counted) g_running_requests.fetch_sub(1, std::memory_order_relaxed);
+  r = Request{};
 }
 
 uintptr_t ParallelLaunchCallerOf(uintptr_t self) {

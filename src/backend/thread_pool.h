@@ -42,9 +42,10 @@ void SetEnvironmentNumThreads(int n);
 // One request (an executor's Run) on this thread, for its lifetime: launches of num_task 0 from
 // this thread use at most `num_threads` threads (ExecutorOptions::num_threads), the caller's
 // included; 0, or a count outside [1, kMaxParallelTasks], means the default count shared with the
-// other requests running (those inside a ScopedThreadLimit on other threads). Nests: the inner
-// scope's count holds until it ends; only the outermost counts as a running request. Not movable;
-// create and destroy on one thread.
+// other requests running (those inside a ScopedThreadLimit on other threads that have launched
+// with num_task 0). Nests: the inner scope's count holds until it ends; the outermost is the
+// request. Costs a run without such launches no shared write. Not movable; create and destroy on
+// one thread.
 class ScopedThreadLimit {
  public:
   explicit ScopedThreadLimit(int num_threads);
@@ -54,7 +55,7 @@ class ScopedThreadLimit {
 
  private:
   int previous_limit_;
-  bool counted_;
+  bool outermost_;
 };
 
 }  // namespace aotrt

@@ -232,12 +232,15 @@ TEST(ThreadPool, ThreadLimitSetsTheCountOfZeroTaskLaunches) {
 }
 
 // Requests running at the same time share the default count: with 4 threads and two requests,
-// a launch gets 2.
+// a launch gets 2. A request counts from its first launch of num_task 0.
 TEST(ThreadPool, ConcurrentRequestsShareTheDefaultCount) {
   aotrt::SetNumThreads(4);
   std::atomic<bool> entered{false}, done{false};
   std::thread other([&] {
     aotrt::ScopedThreadLimit request(0);
+    Record r;
+    EXPECT_EQ(TVMBackendParallelLaunch(RecordTask, &r, 0), 0);
+    EXPECT_EQ(r.num_task, 4);  // alone so far
     entered = true;
     WaitFor(done);
   });
