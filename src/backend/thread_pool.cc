@@ -30,14 +30,6 @@ inline void CpuRelax() {
 }
 
 thread_local bool t_in_task = false;
-// This thread's request (ScopedThreadLimit). It is counted as running at its first launch of
-// num_task 0, so that a run without such launches pays no shared atomic.
-struct Request {
-  int limit = 0;  // ScopedThreadLimit's count; 0: none
-  bool open = false;
-  bool counted = false;
-};
-thread_local Request t_request;
 std::atomic<int> g_running_requests{0};  // requests counted and not yet ended
 
 // Which threads run a launch now and from where in the model each was launched (the profiler's
@@ -191,7 +183,7 @@ class Pool {
     std::lock_guard<std::mutex> lock(mu_);
     int n = num_task;
     if (n == 0) {
-      Request& r = t_request;
+      ThreadRequest& r = t_thread_request;
       if (r.open && !r.counted) {
         r.counted = true;
         g_running_requests.fetch_add(1, std::memory_order_relaxed);
@@ -311,20 +303,11 @@ void SetEnvironmentNumThreads(int n) {
   g_env_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed);
 }
 
-ScopedThreadLimit::ScopedThreadLimit(int num_threads) {
-  Request& r = t_request;
-  previous_limit_ = r.limit;
-  outermost_ = !r.open;
-  r.limit = num_threads > 0 && num_threads <= kMaxTasks ? num_threads : 0;
-  r.open = true;
-}
+__thread ThreadRequest t_thread_request __attribute__((tls_model("initial-exec"))) = {0, false, false};
 
-ScopedThreadLimit::~ScopedThreadLimit() {
-  Request& r = t_request;
-  r.limit = previous_limit_;
-  if (!outermost_) return;
-  if (r.counted) g_running_requests.fetch_sub(1, std::memory_order_relaxed);
-  r = Request{};
+void EndCountedRequest() {
+  t_thread_request.counted = false;
+  g_running_requests.fetch_sub(1, std::memory_order_relaxed);
 }
 
 uintptr_t ParallelLaunchCallerOf(uintptr_t self) {

@@ -58,4 +58,28 @@ class ScopedThreadLimit {
   bool outermost_;
 };
 
+// This thread's request, for the inline scope above (an executor run reads it: initial-exec, as
+// backend/workspace.h's per-thread words). `counted`: the pool counts it as running, from its
+// first launch of num_task 0 (a run without one pays no shared write).
+struct ThreadRequest {
+  int limit;  // 0: none
+  bool open;
+  bool counted;
+};
+extern __thread ThreadRequest t_thread_request __attribute__((tls_model("initial-exec")));
+void EndCountedRequest();  // the counted request of this thread ends
+
+inline ScopedThreadLimit::ScopedThreadLimit(int num_threads)
+    : previous_limit_(t_thread_request.limit), outermost_(!t_thread_request.open) {
+  t_thread_request.limit = num_threads > 0 && num_threads <= kMaxParallelTasks ? num_threads : 0;
+  t_thread_request.open = true;
+}
+
+inline ScopedThreadLimit::~ScopedThreadLimit() {
+  t_thread_request.limit = previous_limit_;
+  if (!outermost_) return;
+  if (t_thread_request.counted) EndCountedRequest();
+  t_thread_request.open = false;
+}
+
 }  // namespace aotrt
