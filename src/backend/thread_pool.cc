@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include "base/error_util.h"
 #include "base/guard_call.h"
@@ -145,7 +146,13 @@ struct Worker {
 
 class Pool {
  public:
+  // Joins the workers; in a forked child, which has none of them (only the forking thread is
+  // copied), their objects are left alone: joining a parent's thread there faults.
   ~Pool() {
+    if (getpid() != pid_) {
+      for (auto& w : workers_) w.release();
+      return;
+    }
     for (auto& w : workers_) {
       {
         std::lock_guard<std::mutex> lock(w->mu);
@@ -269,6 +276,7 @@ class Pool {
     done_cv_.wait(lock, [&] { return launch.pending.load(std::memory_order_acquire) == 0; });
   }
 
+  const pid_t pid_ = getpid();  // the process whose threads the workers are
   std::mutex mu_;
   std::vector<std::unique_ptr<Worker>> workers_;  // under mu_
   std::vector<Worker*> idle_;                     // under mu_; capacity >= workers_.size()

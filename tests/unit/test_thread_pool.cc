@@ -11,6 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <tvm/runtime/c_backend_api.h>
 
 #include "aotrt/c_api.h"
@@ -275,4 +278,17 @@ TEST(ThreadPool, NestedLaunchFromAWorkerIsAnError) {
   EXPECT_NE(std::string(TVMGetLastError()).find("Task 1 error: TVMBackendParallelLaunch: nested parallel launch"),
             std::string::npos)
       << TVMGetLastError();
+}
+
+// The pool's workers are the parent's threads: a child forked after launches exits normally
+// (exit() runs the pool's destructor, which must not join threads the child does not have).
+TEST(ThreadPool, AForkedChildExitsNormallyAfterTheParentLaunched) {
+  Record r;
+  ASSERT_EQ(TVMBackendParallelLaunch(RecordTask, &r, 4), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) std::exit(0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
 }
