@@ -9,7 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include <pthread.h>
 #include <unistd.h>
 
 #include "base/error_util.h"
@@ -33,37 +32,10 @@ inline void CpuRelax() {
 thread_local bool t_in_task = false;
 std::atomic<int> g_running_requests{0};  // requests counted and not yet ended
 
-// Which threads run a launch now and from where in the model each was launched (the profiler's
-// attribution of a launch's wall time to its operator). A launch claims a free slot (owner 0 ->
-// kClaiming), writes its caller, then its thread as owner; the signal handler reading on that
-// same thread sees both in program order.
-constexpr uintptr_t kClaiming = 1;  // no pthread_t
-struct LaunchSlot {
-  std::atomic<uintptr_t> owner{0};
-  std::atomic<uintptr_t> caller{0};
-};
-LaunchSlot g_launch_slots[64];
-
-class LaunchMark {
- public:
-  explicit LaunchMark(const void* caller_pc) {
-    for (LaunchSlot& s : g_launch_slots) {
-      uintptr_t expected = 0;
-      if (!s.owner.compare_exchange_strong(expected, kClaiming, std::memory_order_relaxed)) continue;
-      s.caller.store(reinterpret_cast<uintptr_t>(caller_pc), std::memory_order_relaxed);
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      s.owner.store(static_cast<uintptr_t>(pthread_self()), std::memory_order_relaxed);
-      slot_ = &s;
-      return;
-    }
-  }
-  ~LaunchMark() {
-    if (slot_) slot_->owner.store(0, std::memory_order_relaxed);
-  }
-
- private:
-  LaunchSlot* slot_ = nullptr;
-};
+// Where in the model this thread's launch in flight was launched from, or 0 (the profiler's
+// attribution of a launch's wall time to its operator). Initial-exec: a plain load for the
+// profiler's signal handler, which reads it on this thread.
+__thread uintptr_t t_launch_caller __attribute__((tls_model("initial-exec"))) = 0;
 
 // Sense-reversing barrier for the tasks of one launch.
 struct Barrier {
@@ -173,13 +145,14 @@ class Pool {
                    StrCat("TVMBackendParallelLaunch: num_task ", num_task, " not in [0, ", kMaxTasks, "]"));
       return -1;
     }
-    LaunchMark mark(caller_pc);
     Launch launch;
     launch.f = f;
     launch.cdata = cdata;
     if (!Start(&launch, num_task)) return -1;
+    t_launch_caller = reinterpret_cast<uintptr_t>(caller_pc);
     launch.RunTask(0);
     Wait(launch);
+    t_launch_caller = 0;
     return launch.Report();
   }
 
@@ -318,13 +291,7 @@ void EndCountedRequest() {
   g_running_requests.fetch_sub(1, std::memory_order_relaxed);
 }
 
-uintptr_t ParallelLaunchCallerOf(uintptr_t self) {
-  if (self == 0) return 0;
-  for (const LaunchSlot& s : g_launch_slots) {
-    if (s.owner.load(std::memory_order_relaxed) == self) return s.caller.load(std::memory_order_relaxed);
-  }
-  return 0;
-}
+uintptr_t CurrentParallelLaunchCaller() { return t_launch_caller; }
 
 int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
   if (!f) {

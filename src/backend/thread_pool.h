@@ -19,13 +19,12 @@ namespace aotrt {
 
 // 0, or -1 with a last error ("Task i error: ..." per failed task). `caller_pc` is the return
 // address in the generated operator that launched (TVMBackendParallelLaunch's own), kept for
-// ParallelLaunchCallerOf while the launch runs. Thread-safe.
+// CurrentParallelLaunchCaller while the launch runs. Thread-safe.
 int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc = nullptr);
-// The caller_pc of the parallel launch that thread `self` (its pthread_self()) is running now, or
-// 0 when it runs none. Relaxed atomic loads: async-signal-safe, for the operator profiler's
-// signal handler, which asks on behalf of the interrupted thread (src/profiling/pc_sampler.cc).
-// Exact for the first 64 launches in flight at once (later ones are not marked: 0).
-uintptr_t ParallelLaunchCallerOf(uintptr_t self);
+// The caller_pc of the parallel launch the calling thread is running now, or 0 when it runs none.
+// One per-thread load: async-signal-safe, for the operator profiler's signal handler, which runs
+// on the interrupted thread (src/profiling/pc_sampler.cc).
+uintptr_t CurrentParallelLaunchCaller();
 int ParallelBarrier(int task_id, TVMParallelGroupEnv* penv);
 // The most tasks one launch may ask for.
 constexpr int kMaxParallelTasks = 1024;
