@@ -145,15 +145,18 @@ class Pool {
                    StrCat("TVMBackendParallelLaunch: num_task ", num_task, " not in [0, ", kMaxTasks, "]"));
       return -1;
     }
+    t_launch_caller = reinterpret_cast<uintptr_t>(caller_pc);  // all of the launch is the operator's
     Launch launch;
     launch.f = f;
     launch.cdata = cdata;
-    if (!Start(&launch, num_task)) return -1;
-    t_launch_caller = reinterpret_cast<uintptr_t>(caller_pc);
-    launch.RunTask(0);
-    Wait(launch);
+    int rc = -1;
+    if (Start(&launch, num_task)) {
+      launch.RunTask(0);
+      Wait(launch);
+      rc = launch.Report();
+    }
     t_launch_caller = 0;
-    return launch.Report();
+    return rc;
   }
 
  private:
