@@ -1,5 +1,5 @@
 // aotrt bench MODEL.so [--input ...] [--number N] [--repeat R] [--min-repeat-ms MS] [--warmup W]
-//                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--duration SECONDS] [--json]
+//                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--op-threads N] [--duration SECONDS] [--json]
 //                      [--check-bounds] [--huge-pages]
 #include <algorithm>
 #include <atomic>
@@ -33,7 +33,7 @@ using Clock = std::chrono::steady_clock;
 struct BenchOptions {
   ModelSource model;
   InputOptions inputs;
-  int number = 1, repeat = 100, min_repeat_ms = 0, warmup = 10, cooldown_ms = 0, cache_flush = 0, threads = 1;
+  int number = 1, repeat = 100, min_repeat_ms = 0, warmup = 10, cooldown_ms = 0, cache_flush = 0, threads = 1, op_threads = 0;
   double duration_s = 0;   // > 0: repeat until this much time has passed instead of `repeat` times
   bool json = false;
   bool check_bounds = false;
@@ -183,6 +183,7 @@ BenchResult RunBench(const BenchOptions& o) {
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
   options.huge_pages = o.huge_pages;
+  options.num_threads = o.op_threads;
   std::vector<aotrt::ExecutorOptions> per_executor(static_cast<size_t>(o.threads), options);
   if (o.arena) {
     for (aotrt::ExecutorOptions& e : per_executor) e = arenas.Add(model, options);  // sized (and measured) before timing
@@ -305,6 +306,7 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
                       {"cooldown_ms", o.cooldown_ms},
                       {"cache_flush_bytes", o.cache_flush},
                       {"threads", o.threads},
+                      {"op_threads", o.op_threads},
                       {"interrupted", r.all.interrupted},
                       {"latency", StatsJson(r.all)},
                       {"per_thread", per_thread},
@@ -331,6 +333,8 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
       ->check(CLI::Range(0, INT_MAX));
   cmd->add_option("-t,--threads", o->threads, "Executors running concurrently, one per thread (default 1)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--op-threads", o->op_threads, "Most threads one operator runs on (ExecutorOptions::num_threads; default 0: TVM_NUM_THREADS or the cores, shared)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_flag("--check-bounds", o->check_bounds, "Time runs in bounds-checking mode (as aotrt run --check-bounds)");
   cmd->add_flag("--arena", o->arena,

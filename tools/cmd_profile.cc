@@ -1,5 +1,5 @@
 // aotrt profile MODEL.so [--input ...] [--duration S | --runs N] [--period-us US] [--warmup W]
-//                        [--json] [--csv FILE]
+//                        [--op-threads N] [--json] [--csv FILE]
 // Where a run's time goes, operator by operator (aotrt::ProfileOperators), against the median of
 // unprofiled runs timed just before and after (the `bench` figure).
 #include <algorithm>
@@ -33,6 +33,7 @@ struct ProfileCliOptions {
   double bench_s = 0.5;  // unprofiled runs before and after, each phase about this long
   bool json = false;
   std::string csv;
+  int op_threads = 0;
 };
 
 extern "C" void OnProfileSigint(int) { aotrt::RequestInterrupt(); }
@@ -101,6 +102,8 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
   cmd->add_option("--bench-duration", o->bench_s,
                   "Seconds of unprofiled runs timed before and after the profile, each (default 0.5)")
       ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--op-threads", o->op_threads, "Most threads one operator runs on (ExecutorOptions::num_threads; default 0: TVM_NUM_THREADS or the cores, shared)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_option("--csv", o->csv, "Also write the operators as CSV to FILE")->type_name("FILE");
   *run = [o] {
@@ -114,7 +117,9 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
       throw UsageError(e.what());
     }
     aotrt::Model model = LoadModel(o->model);
-    aotrt::Executor ex = model.CreateExecutor();
+    aotrt::ExecutorOptions options;
+    options.num_threads = o->op_threads;
+    aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
     ApplyInputs(ex, PrepareInputs(model, ex, o->inputs));
     std::vector<double> plain;
     ex.Run();  // warm before timing

@@ -1,6 +1,6 @@
 // aotrt run MODEL.so [--input NAME=FILE.npy|FILE.npz ...] [--inputs FILE.npz] [--random|--zeros] [--seed N]
 //                    [--output-dir DIR|FILE.npz] [--print] [--expect FILE.npz [--rtol R] [--atol A | --exact]]
-//                    [--top K] [--check-bounds] [--huge-pages]
+//                    [--top K] [--check-bounds] [--huge-pages] [--op-threads N]
 //
 // Every input is given, or --random / --zeros says what the others get. Exit status 3 when --expect
 // finds a difference.
@@ -32,6 +32,7 @@ struct RunOptions {
   std::string expect;
   Tolerance tol;
   int top = 0;
+  int op_threads = 0;
 };
 
 constexpr int kExitDiffers = 3;
@@ -69,6 +70,7 @@ int Run(const RunOptions& o) {
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
   options.huge_pages = o.huge_pages;
+  options.num_threads = o.op_threads;
   CallerArenas arenas;
   if (o.arena) options = arenas.Add(model, options);
   aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
@@ -109,6 +111,8 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run) {
                 "Build the executor in one block of caller-owned memory (ExecutorOptions::arena, sized by Model::ArenaBytes)");
   cmd->add_flag("--huge-pages", opt->huge_pages,
                 "Back buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
+  cmd->add_option("--op-threads", opt->op_threads, "Most threads one operator runs on (ExecutorOptions::num_threads; default 0: TVM_NUM_THREADS or the cores, shared)")
+      ->check(CLI::Range(0, 1024));
   auto* expect = cmd->add_option("--expect", opt->expect,
                                  "Compare the outputs with FILE.npz (keys: output names or arr_0, arr_1, ...); "
                                  "exit status 3 when they differ")

@@ -101,6 +101,7 @@ class AotExecutor final : public ExecutorInterface {
   std::pmr::vector<PoolBuffer> workspace_pools_;  // on the heap only; a region's pools are cut from it
   bool check_bounds_ = false;
   bool huge_pages_ = false;
+  int num_threads_ = 0;  // ExecutorOptions::num_threads, else the load's; 0: the pool's default
   TVMBackendPackedCFunc entry_ = nullptr;  // program_->entry, kept here for the hot path
   // The entry's arguments, built once: one DLTensor per argument, and the value/code arrays.
   std::pmr::vector<DLTensor> arg_tensors_;

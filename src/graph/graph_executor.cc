@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "aot/loaded_model.h"
+#include "backend/thread_pool.h"
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
@@ -58,6 +59,9 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice d
   const GraphMemoryPlan& plan = model_->plan();
   block_data_ = ArenaBlock(options, plan.block_bytes, *model_);
   check_bounds_ = options.check_bounds || floor.check_bounds;
+  num_threads_ = options.num_threads != 0 ? options.num_threads : floor.num_threads;
+  AOTRT_REQUIRE(num_threads_ >= 0 && num_threads_ <= kMaxParallelTasks, kInvalidArgument, "ExecutorOptions::num_threads is ",
+                num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
   if (block_data_ == nullptr) {
     block_ = NDArray::Empty({static_cast<int64_t>(plan.block_bytes)}, DLDataType{kDLUInt, 8, 1});
     block_data_ = static_cast<uint8_t*>(block_.data());
@@ -241,6 +245,7 @@ void GraphExecutor::RunOp(size_t k) {
 }
 
 void GraphExecutor::Run() {
+  ScopedThreadLimit threads(num_threads_);
   if (check_bounds_) return RunChecked();
   const size_t n = model_->ops().size();
   for (size_t k = 0; k < n; ++k) RunOp(k);

@@ -78,6 +78,7 @@ class GraphExecutor final : public ExecutorInterface {
   // (a host may free its handle and keep reading an earlier one). Pointed at the storage when handed out.
   std::vector<NDArray> input_arrays_, output_arrays_;
   bool check_bounds_ = false;
+  int num_threads_ = 0;  // ExecutorOptions::num_threads, else the load's; 0: the pool's default
 };
 
 }  // namespace aotrt
