@@ -21,11 +21,14 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
-# Debian's qemu-user-static (or qemu-user), with the cross toolchain's sysroot for the dynamic linker.
+# Debian's qemu-user-static (or qemu-user). Programs find Debian's arm64 libc and libraries where
+# multiarch installs them (/lib/ld-linux-aarch64.so.1, /usr/lib/aarch64-linux-gnu). Not with
+# `-L /usr/aarch64-linux-gnu` (the cross toolchain's copy of libc): there, under qemu 7.2, a
+# program hangs in its first pthread_create.
 if(NOT CMAKE_CROSSCOMPILING_EMULATOR)
   find_program(AOTRT_QEMU_AARCH64 NAMES qemu-aarch64-static qemu-aarch64)
   if(AOTRT_QEMU_AARCH64)
-    set(CMAKE_CROSSCOMPILING_EMULATOR ${AOTRT_QEMU_AARCH64} -L /usr/aarch64-linux-gnu)
+    set(CMAKE_CROSSCOMPILING_EMULATOR ${AOTRT_QEMU_AARCH64})
   endif()
 endif()
 

@@ -23,8 +23,8 @@ sudo=""
 
 install_deps() {
   bash scripts/install-deps.sh || return 1  # the host's: python3-numpy, cmake, pkg-config...
-  local arm64=(libspdlog-dev:arm64 libfmt-dev:arm64 libxxhash-dev:arm64 libgtest-dev:arm64 libarchive-dev:arm64
-               libminizip-dev:arm64 zlib1g-dev:arm64 libstdc++6:arm64 libgomp1:arm64)
+  local arm64=(libc6:arm64 libspdlog-dev:arm64 libfmt-dev:arm64 libxxhash-dev:arm64 libgtest-dev:arm64
+               libarchive-dev:arm64 libminizip-dev:arm64 zlib1g-dev:arm64 libstdc++6:arm64 libgomp1:arm64)
   local host=(g++-aarch64-linux-gnu gcc-aarch64-linux-gnu qemu-user-static ninja-build)
   local missing=() p
   for p in "${host[@]}" "${arm64[@]}"; do
@@ -79,11 +79,19 @@ if ! cmake --build "$build" -j"$jobs"; then record "build" 1 ""; summary; exit 1
 built=$(date +%s)
 record "cross build" 0 "($((built - start)) s with the installs)"
 emulator=$(sed -n 's/^AOTRT_QEMU_AARCH64:FILEPATH=//p' "$build/CMakeCache.txt")
-qemu=("$emulator" -L /usr/aarch64-linux-gnu)
+qemu=("$emulator")  # no -L: see cmake/aarch64-linux-gnu.cmake
 
 echo "=== aarch64: the C++ suites under qemu"
+# Not under qemu: the checks of the sources and of the model generator (the same on every processor:
+# the x86-64 build runs them); every float32 through the float16 conversion (2^32 conversions: a
+# quarter of an hour under qemu, seconds on a board); and what qemu-user does not emulate: it ignores
+# madvise(MADV_HUGEPAGE) (HugePages.*), and its posix_spawn reports a missing compiler as exit 127
+# instead of ENOENT (the three tests of a missing C compiler).
+exclude='^(aotgen_selfcheck|include_graph_.*|c_abi_headers_.*|quickstart_shows_build_progress'
+exclude+='|Half\.EveryFloatNarrowsLikeF16C|HugePages\..*|LoadErrors\.ObjectExportWithoutACompiler'
+exclude+='|CInterfaceErrors\.NoCCompiler.*)$'
 log="$build/aotrt-ctest.log"
-(cd "$build" && ctest --output-on-failure -j"$jobs" -R '^(Aot|[A-Z])' -E "${AOTRT_QEMU_EXCLUDE:-^$}") 2>&1 | tee "$log"
+(cd "$build" && ctest --output-on-failure -j"$jobs" -E "$exclude") 2>&1 | tee "$log"
 record "unit + e2e tests (qemu)" "${PIPESTATUS[0]}" "$(grep -E 'tests passed, [0-9]+ tests? failed' "$log" | tail -1)"
 
 echo "=== aarch64: the real aarch64 exports through the CLI under qemu"

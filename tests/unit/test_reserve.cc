@@ -194,7 +194,7 @@ void HostHandler(int) {
 // Past even the reserve: the guard faults, aotrt says what and where, and the process dies as it
 // would have (here by SIGSEGV; a host's own handler still runs after the report).
 TEST(ReserveDeathTest, WritePastTheReserveIsReportedThenFatal) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, AOTRT_TEST_DEATH_TEST_STYLE);  // tests/CMakeLists.txt
   const size_t room = 2 * kPage - 1000;  // the rest of the page and a page of reserve: 7,192 bytes with 4 KiB pages
   EXPECT_EXIT(
       {

@@ -67,6 +67,9 @@ std::string MachineName(uint16_t m) {
 void CheckElfMachine(const char* head, size_t size, const std::string& what) {
   // e_machine: bytes 18-19 in ELF32 and ELF64 alike, in the file's byte order.
   if (size < 20 || std::memcmp(head, ELFMAG, SELFMAG) != 0 || kHostMachine == 0) return;
+  const bool known = (head[EI_CLASS] == ELFCLASS32 || head[EI_CLASS] == ELFCLASS64) &&
+                     (head[EI_DATA] == ELFDATA2LSB || head[EI_DATA] == ELFDATA2MSB);
+  if (!known) return;  // a class or byte order ELF does not define: not ELF enough to name a processor
   const auto* b = reinterpret_cast<const unsigned char*>(head);
   uint16_t m = head[EI_DATA] == ELFDATA2MSB ? uint16_t(b[18] << 8 | b[19]) : uint16_t(b[19] << 8 | b[18]);
   AOTRT_REQUIRE(m == kHostMachine, kFormatError, what, " was built for ", MachineName(m), "; this process runs on ",
