@@ -99,6 +99,7 @@ if [ ! -d "$fixtures" ]; then
   record "aarch64 fixtures (CLI)" 0 "(skipped: $fixtures not present)"
 else
   for dir in "$fixtures"/*/; do
+    dir=${dir%/}
     name=$(basename "$dir")
     tol=(--exact)
     grep -q '"exact": *true' "$dir/case.json" || tol=(--rtol 1e-4 --atol 1e-5)
