@@ -35,15 +35,15 @@ def module_of(d, meta):
     return m
 
 
-@pytest.mark.parametrize("case", cases() or [pytest.param("none", marks=pytest.mark.skip("no graph fixtures"))])
-def test_graph_fixture_bit_exact(case):
-    d, meta, inputs, expected = load(case)
+@pytest.mark.parametrize("graph_case", cases() or [pytest.param("none", marks=pytest.mark.skip("no graph fixtures"))])
+def test_graph_fixture_bit_exact(graph_case):
+    d, meta, inputs, expected = load(graph_case)
     m = module_of(d, meta)
     assert m.get_num_outputs() == len(expected)
     m.run(**inputs)
     for i, e in enumerate(expected):
         got = m.get_output(i).numpy()
-        assert got.dtype == e.dtype and np.array_equal(got, e), (case, i)
+        assert got.dtype == e.dtype and np.array_equal(got, e), (graph_case, i)
 
 
 def test_graph_package_folder_loads_as_one_model():

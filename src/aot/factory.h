@@ -32,6 +32,7 @@ class AotExecutorFactoryNode : public ExecutorFactoryNode {
   void OnImportsLinked() override;
 
   const std::string& module_name() const override { return module_name_; }
+  void RequireModel() const override { model(); }
   const ModelInfo& info() const override { return model()->info(); }
   // The model; kNotFound when the factory is not linked to a metadata module.
   const std::shared_ptr<const LoadedModel>& model() const;

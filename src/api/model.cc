@@ -25,7 +25,7 @@ Model Model::FromModule(Module factory) {
     AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not a model: the library's root module is '",
                   factory.type_key(), "', expected 'AotExecutorFactory' or 'GraphExecutorFactory' (a library of "
                   "operators alone, e.g. the mod.so of a graph export, needs its graph: Model::LoadGraph)");
-    node->info();  // linked to its model, else kNotFound
+    node->RequireModel();
     Model m;
     m.factory_ = std::move(factory);
     return m;

@@ -41,6 +41,8 @@ class ExecutorModuleNode : public ModuleNode {
 class ExecutorFactoryNode : public ModuleNode {
  public:
   virtual const std::string& module_name() const = 0;
+  // Throws kNotFound when the factory is not linked to its model (no metadata module, no library).
+  virtual void RequireModel() const = 0;
   virtual const ModelInfo& info() const = 0;
   // Throws kInvalidArgument (device, options), kOutOfMemory.
   virtual ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) = 0;

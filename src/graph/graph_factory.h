@@ -53,6 +53,7 @@ class GraphExecutorFactoryNode : public ExecutorFactoryNode {
   void OnImportsLinked() override;
 
   const std::string& module_name() const override { return module_name_; }
+  void RequireModel() const override { model(); }
   const ModelInfo& info() const override { return model()->info(); }
   ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override;
   size_t ArenaBytes(const ExecutorOptions&) const override { return model()->plan().block_bytes; }

@@ -48,7 +48,7 @@ def test_sample(args, tmp):
         check(needle in out, "profile table: %r not in %r" % (needle, out))
     with open(csv_path) as f:
         rows = list(csv.reader(f))
-    check(rows and rows[0] == ["name", "symbol", "percent", "ci95", "mean_ms", "samples"], "csv header %r" % rows[:1])
+    check(rows and rows[0] == ["name", "symbol", "percent", "ci95", "mean_ms", "samples", "shapes"], "csv header %r" % rows[:1])
     check(len(rows) >= 3 and rows[-1][0].startswith("(outside"), "csv rows %r" % rows)
 
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -29,6 +30,25 @@ TEST(Allocations, RunAllocatesNothing) {
     ex.Run();  // warm: the workspace pool has its blocks now
     int64_t before = CurrentAllocStats().calls;
     for (int i = 0; i < 100; ++i) ex.Run();
+    EXPECT_EQ(CurrentAllocStats().calls - before, 0) << name << ": Run() allocated";
+    ExpectOutputsMatch(c, ex);
+  }
+}
+
+// Real graph exports (../shared/fixtures/graph): the operators' parallel launches included.
+TEST(Allocations, GraphRunAllocatesNothing) {
+  if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
+  std::string dir = AOTRT_TEST_GRAPH_FIXTURES_NPY_DIR;
+  if (dir.empty()) GTEST_SKIP() << "../shared/fixtures/graph not present";
+  for (const std::string& name : ListDir(dir)) {
+    std::ifstream in(dir + "/" + name + "/case.json");
+    if (!in) continue;
+    Case c = LoadCase(dir + "/" + name, nlohmann::json::parse(in).at("artifact").get<std::string>());
+    Executor ex = Model::Load(c.library).CreateExecutor();
+    SetCaseInputs(c, ex);
+    ex.Run();  // warm: the workspace pool and the thread pool's workers exist now
+    int64_t before = CurrentAllocStats().calls;
+    for (int i = 0; i < 20; ++i) ex.Run();
     EXPECT_EQ(CurrentAllocStats().calls - before, 0) << name << ": Run() allocated";
     ExpectOutputsMatch(c, ex);
   }

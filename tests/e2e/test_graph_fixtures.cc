@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <cstdlib>
 #include <functional>
 #include <sstream>
 #include <thread>
@@ -203,4 +204,20 @@ TEST(GraphFixtures, ProfileTimesEveryNode) {
   }
   EXPECT_NEAR(sum, p.run_ms, p.run_ms * 1e-6 + 1e-9);
   ExpectOutputsMatch(c, ex);
+}
+
+TEST(GraphFixtures, TvmcPackageTarLoadsAsOneModel) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  char tmpl[] = "/tmp/aotrt-tvmc-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl, tar = dir + "/model.tar";
+  ASSERT_EQ(std::system(("tar -C '" + c.library + "' -cf '" + tar + "' mod.so mod.json mod.params").c_str()), 0);
+  Model m = Model::Load(tar);
+  EXPECT_EQ(m.name(), "default");
+  ExpectNewExecutorMatches(c, m);
+  // A package without its library names what is missing.
+  std::string broken = dir + "/broken.tar";
+  ASSERT_EQ(std::system(("tar -C '" + c.library + "' -cf '" + broken + "' mod.json mod.params").c_str()), 0);
+  EXPECT_AOTRT_ERROR(Model::Load(broken), ErrorCode::kFormatError, {"broken.tar", "without mod.so"});
+  std::system(("rm -rf '" + dir + "'").c_str());
 }

@@ -98,6 +98,13 @@ def main(models, out):
         with tarfile.open(tar) as t:
             for member in ("./metadata.json", "./src/default.relay", "./codegen/host/src/default_lib0.c"):
                 write(out, "mlf_metadata", case + "_" + os.path.basename(member), t.extractfile(member).read())
+    # Graph exports (../shared/fixtures/graph when present): their graph JSON and params files.
+    graph = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/fixtures/graph")
+    for case in sorted(os.listdir(graph)) if os.path.isdir(graph) else []:
+        for member in ("mod.json", "mod.params"):
+            path = os.path.join(graph, case, member)
+            if os.path.isfile(path):
+                write(out, "graph", case + "_" + member, open(path, "rb").read())
     for entry in sorted(os.listdir(models)):
         path = os.path.join(models, entry)
         if entry.endswith(".so") and os.path.getsize(path) < 1 << 20:
