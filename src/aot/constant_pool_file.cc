@@ -85,10 +85,8 @@ bool ReadAll(int fd, void* dst, size_t n, size_t at) {
   return true;
 }
 
-// SampleHash of the payload of the open pool file `fd`, read with pread: checking a file then maps
-// none of its pages (a load does no work proportional to the weights). Hashing the samples from
-// the file's mapping instead costs a page fault each, and was slower both in a new process and in
-// one that loads again (bench/README.md, issue 25). False on a read error.
+// SampleHash of the payload of the open pool file `fd`, read with pread (bench/README.md says why
+// not from the mapping). False on a read error.
 bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
@@ -238,8 +236,7 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
 }
 
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& e, const uint8_t* payload,
-                   const std::string& built_for, bool locked, const std::string& what,
-                   const std::function<bool()>& give_up_now) {
+                   const std::string& built_for, bool locked, const std::string& what) {
   RemoveStaleTemps(dir, locked);
   std::string tmp;
   UniqueFd f;
@@ -266,10 +263,9 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
   uint8_t header[kHeaderBytes] = {};
   std::memcpy(header, &h, sizeof h);
   if (!WriteAll(f.fd, header, kHeaderBytes, 0)) return give_up("write", errno);
-  // Large writes (the page cache then keeps the file in large folios), polling between them.
+  // Large writes (bench/README.md: the page cache then keeps the file in large folios).
   constexpr size_t kChunk = size_t{8} << 20;
   for (size_t at = 0, n = e.bytes + e.slack; at < n; at += kChunk) {
-    if (give_up_now()) return give_up("finish (the process is exiting)", EINTR);
     if (!WriteAll(f.fd, payload + at, std::min(kChunk, n - at), kHeaderBytes + at)) return give_up("write", errno);
   }
   // Durable before visible: after a crash the name holds the whole pool, the old file or nothing.

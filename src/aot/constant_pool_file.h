@@ -8,27 +8,20 @@
 //
 // Opening checks the exact file size, the header and 16 sampled 512-byte payload blocks (first,
 // last and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
-// fifteenth of the pool, at a cost independent of the pool size: 16 preads of 512 bytes, ~9 us in a
-// new process where 4 KiB blocks cost ~17 us and 64 of them ~55 us: bench/README.md, issue 25).
-// Hashing the whole payload costs time proportional to the weights at every load, so it is done
-// only on request (`verify`); a bit flipped inside an unsampled block is otherwise not seen. Files are mapped without MAP_POPULATE, so that a load does no work
-// proportional to the weights: the file's pages are mapped as the first run reads them, a whole
-// large folio per fault (32 MiB: ~20 faults). A file held in 4 KiB folios (written in small
-// writes, or read back in small pieces after eviction) costs ~500 faults instead, about as much
-// as populating it would.
+// fifteenth of the pool, at a cost independent of the pool size). Hashing the whole payload costs
+// time proportional to the weights at every load, so it is done only on request (`verify`); a bit
+// flipped inside an unsampled block is otherwise not seen. Files are mapped without MAP_POPULATE:
+// a load does no work proportional to the weights.
 //
-// Writing (off the load's path, by the cache writer): to a temporary file created O_EXCL in the
-// same directory, with large pwrite()s, fdatasync'ed (a crash can then never leave a valid-looking
-// name over missing data), then renamed over the final name. Large writes matter: the page cache
-// keeps the file in large folios, so mapping 32 MiB costs ~20 page faults and 0.1 ms instead of
-// ~500 faults and 2-3 ms (bench/README.md). Temporary files of dead writers are removed when a new
-// one is created. Callers serialise writers (constant_cache_writer.cc holds the directory lock).
+// Writing: to a temporary file created O_EXCL in the same directory, with large pwrite()s,
+// fdatasync'ed (a crash can then never leave a valid-looking name over missing data), then renamed
+// over the final name. Temporary files of dead writers are removed when a new one is created.
+// Callers serialise writers (constant_cache.cc holds the directory lock).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
-#include <functional>
 #include <string>
 
 #include "aot/constant_pool_memory.h"
@@ -72,11 +65,9 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify,
 // rename; `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for
 // listings. Temporaries of dead writers are removed first: all of them when `dir` is locked
 // (`locked`: no other writer can be running), else those older than an hour. False, with a debug
-// log, on any failure of the file system (the temporary is removed). `give_up()` is polled between
-// writes; true abandons the file (the process is exiting).
+// log, on any failure of the file system (the temporary is removed).
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& spec, const uint8_t* payload,
-                   const std::string& built_for, bool locked, const std::string& what,
-                   const std::function<bool()>& give_up);
+                   const std::string& built_for, bool locked, const std::string& what);
 
 // A pool file's header as `aotrt cache` lists it.
 struct PoolFileHeader {

@@ -200,10 +200,12 @@ TEST(BoundsCheck, AQuarterOfAMultiMiBPoolPastItsEndIsHarmless) {
   ExpectOutputsMatch(c, ex);
 }
 
-// Past even the reserve: the guard page faults; aotrt reports it on stderr, naming the pool, the
+// Past even the reserve: the guard page faults; asked to (AOTRT_REPORT_GUARD_FAULTS=1, read when
+// the death test's new process loads libaotrt), aotrt reports it on stderr, naming the pool, the
 // model, the bytes and the operator, then the process dies of SIGSEGV as it would have.
 TEST(BoundsCheckDeathTest, PastTheReserveIsReportedThenFatal) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ScopedEnv report("AOTRT_REPORT_GUARD_FAULTS", "1");
   const std::string dir = AOTRT_TEST_CRASHING_DIR;
   Case c = LoadCase(dir + "/overrun_past_reserve_c.case", dir + "/overrun_past_reserve_c.so");
   ASSERT_EQ(c.overrun_buffer_bytes, 1024u);

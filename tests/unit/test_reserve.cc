@@ -190,10 +190,22 @@ void HostHandler(int) {
 }
 }  // namespace
 
-// Past even the reserve: the guard faults, aotrt says what and where, and the process dies as it
+// By default a guard's fault is not aotrt's to report: no process-wide handler is installed.
+TEST(ReserveDeathTest, NoHandlerIsInstalledUnlessAsked) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        PoolBuffer p("global_workspace", 4096, "pool P");
+        _exit(GuardFaultHandlerInstalled() ? 3 : 0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+// Asked for: past even the reserve, the guard faults, aotrt says what and where, and the process dies as it
 // would have (here by SIGSEGV; a host's own handler still runs after the report).
 TEST(ReserveDeathTest, WritePastTheReserveIsReportedThenFatal) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ReportGuardFaults();  // AOTRT_REPORT_GUARD_FAULTS=1
   EXPECT_EXIT(
       {
         PoolBuffer p("global_workspace", 1000, "workspace pool 'global_workspace' (1,000 bytes) of model 'm' (m.so)");
