@@ -107,8 +107,7 @@ void UnmapReserved(ReservedSpan* s) {
 }
 
 void ArmOverrunCheck(const ReservedSpan& s, size_t used) {
-  // The buffer's own pages after `used` (a reused block's, resident already): the canary. Giving
-  // them back instead would cost a page fault per page on the next larger use, every run.
+  // The buffer's own pages after `used` (a reused block's, resident already): the canary.
   if (used < s.capacity) FillCanary(s.data + used, s.capacity - used);
   ::madvise(s.data + s.capacity, s.reserve, MADV_DONTNEED);  // nothing resident: ~1 µs
 }
