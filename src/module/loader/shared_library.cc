@@ -6,9 +6,9 @@
 
 #include "base/error_util.h"
 #include "base/logging.h"
+#include "base/mapped_file.h"
 #include "module/loader/elf_file.h"
 #include "module/loader/elf_symbols.h"
-#include "module/loader/mapped_file.h"
 #include "module/loader/symbol_check.h"
 #include "module/model_contract.h"
 #include "module/symbol_source.h"
