@@ -1,4 +1,4 @@
-// The constant cache alone (src/aot/constant_cache.h), on a 32 MiB pool: a hit (read the alias,
+// The constant cache alone (src/constant_cache/constant_cache.h), on a 32 MiB pool: a hit (read the alias,
 // open, validate, map) followed by a first read of every page, as a model's first run does; the
 // same with the full payload check (AOTRT_CONSTANT_CACHE_VERIFY=1); a miss (the private copy the
 // load returns with), and the background writer's work for it (hash, write, fdatasync, rename,
@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <string>
 
-#include "aot/constant_cache.h"
+#include "constant_cache/constant_cache.h"
 #include "aotrt/cache.h"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include "backend/thread_pool.h"
 #include "base/error_util.h"
-#include "base/guard_fault.h"
+#include "memory/guard_fault.h"
 #include "base/logging.h"
 
 namespace aotrt {

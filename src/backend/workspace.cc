@@ -9,9 +9,9 @@
 #include "backend/arena_workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
-#include "base/reserve.h"
-#include "base/tail_slack.h"
-#include "base/zeroed_memory.h"
+#include "memory/reserve.h"
+#include "memory/tail_slack.h"
+#include "memory/zeroed_memory.h"
 
 namespace aotrt {
 
@@ -58,7 +58,7 @@ bool Mapped(const Block& b) { return b.span.data != nullptr; }
 size_t Serves(const Block& b) { return Mapped(b) ? b.size : (b.size - kCacheLine) / 2; }
 
 // Checking mode: a heap block's room after the request holds the canary; a mapped block's is
-// armed as a pool's (base/reserve.h).
+// armed as a pool's (memory/reserve.h).
 void Arm(Block* b) {
   b->armed = t_check.active;
   if (!b->armed) return;

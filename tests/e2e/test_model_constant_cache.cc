@@ -1,4 +1,4 @@
-// The constant cache under real loads (aot/model_program.cc + aot/constant_cache.h): a memory-
+// The constant cache under real loads (aot/model_program.cc + constant_cache/constant_cache.h): a memory-
 // planned model's pool is built into the cache once, mapped by later loads, bit-exact either way;
 // options and the environment turn it off or move it; a replaced model file gets a new pool; pools
 // under the 64 KiB minimum stay private. `usmp_cached_c` has a 96.8 KiB pool.

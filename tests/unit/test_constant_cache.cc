@@ -1,4 +1,4 @@
-#include "aot/constant_cache.h"
+#include "constant_cache/constant_cache.h"
 
 #include "aot/model_program.h"
 #include "aotrt/cache.h"
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/logging.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 #include "common/expect_error.h"
 
 namespace fs = std::filesystem;

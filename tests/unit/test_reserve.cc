@@ -1,4 +1,4 @@
-// The reserve after workspace pools and large workspace blocks (issue 26, base/reserve.h): address
+// The reserve after workspace pools and large workspace blocks (issue 26, memory/reserve.h): address
 // space that costs no memory until written (shown with /proc/self/smaps), checked without making
 // it resident (mincore), and a guard after it whose fault is reported before the process dies.
 #include <gtest/gtest.h>
@@ -16,9 +16,9 @@
 
 #include "aot/pool_buffer.h"
 #include "backend/workspace.h"
-#include "base/guard_fault.h"
-#include "base/reserve.h"
-#include "base/zeroed_memory.h"
+#include "memory/guard_fault.h"
+#include "memory/reserve.h"
+#include "memory/zeroed_memory.h"
 
 using namespace aotrt;
 

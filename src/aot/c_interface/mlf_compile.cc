@@ -9,11 +9,12 @@
 #include <fstream>
 #include <vector>
 
-#include "aot/constant_cache.h"
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/temp_dir.h"
+#include "constant_cache/constant_cache.h"
 #include "module/loader/object_linker.h"
+#include "module/loader/shared_library.h"
 
 namespace aotrt {
 

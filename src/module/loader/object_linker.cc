@@ -14,6 +14,7 @@
 #include "base/error_util.h"
 #include "base/temp_dir.h"
 #include "module/loader/archive_reader.h"
+#include "module/loader/shared_library.h"
 
 extern char** environ;
 

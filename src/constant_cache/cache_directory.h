@@ -1,7 +1,7 @@
 // The cache directory's housekeeping, shared by the constant cache and `aotrt cache`:
 // which file is what (by name), the directory lock, pruning, listing and clearing.
 //
-// Names: `<content>.aotrt-pool` (a constant pool, aot/constant_pool_file.h), `<identity>.aotrt-alias`
+// Names: `<content>.aotrt-pool` (a constant pool, constant_cache/constant_pool_file.h), `<identity>.aotrt-alias`
 // (a symbolic link from a model file's identity to the pool holding its constants), `mlf-<hash>.so`
 // (a compiled C-interface archive, aot/c_interface/mlf_compile.h), `.tmp-*` (a writer's temporary
 // file), `.lock` (the directory lock: one writer or clearer at a time).

@@ -2,7 +2,7 @@
 // serialized constants in the metadata, is kept once per machine in a file mapped read-only
 // (MAP_SHARED), so that every process using the model shares the same page-cache pages instead of
 // holding a private copy. This file is the policy (when, where, under which key);
-// aot/constant_pool_file.h is the file format and its checks; aot/cache_directory.h is the
+// constant_cache/constant_pool_file.h is the file format and its checks; constant_cache/cache_directory.h is the
 // directory's housekeeping.
 //
 // Pools smaller than ConstantCacheOptions::min_bytes (64 KiB) are always private copies: copying
@@ -42,7 +42,7 @@
 #include <utility>
 #include <vector>
 
-#include "aot/constant_pool_memory.h"
+#include "constant_cache/constant_pool_memory.h"
 #include "aotrt/options.h"
 
 namespace aotrt {

@@ -1,10 +1,10 @@
-// The constant cache's file format (aot/constant_cache.h decides when it is used).
+// The constant cache's file format (constant_cache/constant_cache.h decides when it is used).
 //
 // A pool file is `<directory>/<32 hex digits>.aotrt-pool`, named by its content (constant_cache.h):
 // a 4 KiB header (magic, format and layout versions, the content hash, payload and slack sizes,
 // an xxh3 hash of the payload, a hash of sampled blocks, the model it was first built for, a hash
 // of the header) followed by the payload at a page boundary (the pool's bytes, then its tail slack
-// filled with the canary: base/tail_slack.h), mapped directly.
+// filled with the canary: memory/tail_slack.h), mapped directly.
 //
 // Opening checks the exact file size, the header and 16 sampled 512-byte payload blocks (first,
 // last and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
@@ -24,7 +24,7 @@
 #include <ctime>
 #include <string>
 
-#include "aot/constant_pool_memory.h"
+#include "constant_cache/constant_pool_memory.h"
 
 namespace aotrt {
 

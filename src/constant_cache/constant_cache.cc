@@ -1,4 +1,4 @@
-#include "aot/constant_cache.h"
+#include "constant_cache/constant_cache.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,11 +10,11 @@
 #include <cstring>
 #include <ctime>
 
-#include "aot/cache_directory.h"
-#include "aot/constant_pool_file.h"
+#include "constant_cache/cache_directory.h"
+#include "constant_cache/constant_pool_file.h"
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 #include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.

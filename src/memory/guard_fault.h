@@ -1,4 +1,4 @@
-// What happens when generated code writes past even the reserve after a buffer (base/reserve.h):
+// What happens when generated code writes past even the reserve after a buffer (memory/reserve.h):
 // it reaches the PROT_NONE guard pages there and faults. The process cannot go on (the code that
 // faulted cannot be resumed, and unwinding out of it would skip the frames of whatever called it,
 // e.g. a parallel launch on other threads), so the fault stays fatal. On request

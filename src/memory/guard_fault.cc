@@ -1,4 +1,4 @@
-#include "base/guard_fault.h"
+#include "memory/guard_fault.h"
 
 #include <dlfcn.h>
 #include <signal.h>

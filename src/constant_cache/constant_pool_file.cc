@@ -1,4 +1,4 @@
-#include "aot/constant_pool_file.h"
+#include "constant_cache/constant_pool_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 #include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.

@@ -1,4 +1,4 @@
-#include "aot/cache_directory.h"
+#include "constant_cache/cache_directory.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-#include "aot/constant_pool_file.h"
+#include "constant_cache/constant_pool_file.h"
 #include "base/error_util.h"
 #include "base/unique_fd.h"
 

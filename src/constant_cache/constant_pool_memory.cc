@@ -1,9 +1,9 @@
-#include "aot/constant_pool_memory.h"
+#include "constant_cache/constant_pool_memory.h"
 
 #include <sys/mman.h>
 
 #include "base/error_util.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 
 namespace aotrt {
 

@@ -1,5 +1,5 @@
 // Read-only memory holding a USMP constant pool (ABI.md 7.3): a mapped cache file
-// (aot/constant_pool_file.h) or a private copy. Owns its mapping.
+// (constant_cache/constant_pool_file.h) or a private copy. Owns its mapping.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 
 namespace aotrt {
 
-// bytes() usable bytes followed by slack() canary bytes (base/tail_slack.h), the data 4096-byte
+// bytes() usable bytes followed by slack() canary bytes (memory/tail_slack.h), the data 4096-byte
 // aligned. Move-only; the mapping is unmapped with this object (pointers into it die with it). Thread-safe to read from any number of threads.
 class ConstantPoolMemory {
  public:

@@ -1,4 +1,4 @@
-#include "base/reserve.h"
+#include "memory/reserve.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "base/guard_fault.h"
-#include "base/tail_slack.h"
+#include "memory/guard_fault.h"
+#include "memory/tail_slack.h"
 #include "base/unique_fd.h"
-#include "base/zeroed_memory.h"
+#include "memory/zeroed_memory.h"
 
 namespace aotrt {
 namespace {
