@@ -82,6 +82,21 @@ void Check(const Block& b) {
   if (o.found() && t_check.active && !t_check.first.found()) t_check.first = o;
 }
 
+// A new block of `size` bytes: mapped with a reserve and guard after it, or from the heap; its
+// ptr is null when the memory cannot be had.
+Block NewBlock(size_t size, bool mapped) {
+  Block b{nullptr, size, 0, false, ReservedSpan()};
+  if (mapped) {
+    char label[96];
+    std::snprintf(label, sizeof label, "a TVMBackendAllocWorkspace block of %zu bytes", size);
+    b.span = MapReserved(size, label);
+    b.ptr = b.span.data;
+  } else {
+    b.ptr = std::aligned_alloc(kWorkspaceAlignment, size);
+  }
+  return b;
+}
+
 void Release(Block* b) {
   if (Mapped(*b)) {
     UnmapReserved(&b->span);
@@ -143,15 +158,7 @@ class WorkspacePool {
       free_[best] = free_.back();
       free_.pop_back();
     } else {
-      b = Block{nullptr, size, 0, false, ReservedSpan()};
-      if (mapped) {
-        char label[96];
-        std::snprintf(label, sizeof label, "a TVMBackendAllocWorkspace block of %zu bytes", size);
-        b.span = MapReserved(size, label);
-        b.ptr = b.span.data;
-      } else {
-        b.ptr = std::aligned_alloc(kWorkspaceAlignment, size);
-      }
+      b = NewBlock(size, mapped);
       if (!b.ptr) {
         SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: cannot allocate ", nbytes, " bytes"));
         return nullptr;
