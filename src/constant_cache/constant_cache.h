@@ -18,7 +18,7 @@
 // A hit: read the alias, open the pool it names, check it (constant_pool_file.h) and map it: a
 // stat, a readlink and ~20 small syscalls. A miss: a private copy of the constants (what a load
 // without a cache pays), from which the load writes the cache file under the directory's `.lock`
-// (temporary file, fdatasync, rename; then the alias) and returns as kBuiltCache. Another process
+// (temporary file, rename; then the alias) and returns as kBuiltCache. Another process
 // holding the lock is writing: the load does not wait, keeps its copy (kPrivateCopy) and a later
 // load maps that process's file. A directory that cannot be created or written, or any failure
 // while writing, gives kPrivateCopy with a debug log: never an error.

@@ -134,6 +134,18 @@ const char* InvalidPayload(int fd, const FileHeader& h, bool verify, const uint8
   return nullptr;
 }
 
+// When this boot began (wall-clock seconds). Pool files are not fsynced: one last changed before
+// this boot may have been cut short by a crash, so its first map in a boot hashes it whole.
+time_t BootTime() {
+  static const time_t boot = [] {
+    struct timespec real {}, up {};
+    ::clock_gettime(CLOCK_REALTIME, &real);
+    ::clock_gettime(CLOCK_BOOTTIME, &up);
+    return real.tv_sec - up.tv_sec;
+  }();
+  return boot;
+}
+
 // Temporary files of writers that died before their rename: all of them when `dir` is locked (no
 // writer can be running), else those untouched for an hour.
 void RemoveStaleTemps(const std::string& dir, bool locked) {
@@ -223,13 +235,16 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
     // the file's large folios a whole folio per fault (constant_pool_file.h).
     file_bytes = kHeaderBytes + bytes + slack;
     map = ::mmap(nullptr, file_bytes, PROT_READ, MAP_SHARED, f.fd, 0);
-    why = map == MAP_FAILED ? "mmap failed" : InvalidPayload(f.fd, h, verify, static_cast<const uint8_t*>(map));
+    const bool whole = verify || st.st_ctime < BootTime();
+    why = map == MAP_FAILED ? "mmap failed" : InvalidPayload(f.fd, h, whole, static_cast<const uint8_t*>(map));
   }
   if (why != nullptr) {
     if (map != MAP_FAILED) ::munmap(map, file_bytes);
     AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", path, ": ", why);
     return false;
   }
+  // Hashed whole since this boot began: its change time moves past it, later maps trust it.
+  if (st.st_ctime < BootTime()) ::futimens(f.fd, nullptr);
   *out = ConstantPoolMemory::Adopt(map, file_bytes, kHeaderBytes, bytes, slack, source, path);
   if (modified) *modified = st.st_mtime;
   return true;
@@ -268,8 +283,8 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
   for (size_t at = 0, n = e.bytes + e.slack; at < n; at += kChunk) {
     if (!WriteAll(f.fd, payload + at, std::min(kChunk, n - at), kHeaderBytes + at)) return give_up("write", errno);
   }
-  // Durable before visible: after a crash the name holds the whole pool, the old file or nothing.
-  if (::fdatasync(f.fd) != 0) return give_up("fdatasync", errno);
+  // Not fsynced (the load waits for this write): a crash may leave the name over a short or
+  // zeroed file, which the size check or the whole-file hash of the next boot's first map rejects.
   if (::rename(tmp.c_str(), path.c_str()) != 0) return give_up("rename", errno);
   return true;
 }

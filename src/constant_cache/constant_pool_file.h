@@ -10,12 +10,13 @@
 // last and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
 // fifteenth of the pool, at a cost independent of the pool size). Hashing the whole payload costs
 // time proportional to the weights at every load, so it is done only on request (`verify`); a bit
-// flipped inside an unsampled block is otherwise not seen. Files are mapped without MAP_POPULATE:
-// a load does no work proportional to the weights.
+// flipped inside an unsampled block is otherwise not seen, except in a file last changed before
+// this boot began, whose first map in a boot hashes it whole (files are not fsynced: a crash may
+// have cut it short). Files are mapped without MAP_POPULATE: a load does no work proportional to
+// the weights.
 //
-// Writing: to a temporary file created O_EXCL in the same directory, with large pwrite()s,
-// fdatasync'ed (a crash can then never leave a valid-looking name over missing data), then renamed
-// over the final name. Temporary files of dead writers are removed when a new one is created.
+// Writing: to a temporary file created O_EXCL in the same directory, with large pwrite()s, then
+// renamed over the final name; not fsynced, as said above (the load waits for the write). Temporary files of dead writers are removed when a new one is created.
 // Callers serialise writers (constant_cache.cc holds the directory lock).
 #pragma once
 
@@ -61,8 +62,7 @@ bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec);
 bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify, const std::string& what,
                  ConstantSource source, ConstantPoolMemory* out, time_t* modified = nullptr);
 
-// Writes `payload` (bytes + slack) as the pool file `path` in `dir`: temporary file, fdatasync,
-// rename; `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for
+// Writes `payload` (bytes + slack) as the pool file `path` in `dir`: temporary file, rename; `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for
 // listings. Temporaries of dead writers are removed first: all of them when `dir` is locked
 // (`locked`: no other writer can be running), else those older than an hour. False, with a debug
 // log, on any failure of the file system (the temporary is removed).
