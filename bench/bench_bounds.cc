@@ -1,5 +1,5 @@
 // Cost of the bounds-checking mode (issues 10, 26; ExecutorOptions::check_bounds) over the reserve
-// after every pool and block (base/reserve.h).
+// after every pool and block (memory/reserve.h).
 //  - BM_Run/<model>/<mode>: Executor::Run with check_bounds off and on, on the digits sample
 //    (USMP: one workspace pool), mlp_compute (USMP, bigger work), multi_io_c (5 workspace blocks
 //    per run, no pools), and the overrunning models, where checking mode throws on every run (the

@@ -1,4 +1,4 @@
-// The constant cache alone (src/aot/constant_cache.h), on a 32 MiB pool: a hit (read the alias,
+// The constant cache alone (src/constant_cache/constant_cache.h), on a 32 MiB pool: a hit (read the alias,
 // open, validate, map) followed by a first read of every page, as a model's first run does; the
 // same with the full payload check (AOTRT_CONSTANT_CACHE_VERIFY=1); a miss (the private copy the
 // load returns with), and the background writer's work for it (hash, write, fdatasync, rename,
@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <string>
 
-#include "aot/constant_cache.h"
+#include "constant_cache/constant_cache.h"
 #include "aotrt/cache.h"
 
 namespace {
@@ -49,13 +49,12 @@ long MinorFaults() {
 
 std::string Key() { return "bench"; }
 
-enum class Mode { kHit, kMiss, kMissAndWriter };
+enum class Mode { kHit, kMiss };
 
 void Run(benchmark::State& state, aotrt::ConstantCacheOptions options, Mode mode) {
   TempCache cache;
   options.directory = cache.dir;
   aotrt::GetConstantPool(kBytes, Key, Fill, options, "bench");  // warm
-  aotrt::WaitForCacheWrites(60000);
   long faults = 0;
   for (auto _ : state) {
     if (mode != Mode::kHit) {
@@ -67,10 +66,8 @@ void Run(benchmark::State& state, aotrt::ConstantCacheOptions options, Mode mode
     long f0 = MinorFaults();
     aotrt::ConstantPoolMemory m = aotrt::GetConstantPool(kBytes, Key, Fill, options, "bench");
     benchmark::DoNotOptimize(TouchPages(m.data(), m.bytes()));
-    if (mode == Mode::kMissAndWriter) aotrt::WaitForCacheWrites(60000);
     faults += MinorFaults() - f0;
     state.PauseTiming();
-    aotrt::WaitForCacheWrites(60000);  // a miss's writer is not part of the load
     m = aotrt::ConstantPoolMemory();  // unmapping is not part of a load
     state.ResumeTiming();
   }
@@ -87,7 +84,6 @@ void BM_CacheHitInNewProcess(benchmark::State& state) {
   { FILE* f = std::fopen(model.c_str(), "w"); if (f) std::fclose(f); }
   auto key = [&] { return aotrt::FileIdentityKey(model); };
   aotrt::GetConstantPool(kBytes, key, Fill, options, "bench");
-  aotrt::WaitForCacheWrites(60000);
   double faults = 0;
   for (auto _ : state) {
     int fds[2];
@@ -121,9 +117,6 @@ void BM_CacheHitVerifyThenTouch(benchmark::State& state) {
   Run(state, o, Mode::kHit);
 }
 void BM_CacheMissThenTouch(benchmark::State& state) { Run(state, aotrt::ConstantCacheOptions(), Mode::kMiss); }
-void BM_CacheMissAndItsWriter(benchmark::State& state) {
-  Run(state, aotrt::ConstantCacheOptions(), Mode::kMissAndWriter);
-}
 void BM_PrivateCopyThenTouch(benchmark::State& state) {
   aotrt::ConstantCacheOptions o;
   o.enabled = false;
@@ -132,7 +125,6 @@ void BM_PrivateCopyThenTouch(benchmark::State& state) {
 BENCHMARK(BM_CacheHitThenTouch)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CacheHitVerifyThenTouch)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CacheMissThenTouch)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_CacheMissAndItsWriter)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PrivateCopyThenTouch)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CacheHitInNewProcess)->UseManualTime()->Unit(benchmark::kMicrosecond);
 

@@ -1,5 +1,5 @@
 // Cost of the load-time check that every undefined symbol of a model library resolves
-// (src/module/symbol_check.h), against the two ways ABI.md 10.3 names: open RTLD_LAZY and look each
+// (src/module/loader/shared_library.h), against the two ways ABI.md 10.3 names: open RTLD_LAZY and look each
 // symbol up (what aotrt does), or open RTLD_NOW and let the dynamic linker bind every call at once.
 // Each iteration opens and closes the library, so every figure is a cold dlopen of a file in the
 // page cache; the difference between LazyAndCheck and Lazy is what the check adds to a load.
@@ -13,7 +13,7 @@
 
 #include "bench_common.h"
 #include "module/loader/elf_symbols.h"
-#include "module/loader/symbol_check.h"
+#include "module/loader/shared_library.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The per-machine cache directory (constant pools shared by every process, compiled C-interface
-// archives): where it is, what it holds, clearing it, and waiting for this process's writes to it.
+// archives): where it is, what it holds, and clearing it.
 // `aotrt cache` is a thin front end over these calls (README, "The cache").
 //
 // Ownership: every result is a value owned by the caller. Thread-safety: every function may be
@@ -74,11 +74,5 @@ AOTRT_API CacheListing ListCache(const std::string& directory = "", const LoadOp
 // directory is set or the path is not a directory, Error(kIOError) when the lock stays held or a
 // file cannot be removed (the message names it). A missing directory clears nothing.
 AOTRT_API CacheClearResult ClearCache(const std::string& directory = "", int lock_wait_ms = 10000);
-
-// A load that misses the constant cache returns with its own copy of the constants and writes the
-// cache file in the background; this waits at most `timeout_ms` for this process's pending writes.
-// True when none is left. A process waits up to 5 s at exit by itself; this is for a caller that
-// wants the file in place now (a warm-up step, a test). Never throws.
-AOTRT_API bool WaitForCacheWrites(int timeout_ms);
 
 }  // namespace aotrt

@@ -34,12 +34,12 @@ struct NamedBytes {
 enum class ConstantSource {
   kNone,         // the model has no constant pool
   kMappedCache,  // mapped read-only from the per-machine cache: pages shared by every process
-  kBuiltCache,   // a miss: this process's own copy, from which the cache file is written in the
-                 // background (the next process maps it; aotrt/cache.h WaitForCacheWrites)
+  kBuiltCache,   // a miss: this process's own copy, from which this load wrote the cache file
+                 // (the next process maps it)
   kPrivateCopy,  // assembled into this process's memory (cache off, unwritable or not applicable)
 };
 
-// "none", "mapped from cache", "own copy, cache file written in the background", "private copy".
+// "none", "mapped from cache", "own copy, cache file written", "private copy".
 AOTRT_API const char* ConstantSourceName(ConstantSource source);
 
 struct ModelInfo {

@@ -88,7 +88,7 @@ struct LoadOptions {
   // page-cache pages), not copied into each process. Off when false or when
   // AOTRT_CONSTANT_CACHE=0. Any failure of the cache (directory not writable, disk full, another
   // process building for over a minute) falls back to a private copy, never an error.
-  // Details: src/aot/constant_cache.h.
+  // Details: src/constant_cache/constant_cache.h.
   bool constant_cache = true;
   // Hash the whole cached pool at every load (otherwise its header and sampled blocks are
   // checked). Also on with AOTRT_CONSTANT_CACHE_VERIFY=1.

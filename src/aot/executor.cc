@@ -7,8 +7,8 @@
 #include "base/error_util.h"
 #include "base/device.h"
 #include "base/last_error.h"
-#include "base/tail_slack.h"
-#include "base/zeroed_memory.h"
+#include "memory/tail_slack.h"
+#include "memory/zeroed_memory.h"
 
 namespace aotrt {
 namespace {

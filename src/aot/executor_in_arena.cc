@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/error_util.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 
 namespace aotrt {
 namespace {

@@ -119,14 +119,4 @@ size_t ParamListBytes(const ParamList& params) {
   return total;
 }
 
-const char* ConstantSourceName(ConstantSource source) {
-  switch (source) {
-    case ConstantSource::kNone: return "none";
-    case ConstantSource::kMappedCache: return "mapped from cache";
-    case ConstantSource::kBuiltCache: return "own copy, cache file written in the background";
-    case ConstantSource::kPrivateCopy: return "private copy";
-  }
-  return "unknown";
-}
-
 }  // namespace aotrt

@@ -116,8 +116,7 @@ int PoolPosition(const std::string& var) {
   if (var.size() < suffix.size() + 2 || var.compare(var.size() - suffix.size(), suffix.size(), suffix) != 0) return -1;
   size_t end = var.size() - suffix.size();
   size_t start = end;
-  // ASCII digits, read here: the locale's isdigit and std::stoi are a table and code pages more a
-  // new process's first load would fault in (name_index.h).
+  // ASCII digits, whatever the locale.
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   while (start > 0 && digit(var[start - 1])) --start;
   if (start == end || start == 0 || var[start - 1] != '_' || end - start > 6) return -1;
@@ -165,8 +164,7 @@ std::string ModelMetadata::DisplayName() const {
 std::string SanitizeName(const std::string& name) {
   std::string s = name;
   for (char& c : s) {
-    // ASCII letters and digits, as TVM's sanitizer keeps them (not the locale's isalnum, whose
-    // table is one more page a load would fault in)
+    // ASCII letters and digits, as TVM's sanitizer keeps them, whatever the locale
     bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     if (!keep) c = '_';
   }

@@ -4,7 +4,7 @@
 
 #include "base/error_util.h"
 #include "aot/pool_buffer.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 #include "module/loader/elf_symbols.h"
 #include "module/library_module.h"
 #include "module/model_contract.h"

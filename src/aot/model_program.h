@@ -10,7 +10,7 @@
 
 #include <tvm/runtime/c_backend_api.h>
 
-#include "aot/constant_cache.h"
+#include "constant_cache/constant_cache.h"
 #include "aot/metadata.h"
 #include "aotrt/module.h"
 #include "module/symbol_source.h"

@@ -1,7 +1,6 @@
 // Tensor names to their indices (a model's inputs or outputs), for lookups by name outside run():
-// a sorted vector searched by bisection. Not a hash map: a model has a handful of inputs, and the
-// first hash table of a process runs (and page-faults in) libstdc++'s rehash code and prime table,
-// about 5 us of a load in a new process. Not thread-safe to modify; const lookups are.
+// a sorted vector searched by bisection (a model has a handful of inputs). Not thread-safe to
+// modify; const lookups are.
 #pragma once
 
 #include <algorithm>

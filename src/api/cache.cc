@@ -1,9 +1,9 @@
-// The public cache calls (aotrt/cache.h): the directory and limit resolved as a load resolves them
-// (api/runtime_config.h), the work done by aot/cache_directory.h.
+// The front doors of aotrt/cache.h: the directory and limit resolved from the environment as a
+// load resolves them (api/runtime_config.h), the work done by constant_cache/cache_directory.h.
 #include "aotrt/cache.h"
 
-#include "aot/cache_directory.h"
 #include "api/runtime_config.h"
+#include "constant_cache/cache_directory.h"
 
 namespace aotrt {
 

@@ -5,8 +5,8 @@
 #include "graph/graph_factory.h"
 #include "api/runtime_config.h"
 #include "base/error_util.h"
-#include "base/guard_call.h"
-#include "module/library_module.h"
+#include "memory/guard_call.h"
+#include "module/loader/load.h"
 
 namespace aotrt {
 namespace {

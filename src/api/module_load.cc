@@ -7,6 +7,8 @@
 #include "base/error_util.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
+#include "module/loader/load.h"
+#include "module/loader/system_lib.h"
 
 namespace aotrt {
 

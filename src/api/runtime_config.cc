@@ -6,6 +6,7 @@
 
 #include "backend/thread_pool.h"
 #include "base/error_util.h"
+#include "memory/guard_fault.h"
 #include "base/logging.h"
 
 namespace aotrt {
@@ -57,7 +58,7 @@ std::string DefaultCacheDirectory() {
 }
 
 // The process-wide variables, applied once when libaotrt is loaded (before main for a program
-// linked with it): the logger's level and the thread pool's default size.
+// linked with it): the logger's level, the thread pool's default size and the guard fault report.
 __attribute__((constructor)) void ApplyProcessWideEnvironment() {
   if (const char* level = Value("AOTRT_LOG_LEVEL")) {
     int parsed = log::ParseLevel(level);
@@ -71,6 +72,13 @@ __attribute__((constructor)) void ApplyProcessWideEnvironment() {
   int threads = ParseThreadCount("TVM_NUM_THREADS");
   if (threads == 0) threads = ParseThreadCount("OMP_NUM_THREADS");
   SetEnvironmentNumThreads(threads);
+  if (const char* report = Value("AOTRT_REPORT_GUARD_FAULTS")) {
+    if (std::strcmp(report, "1") == 0) {
+      ReportGuardFaults();
+    } else if (std::strcmp(report, "0") != 0) {
+      AOTRT_LOG_WARN("AOTRT_REPORT_GUARD_FAULTS=", report, " is not 0 or 1; no report");
+    }
+  }
 }
 
 }  // namespace

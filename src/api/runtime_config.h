@@ -5,9 +5,9 @@
 // logger and the thread pool.
 //
 // When each is read: the load variables at every load (so a process can change them between
-// loads); AOTRT_LOG_LEVEL and TVM_NUM_THREADS / OMP_NUM_THREADS once, when libaotrt is loaded
-// (a value that is not a level or a count is reported as a warning and ignored, as TVM ignores
-// a bad thread count: a library constructor must not fail).
+// loads); AOTRT_LOG_LEVEL, TVM_NUM_THREADS / OMP_NUM_THREADS and AOTRT_REPORT_GUARD_FAULTS once,
+// when libaotrt is loaded (a value that is not a level, a count or 0/1 is reported as a warning
+// and ignored, as TVM ignores a bad thread count: a library constructor must not fail).
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 
 #include "base/error_util.h"
 #include "base/last_error.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 
 namespace aotrt {
 namespace {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "base/error_util.h"
-#include "base/guard_call.h"
+#include "memory/guard_call.h"
 #include "base/last_error.h"
 
 namespace aotrt {

@@ -9,9 +9,9 @@
 #include "backend/arena_workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
-#include "base/reserve.h"
-#include "base/tail_slack.h"
-#include "base/zeroed_memory.h"
+#include "memory/reserve.h"
+#include "memory/tail_slack.h"
+#include "memory/zeroed_memory.h"
 
 namespace aotrt {
 
@@ -58,7 +58,7 @@ bool Mapped(const Block& b) { return b.span.data != nullptr; }
 size_t Serves(const Block& b) { return Mapped(b) ? b.size : (b.size - kCacheLine) / 2; }
 
 // Checking mode: a heap block's room after the request holds the canary; a mapped block's is
-// armed as a pool's (base/reserve.h).
+// armed as a pool's (memory/reserve.h).
 void Arm(Block* b) {
   b->armed = t_check.active;
   if (!b->armed) return;
@@ -80,6 +80,21 @@ void Check(const Block& b) {
     o.bytes_past = CanaryDamage(static_cast<const char*>(b.ptr) + b.requested, b.size - b.requested);
   }
   if (o.found() && t_check.active && !t_check.first.found()) t_check.first = o;
+}
+
+// A new block of `size` bytes: mapped with a reserve and guard after it, or from the heap; its
+// ptr is null when the memory cannot be had.
+Block NewBlock(size_t size, bool mapped) {
+  Block b{nullptr, size, 0, false, ReservedSpan()};
+  if (mapped) {
+    char label[96];
+    std::snprintf(label, sizeof label, "a TVMBackendAllocWorkspace block of %zu bytes", size);
+    b.span = MapReserved(size, label);
+    b.ptr = b.span.data;
+  } else {
+    b.ptr = std::aligned_alloc(kWorkspaceAlignment, size);
+  }
+  return b;
 }
 
 void Release(Block* b) {
@@ -143,15 +158,7 @@ class WorkspacePool {
       free_[best] = free_.back();
       free_.pop_back();
     } else {
-      b = Block{nullptr, size, 0, false, ReservedSpan()};
-      if (mapped) {
-        char label[96];
-        std::snprintf(label, sizeof label, "a TVMBackendAllocWorkspace block of %zu bytes", size);
-        b.span = MapReserved(size, label);
-        b.ptr = b.span.data;
-      } else {
-        b.ptr = std::aligned_alloc(kWorkspaceAlignment, size);
-      }
+      b = NewBlock(size, mapped);
       if (!b.ptr) {
         SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: cannot allocate ", nbytes, " bytes"));
         return nullptr;

@@ -1,7 +1,7 @@
 // Per-thread workspace memory for generated code (TVMBackendAllocWorkspace / FreeWorkspace).
 //
 // Each thread owns a pool of 64-byte aligned blocks with room after the request for the model's
-// own bugs (base/reserve.h), at least as large as the request: a request of 64 KiB or more gets a
+// own bugs (memory/reserve.h), at least as large as the request: a request of 64 KiB or more gets a
 // mapping of its own, with a reserve of its own size committed only where written and a PROT_NONE
 // guard after it; a smaller one a heap block of twice the request plus a cache line, rounded up to
 // 4 KiB (never written by the runtime unless checking). Freed blocks are kept and reused best-fit
@@ -29,7 +29,7 @@ inline size_t WorkspaceMark() { return t_workspace_blocks_in_use; }
 void WorkspaceReleaseTo(size_t mark);
 // Checking mode for the blocks of one model run (the executor's check_bounds): while an object
 // of this class lives, blocks allocated on this thread are armed (a canary from the request to the
-// end of the block; for mapped blocks, the reserve after it given back, base/reserve.h) and
+// end of the block; for mapped blocks, the reserve after it given back, memory/reserve.h) and
 // checked when freed. The first
 // damaged block is recorded. Scoped to the thread that creates it; nests (the outer check resumes
 // when an inner one ends). Blocks freed through WorkspaceReleaseTo are not checked.

@@ -1,8 +1,7 @@
 // Helpers to build and throw aotrt::Error with a message assembled from pieces.
 //
 // StrCat appends strings, characters and numbers itself (std::to_chars), and sends only other
-// types through an ostream. Loading a model builds many names and messages; going through
-// iostreams for each made the first load fault in libstdc++'s stream and locale code (issue 15).
+// types through an ostream.
 #pragma once
 
 #include <charconv>

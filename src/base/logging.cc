@@ -39,8 +39,7 @@ std::shared_ptr<spdlog::logger> MakeLogger(std::shared_ptr<spdlog::sinks::sink> 
 }
 
 // The level is a constant-initialized global, apart from the logger: a level check (every load
-// makes some) then touches neither the logger's code nor a static guard, which in a new process
-// cost a few microseconds of page faults on the first check.
+// makes some) touches neither the logger nor a static guard.
 std::atomic<int> g_level{kWarn};
 
 struct Logger {

@@ -7,11 +7,12 @@
 #include "aotrt/profiling.h"
 #include "backend/thread_pool.h"
 #include "backend/workspace.h"
-#include "base/error_util.h"
 #include "base/device.h"
+#include "base/error_util.h"
 #include "base/logging.h"
 #include "c_api/api_guard.h"
 #include "module/library_module.h"
+#include "module/loader/system_lib.h"
 #include "module/symbol_source.h"
 
 using namespace aotrt;

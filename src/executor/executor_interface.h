@@ -28,6 +28,17 @@ class ExecutorInterface {
   virtual void CopyOutputTo(size_t i, DLTensor* out) const = 0;
   virtual void Run() = 0;
   virtual bool check_bounds() const = 0;
+
+  // Operators that run as calls of their own (a graph's nodes), for the measured per-operator
+  // profile and the debug executor. An executor whose model is one call (AOT) has none.
+  struct OpDescription {
+    std::string name;      // the node
+    std::string function;  // the library function it calls
+    std::string shapes;    // its arguments, "float32[1, 16, 56, 56], ..."
+  };
+  virtual size_t NumOps() const { return 0; }
+  virtual void RunOp(size_t) {}
+  virtual OpDescription DescribeOp(size_t) const { return OpDescription(); }
 };
 
 // A module that runs a model (TVM's AotExecutor and GraphExecutor modules).

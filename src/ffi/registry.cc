@@ -16,7 +16,7 @@ struct Registry::Impl {
   mutable std::map<std::string, PackedFunc> funcs;
   std::set<std::string> registered;  // names whose entry in `funcs` came from Register
   // A linear scan of the compile-time tables: each name is looked up there once (then cached in
-  // `funcs`), and building an index would cost every process ~40 us at its first load.
+  // `funcs`).
   const GlobalDef* FindBuiltin(const std::string& name) const {
     for (size_t t = 0; t < kNumBuiltinGlobalTables; ++t) {
       const GlobalTable* table = kBuiltinGlobalTables[t];

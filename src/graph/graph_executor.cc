@@ -7,8 +7,8 @@
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
-#include "base/tail_slack.h"
-#include "base/zeroed_memory.h"
+#include "memory/tail_slack.h"
+#include "memory/zeroed_memory.h"
 
 namespace aotrt {
 namespace {
@@ -242,6 +242,18 @@ void GraphExecutor::RunOp(size_t k) {
   const GraphNode& node = model_->graph().nodes[op.node_id];
   AOTRT_THROW(kModelError, "graph '", model_->name(), "' (", model_->what(), "): node ", op.node_id, " ('", node.name,
               "', function ", node.func_name, ") failed: ", msg ? msg : "it returned an error without a message");
+}
+
+ExecutorInterface::OpDescription GraphExecutor::DescribeOp(size_t k) const {
+  const GraphOp& op = model_->ops()[k];
+  const GraphDef& g = model_->graph();
+  OpDescription d{g.nodes[op.node_id].name, g.nodes[op.node_id].func_name, ""};
+  for (uint32_t a = op.first_arg; a < op.first_arg + op.num_args; ++a) {
+    uint32_t eid = model_->args()[a].entry;
+    d.shapes += StrCat(a > op.first_arg ? ", " : "", DataTypeToString(g.dtype[eid]),
+                       ShapeToString(g.shape[eid].data(), static_cast<int>(g.shape[eid].size())));
+  }
+  return d;
 }
 
 void GraphExecutor::Run() {

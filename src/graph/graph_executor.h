@@ -44,7 +44,9 @@ class GraphExecutor final : public ExecutorInterface {
 
   // The debug executor's parts (graph/graph_debug.cc): operator `k` of model().ops() alone, and
   // the tensor of node entry `eid` as it is now (a view).
-  void RunOp(size_t k);
+  size_t NumOps() const override { return model_->ops().size(); }
+  void RunOp(size_t k) override;
+  OpDescription DescribeOp(size_t k) const override;
   NDArray EntryView(uint32_t eid) const;
   // Input i as it is bound now, without making it writable (share_params reads it).
   NDArray InputArray(size_t i) const;

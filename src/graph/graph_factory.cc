@@ -6,6 +6,7 @@
 #include "base/byte_reader.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
+#include "module/loader/load.h"
 #include "module/loader/archive_reader.h"
 #include "module/load_context.h"
 #include "ndarray/serialize.h"

@@ -11,7 +11,7 @@
 #include "executor/executor_functions.h"
 #include "base/json_fields.h"
 #include "graph/graph_factory.h"
-#include "graph/graph_profile.h"
+#include "profiling/measured_profile.h"
 
 namespace aotrt {
 namespace {
@@ -83,7 +83,7 @@ std::string ProfileJson(GraphExecutor* ex) {
   OperatorProfileOptions o;
   o.runs = 1;
   o.warmup = 3;  // as TVM
-  OperatorProfile p = ProfileGraph(*ex, o);
+  OperatorProfile p = ProfileMeasured(*ex, o);
   auto str = [](const std::string& v) { return StrCat("{\"string\": ", Json(v).dump(), "}"); };
   std::string calls;
   for (const OperatorCost& c : p.operators) {

@@ -34,36 +34,4 @@ class SymbolSource {
   // no file does (loaded from memory, or linked into a temporary file): key on content then.
   virtual std::string source_file() const { return std::string(); }
 };
-
-// dlopen `path` RTLD_LAZY | RTLD_LOCAL after checking it is an ELF shared library, then check that
-// every symbol it leaves undefined resolves (against aotrt, the process, or the libraries it needs);
-// if not, the library is closed again and kNotFound names each missing symbol and its usual
-// provider. First makes aotrt's own symbols globally visible. `display_name` is used in messages
-// (for a library loaded from memory the path is /proc/self/fd/N). `is_source_file`: `path` is the
-// user's model file (its source_file()), not a memory image or a temporary link. Throws kNotFound,
-// kIOError, kFormatError.
-std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name,
-                                                bool is_source_file = false);
-
-// The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.
-std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix);
-
-// Record a system-library symbol (TVMBackendRegisterSystemLibSymbol): process-wide, thread-safe;
-// a second address for a name replaces the first, with a warning. Throws kInvalidArgument (null name).
-void RegisterSystemLibSymbol(const char* name, void* ptr);
-
-// While alive on a thread, system-library registrations from that thread are ignored: the static
-// constructors of objects linked into a library that aotrt itself loads as a module (a system-lib
-// `.tar` loaded as a library) must not overwrite the process's real system library.
-class IgnoreSystemLibRegistrations {
- public:
-  IgnoreSystemLibRegistrations();
-  ~IgnoreSystemLibRegistrations();
-  IgnoreSystemLibRegistrations(const IgnoreSystemLibRegistrations&) = delete;
-  IgnoreSystemLibRegistrations& operator=(const IgnoreSystemLibRegistrations&) = delete;
-
- private:
-  bool previous_;
-};
-
 }  // namespace aotrt

@@ -1,6 +1,5 @@
-// The modules a walk of an import tree has visited: a vector searched in order. A tree holds a few
-// modules; a hash set would be a load's first use of libstdc++'s rehash code in a new process
-// (aot/name_index.h says what that costs).
+// The modules a walk of an import tree has visited: a vector searched in order (a tree holds a few
+// modules).
 #pragma once
 
 #include <algorithm>

@@ -2,19 +2,15 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <fstream>
 
 #include "base/error_util.h"
-#include "base/unique_fd.h"
+#include "base/mapped_file.h"
 #include "module/loader/elf_symbols.h"
 
 namespace aotrt {
@@ -61,40 +57,12 @@ std::string MappedFileAlias(const std::string& path) {
   return "";
 }
 
-int OpenModelFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0 || errno != ENOENT) return fd;
+// `path`, or the alias of its mapping when the file was deleted after it was loaded.
+std::string ModelFilePath(const std::string& path) {
+  if (::access(path.c_str(), F_OK) == 0) return path;
   std::string alias = MappedFileAlias(path);
-  if (alias.empty()) {
-    errno = ENOENT;
-    return -1;
-  }
-  return ::open(alias.c_str(), O_RDONLY | O_CLOEXEC);
+  return alias.empty() ? path : alias;
 }
-
-// A read-only mapping of a whole file.
-class FileMapping {
- public:
-  explicit FileMapping(const std::string& path) {
-    UniqueFd fd(OpenModelFile(path));
-    AOTRT_REQUIRE(fd.fd >= 0, kIOError, "operator profile: cannot open the model library ", path,
-                  " to read its symbols: ", std::strerror(errno));
-    struct stat st;
-    AOTRT_REQUIRE(::fstat(fd.fd, &st) == 0 && st.st_size > 0, kIOError, "operator profile: cannot read ", path);
-    size_ = static_cast<size_t>(st.st_size);
-    data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd.fd, 0);
-    AOTRT_REQUIRE(data_ != MAP_FAILED, kIOError, "operator profile: cannot map ", path, ": ", std::strerror(errno));
-  }
-  ~FileMapping() { ::munmap(data_, size_); }
-  FileMapping(const FileMapping&) = delete;
-  FileMapping& operator=(const FileMapping&) = delete;
-  const void* data() const { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
 
 }  // namespace
 
@@ -156,7 +124,7 @@ CodeMap CodeMap::ForAddress(const void* address) {
                 " lies in no loaded object (a model linked from objects in memory cannot be profiled)");
   // The main program has an empty name.
   std::string path = (lm->l_name && lm->l_name[0]) ? lm->l_name : "/proc/self/exe";
-  FileMapping file(path);
+  MappedFile file(ModelFilePath(path), "operator profile: the model library " + path);
   return FromElf(file.data(), file.size(), path, static_cast<uintptr_t>(lm->l_addr));
 }
 

@@ -7,8 +7,7 @@
 #include "aot/executor_module.h"
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
-#include "graph/graph_factory.h"
-#include "graph/graph_profile.h"
+#include "profiling/measured_profile.h"
 #include "profiling/internal.h"
 #include "profiling/op_attribution.h"
 
@@ -53,9 +52,8 @@ void ValidateOperatorProfileOptions(const OperatorProfileOptions& opt) {
 OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor_module,
                                                           const OperatorProfileOptions& opt) {
   ValidateOperatorProfileOptions(opt);
-  if (auto* graph = dynamic_cast<GraphExecutorModuleNode*>(executor_module.node().get())) {
-    return ProfileGraph(graph->executor(), opt);
-  }
+  auto* node = dynamic_cast<ExecutorModuleNode*>(executor_module.node().get());
+  if (node != nullptr && node->executor().NumOps() > 0) return ProfileMeasured(node->executor(), opt);
   AotExecutor& impl = ExecutorOf(executor_module);
   const ModelProgram& program = impl.model().program();
   // The library holding the model's code: the packed entry's, or a C-interface archive's compiled one.

@@ -84,7 +84,7 @@ PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOpti
   auto timer = [f, f_preproc, opt, number](TVMArgs args, TVMRetValue* rv) mutable {
     using Clock = std::chrono::steady_clock;
     TVMRetValue discard;
-    f.CallPacked(args, &discard);  // warm-up: lazy initialisation, first-touch page faults
+    f.CallPacked(args, &discard);  // warm-up: lazy initialisation, first touch of memory
     CacheFlusher flusher(opt.cache_flush_bytes);
     std::string result(static_cast<size_t>(opt.repeat) * sizeof(double), '\0');
     for (int r = 0; r < opt.repeat; ++r) {

@@ -313,10 +313,15 @@ def test_overrun(args, tmp):
     # 248 bytes of pool: the rest of its page and a reserve of a page (issue 26).
     check(rc == 0 and json.loads(out).get("workspace_slack_bytes") == 4096 - 248 + 4096, "inspect slack: %s %s"
           % (out, err))
-    # Past even the reserve: aotrt's one-line report on stderr, then the process dies of SIGSEGV;
-    # what ran on which inputs is on stdout already.
+    # Past even the reserve: the process dies of SIGSEGV; by default without a word from aotrt (it
+    # installs no signal handler unasked), with AOTRT_REPORT_GUARD_FAULTS=1 after a one-line report
+    # on stderr; what ran on which inputs is on stdout already.
     crash = os.path.join(args.models, "crashing", "overrun_past_reserve_c.so")
     p = subprocess.run([args.aotrt, "run", crash, "--zeros"], capture_output=True, text=True, timeout=300)
+    check(p.returncode == -signal.SIGSEGV and "aotrt: fatal" not in p.stderr,
+          "past the reserve, no report asked: exit %d %r" % (p.returncode, p.stderr))
+    env = dict(os.environ, AOTRT_REPORT_GUARD_FAULTS="1")
+    p = subprocess.run([args.aotrt, "run", crash, "--zeros"], capture_output=True, text=True, timeout=300, env=env)
     check(p.returncode == -signal.SIGSEGV, "past the reserve: exit %d" % p.returncode)
     check("aotrt: fatal: generated code wrote 7,169 bytes past workspace pool 'global_workspace' (1,024 bytes) of "
           "model 'default' (%s), beyond the 7,168-byte reserve after it" % crash in p.stderr

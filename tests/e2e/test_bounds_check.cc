@@ -201,10 +201,12 @@ TEST(BoundsCheck, AQuarterOfAMultiMiBPoolPastItsEndIsHarmless) {
   ExpectOutputsMatch(c, ex);
 }
 
-// Past even the reserve: the guard page faults; aotrt reports it on stderr, naming the pool, the
+// Past even the reserve: the guard page faults; asked to (AOTRT_REPORT_GUARD_FAULTS=1, read when
+// the death test's new process loads libaotrt), aotrt reports it on stderr, naming the pool, the
 // model, the bytes and the operator, then the process dies of SIGSEGV as it would have.
 TEST(BoundsCheckDeathTest, PastTheReserveIsReportedThenFatal) {
   GTEST_FLAG_SET(death_test_style, AOTRT_TEST_DEATH_TEST_STYLE);  // tests/CMakeLists.txt
+  ScopedEnv report("AOTRT_REPORT_GUARD_FAULTS", "1");
   // The model writes 7,169 bytes past a 1,024-byte pool: past the reserve with 4 KiB pages only.
   if (::sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "overrun_past_reserve_c is sized for 4 KiB pages";
   const std::string dir = AOTRT_TEST_CRASHING_DIR;

@@ -1,7 +1,7 @@
-// The cache directory's listing, clearing and pruning (aot/cache_directory.h, aotrt/cache.h): kinds
+// The cache directory's listing, clearing and pruning (constant_cache/cache_directory.h, aotrt/cache.h): kinds
 // by name, pool headers read for their model, aliases resolved, clear under the lock and only of
 // the cache's own files, the errors each names.
-#include "aot/cache_directory.h"
+#include "constant_cache/cache_directory.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <map>
 
-#include "aot/constant_cache.h"
+#include "constant_cache/constant_cache.h"
 #include "aotrt/cache.h"
 #include "common/expect_error.h"
 
@@ -38,7 +38,6 @@ class CacheDirectoryTest : public ::testing::Test {
     o.directory = dir_;
     aotrt::ConstantPoolMemory m = aotrt::GetConstantPool(
         bytes, [&] { return key; }, [&](uint8_t* d) { std::memset(d, value, bytes); }, o, what);
-    EXPECT_TRUE(aotrt::WaitForCacheWrites(30000));
     return m.cache_path();
   }
 

@@ -1,4 +1,4 @@
-// The reserve after workspace pools and large workspace blocks (issue 26, base/reserve.h): address
+// The reserve after workspace pools and large workspace blocks (issue 26, memory/reserve.h): address
 // space that costs no memory until written (shown with /proc/self/smaps), checked without making
 // it resident (mincore), and a guard after it whose fault is reported before the process dies.
 #include <gtest/gtest.h>
@@ -16,10 +16,10 @@
 
 #include "aot/pool_buffer.h"
 #include "backend/workspace.h"
-#include "base/guard_fault.h"
-#include "base/reserve.h"
-#include "base/tail_slack.h"
-#include "base/zeroed_memory.h"
+#include "memory/guard_fault.h"
+#include "memory/reserve.h"
+#include "memory/tail_slack.h"
+#include "memory/zeroed_memory.h"
 
 using namespace aotrt;
 
@@ -191,10 +191,22 @@ void HostHandler(int) {
 }
 }  // namespace
 
-// Past even the reserve: the guard faults, aotrt says what and where, and the process dies as it
+// By default a guard's fault is not aotrt's to report: no process-wide handler is installed.
+TEST(ReserveDeathTest, NoHandlerIsInstalledUnlessAsked) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        PoolBuffer p("global_workspace", 4096, "pool P");
+        _exit(GuardFaultHandlerInstalled() ? 3 : 0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+// Asked for: past even the reserve, the guard faults, aotrt says what and where, and the process dies as it
 // would have (here by SIGSEGV; a host's own handler still runs after the report).
 TEST(ReserveDeathTest, WritePastTheReserveIsReportedThenFatal) {
   GTEST_FLAG_SET(death_test_style, AOTRT_TEST_DEATH_TEST_STYLE);  // tests/CMakeLists.txt
+  ReportGuardFaults();  // AOTRT_REPORT_GUARD_FAULTS=1
   const size_t room = 2 * kPage - 1000;  // the rest of the page and a page of reserve: 7,192 bytes with 4 KiB pages
   EXPECT_EXIT(
       {

@@ -1,11 +1,11 @@
-// Tail slack, canaries and pool buffers (base/tail_slack.h, aot/pool_buffer.h).
+// Tail slack, canaries and pool buffers (memory/tail_slack.h, aot/pool_buffer.h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
 
 #include "aot/pool_buffer.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 
 using namespace aotrt;
 

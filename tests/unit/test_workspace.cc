@@ -11,7 +11,7 @@
 #include "aotrt/error.h"
 #include "aotrt/profiling.h"
 #include "backend/workspace.h"
-#include "base/guard_call.h"
+#include "memory/guard_call.h"
 
 TEST(Workspace, AlignedAndReusedBestFit) {
   void* a = TVMBackendAllocWorkspace(kDLCPU, 0, 1 << 20, kDLFloat, 32);

@@ -1,6 +1,5 @@
 #include "aot/c_interface/mlf_compile.h"
 
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,10 +9,12 @@
 #include <fstream>
 #include <vector>
 
-#include "aot/constant_cache.h"
 #include "base/error_util.h"
 #include "base/logging.h"
+#include "base/temp_dir.h"
+#include "constant_cache/constant_cache.h"
 #include "module/loader/object_linker.h"
+#include "module/loader/shared_library.h"
 
 namespace aotrt {
 
@@ -27,36 +28,6 @@ namespace {
 constexpr const char* kShimFile = "aotrt_c_interface_run.c";
 const std::vector<std::string> kFlags = {"-shared", "-fPIC", "-O2", "-ffp-contract=off", "-w",
                                          "-Wno-incompatible-pointer-types"};
-
-// A private folder under `parent`, removed with everything in it on destruction.
-class BuildDir {
- public:
-  explicit BuildDir(const std::string& parent) {
-    std::string tmpl = parent + "/mlf-build-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    AOTRT_REQUIRE(::mkdtemp(buf.data()) != nullptr, kIOError, "cannot create a build folder ", tmpl, ": ",
-                  std::strerror(errno));
-    path_ = buf.data();
-  }
-  ~BuildDir() {
-    ::nftw(path_.c_str(), [](const char* p, const struct stat*, int, FTW*) { return ::remove(p); }, 16,
-           FTW_DEPTH | FTW_PHYS);
-  }
-  const std::string& path() const { return path_; }
-  // Writes `bytes` to `rel` (its folders created).
-  void Write(const std::string& rel, const std::string& bytes) const {
-    for (size_t i = rel.find('/'); i != std::string::npos; i = rel.find('/', i + 1)) {
-      ::mkdir((path_ + "/" + rel.substr(0, i)).c_str(), 0700);
-    }
-    std::ofstream out(path_ + "/" + rel, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    AOTRT_REQUIRE(out.good(), kIOError, "cannot write ", path_, "/", rel);
-  }
-
- private:
-  std::string path_;
-};
 
 std::string Basename(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
@@ -129,7 +100,7 @@ bool Trusted(const std::string& path) {
 }
 
 // Compiles `plan` in a new folder under `parent`; returns the library's path inside it.
-std::string Build(const BuildDir& dir, const BuildPlan& plan, const std::string& compiler, const std::string& what) {
+std::string Build(const TempDir& dir, const BuildPlan& plan, const std::string& compiler, const std::string& what) {
   for (const auto& [path, bytes] : plan.files) dir.Write(path, bytes);
   std::vector<std::string> argv = {compiler};
   argv.insert(argv.end(), kFlags.begin(), kFlags.end());
@@ -154,9 +125,9 @@ MlfCompiled CompileMlf(const std::map<std::string, std::string>& files, const Ml
   if (!options.cache_dir.empty() && MakeDirectories(options.cache_dir)) {
     std::string cached = options.cache_dir + "/mlf-" + Key(plan, options.compiler) + ".so";
     if (Trusted(cached)) return {OpenSharedLibrary(cached, display), "compile cache", cached};
-    std::unique_ptr<BuildDir> dir;
+    std::unique_ptr<TempDir> dir;
     try {
-      dir = std::make_unique<BuildDir>(options.cache_dir);
+      dir = std::make_unique<TempDir>(options.cache_dir, "mlf-build-");
     } catch (const Error& e) {
       AOTRT_LOG_DEBUG(what, ": compile cache unusable (", e.what(), "); building without it");
     }
@@ -169,7 +140,7 @@ MlfCompiled CompileMlf(const std::map<std::string, std::string>& files, const Ml
       return {OpenSharedLibrary(built, display), "compiled (no cache)", ""};
     }
   }
-  BuildDir dir(options.temp_dir);
+  TempDir dir(options.temp_dir, "mlf-build-");
   std::string built = Build(dir, plan, options.compiler, what);
   return {OpenSharedLibrary(built, display), "compiled (no cache)", ""};
 }

@@ -3,15 +3,16 @@
 #include <memory>
 
 #include "aot/c_interface/mlf_metadata.h"
-#include "aot/constant_cache.h"
 #include "aot/factory.h"
 #include "aot/model_program.h"
 #include "aotrt/dtype.h"
 #include "base/error_util.h"
+#include "constant_cache/constant_cache.h"
 #include "ffi/registry.h"
-#include "module/loader/archive_reader.h"
 #include "module/library_module.h"
 #include "module/load_context.h"
+#include "module/loader/archive_reader.h"
+#include "module/loader/shared_library.h"
 
 namespace aotrt {
 namespace {

@@ -1,6 +1,5 @@
 #include "module/loader/address_bounds.h"
 
-#include <dlfcn.h>
 #include <link.h>
 
 #include <algorithm>
@@ -50,25 +49,9 @@ size_t BytesFrom(const std::vector<AddressBounds::Segment>& segments, uintptr_t 
 
 struct ObjectQuery {
   uintptr_t containing = 0;  // the object whose segments contain this address
-  // The load bias of that object when known in advance (FindBias): the walk then skips
-  // every other object without reading its program headers, which in a new process are pages of
-  // libc, libm, ... not touched yet (a page fault each).
-  bool bias_known = false;
-  uintptr_t bias = 0;
   std::vector<AddressBounds::Segment> segments;
   bool out_of_memory = false;
 };
-
-// Sets q->bias to the base address of the object containing q->containing (dladdr): its load
-// bias when its first segment starts at address 0, as linkers lay out shared libraries; for any
-// other layout the filter matches nothing and the whole walk decides.
-void FindBias(ObjectQuery* q) {
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(q->containing), &info) != 0 && info.dli_fbase != nullptr) {
-    q->bias = reinterpret_cast<uintptr_t>(info.dli_fbase);
-    q->bias_known = true;
-  }
-}
 
 // Whether `a` lies in a readable PT_LOAD segment of the object: the walk passes every loaded
 // object, and only the one containing the address needs its segments built (allocated).
@@ -82,7 +65,6 @@ bool MayContain(const dl_phdr_info& info, uintptr_t a) {
 }
 
 int VisitObjectOrThrow(dl_phdr_info* info, ObjectQuery* q) {
-  if (q->bias_known && info->dlpi_addr != q->bias) return 0;
   if (!MayContain(*info, q->containing)) return 0;
   std::vector<AddressBounds::Segment> segments = SegmentsOf(*info);
   if (BytesFrom(segments, q->containing, false) == 0) return 0;
@@ -107,34 +89,14 @@ void Walk(ObjectQuery* q) {
   if (q->out_of_memory) throw std::bad_alloc();
 }
 
-// The segments of the object q->containing lies in, the walk filtered by q's bias when known; if
-// the filter finds nothing (a bias that is not the object's), the whole walk decides.
-AddressBounds SegmentsOfQuery(ObjectQuery q) {
-  Walk(&q);
-  if (q.segments.empty() && q.bias_known) {
-    q.bias_known = false;
-    Walk(&q);
-  }
-  return AddressBounds(std::move(q.segments));
-}
-
 }  // namespace
 
 AddressBounds AddressBounds::OfObjectContaining(const void* address) {
   if (!address) return AddressBounds();
   ObjectQuery q;
   q.containing = reinterpret_cast<uintptr_t>(address);
-  FindBias(&q);
-  return SegmentsOfQuery(std::move(q));
-}
-
-AddressBounds AddressBounds::OfObjectContaining(const void* address, uintptr_t load_bias) {
-  if (!address) return AddressBounds();
-  ObjectQuery q;
-  q.containing = reinterpret_cast<uintptr_t>(address);
-  q.bias = load_bias;
-  q.bias_known = true;
-  return SegmentsOfQuery(std::move(q));
+  Walk(&q);
+  return AddressBounds(std::move(q.segments));
 }
 
 AddressBounds AddressBounds::AnyLoadedObject() {

@@ -28,9 +28,6 @@ class AddressBounds {
   // dlopened library's own symbols (dl_iterate_phdr); nothing readable when none contains it.
   // Never throws except std::bad_alloc.
   static AddressBounds OfObjectContaining(const void* address);
-  // The same when the caller knows the object's load bias (its link map's l_addr): the walk skips
-  // every other object by it, without the dladdr that finds it otherwise.
-  static AddressBounds OfObjectContaining(const void* address, uintptr_t load_bias);
   // For a system library (code linked into the process, symbols registered at start-up): a pointer
   // is in bounds when it lies in the segments of whichever loaded object (executable or shared
   // library, dladdr's view) contains it.

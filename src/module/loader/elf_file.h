@@ -1,8 +1,7 @@
 // What the loader checks in a shared library file before dlopen maps it, read with one pread: the
 // ELF header and the program headers, whatever the file's size. dlopen maps a truncated file's
 // segments past its end, and touching them raises SIGBUS inside the dynamic linker; the file's
-// size against its PT_LOAD segments rules that out. The symbols are read after dlopen from the
-// library's own mapping (loaded_dynamic_symbols.h), not from the file.
+// size against its PT_LOAD segments rules that out. The symbols are read after dlopen.
 #pragma once
 
 #include <cstddef>

@@ -60,6 +60,9 @@ void ForEachElfSymbol(const void* data, size_t size, const std::string& what, ui
   }
 }
 
+namespace {
+
+// Files a dynamic symbol under `out`'s defined or (strong) undefined ones.
 void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSymbols* out) {
   if (sym.st_shndx == SHN_UNDEF) {
     // Weak references may stay unresolved (the dynamic linker makes them null).
@@ -68,6 +71,8 @@ void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSym
     out->defined.push_back({name, sym.st_size});
   }
 }
+
+}  // namespace
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
   ElfDynamicSymbols out;

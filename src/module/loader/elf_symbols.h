@@ -1,9 +1,8 @@
-// Reads the symbol tables of an ELF64 file from its bytes, through its section headers: the static
-// table of the executable, where TVM's system-lib exports leave a symbol they do not register, and
-// the function symbols the operator profile names (profiling/code_map.h). A loaded library's
-// dynamic symbols come from its dynamic section instead (loaded_dynamic_symbols.h); the file walk
-// of them here is what tests and the fuzz target hold that one to. Bounded: never reads outside
-// the given buffer; corrupt input gives Error(kFormatError).
+// Reads the symbol tables of an ELF64 file from its bytes, through its section headers: a model
+// library's dynamic symbols (module/loader/shared_library.cc), the static table of the executable,
+// where TVM's system-lib exports leave a symbol they do not register, and the function symbols the
+// operator profile names (profiling/code_map.h). Bounded: never reads outside the given buffer;
+// corrupt input gives Error(kFormatError).
 #pragma once
 
 #include <elf.h>
@@ -19,9 +18,9 @@
 
 namespace aotrt {
 
-// Names are views into the symbol string table they were read from (the buffer of
-// ReadElfDynamicSymbols, the loaded library of ReadLoadedDynamicSymbols): a list must not outlive
-// it. Each is NUL-terminated in place (name.data()[name.size()] == 0): a name without its NUL inside
+// Names are views into the symbol string table they were read from (the buffer given to
+// ReadElfDynamicSymbols): a list must not outlive it. Each is NUL-terminated in place
+// (name.data()[name.size()] == 0): a name without its NUL inside
 // the table is skipped.
 struct ElfSymbol {
   std::string_view name;
@@ -64,8 +63,6 @@ ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std
 
 // The header of the `size` bytes at `base`, checked to be ELF64 little-endian.
 Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what);
-// Files a dynamic symbol under `out`'s defined or (strong) undefined ones.
-void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSymbols* out);
 
 // Every loadable segment (PT_LOAD) lies inside the file: dlopen maps segments past the end of a
 // truncated file, and touching them then raises SIGBUS. `base` holds the file's first `avail`

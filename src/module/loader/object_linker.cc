@@ -1,14 +1,11 @@
 #include "module/loader/object_linker.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -16,53 +13,24 @@
 
 #include "base/error_util.h"
 #include "module/loader/elf_file.h"
+#include "base/temp_dir.h"
+#include "module/loader/archive_reader.h"
+#include "module/loader/shared_library.h"
 
 extern char** environ;
 
 namespace aotrt {
 namespace {
 
-// A private temporary directory, removed with its (flat) contents on destruction.
-class TempDir {
- public:
-  explicit TempDir(const std::string& base) {
-    std::string tmpl = base + "/aotrt-link-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    AOTRT_REQUIRE(::mkdtemp(buf.data()) != nullptr, kIOError, "cannot create a temporary directory ", tmpl, ": ",
-                  std::strerror(errno));
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    for (const std::string& f : Files("")) ::unlink((path_ + "/" + f).c_str());
-    ::rmdir(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-  // Names of the entries ending in `suffix`, sorted.
-  std::vector<std::string> Files(const std::string& suffix) const {
-    std::vector<std::string> out;
-    if (DIR* d = ::opendir(path_.c_str())) {
-      while (dirent* e = ::readdir(d)) {
-        std::string n = e->d_name;
-        if (n != "." && n != ".." && n.size() >= suffix.size() &&
-            n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
-          out.push_back(n);
-        }
-      }
-      ::closedir(d);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::string path_;
-};
-
 std::string Join(const std::vector<std::string>& argv) {
   std::string s;
   for (const std::string& a : argv) s += (s.empty() ? "" : " ") + a;
   return s;
+}
+
+bool EndsWith(const std::string& s, const char* suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
 }  // namespace
@@ -118,17 +86,21 @@ std::string CompileSource(const std::string& cc, const std::string& source, cons
 std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format,
                                               const ToolConfig& tools) {
   AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, path, ": no such file");
-  TempDir tmp(tools.temp_dir);
+  TempDir tmp(tools.temp_dir, "aotrt-link-");
   const std::string log = tmp.path() + "/tool.log";
   std::vector<std::string> objects;
-  const std::string& cc = tools.c_compiler;
   if (format == "tar") {
-    RunTool({"tar", "-xf", path, "-C", tmp.path()}, log, "extracting " + path);
-    std::vector<std::string> sources = tmp.Files(".c");
-    for (const std::string& f : tmp.Files(".o")) objects.push_back(tmp.path() + "/" + f);
-    AOTRT_REQUIRE(!objects.empty() || !sources.empty(), kNotFound, path,
-                  ": the archive holds no object files (.o) nor C sources (.c)");
-    for (const std::string& f : sources) objects.push_back(CompileSource(cc, tmp.path() + "/" + f, log));
+    // The archive's objects and C sources, read in memory (checked as archive_reader.h says), then
+    // written into the private folder for the compiler.
+    ArchiveContents tar = ReadArchive(path, [](const std::string& m) { return EndsWith(m, ".o") || EndsWith(m, ".c"); });
+    AOTRT_REQUIRE(!tar.files.empty(), kNotFound, path, ": the archive holds no object files (.o) nor C sources (.c)");
+    for (const auto& [name, bytes] : tar.files) tmp.Write(name, bytes);
+    for (const auto& [name, bytes] : tar.files) {
+      if (EndsWith(name, ".o")) objects.push_back(tmp.path() + "/" + name);
+    }
+    for (const auto& [name, bytes] : tar.files) {
+      if (EndsWith(name, ".c")) objects.push_back(CompileSource(tools.c_compiler, tmp.path() + "/" + name, log));
+    }
   } else {
     objects.push_back(path);
   }

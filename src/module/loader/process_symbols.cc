@@ -8,8 +8,8 @@
 #include "aotrt/error.h"
 #include "base/error_util.h"
 #include "base/logging.h"
+#include "base/mapped_file.h"
 #include "module/loader/elf_symbols.h"
-#include "module/loader/mapped_file.h"
 
 namespace aotrt {
 namespace {

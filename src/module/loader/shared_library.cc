@@ -1,26 +1,58 @@
 // Opening model libraries with dlopen, with checks that turn every failure into a clear error.
+#include "module/loader/shared_library.h"
+
 #include <dlfcn.h>
-#include <link.h>
 
 #include <cstring>
 #include <memory>
 
+#include "aotrt/half.h"
 #include "base/error_util.h"
 #include "base/logging.h"
+#include "base/mapped_file.h"
 #include "module/loader/elf_file.h"
-#include "module/loader/loaded_dynamic_symbols.h"
-#include "module/loader/symbol_check.h"
+#include "module/loader/elf_symbols.h"
+#include "module/loader/symbol_hints.h"
+#include "module/loader/system_lib.h"
+#include "module/model_contract.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
 namespace {
 
+// Models call the float16 helpers, aotrt never does: this reference pulls backend/half.o out of the
+// static library into every application that loads models (its loader runs this check); linked
+// with -rdynamic, the application then exports them.
+__attribute__((used)) void* const kHalfHelpers[] = {reinterpret_cast<void*>(&__gnu_f2h_ieee),
+                                                    reinterpret_cast<void*>(&__gnu_h2f_ieee),
+                                                    reinterpret_cast<void*>(&__truncdfhf2)};
+
+// Whether aotrt itself defines `name` (then a failure to resolve it is a visibility problem).
+bool DefinedByAotrt(const std::string& name) {
+  Dl_info info{};
+  if (!::dladdr(reinterpret_cast<void*>(&SymbolProviderHint), &info) || !info.dli_fname) return false;
+  void* self = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!self) return false;
+  bool found = ::dlsym(self, name.c_str()) != nullptr;
+  ::dlclose(self);
+  return found;
+}
+
+// Each symbol is looked up in the scope the dynamic linker will use for it: the global scope (the
+// handle of the main program searches the executable, its libraries and every RTLD_GLOBAL load,
+// without the bias of dlsym(RTLD_DEFAULT), which also searches the caller's own dependencies), then
+// the library's own dependency tree (dlsym on its handle, which does not search the global scope).
+void* GlobalScopeHandle() {
+  static void* const global = ::dlopen(nullptr, RTLD_LAZY);
+  return global;
+}
+
 class SharedLibrary : public SymbolSource {
  public:
-  SharedLibrary(void* handle, std::string name, AddressBounds segments, ElfDynamicSymbols symbols,
-                std::string source_file)
-      : handle_(handle), name_(std::move(name)), symbols_(std::move(symbols)), segments_(std::move(segments)),
-        source_file_(std::move(source_file)) {}
+  SharedLibrary(void* handle, std::string name, std::unique_ptr<MappedFile> file, ElfDynamicSymbols symbols,
+                AddressBounds segments, std::string source_file)
+      : handle_(handle), name_(std::move(name)), file_(std::move(file)), symbols_(std::move(symbols)),
+        segments_(std::move(segments)), source_file_(std::move(source_file)) {}
   ~SharedLibrary() override { ::dlclose(handle_); }
   void* Lookup(const std::string& name) const override { return ::dlsym(handle_, name.c_str()); }
   uint64_t SymbolSize(const std::string& name) const override {
@@ -36,24 +68,25 @@ class SharedLibrary : public SymbolSource {
  private:
   void* handle_;
   std::string name_;
-  ElfDynamicSymbols symbols_;  // views into the library's string table: valid while handle_ is open
+  std::unique_ptr<MappedFile> file_;  // the library's file, read-only
+  ElfDynamicSymbols symbols_;  // views into file_
   AddressBounds segments_;  // fixed while the library is loaded
   std::string source_file_;
 };
 
-struct LoadedDynamicSection {
-  const ElfW(Dyn)* section = nullptr;  // null when dlinfo fails
-  uintptr_t bias = 0;
-};
-
-// The dynamic section and load bias of the library behind `handle`, from its link map. Not seen
-// by ThreadSanitizer: the link map is written by another thread's dlopen of the same file when
-// that one loaded it first, and the dynamic linker's lock, which orders that write before this
-// dlopen returned, is invisible to it (a false report of a race otherwise).
-__attribute__((no_sanitize("thread"))) LoadedDynamicSection DynamicSectionOf(void* handle) {
-  link_map* map = nullptr;
-  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return {};
-  return {map->l_ld, static_cast<uintptr_t>(map->l_addr)};
+// The address of a symbol the library itself defines (dlsym on a handle searches the library
+// before its dependencies), or nullptr. Sized ones only: linkers' markers (_edata, _end) may lie
+// just past a segment. A file without section headers lists no symbols: the names every model
+// library defines stand in.
+const void* OwnSymbol(void* handle, const ElfDynamicSymbols& symbols) {
+  for (const ElfSymbol& s : symbols.defined) {
+    if (s.size == 0) continue;
+    if (void* p = ::dlsym(handle, s.name.data())) return p;
+  }
+  for (const char* name : {contract::kModuleBlob, contract::kModuleContext, contract::kGetCMetadata}) {
+    if (void* p = ::dlsym(handle, name)) return p;
+  }
+  return nullptr;
 }
 
 // Make libaotrt's own exported symbols (TVMBackend*, the float16 helpers) globally visible, as
@@ -63,25 +96,14 @@ __attribute__((no_sanitize("thread"))) LoadedDynamicSection DynamicSectionOf(voi
 // would not. Promoting an object also promotes its dependencies (glibc add_to_global).
 //
 // Nothing to do when the object holding libaotrt is in the global scope already (linked into the
-// program, or loaded RTLD_GLOBAL): the global lookup of one of its own exports lands in it. That
-// check costs a hash lookup; the promoting dlopen costs a walk of libaotrt's whole dependency tree
-// (glibc builds the search list of an object first opened by name), about 40 us of a model load
-// on a hit, paid by every process.
+// program, or loaded RTLD_GLOBAL): the global lookup of one of its own exports lands in it.
 bool SelfInGlobalScope() {
   void* global = GlobalScopeHandle();
-  if (!global) return false;
-  void* found = ::dlsym(global, "TVMBackendAllocWorkspace");
+  void* found = global ? ::dlsym(global, "TVMBackendAllocWorkspace") : nullptr;
   ::dlerror();
-  if (!found) return false;
-#ifdef DLFO_EH_SEGMENT_TYPE  // glibc 2.35 and later: a lock-free lookup
-  dl_find_object mine{}, theirs{};
-  return ::_dl_find_object(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) == 0 &&
-         ::_dl_find_object(found, &theirs) == 0 && mine.dlfo_link_map == theirs.dlfo_link_map;
-#else
   Dl_info mine{}, theirs{};
-  return ::dladdr(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) && ::dladdr(found, &theirs) &&
+  return found && ::dladdr(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) && ::dladdr(found, &theirs) &&
          mine.dli_fbase == theirs.dli_fbase;
-#endif
 }
 
 void PromoteSelfToGlobalScopeOnce() {
@@ -93,15 +115,34 @@ void PromoteSelfToGlobalScopeOnce() {
   }
 }
 
-// A function-local static rather than std::call_once: the guard it takes is bound already, while
-// the first std::call_once of a process binds and faults in libstdc++'s and libc's once machinery
-// (about 8 us of a load on a hit).
 void PromoteSelfToGlobalScope() {
   static const bool done = (PromoteSelfToGlobalScopeOnce(), true);
   (void)done;
 }
 
 }  // namespace
+
+void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, const std::string& what) {
+  void* global = GlobalScopeHandle();
+  std::string missing;
+  size_t count = 0;
+  for (std::string_view name : syms.undefined) {
+    const char* s = name.data();  // NUL-terminated in place (elf_symbols.h)
+    if ((global && ::dlsym(global, s)) || ::dlsym(handle, s)) continue;
+    std::string hint = DefinedByAotrt(s)
+                           ? "defined by aotrt but not visible in the process's global scope: link the application "
+                             "against libaotrt (with -rdynamic when linking the static library) or dlopen "
+                             "libaotrt.so with RTLD_GLOBAL"
+                           : SymbolProviderHint(s);
+    missing += StrCat(count ? "; " : "", s, " (", hint, ")");
+    ++count;
+  }
+  ::dlerror();  // the failed lookups leave messages behind
+  if (count == 0) return;
+  AOTRT_THROW(kNotFound, what, " needs ", count == 1 ? "a symbol" : StrCat(count, " symbols"),
+              " that nothing in the process provides, so it cannot run (its first call would end the process): ",
+              missing);
+}
 
 std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name,
                                                 bool is_source_file) {
@@ -124,20 +165,24 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   }
   // Closed again if anything below throws (a missing symbol, out of memory).
   std::unique_ptr<void, int (*)(void*)> owned(handle, ::dlclose);
-  // The library's segments and symbols, from its own mapping: its dynamic section lies in one of
-  // its segments, and the link map names both.
-  LoadedDynamicSection dynamic = DynamicSectionOf(handle);
-  if (dynamic.section == nullptr) {
-    const char* err = ::dlerror();
-    AOTRT_THROW(kIOError, display_name, ": the dynamic linker gives no dynamic section for it: ",
-                err ? err : "no link map");
+  // The library's dynamic symbols, from its file; its segments, from the dynamic linker.
+  auto file = std::make_unique<MappedFile>(path, display_name);
+  ElfDynamicSymbols syms;
+  try {
+    syms = ReadElfDynamicSymbols(file->data(), file->size(), display_name);
+  } catch (const Error& e) {
+    // Section headers are for tools, not the dynamic linker: a file cut after its segments loads,
+    // as one without section headers does, with no symbols listed (none checked).
+    if (e.code() != ErrorCode::kFormatError) throw;
+    AOTRT_LOG_DEBUG(display_name, ": no symbol table read (", e.what(), "); its symbols are not checked");
   }
-  AddressBounds segments = AddressBounds::OfObjectContaining(dynamic.section, dynamic.bias);
-  ElfDynamicSymbols syms = ReadLoadedDynamicSymbols(dynamic.section, dynamic.bias, segments, display_name);
+  ::dlerror();
+  AddressBounds segments = AddressBounds::OfObjectContaining(OwnSymbol(handle, syms));
+  ::dlerror();  // the failed lookups leave messages behind
   CheckUndefinedSymbolsResolve(handle, syms, display_name);
   AOTRT_LOG_DEBUG("loaded ", display_name, " (", syms.defined.size(), " dynamic symbols)");
-  auto lib = std::make_shared<SharedLibrary>(handle, display_name, std::move(segments), std::move(syms),
-                                             is_source_file ? path : std::string());
+  auto lib = std::make_shared<SharedLibrary>(handle, display_name, std::move(file), std::move(syms),
+                                             std::move(segments), is_source_file ? path : std::string());
   owned.release();  // the SharedLibrary closes it now
   return lib;
 }

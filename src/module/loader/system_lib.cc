@@ -1,13 +1,14 @@
-// The system library: model code linked into the executable registers its symbols at start-up
-// through TVMBackendRegisterSystemLibSymbol; runtime.SystemLib(prefix) turns them into modules.
+#include "module/loader/system_lib.h"
+
 #include <map>
 #include <mutex>
 
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "module/library_module.h"
-#include "module/model_contract.h"
+#include "module/loader/load.h"
 #include "module/loader/process_symbols.h"
+#include "module/model_contract.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {

@@ -1,7 +1,7 @@
-// The cache directory's housekeeping, shared by the constant cache's writer and `aotrt cache`:
+// The cache directory's housekeeping, shared by the constant cache and `aotrt cache`:
 // which file is what (by name), the directory lock, pruning, listing and clearing.
 //
-// Names: `<content>.aotrt-pool` (a constant pool, aot/constant_pool_file.h), `<identity>.aotrt-alias`
+// Names: `<content>.aotrt-pool` (a constant pool, constant_cache/constant_pool_file.h), `<identity>.aotrt-alias`
 // (a symbolic link from a model file's identity to the pool holding its constants), `mlf-<hash>.so`
 // (a compiled C-interface archive, aot/c_interface/mlf_compile.h), `.tmp-*` (a writer's temporary
 // file), `.lock` (the directory lock: one writer or clearer at a time).
@@ -22,11 +22,11 @@ extern const char kAliasSuffix[];  // ".aotrt-alias" (pools: kPoolSuffix, consta
 // What the file called `name` is, by its name alone.
 CacheEntryKind CacheEntryKindOf(const std::string& name);
 
-// Takes the exclusive flock on `fd`, waiting at most `wait_ms` and giving up early when `give_up()`
-// turns true (polled every 0.5-10 ms). kLocked, kUnsupported (the file system has no flock: the
-// caller goes ahead unserialised, as without a lock file) or kTimedOut.
+// Takes the exclusive flock on `fd`, waiting at most `wait_ms` (polled every 0.5-10 ms). kLocked,
+// kUnsupported (the file system has no flock: the caller goes ahead unserialised, as without a
+// lock file) or kTimedOut.
 enum class LockResult { kLocked, kUnsupported, kTimedOut };
-LockResult LockWithin(int fd, int wait_ms, const std::function<bool()>& give_up);
+LockResult LockWithin(int fd, int wait_ms);
 
 // Removes the least recently used pool files of `dir` (oldest modification time first, never
 // `keep`) while their sizes add up to more than `max_bytes`, then every alias whose pool is gone.

@@ -7,9 +7,9 @@
 //
 //   [data, data + bytes)                 the buffer: read-write, zero; page aligned (2 MiB aligned
 //                                        from 2 MiB, for transparent huge pages)
-//   [data + bytes, data + capacity)      the rest of its last page: the canary (base/tail_slack.h)
+//   [data + bytes, data + capacity)      the rest of its last page: the canary (memory/tail_slack.h)
 //   [capacity, capacity + reserve)       the reserve: read-write, zero, committed lazily
-//   [capacity + reserve, + kGuardBytes)  the guard: PROT_NONE (base/guard_fault.h)
+//   [capacity + reserve, + kGuardBytes)  the guard: PROT_NONE (memory/guard_fault.h)
 //
 // The reserve is the buffer's own size (rounded up to pages): every buffer the planner placed in
 // a pool is at most the pool's size, so a write past the pool by up to a whole buffer's length
@@ -19,7 +19,7 @@
 // against the commit limit under the default heuristic overcommit; under vm.overcommit_memory=2
 // Linux counts it anyway) and MADV_NOHUGEPAGE (so that a huge page of the buffer cannot spill
 // resident memory into it). A write into the reserve makes only the pages it touches resident.
-// A write past the reserve faults on the guard: fatal, with a message (base/guard_fault.h).
+// A write past the reserve faults on the guard: fatal, with a message (memory/guard_fault.h).
 //
 // Checking mode (ExecutorOptions::check_bounds) finds writes anywhere past the buffer without
 // making the reserve resident: the canary in the last page is compared; of the reserve, mincore()
@@ -49,7 +49,7 @@ struct ReservedSpan {
   size_t capacity = 0;  // the buffer's pages: the bytes asked for, rounded up to pages (PageSize())
   size_t reserve = 0;   // ReserveBytes(capacity), after them
   size_t mapped = 0;    // capacity + reserve + kGuardBytes
-  int guard = -1;       // RegisterGuard's handle (base/guard_fault.h)
+  int guard = -1;       // RegisterGuard's handle (memory/guard_fault.h)
 };
 
 // A buffer of `bytes` zero bytes with its reserve and guard; `label` names the buffer in the message

@@ -1,4 +1,4 @@
-#include "base/reserve.h"
+#include "memory/reserve.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "base/guard_fault.h"
-#include "base/tail_slack.h"
+#include "memory/guard_fault.h"
+#include "memory/tail_slack.h"
 #include "base/unique_fd.h"
-#include "base/zeroed_memory.h"
+#include "memory/zeroed_memory.h"
 
 namespace aotrt {
 namespace {
@@ -105,8 +105,7 @@ void UnmapReserved(ReservedSpan* s) {
 }
 
 void ArmOverrunCheck(const ReservedSpan& s, size_t used) {
-  // The buffer's own pages after `used` (a reused block's, resident already): the canary. Giving
-  // them back instead would cost a page fault per page on the next larger use, every run.
+  // The buffer's own pages after `used` (a reused block's, resident already): the canary.
   if (used < s.capacity) FillCanary(s.data + used, s.capacity - used);
   ::madvise(s.data + s.capacity, s.reserve, MADV_DONTNEED);  // nothing resident: ~1 µs
 }

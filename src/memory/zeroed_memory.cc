@@ -1,4 +1,4 @@
-#include "base/zeroed_memory.h"
+#include "memory/zeroed_memory.h"
 
 #include <sys/mman.h>
 

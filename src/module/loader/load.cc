@@ -1,4 +1,6 @@
-// Loading model libraries: from a file, from memory, or the system library.
+// Loading model libraries: from a file or from memory, whatever their format.
+#include "module/loader/load.h"
+
 #include <elf.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,12 +11,13 @@
 #include <memory>
 
 #include "base/error_util.h"
-#include "module/loader/archive_reader.h"
 #include "ffi/registry.h"
 #include "module/blob.h"
 #include "module/library_module.h"
 #include "module/load_context.h"
+#include "module/loader/archive_reader.h"
 #include "module/loader/object_linker.h"
+#include "module/loader/shared_library.h"
 #include "module/model_contract.h"
 
 namespace aotrt {

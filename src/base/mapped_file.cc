@@ -1,4 +1,4 @@
-#include "module/loader/mapped_file.h"
+#include "base/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -4,7 +4,7 @@
 // model may use, so that checking mode (AOTRT_CHECK_BOUNDS, executor option) can see writes there:
 // a byte that is no longer the canary was written (a write that stores exactly the canary byte
 // goes unseen). Workspace pools and blocks also get a lazily committed reserve after their pages
-// (base/reserve.h), where the mark of a write is a byte no longer zero.
+// (memory/reserve.h), where the mark of a write is a byte no longer zero.
 //
 // TailSlack sizes the slack the shared constant pool keeps after its bytes (filled with the
 // canary, read-only, not checked): at least a cache line, to the next page from 64 KiB on.

@@ -1,19 +1,21 @@
-#include "aot/constant_cache.h"
+#include "constant_cache/constant_cache.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
-
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <ctime>
 
-#include "aot/cache_directory.h"
-#include "aot/constant_cache_writer.h"
-#include "aot/constant_pool_file.h"
+#include "constant_cache/cache_directory.h"
+#include "constant_cache/constant_pool_file.h"
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
+#include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.
 #define XXH_INLINE_ALL
@@ -30,6 +32,94 @@ constexpr time_t kMarkUsedEvery = 3600;  // seconds: a hit rewrites its file's m
 // read-only cache still serves).
 void MarkUsed(const std::string& path, time_t modified) {
   if (std::time(nullptr) - modified > kMarkUsedEvery) ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+}
+
+// The content key of a pool: xxh3-128 of its bytes and what gives them their meaning (layout
+// version, sizes).
+PoolFileSpec ContentSpec(const uint8_t* payload, size_t bytes, size_t slack) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  XXH3_128bits_update(&st, payload, bytes + slack);
+  std::string tail = StrCat("|layout=", kConstantCacheLayoutVersion, "|bytes=", bytes, "|slack=", slack);
+  XXH3_128bits_update(&st, tail.data(), tail.size());
+  XXH128_hash_t h = XXH3_128bits_digest(&st);
+  PoolFileSpec spec;
+  spec.key_hash[0] = h.low64;
+  spec.key_hash[1] = h.high64;
+  spec.bytes = bytes;
+  spec.slack = slack;
+  return spec;
+}
+
+// Points `alias` at `target` (a name in the same directory): a symlink under a temporary name,
+// renamed over the alias, so that a reader sees the old alias, the new one or none.
+bool LinkAlias(const std::string& dir, const std::string& alias, const std::string& target, std::string* why) {
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = StrCat(dir, "/", kPoolTempPrefix, "alias-", ::getpid(), "-", counter++);
+  if (::symlink(target.c_str(), tmp.c_str()) != 0) {
+    *why = StrCat("cannot create a link in ", dir, ": ", std::strerror(errno));
+    return false;
+  }
+  if (::rename(tmp.c_str(), alias.c_str()) != 0) {
+    *why = StrCat("cannot rename a link to ", alias, ": ", std::strerror(errno));
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+enum class Existing { kNone, kSame, kCollision };
+
+// Whether the pool file `path` of `spec` holds exactly `copy`'s bytes, compared byte for byte (the
+// names matched by hash; a collision must never hand this model another's constants). A file that
+// differs and whose own bytes do not hash to its name is damaged: kNone, so it is rewritten.
+Existing FindExistingPool(const std::string& path, const PoolFileSpec& spec, const ConstantPoolMemory& copy,
+                          const std::string& what) {
+  ConstantPoolMemory m;
+  if (!MapPoolFile(path, spec, false, what, ConstantSource::kMappedCache, &m)) return Existing::kNone;
+  if (std::memcmp(m.data(), copy.data(), copy.bytes() + copy.slack()) == 0) {
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now
+    return Existing::kSame;
+  }
+  PoolFileSpec own = ContentSpec(m.data(), m.bytes(), m.slack());
+  if (own.key_hash[0] != spec.key_hash[0] || own.key_hash[1] != spec.key_hash[1]) {
+    AOTRT_LOG_DEBUG(what, ": constant cache: rewriting ", path, ": its bytes do not match its name");
+    return Existing::kNone;
+  }
+  AOTRT_LOG_WARN(what, ": constant cache: ", path, " has this pool's content hash but other bytes "
+                 "(an xxh3-128 collision); this model stays on its private copy");
+  return Existing::kCollision;
+}
+
+// Writes the cache file of `copy` (a miss's private copy) and points `alias` at it, on the
+// load's thread, under the directory's `.lock`. Another process holding the lock is writing:
+// this load keeps its copy and the next one maps that process's file. Any failure leaves the
+// load on its copy, with a debug log; true when the alias names a pool of `copy`'s bytes.
+bool WriteCacheFile(const std::string& dir, const std::string& alias, const ConstantPoolMemory& copy,
+                    const ConstantCacheOptions& options, const std::string& what) {
+  auto log = [&](const std::string& m) { AOTRT_LOG_DEBUG(what, ": constant cache: ", m); };
+  UniqueFd lock(::open(StrCat(dir, "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  bool locked = lock.fd >= 0 && ::flock(lock.fd, LOCK_EX | LOCK_NB) == 0;
+  if (!locked && errno == EWOULDBLOCK) {
+    log(StrCat("another process holds ", dir, "/.lock; not written (the private copy serves)"));
+    return false;
+  }
+  // Without flock (a file system that lacks it) writers go ahead unserialised: every step is atomic.
+  ConstantPoolMemory done;
+  if (MapThroughAlias(dir, alias, copy.bytes(), copy.bytes(), options.verify, what, &done)) return true;
+  PoolFileSpec spec = ContentSpec(copy.data(), copy.bytes(), copy.slack());
+  std::string name = spec.Name() + kPoolSuffix, path = StrCat(dir, "/", name);
+  Existing existing = FindExistingPool(path, spec, copy, what);
+  if (existing == Existing::kCollision) return false;
+  if (existing == Existing::kNone && !WritePoolFile(dir, path, spec, copy.data(), what, locked, what)) return false;
+  std::string why;
+  if (!LinkAlias(dir, alias, name, &why)) {
+    log(why + "; the private copy serves");
+    return false;
+  }
+  log(StrCat("wrote ", alias, " -> ", name));
+  PruneCacheDirectory(dir, path, options.max_bytes, log);
+  return true;
 }
 
 }  // namespace
@@ -102,7 +192,7 @@ ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const Const
   const std::string& dir = options.directory;
   if (dir.empty()) return private_copy("has no directory");
   // The alias of this model file (its identity and the constants' layout) is a symbolic link to
-  // the pool file named by its content (constant_cache_writer.h). A hit needs neither the
+  // the pool file named by its content (WriteCacheFile). A hit needs neither the
   // constants nor their exact size: the pool file's header gives it, within the metadata's bounds.
   std::string identity = source.key();
   StrAppend(identity, "|layout=", kConstantCacheLayoutVersion);
@@ -117,23 +207,10 @@ ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const Const
                     " directory ", dir, "; using a private copy");
     return PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
   }
-  // A miss costs this load one copy of the constants, no more: the cache file is written from that
-  // copy in the background (constant_cache_writer.h), and the next process maps it.
+  // A miss: a private copy of the constants, from which the cache file is written now; the next
+  // process maps it.
   ConstantPoolMemory copy = PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
-  CacheWriteJob job;
-  job.directory = dir;
-  job.alias_path = alias;
-  job.bytes = bytes;
-  job.slack = copy.slack();
-  job.payload = copy.data();
-  job.keep = copy.Share();
-  job.built_for = what;
-  job.what = what;
-  job.max_bytes = options.max_bytes;
-  job.verify = options.verify;
-  job.lock_wait_ms = options.lock_wait_ms;
-  WriteInBackground(std::move(job));
-  copy.Relabel(ConstantSource::kBuiltCache, alias);
+  if (WriteCacheFile(dir, alias, copy, options, what)) copy.Relabel(ConstantSource::kBuiltCache, alias);
   return copy;
 }
 

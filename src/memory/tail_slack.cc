@@ -1,4 +1,4 @@
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "base/guard_fault.h"
+#include "memory/guard_fault.h"
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -28,6 +28,7 @@ struct Slot {
 
 Slot g_slots[kSlots];  // zero-initialised .bss: only the pages of used slots become resident
 std::atomic<int> g_high{0};  // slots [0, g_high) have been used
+std::atomic<bool> g_report{false};
 std::atomic<bool> g_installed{false};
 struct sigaction g_previous;
 
@@ -179,7 +180,7 @@ void InstallOnce() noexcept {
 
 int RegisterGuard(const void* buffer, size_t buffer_bytes, const void* guard_begin, const void* guard_end,
                   const char* label) noexcept {
-  InstallOnce();
+  if (g_report.load(std::memory_order_relaxed)) InstallOnce();
   for (int i = 0; i < kSlots; ++i) {
     uintptr_t expected = 0;
     if (!g_slots[i].buffer.compare_exchange_strong(expected, 1, std::memory_order_acquire)) continue;
@@ -203,6 +204,8 @@ int RegisterGuard(const void* buffer, size_t buffer_bytes, const void* guard_beg
 void UnregisterGuard(int handle) noexcept {
   if (handle >= 0 && handle < kSlots) g_slots[handle].buffer.store(0, std::memory_order_release);
 }
+
+void ReportGuardFaults() noexcept { g_report.store(true); }
 
 bool GuardFaultHandlerInstalled() noexcept { return g_installed.load(); }
 

@@ -1,37 +1,31 @@
-// The constant cache's file format (aot/constant_cache.h decides when it is used).
+// The constant cache's file format (constant_cache/constant_cache.h decides when it is used).
 //
 // A pool file is `<directory>/<32 hex digits>.aotrt-pool`, named by its content (constant_cache.h):
 // a 4 KiB header (magic, format and layout versions, the content hash, payload and slack sizes,
 // an xxh3 hash of the payload, a hash of sampled blocks, the model it was first built for, a hash
 // of the header) followed by the payload at a page boundary (the pool's bytes, then its tail slack
-// filled with the canary: base/tail_slack.h), mapped directly.
+// filled with the canary: memory/tail_slack.h), mapped directly.
 //
 // Opening checks the exact file size, the header and 16 sampled 512-byte payload blocks (first,
 // last and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
-// fifteenth of the pool, at a cost independent of the pool size: 16 preads of 512 bytes, ~9 us in a
-// new process where 4 KiB blocks cost ~17 us and 64 of them ~55 us: bench/README.md, issue 25).
-// Hashing the whole payload costs time proportional to the weights at every load, so it is done
-// only on request (`verify`); a bit flipped inside an unsampled block is otherwise not seen. Files are mapped without MAP_POPULATE, so that a load does no work
-// proportional to the weights: the file's pages are mapped as the first run reads them, a whole
-// large folio per fault (32 MiB: ~20 faults). A file held in 4 KiB folios (written in small
-// writes, or read back in small pieces after eviction) costs ~500 faults instead, about as much
-// as populating it would.
+// fifteenth of the pool, at a cost independent of the pool size). Hashing the whole payload costs
+// time proportional to the weights at every load, so it is done only on request (`verify`); a bit
+// flipped inside an unsampled block is otherwise not seen, except in a file last changed before
+// this boot began, whose first map in a boot hashes it whole (files are not fsynced: a crash may
+// have cut it short). Files are mapped without MAP_POPULATE: a load does no work proportional to
+// the weights.
 //
-// Writing (off the load's path, by the cache writer): to a temporary file created O_EXCL in the
-// same directory, with large pwrite()s, fdatasync'ed (a crash can then never leave a valid-looking
-// name over missing data), then renamed over the final name. Large writes matter: the page cache
-// keeps the file in large folios, so mapping 32 MiB costs ~20 page faults and 0.1 ms instead of
-// ~500 faults and 2-3 ms (bench/README.md). Temporary files of dead writers are removed when a new
-// one is created. Callers serialise writers (constant_cache_writer.cc holds the directory lock).
+// Writing: to a temporary file created O_EXCL in the same directory, with large pwrite()s, then
+// renamed over the final name; not fsynced, as said above (the load waits for the write). Temporary files of dead writers are removed when a new one is created.
+// Callers serialise writers (constant_cache.cc holds the directory lock).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
-#include <functional>
 #include <string>
 
-#include "aot/constant_pool_memory.h"
+#include "constant_cache/constant_pool_memory.h"
 
 namespace aotrt {
 
@@ -68,15 +62,12 @@ bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec);
 bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify, const std::string& what,
                  ConstantSource source, ConstantPoolMemory* out, time_t* modified = nullptr);
 
-// Writes `payload` (bytes + slack) as the pool file `path` in `dir`: temporary file, fdatasync,
-// rename; `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for
+// Writes `payload` (bytes + slack) as the pool file `path` in `dir`: temporary file, rename; `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for
 // listings. Temporaries of dead writers are removed first: all of them when `dir` is locked
 // (`locked`: no other writer can be running), else those older than an hour. False, with a debug
-// log, on any failure of the file system (the temporary is removed). `give_up()` is polled between
-// writes; true abandons the file (the process is exiting).
+// log, on any failure of the file system (the temporary is removed).
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& spec, const uint8_t* payload,
-                   const std::string& built_for, bool locked, const std::string& what,
-                   const std::function<bool()>& give_up);
+                   const std::string& built_for, bool locked, const std::string& what);
 
 // A pool file's header as `aotrt cache` lists it.
 struct PoolFileHeader {

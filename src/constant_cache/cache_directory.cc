@@ -1,4 +1,4 @@
-#include "aot/cache_directory.h"
+#include "constant_cache/cache_directory.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-#include "aot/constant_pool_file.h"
+#include "constant_cache/constant_pool_file.h"
 #include "base/error_util.h"
 #include "base/unique_fd.h"
 
@@ -75,14 +75,14 @@ const char* CacheEntryKindName(CacheEntryKind kind) {
   return "other";
 }
 
-LockResult LockWithin(int fd, int wait_ms, const std::function<bool()>& give_up) {
+LockResult LockWithin(int fd, int wait_ms) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   auto pause = std::chrono::microseconds(500);
   for (;;) {
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return LockResult::kLocked;
     if (errno != EWOULDBLOCK && errno != EINTR) return LockResult::kUnsupported;
     auto now = std::chrono::steady_clock::now();
-    if (now >= deadline || (give_up && give_up())) return LockResult::kTimedOut;
+    if (now >= deadline) return LockResult::kTimedOut;
     std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
     pause = std::min(pause * 2, std::chrono::microseconds(10000));  // wakes within 10 ms of a release
   }
@@ -166,7 +166,7 @@ CacheClearResult ClearCacheDirectory(const std::string& dir, int lock_wait_ms) {
   if (!RequireDirectory(dir, "clear")) return out;
   UniqueFd lock(::open((dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   AOTRT_REQUIRE(lock.fd >= 0, kIOError, "cannot clear the cache: cannot open ", dir, "/.lock: ", std::strerror(errno));
-  AOTRT_REQUIRE(LockWithin(lock.fd, lock_wait_ms, nullptr) != LockResult::kTimedOut, kIOError,
+  AOTRT_REQUIRE(LockWithin(lock.fd, lock_wait_ms) != LockResult::kTimedOut, kIOError,
                 "cannot clear the cache: another process has held ", dir, "/.lock for over ", lock_wait_ms,
                 " ms (a writer still at work); try again");
   std::vector<std::string> names;

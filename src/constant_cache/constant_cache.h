@@ -2,8 +2,8 @@
 // serialized constants in the metadata, is kept once per machine in a file mapped read-only
 // (MAP_SHARED), so that every process using the model shares the same page-cache pages instead of
 // holding a private copy. This file is the policy (when, where, under which key);
-// aot/constant_pool_file.h is the file format and its checks; aot/constant_cache_writer.h writes
-// files off the load's path; aot/cache_directory.h is the directory's housekeeping.
+// constant_cache/constant_pool_file.h is the file format and its checks; constant_cache/cache_directory.h is the
+// directory's housekeeping.
 //
 // Pools smaller than ConstantCacheOptions::min_bytes (64 KiB) are always private copies: copying
 // a few pages costs less than opening, checking and mapping a file, and holds little memory.
@@ -17,13 +17,14 @@
 //
 // A hit: read the alias, open the pool it names, check it (constant_pool_file.h) and map it: a
 // stat, a readlink and ~20 small syscalls. A miss: a private copy of the constants (what a load
-// without a cache pays), returned as kBuiltCache while the writer writes the file from it in the
-// background; nothing on the load's path waits for a lock, a write or an fdatasync. A directory
-// that cannot be created or written gives kPrivateCopy with a debug log; any later failure of the
-// writer leaves the copy in use with a debug log: never an error.
+// without a cache pays), from which the load writes the cache file under the directory's `.lock`
+// (temporary file, rename; then the alias) and returns as kBuiltCache. Another process
+// holding the lock is writing: the load does not wait, keeps its copy (kPrivateCopy) and a later
+// load maps that process's file. A directory that cannot be created or written, or any failure
+// while writing, gives kPrivateCopy with a debug log: never an error.
 //
 // Size: a hit marks its pool used (its modification time, at most once an hour); after writing a
-// pool, the writer removes the least recently used pool files while the directory's pool files
+// pool, a load removes the least recently used pool files while the directory's pool files
 // exceed ConstantCacheOptions::max_bytes (AOTRT_CACHE_MAX_MB, default 1024), never the one it
 // just wrote, and then the aliases of removed pools. A process that has a removed file mapped
 // keeps its pages.
@@ -41,7 +42,7 @@
 #include <utility>
 #include <vector>
 
-#include "aot/constant_pool_memory.h"
+#include "constant_cache/constant_pool_memory.h"
 #include "aotrt/options.h"
 
 namespace aotrt {
@@ -52,7 +53,6 @@ struct ConstantCacheOptions {
   std::string directory;           // "": no directory, so a private copy
   size_t min_bytes = size_t{64} << 10;  // smaller pools are private copies
   uint64_t max_bytes = kDefaultCacheMaxBytes;  // pool files kept in the directory (LRU beyond it)
-  int lock_wait_ms = 60000;  // the writer's longest wait for another's lock; then the file is not written
 
   // What a load's options ask for (the front door has merged the environment into them and
   // resolved the directory).
@@ -101,7 +101,7 @@ ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const Const
                                    const std::string& what);
 
 // The pool of `bytes` usable bytes: mapped from the cache on a hit (kMappedCache), else a private
-// copy (kBuiltCache when its cache file is being written in the background, kPrivateCopy when the
+// copy (kBuiltCache when this load wrote its cache file, kPrivateCopy when the
 // cache is off, the pool too small or the directory unusable). `key()` (called only when the cache
 // is used) returns what names the alias: the model file's identity (FileIdentityKey) or a content
 // hash for a model loaded from memory, plus the constants' names, offsets and lengths; the layout

@@ -1,5 +1,5 @@
 // Read-only memory holding a USMP constant pool (ABI.md 7.3): a mapped cache file
-// (aot/constant_pool_file.h) or a private copy. Owns its mapping.
+// (constant_cache/constant_pool_file.h) or a private copy. Owns its mapping.
 #pragma once
 
 #include <cstddef>
@@ -12,9 +12,8 @@
 
 namespace aotrt {
 
-// bytes() usable bytes followed by slack() canary bytes (base/tail_slack.h), the data 4096-byte
-// aligned. Move-only; the mapping is unmapped when this object and every Share() of it are gone
-// (pointers into it die with the last). Thread-safe to read from any number of threads.
+// bytes() usable bytes followed by slack() canary bytes (memory/tail_slack.h), the data 4096-byte
+// aligned. Move-only; the mapping is unmapped with this object (pointers into it die with it). Thread-safe to read from any number of threads.
 class ConstantPoolMemory {
  public:
   using Source = ConstantSource;  // public (aotrt/model_info.h): inspect and ModelInfo report it
@@ -37,11 +36,8 @@ class ConstantPoolMemory {
   // this load built, or a private copy (cache off, pool too small, or cache unusable).
   Source source() const { return source_; }
   const std::string& cache_path() const { return path_; }  // "" for kPrivateCopy
-  // Keeps the mapping alive for as long as the returned pointer lives, past this object (the
-  // cache writer reads a private copy after the load has returned). Null when empty.
-  std::shared_ptr<const void> Share() const { return map_; }
-  // The same memory reported as `source` from `path` (a private copy whose cache file is being
-  // written off the load's path: kBuiltCache and the name the file will have).
+  // The same memory reported as `source` from `path` (a private copy whose cache file this load
+  // wrote: kBuiltCache and the file's alias).
   void Relabel(Source source, std::string path) {
     source_ = source;
     path_ = std::move(path);

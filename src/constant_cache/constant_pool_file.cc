@@ -1,4 +1,4 @@
-#include "aot/constant_pool_file.h"
+#include "constant_cache/constant_pool_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "base/tail_slack.h"
+#include "memory/tail_slack.h"
 #include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.
@@ -85,10 +85,8 @@ bool ReadAll(int fd, void* dst, size_t n, size_t at) {
   return true;
 }
 
-// SampleHash of the payload of the open pool file `fd`, read with pread: checking a file then maps
-// none of its pages (a load does no work proportional to the weights). Hashing the samples from
-// the file's mapping instead costs a page fault each, and was slower both in a new process and in
-// one that loads again (bench/README.md, issue 25). False on a read error.
+// SampleHash of the payload of the open pool file `fd`, read with pread (bench/README.md says why
+// not from the mapping). False on a read error.
 bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
@@ -134,6 +132,18 @@ const char* InvalidPayload(int fd, const FileHeader& h, bool verify, const uint8
     return "payload checksum mismatch";
   }
   return nullptr;
+}
+
+// When this boot began (wall-clock seconds). Pool files are not fsynced: one last changed before
+// this boot may have been cut short by a crash, so its first map in a boot hashes it whole.
+time_t BootTime() {
+  static const time_t boot = [] {
+    struct timespec real {}, up {};
+    ::clock_gettime(CLOCK_REALTIME, &real);
+    ::clock_gettime(CLOCK_BOOTTIME, &up);
+    return real.tv_sec - up.tv_sec;
+  }();
+  return boot;
 }
 
 // Temporary files of writers that died before their rename: all of them when `dir` is locked (no
@@ -225,21 +235,23 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
     // the file's large folios a whole folio per fault (constant_pool_file.h).
     file_bytes = kHeaderBytes + bytes + slack;
     map = ::mmap(nullptr, file_bytes, PROT_READ, MAP_SHARED, f.fd, 0);
-    why = map == MAP_FAILED ? "mmap failed" : InvalidPayload(f.fd, h, verify, static_cast<const uint8_t*>(map));
+    const bool whole = verify || st.st_ctime < BootTime();
+    why = map == MAP_FAILED ? "mmap failed" : InvalidPayload(f.fd, h, whole, static_cast<const uint8_t*>(map));
   }
   if (why != nullptr) {
     if (map != MAP_FAILED) ::munmap(map, file_bytes);
     AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", path, ": ", why);
     return false;
   }
+  // Hashed whole since this boot began: its change time moves past it, later maps trust it.
+  if (st.st_ctime < BootTime()) ::futimens(f.fd, nullptr);
   *out = ConstantPoolMemory::Adopt(map, file_bytes, kHeaderBytes, bytes, slack, source, path);
   if (modified) *modified = st.st_mtime;
   return true;
 }
 
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& e, const uint8_t* payload,
-                   const std::string& built_for, bool locked, const std::string& what,
-                   const std::function<bool()>& give_up_now) {
+                   const std::string& built_for, bool locked, const std::string& what) {
   RemoveStaleTemps(dir, locked);
   std::string tmp;
   UniqueFd f;
@@ -266,14 +278,13 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
   uint8_t header[kHeaderBytes] = {};
   std::memcpy(header, &h, sizeof h);
   if (!WriteAll(f.fd, header, kHeaderBytes, 0)) return give_up("write", errno);
-  // Large writes (the page cache then keeps the file in large folios), polling between them.
+  // Large writes (bench/README.md: the page cache then keeps the file in large folios).
   constexpr size_t kChunk = size_t{8} << 20;
   for (size_t at = 0, n = e.bytes + e.slack; at < n; at += kChunk) {
-    if (give_up_now()) return give_up("finish (the process is exiting)", EINTR);
     if (!WriteAll(f.fd, payload + at, std::min(kChunk, n - at), kHeaderBytes + at)) return give_up("write", errno);
   }
-  // Durable before visible: after a crash the name holds the whole pool, the old file or nothing.
-  if (::fdatasync(f.fd) != 0) return give_up("fdatasync", errno);
+  // Not fsynced (the load waits for this write): a crash may leave the name over a short or
+  // zeroed file, which the size check or the whole-file hash of the next boot's first map rejects.
   if (::rename(tmp.c_str(), path.c_str()) != 0) return give_up("rename", errno);
   return true;
 }

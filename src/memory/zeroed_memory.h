@@ -19,11 +19,8 @@ void* AllocZeroed(size_t bytes, size_t align, size_t* mapped);
 void FreeZeroed(void* p, size_t mapped);
 
 // madvise(MADV_HUGEPAGE) on the whole 2 MiB pages inside [p, p + bytes) of a mapping from
-// AllocZeroed: the first touch of each then faults in one zeroed 2 MiB page instead of 512 small
-// ones (~0.07 ms instead of ~0.6 ms of faults per 2 MiB here). Not the default: with THP defrag
-// "madvise" the fault may compact memory, and in a VM whose free memory is returned to the host
-// (virtio-balloon free page reporting) a huge page may have to be faulted in by the host first:
-// 9-20 ms outliers measured (bench/README.md). Returns the bytes advised (0: none, or refused).
+// AllocZeroed. Not the default: a huge page can be slow to obtain (bench/README.md). Returns the
+// bytes advised (0: none, or refused).
 size_t AdviseHugePages(void* p, size_t bytes);
 
 }  // namespace aotrt

@@ -1,0 +1,40 @@
+#include "base/temp_dir.h"
+
+#include <ftw.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "base/error_util.h"
+
+namespace aotrt {
+
+TempDir::TempDir(const std::string& parent, const std::string& prefix) {
+  std::string tmpl = parent + "/" + prefix + "XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  AOTRT_REQUIRE(::mkdtemp(buf.data()) != nullptr, kIOError, "cannot create a temporary folder ", tmpl, ": ",
+                std::strerror(errno));
+  path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  ::nftw(path_.c_str(), [](const char* p, const struct stat*, int, FTW*) { return ::remove(p); }, 16,
+         FTW_DEPTH | FTW_PHYS);
+}
+
+void TempDir::Write(const std::string& rel, const std::string& bytes) const {
+  for (size_t i = rel.find('/'); i != std::string::npos; i = rel.find('/', i + 1)) {
+    ::mkdir((path_ + "/" + rel.substr(0, i)).c_str(), 0700);
+  }
+  std::ofstream out(path_ + "/" + rel, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  AOTRT_REQUIRE(out.good(), kIOError, "cannot write ", path_, "/", rel);
+}
+
+}  // namespace aotrt

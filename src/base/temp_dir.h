@@ -1,0 +1,26 @@
+// A private temporary folder (mode 0700), removed with everything in it on destruction: the
+// object linker's and the C-interface compiler's working folders. Not thread-safe to share.
+#pragma once
+
+#include <string>
+
+namespace aotrt {
+
+class TempDir {
+ public:
+  // `parent`/`prefix`XXXXXX. Throws Error(kIOError) naming the template when it cannot be created.
+  TempDir(const std::string& parent, const std::string& prefix);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  // Writes `bytes` to `rel`, a relative path without `..` (its folders created). Throws
+  // Error(kIOError) naming the file.
+  void Write(const std::string& rel, const std::string& bytes) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace aotrt

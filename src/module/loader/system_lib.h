@@ -1,0 +1,39 @@
+// The system library: model code linked into the executable registers its symbols at start-up
+// through TVMBackendRegisterSystemLibSymbol; runtime.SystemLib(prefix) turns them into modules.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "aotrt/module.h"
+#include "module/load_context.h"
+#include "module/symbol_source.h"
+
+namespace aotrt {
+
+// The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.
+std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix);
+
+// Record a system-library symbol (TVMBackendRegisterSystemLibSymbol): process-wide, thread-safe;
+// a second address for a name replaces the first, with a warning. Throws kInvalidArgument (null name).
+void RegisterSystemLibSymbol(const char* name, void* ptr);
+
+// While alive on a thread, system-library registrations from that thread are ignored: the static
+// constructors of objects linked into a library that aotrt itself loads as a module (a system-lib
+// `.tar` loaded as a library) must not overwrite the process's real system library.
+class IgnoreSystemLibRegistrations {
+ public:
+  IgnoreSystemLibRegistrations();
+  ~IgnoreSystemLibRegistrations();
+  IgnoreSystemLibRegistrations(const IgnoreSystemLibRegistrations&) = delete;
+  IgnoreSystemLibRegistrations& operator=(const IgnoreSystemLibRegistrations&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// The system library's module tree for `prefix`, made once per prefix (the first call's `ctx`
+// applies) and shared by every later call. Thread-safe.
+Module LoadSystemLib(const std::string& prefix, const LoadContext& ctx);
+
+}  // namespace aotrt
