@@ -27,7 +27,10 @@ namespace runtime {
 class Registry {
  public:
   Registry& set_body(PackedFunc f) {
-    aotrt::RegisterGlobalFunction(name_, std::move(f), override_);
+    aotrt::RegisterGlobalFunction(name_, f, override_);
+    std::lock_guard<std::mutex> lock(State().mutex);
+    auto it = State().found.find(name_);
+    if (it != State().found.end()) *it->second = std::move(f);  // Get's pointer follows, as in TVM
     return *this;
   }
   // A body `void(TVMArgs, TVMRetValue*)`.
