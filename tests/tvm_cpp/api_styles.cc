@@ -44,6 +44,9 @@ static void ExpectError(const std::function<void()>& f, const std::string& text)
 }
 
 TVM_REGISTER_GLOBAL("tvm_cpp_test.add").set_body_typed([](int a, int b) { return a + b; });
+TVM_REGISTER_GLOBAL("tvm_cpp_test.type_key").set_body_typed([](Module m, PackedFunc f) {
+  return std::string(m->type_key()) + (f != nullptr ? "+f" : "");
+});
 TVM_REGISTER_GLOBAL("tvm_cpp_test.describe").set_body([](TVMArgs args, TVMRetValue* rv) {
   std::string s = args[0];  // str, bytes or String
   *rv = s + "/" + std::to_string(args.size());
@@ -78,6 +81,9 @@ static void PackedCalls(const std::string& dir) {
   EXPECT(num_outputs == 1 && num_inputs == 2 && name == "b");
   EXPECT(static_cast<float*>(got->data)[0] == 3.5f && info_obj.defined());
   ExpectError([&] { Module m = gmod.GetFunction("get_num_outputs")(); }, "expected Module, got int");
+  PackedFunc run = (*Registry::Get("runtime.ModuleGetFunction"))(gmod, "run", false);  // a PackedFunc result
+  std::string key = (*Registry::Get("tvm_cpp_test.type_key"))(gmod, run);            // Module, PackedFunc args
+  EXPECT(run != nullptr && key == "AotExecutor+f");
   ExpectError([&] { gmod.GetFunction("set_input")("nope", a); }, "nope");
 
   // The raw convention: TVMArgsSetter + CallPacked.
@@ -153,7 +159,12 @@ static void Arrays() {
   x.CopyFromBytes(v, sizeof(v));
   NDArray y = NDArray::Empty({6}, DataType::Float(32), dev);
   y.CopyFrom(x);
+  y.CopyFrom(x.operator->());
   NDArray z = y.CopyTo(dev);
+  z.CopyTo(y.operator->());
+  Array<NDArray> list{x, y};
+  ObjectRef x_obj = x;
+  EXPECT(list.size() == 2 && list[1].same_as(y) && Downcast<NDArray>(x_obj).same_as(x) && x_obj.as<NDArray::Container>());
   z.CopyToBytes(w, sizeof(w));
   EXPECT(w[5] == 5 && z->shape[0] == 6);
   NDArray view = x.CreateView({3, 2}, DataType::Float(32));
