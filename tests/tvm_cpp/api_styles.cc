@@ -114,6 +114,19 @@ static void PackedCalls(const std::string& dir) {
   po.runs = 20;
   profiling::Report report(aotrt::ProfileOperators(ex, po));
   EXPECT(report.AsTable().size() > 0 && report.AsCSV().str().rfind("name,", 0) == 0);
+
+  // The graph debug executor's profile() returns TVM's report JSON; a Report reads it.
+  const std::string json =
+      R"j({"calls": [{"Name": {"string": "fused_conv"}, "Argument Shapes": {"string": "float32[1, 3]"}, )j"
+      R"j("Device": {"string": "cpu0"}, "Count": {"count": 1}, "Duration (us)": {"microseconds": 12.5}, )j"
+      R"j("Percent": {"percent": 80}}], "device_metrics": {"cpu0": {"Name": {"string": "Total"}}}})j";
+  Registry::Register("tvm_cpp_test.report").set_body([json](TVMArgs, TVMRetValue* rv) { *rv = json; });
+  profiling::Report from_json = (*Registry::Get("tvm_cpp_test.report"))(Array<profiling::MetricCollector>());
+  std::string table = from_json->AsTable();
+  EXPECT(table.find("fused_conv") != std::string::npos && table.find("12.50") != std::string::npos);
+  EXPECT(from_json.AsCSV().str().find("\nfused_conv,12.50,80.00,1,\"float32[1, 3]\"\n") != std::string::npos);
+  EXPECT(from_json.AsJSON() == json);
+  ExpectError([] { profiling::Report::FromJSON("{}"); }, "no \"calls\"");
 }
 
 static void Registry_() {

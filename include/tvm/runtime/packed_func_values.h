@@ -14,6 +14,11 @@ namespace detail {
 
 template <typename T>
 inline constexpr bool kAlwaysFalse = false;
+// A handle type TVM's functions may return as text (profiling::Report from the debug executor's JSON).
+template <typename T, typename = void>
+struct HasFromJSON : std::false_type {};
+template <typename T>
+struct HasFromJSON<T, std::void_t<decltype(T::FromJSON(std::string()))>> : std::true_type {};
 
 [[noreturn]] inline void ThrowValueMismatch(const char* where, const char* expected, int code) {
   throw Error(aotrt::ErrorCode::kTypeMismatch, std::string(where) + ": expected " + expected + ", got " +
@@ -94,6 +99,9 @@ T RetAs(const aotrt::TVMRetValue& rv) {
   } else if constexpr (IsTypedPackedFunc<T>::value) {
     return T(RetAs<PackedFunc>(rv));
   } else if constexpr (kIsObjectRef<T>) {
+    if constexpr (HasFromJSON<T>::value) {
+      if (code == kTVMStr) return T::FromJSON(rv.str());
+    }
     ObjectPtr<Object> p(rv.object());
     if (code == kTVMStr || code == kTVMBytes) {
       p = aotrt::MakeObject<aotrt::StringObj>(rv.str());
