@@ -1,5 +1,5 @@
 // TVM's profiling::Report (tvm/runtime/profiling.h) with AsTable / AsCSV / AsJSON, from the two
-// profiles aotrt gives:
+// profiles aotrt gives (a Report holds the rendered texts, so it is not TVM's Report object):
 //   - the graph debug executor's profile(...) (tvm.graph_executor_debug.create, or the factory's
 //     debug_create), which returns TVM's report JSON: `profiling::Report r = profile(...)` reads it
 //     (Report::FromJSON), one line per call ("Name", "Duration (us)", "Percent", "Count",
