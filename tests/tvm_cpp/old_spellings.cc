@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
     return tvm_cpp_test::kSkip;
   }
   try {
+    std::vector<std::string> names = tvm::runtime::Registry::ListNames();  // std::string before v0.9
+    tvm_cpp_test::Expect(names.size() > 10, "ListNames as std::vector<std::string>");
+    ++checks;
     DLContext gpu{kDLGPU, 0};
     tvm_cpp_test::Expect(tvm::runtime::DeviceAPI::Get(gpu, true) == nullptr, "no GPU device API");
     ++checks;

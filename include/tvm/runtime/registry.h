@@ -70,11 +70,16 @@ class Registry {
     }
     return slot.get();
   }
-  static std::vector<String> ListNames() {
+  // The names (std::vector<String> since TVM v0.9; also converts to v0.8's std::vector<std::string>).
+  struct NameList : std::vector<String> {
+    using std::vector<String>::vector;
+    operator std::vector<std::string>() const { return std::vector<std::string>(begin(), end()); }  // NOLINT(*)
+  };
+  static NameList ListNames() {
     int size = 0;
     const char** names = nullptr;
     if (TVMFuncListGlobalNames(&size, &names) != 0) throw Error(TVMGetLastError());
-    return std::vector<String>(names, names + size);
+    return NameList(names, names + size);
   }
 
  private:
