@@ -2,8 +2,8 @@
 // against TVM's C++ runtime headers and run on real TVM v0.14 graph exports
 // (../shared/fixtures/graph), outputs compared with expected.npz:
 //   - the factory: Module::LoadFromFile(model.so), lib.GetFunction("default")(dev);
-//   - the classic triple: Registry::Get("tvm.graph_executor.create")(json, lib, device_type,
-//     device_id), then load_params(TVMByteArray).
+//   - the classic triple: Registry::Get("tvm.graph_executor.create") (or, before TVM v0.8,
+//     "tvm.graph_runtime.create")(json, lib, device_type, device_id), then load_params(TVMByteArray).
 // Inputs are set by name (get_input_info gives their shapes and dtypes), outputs read by index.
 //   deploy_graph GRAPH_FIXTURES_DIR     (exit 77 when the folder is absent or the library has no
 //   graph executor)
@@ -62,13 +62,13 @@ static void DeployFactory(const std::string& dir) {
   RunAndCompare(gmod, dir);
 }
 
-static void DeployClassic(const std::string& dir) {
+static void DeployClassic(const std::string& dir, const char* create) {
   std::string json_data = ReadFile(dir + "/mod.json");
   tvm::runtime::Module mod_lib = tvm::runtime::Module::LoadFromFile(dir + "/mod.so");
   int device_type = kDLCPU;
   int device_id = 0;
   tvm::runtime::Module mod =
-      (*tvm::runtime::Registry::Get("tvm.graph_executor.create"))(json_data, mod_lib, device_type, device_id);
+      (*tvm::runtime::Registry::Get(create))(json_data, mod_lib, device_type, device_id);
   std::string params_data = ReadFile(dir + "/mod.params", std::ios::binary);
   TVMByteArray params_arr;
   params_arr.data = params_data.c_str();
@@ -93,7 +93,10 @@ int Main(const std::string& fixtures) {
   for (const char* name : {"g_add_c", "g_conv_llvm", "g_mobilenet_llvm"}) DeployFactory(fixtures + "/" + name);
   Expect(tvm::runtime::Registry::Get("tvm.graph_executor.create") != nullptr, "tvm.graph_executor.create exists");
   ++checks;
-  if (tvm::runtime::Registry::Get("tvm.graph_executor.create")) DeployClassic(fixtures + "/g_classic_llvm");
+  if (tvm::runtime::Registry::Get("tvm.graph_executor.create")) {
+    DeployClassic(fixtures + "/g_classic_llvm", "tvm.graph_executor.create");
+    DeployClassic(fixtures + "/g_classic_llvm", "tvm.graph_runtime.create");  // the name before TVM v0.8
+  }
   return tvm_cpp_test::Finish("deploy_graph", checks);
 }
 

@@ -58,8 +58,12 @@ class Registry {
     if (!aotrt::GetGlobalFunction(name)) return false;
     return TVMFuncRemoveGlobal(name.c_str()) == 0;
   }
+  // Names from before TVM v0.8 (the graph runtime, now the graph executor) find today's function.
   static const PackedFunc* Get(const std::string& name) {
     aotrt::PackedFunc f = aotrt::GetGlobalFunction(name);
+    if (!f && name.rfind("tvm.graph_runtime", 0) == 0) {
+      f = aotrt::GetGlobalFunction("tvm.graph_executor" + name.substr(17));
+    }
     if (!f) return nullptr;
     std::lock_guard<std::mutex> lock(State().mutex);
     std::unique_ptr<PackedFunc>& slot = State().found[name];
