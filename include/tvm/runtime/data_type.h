@@ -4,6 +4,10 @@
 // (kInvalidArgument) on a string it does not parse. Plain values: thread-safe.
 #pragma once
 
+#if __cplusplus < 201703L
+#error "aotrt's TVM C++ runtime headers need C++17 (-std=c++17), as TVM v0.10 and later do"
+#endif
+
 #include <cstdint>
 #include <ostream>
 #include <string>

@@ -10,6 +10,10 @@
 // include one or the other in a translation unit.
 #pragma once
 
+#if __cplusplus < 201703L
+#error "aotrt's TVM C++ runtime headers need C++17 (-std=c++17), as TVM v0.10 and later do"
+#endif
+
 #include <ctime>
 #include <iostream>
 #include <memory>
