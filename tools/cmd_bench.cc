@@ -1,5 +1,5 @@
 // aotrt bench MODEL.so [--input ...] [--number N] [--repeat R] [--min-repeat-ms MS] [--warmup W]
-//                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--duration SECONDS] [--json]
+//                      [--cooldown-ms MS] [--cache-flush BYTES] [--threads N] [--op-threads N] [--duration SECONDS] [--json]
 //                      [--check-bounds] [--huge-pages]
 #include <algorithm>
 #include <atomic>
@@ -31,9 +31,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct BenchOptions {
-  std::string path;
+  ModelSource model;
   InputOptions inputs;
-  int number = 1, repeat = 100, min_repeat_ms = 0, warmup = 10, cooldown_ms = 0, cache_flush = 0, threads = 1;
+  int number = 1, repeat = 100, min_repeat_ms = 0, warmup = 10, cooldown_ms = 0, cache_flush = 0, threads = 1, op_threads = 0;
   double duration_s = 0;   // > 0: repeat until this much time has passed instead of `repeat` times
   bool json = false;
   bool check_bounds = false;
@@ -174,7 +174,7 @@ BenchResult RunBench(const BenchOptions& o) {
 
   long faults = ThreadPageFaults();
   Clock::time_point t0 = Clock::now();
-  aotrt::Model model = aotrt::Model::Load(o.path);
+  aotrt::Model model = LoadModel(o.model);
   res.load_ms = MsSince(t0);
   res.load_faults = ThreadPageFaults() - faults;
   res.info = model.Info();
@@ -183,6 +183,7 @@ BenchResult RunBench(const BenchOptions& o) {
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
   options.huge_pages = o.huge_pages;
+  options.num_threads = o.op_threads;
   std::vector<aotrt::ExecutorOptions> per_executor(static_cast<size_t>(o.threads), options);
   if (o.arena) {
     for (aotrt::ExecutorOptions& e : per_executor) e = arenas.Add(model, options);  // sized (and measured) before timing
@@ -237,7 +238,7 @@ void PrintText(const BenchOptions& o, const BenchResult& r) {
   }
   double min_ms = std::max(all.min * 1e3, 1e-6);
   int digits = std::max(3, 2 - static_cast<int>(std::floor(std::log10(min_ms))));
-  std::cout << "model      " << o.path << "\n"
+  std::cout << "model      " << o.model.path << "\n"
             << "init       load " << Fixed(r.load_ms, 3) << " ms (" << r.load_faults << " page faults), first create "
             << Fixed(r.first_create_ms, 3) << " ms (" << r.first_create_faults << "), first run "
             << Fixed(r.threads[0].first_run_ms, 3) << " ms (" << r.threads[0].first_run_faults << ")"
@@ -288,7 +289,7 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
     j["warmup_ms"] = t.warmup_ms;
     per_thread.push_back(j);
   }
-  nlohmann::ordered_json j = {{"model", o.path},
+  nlohmann::ordered_json j = {{"model", o.model.path},
                       {"load_ms", r.load_ms},
                       {"create_executor_ms", r.create_ms},
                       {"load_page_faults", r.load_faults},
@@ -305,6 +306,7 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
                       {"cooldown_ms", o.cooldown_ms},
                       {"cache_flush_bytes", o.cache_flush},
                       {"threads", o.threads},
+                      {"op_threads", o.op_threads},
                       {"interrupted", r.all.interrupted},
                       {"latency", StatsJson(r.all)},
                       {"per_thread", per_thread},
@@ -317,7 +319,7 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
 CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure a model's latency (every run timed) and throughput");
-  cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
+  AddModelSource(cmd, &o->model);
   AddInputOptions(cmd, &o->inputs, /*fill_needs_flag=*/false);
   cmd->add_option("-n,--number", o->number, "Runs per repeat (default 1)")->check(CLI::Range(1, INT_MAX));
   auto* repeat = cmd->add_option("-r,--repeat", o->repeat, "Repeats (default 100)")->check(CLI::Range(1, INT_MAX));
@@ -331,6 +333,8 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
       ->check(CLI::Range(0, INT_MAX));
   cmd->add_option("-t,--threads", o->threads, "Executors running concurrently, one per thread (default 1)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--op-threads", o->op_threads, "Most threads one operator runs on (ExecutorOptions::num_threads; default 0: TVM_NUM_THREADS or the cores, shared)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_flag("--check-bounds", o->check_bounds, "Time runs in bounds-checking mode (as aotrt run --check-bounds)");
   cmd->add_flag("--arena", o->arena,

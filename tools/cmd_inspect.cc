@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "memory_report.h"
+#include "model_io.h"
 #include "model_info.h"
 #include "run_scratch.h"
 #include "table.h"
@@ -16,7 +17,7 @@ namespace aotrt_cli {
 namespace {
 
 struct InspectOptions {
-  std::string path;
+  ModelSource model;
   bool json = false;
   bool no_run = false;
 };
@@ -88,7 +89,7 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
     params.push_back({{"name", p.name}, {"shape", p.shape}, {"dtype", p.dtype}, {"bytes", p.bytes}});
   }
   nlohmann::ordered_json j = {
-      {"path", o.path},
+      {"path", o.model.path},
       {"model_names", d.model_names},
       {"mod_name", d.model_names.empty() ? std::string() : d.model_names.front()},
       {"symbol_prefix", d.mod_name},
@@ -151,7 +152,7 @@ std::string InterfaceText(const aotrt::ModelInfo& info) {
 
 void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetails& d, const RunScratch& s,
                const ArenaSize& arena) {
-  std::cout << "model library   " << o.path << "\n"
+  std::cout << "model library   " << o.model.path << "\n"
             << "model name      " << Join(d.model_names) << " (symbols " << d.mod_name << "_*)\n"
             << "interface       " << InterfaceText(m.Info()) << "\n"
             << "build flavour   " << d.flavour << " (" << d.flavour_reason << ")\n\n";
@@ -188,15 +189,13 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
 CLI::App* AddInspectCommand(CLI::App& app, Action* run) {
   auto opt = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand("inspect", "Show a model library's inputs, outputs, memory and runtime needs");
-  cmd->add_option("model", opt->path,
-                  "Model library (.so) exported by TVM, or a Model Library Format archive (.tar[.gz|.xz] or folder)")
-      ->required();
+  AddModelSource(cmd, &opt->model);
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
   cmd->add_flag("--no-run", opt->no_run,
                 "Do not run the model once on zeros to measure its TVMBackendAllocWorkspace scratch");
   *run = [opt] {
-    aotrt::Model model = aotrt::Model::Load(opt->path);
-    ModelDetails details = GatherDetails(opt->path, model);
+    aotrt::Model model = LoadModel(opt->model);
+    ModelDetails details = GatherDetails(opt->model.path, model);
     RunScratch scratch = Scratch(*opt, model, details);
     ArenaSize arena = Arena(*opt, model, details);
     if (opt->json) {

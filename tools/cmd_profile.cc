@@ -1,5 +1,5 @@
 // aotrt profile MODEL.so [--input ...] [--duration S | --runs N] [--period-us US] [--warmup W]
-//                        [--json] [--csv FILE]
+//                        [--op-threads N] [--json] [--csv FILE]
 // Where a run's time goes, operator by operator (aotrt::ProfileOperators), against the median of
 // unprofiled runs timed just before and after (the `bench` figure).
 #include <algorithm>
@@ -27,12 +27,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct ProfileCliOptions {
-  std::string path;
+  ModelSource model;
   InputOptions inputs;
   aotrt::OperatorProfileOptions profile;
   double bench_s = 0.5;  // unprofiled runs before and after, each phase about this long
   bool json = false;
   std::string csv;
+  int op_threads = 0;
 };
 
 extern "C" void OnProfileSigint(int) { aotrt::RequestInterrupt(); }
@@ -66,7 +67,7 @@ void PrintText(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, doub
 
 void PrintJson(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, double bench_ms, size_t bench_runs) {
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(p.ToJson());
-  j["model"] = o.path;
+  j["model"] = o.model.path;
   j["model_name"] = p.model;
   j["bench_median_ms"] = bench_ms;
   j["bench_runs"] = bench_runs;
@@ -89,7 +90,7 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
       "listed by address range. The bench line compares the profiled runs' median with the median of\n"
       "unprofiled runs timed before and after (what `aotrt bench` reports): the profiler's overhead.\n"
       "Example: aotrt profile build/samples/digits.so -i image=samples/digits/inputs/digit_7.npy");
-  cmd->add_option("model", o->path, "Model library (.so) exported by TVM")->required();
+  AddModelSource(cmd, &o->model);
   AddInputOptions(cmd, &o->inputs, /*fill_needs_flag=*/false);  // as bench: random data by default
   auto* runs = cmd->add_option("-n,--runs", o->profile.runs, "Profile exactly this many runs")
                    ->check(CLI::Range(1, aotrt::kMaxTimingNumber));
@@ -101,6 +102,8 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
   cmd->add_option("--bench-duration", o->bench_s,
                   "Seconds of unprofiled runs timed before and after the profile, each (default 0.5)")
       ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--op-threads", o->op_threads, "Most threads one operator runs on (ExecutorOptions::num_threads; default 0: TVM_NUM_THREADS or the cores, shared)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_option("--csv", o->csv, "Also write the operators as CSV to FILE")->type_name("FILE");
   *run = [o] {
@@ -113,8 +116,10 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
     } catch (const aotrt::Error& e) {
       throw UsageError(e.what());
     }
-    aotrt::Model model = aotrt::Model::Load(o->path);
-    aotrt::Executor ex = model.CreateExecutor();
+    aotrt::Model model = LoadModel(o->model);
+    aotrt::ExecutorOptions options;
+    options.num_threads = o->op_threads;
+    aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
     ApplyInputs(ex, PrepareInputs(model, ex, o->inputs));
     std::vector<double> plain;
     ex.Run();  // warm before timing

@@ -1,6 +1,6 @@
 // aotrt run MODEL.so [--input NAME=FILE.npy|FILE.npz ...] [--inputs FILE.npz] [--random|--zeros] [--seed N]
 //                    [--output-dir DIR|FILE.npz] [--print] [--expect FILE.npz [--rtol R] [--atol A | --exact]]
-//                    [--top K] [--check-bounds] [--huge-pages]
+//                    [--top K] [--check-bounds] [--huge-pages] [--op-threads N]
 //
 // Every input is given, or --random / --zeros says what the others get. Exit status 3 when --expect
 // finds a difference.
@@ -22,7 +22,7 @@ namespace aotrt_cli {
 namespace {
 
 struct RunOptions {
-  std::string path;
+  ModelSource model;
   InputOptions inputs;
   std::string output_dir;
   bool print = false;
@@ -32,6 +32,7 @@ struct RunOptions {
   std::string expect;
   Tolerance tol;
   int top = 0;
+  int op_threads = 0;
 };
 
 constexpr int kExitDiffers = 3;
@@ -65,10 +66,11 @@ void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
 int Run(const RunOptions& o) {
   OutputTarget target;
   if (!o.output_dir.empty()) target = PrepareOutputTarget(o.output_dir);   // fail before any work
-  aotrt::Model model = aotrt::Model::Load(o.path);
+  aotrt::Model model = LoadModel(o.model);
   aotrt::ExecutorOptions options;
   options.check_bounds = o.check_bounds;
   options.huge_pages = o.huge_pages;
+  options.num_threads = o.op_threads;
   CallerArenas arenas;
   if (o.arena) options = arenas.Add(model, options);
   aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
@@ -97,9 +99,7 @@ int Run(const RunOptions& o) {
 CLI::App* AddRunCommand(CLI::App& app, Action* run) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model once on .npy/.npz, random or zero inputs; summarise, save or check the outputs");
-  cmd->add_option("model", opt->path,
-                  "Model library (.so) exported by TVM, or a Model Library Format archive (.tar[.gz|.xz] or folder)")
-      ->required();
+  AddModelSource(cmd, &opt->model);
   AddInputOptions(cmd, &opt->inputs, /*fill_needs_flag=*/true);
   cmd->add_option("-o,--output-dir", opt->output_dir,
                   "Write the outputs to DIR/output<i>.npy (DIR created if missing), or to FILE.npz keyed by output name")
@@ -111,6 +111,8 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run) {
                 "Build the executor in one block of caller-owned memory (ExecutorOptions::arena, sized by Model::ArenaBytes)");
   cmd->add_flag("--huge-pages", opt->huge_pages,
                 "Back buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
+  cmd->add_option("--op-threads", opt->op_threads, "Most threads one operator runs on (ExecutorOptions::num_threads; default 0: TVM_NUM_THREADS or the cores, shared)")
+      ->check(CLI::Range(0, 1024));
   auto* expect = cmd->add_option("--expect", opt->expect,
                                  "Compare the outputs with FILE.npz (keys: output names or arr_0, arr_1, ...); "
                                  "exit status 3 when they differ")

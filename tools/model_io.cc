@@ -1,5 +1,8 @@
 #include "model_io.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -194,6 +197,32 @@ std::string FormatValues(const aotrt::NDArray& a, int64_t limit) {
   for (int64_t i = 0; i < n && i < limit; ++i) s += (i ? ", " : "") + Number(Element(a, i));
   if (n > limit) s += ", ...";
   return s + "]";
+}
+
+void AddModelSource(CLI::App* cmd, ModelSource* src) {
+  cmd->add_option("model", src->path,
+                  "Model exported by TVM: a factory library (.so, .tar), a C-interface archive, a graph package "
+                  "(folder or tvmc .tar of mod.so, mod.json, mod.params), or a graph's library with --graph")
+      ->required();
+  cmd->add_option("--graph", src->graph_json, "The graph JSON of a graph export's library (the classic triple)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--params", src->params, "The params file of that graph (needs --graph)")
+      ->check(CLI::ExistingFile);
+}
+
+aotrt::Model LoadModel(const ModelSource& src) {
+  if (src.graph_json.empty()) {
+    if (!src.params.empty()) throw UsageError("--params needs --graph (the graph JSON the params belong to)");
+    return aotrt::Model::Load(src.path);
+  }
+  auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    if (!in.good() && !in.eof()) throw UsageError("cannot read " + path);
+    return s.str();
+  };
+  return aotrt::Model::LoadGraph(src.path, read(src.graph_json), src.params.empty() ? "" : read(src.params));
 }
 
 }  // namespace aotrt_cli

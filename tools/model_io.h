@@ -10,6 +10,19 @@
 
 namespace aotrt_cli {
 
+// The model a command works on: a path (a factory library, a C-interface archive, a graph package
+// folder or tvmc .tar), or a graph export's classic triple: the library with --graph and --params.
+struct ModelSource {
+  std::string path;
+  std::string graph_json;  // --graph FILE: the graph JSON of the library at `path`
+  std::string params;      // --params FILE: its params (relay.save_param_dict); needs --graph
+};
+
+// Adds the positional "model" and --graph, --params to `cmd`.
+void AddModelSource(CLI::App* cmd, ModelSource* src);
+// Model::Load, or Model::LoadGraph with the files' contents. Throws aotrt::Error, UsageError.
+aotrt::Model LoadModel(const ModelSource& src);
+
 struct InputOptions {
   std::vector<std::string> inputs;  // "name=file.npy" or "file.npz"
   std::string npz;                  // --inputs FILE.npz

@@ -44,6 +44,7 @@ typedef struct {
   const char* c_compiler;         /*!< NULL or "" (default): $CC, else cc (archives' sources, object exports) */
   int32_t compile_cache;          /*!< 1 (default): keep a compiled archive library in cache_dir; 0: compile every load */
   const char* c_library;          /*!< NULL or "" (default); else a library compiled from the archive by the caller */
+  int32_t num_threads;            /*!< 0 (default); else every executor's most threads per operator, in [1, 1024] */
 } AOTRTLoadOptions;
 
 /*! \brief Fill `options` with the defaults (and struct_size). Never fails; NULL is ignored. */
@@ -80,6 +81,8 @@ typedef struct {
   void (*on_destroyed)(void* data);          /*!< NULL, or called once when the executor is gone and
                                                   uses the arena and pools no more (any thread) */
   void* on_destroyed_data;
+  int32_t num_threads;                       /*!< 0 (default): the process's count, shared among running
+                                                  executors; else the most threads one operator runs on */
 } AOTRTExecutorOptions;
 
 /*! \brief Fill `options` with the defaults (and struct_size). Never fails; NULL is ignored. */
@@ -92,9 +95,9 @@ TVM_DLL void AOTRTExecutorOptionsInit(AOTRTExecutorOptions* options);
  *  free it with TVMModFree. With an arena, the executor lives in it, and creating and running it
  *  allocate nothing from the heap; the arena must outlive every handle to the executor and to its
  *  arrays. Thread-safe. Errors: kInvalidArgument (null factory or out; not a factory; a
- *  struct_size this library does not know; a flag not 0 or 1; a device other than CPU 0; a pool of
- *  the wrong size or alignment, or null; an arena null, unaligned or too small, the message
- *  naming the bytes needed), kNotFound (a pool name the model does not have), kModelError (the run
+ *  struct_size this library does not know; a flag not 0 or 1; num_threads outside [0, 1024]; a
+ *  device other than CPU 0; a pool of the wrong size or alignment, or null; an arena null,
+ *  unaligned or too small, the message naming the bytes needed), kNotFound (a pool name the model does not have), kModelError (the run
  *  measuring an arena's workspace failed), kOutOfMemory. */
 TVM_DLL int AOTRTExecutorCreate(TVMModuleHandle factory, int device_type, int device_id,
                                 const AOTRTExecutorOptions* options, TVMModuleHandle* out);

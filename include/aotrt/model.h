@@ -29,7 +29,7 @@
 
 namespace aotrt {
 
-class AotExecutor;
+class ExecutorInterface;
 
 // A default-constructed (empty) Executor or Model throws kInvalidArgument from every call.
 class AOTRT_API Executor {
@@ -94,20 +94,30 @@ class AOTRT_API Executor {
  private:
   friend class Model;
   explicit Executor(Module module) : module_(std::move(module)) {}
-  AotExecutor& impl() const;  // kInvalidArgument when empty
-  Module module_;             // an AotExecutor module
+  ExecutorInterface& impl() const;  // kInvalidArgument when empty
+  Module module_;                   // an AotExecutor or GraphExecutor module
 };
 
 class AOTRT_API Model {
  public:
   Model() = default;
-  // Load a TVM AOT export; the model is built and validated here (metadata, constants, params),
+  // Load a TVM export: an AOT or graph factory library, a C-interface archive, a graph package
+  // (folder or tvmc .tar with mod.so, mod.json, mod.params); the model is built and validated here (metadata, constants, params),
   // so that a bad model fails at load. `options` apply to this load and its executors, with what
   // the environment adds (aotrt/options.h). Throws like Module::LoadFromFile; kInvalidArgument
   // when the library's root is not an AotExecutorFactory or an AOTRT_* variable has a value it
   // does not take (the message names the variable, its value and what it expects).
   static Model Load(const std::string& path, const LoadOptions& options = LoadOptions());
   static Model LoadFromMemory(const void* data, size_t size, const LoadOptions& options = LoadOptions());
+  // A graph export given as relay.build's classic triple: the library of operators
+  // (`lib.get_lib().export_library(...)`), the graph JSON text (`lib.get_graph_json()`) and the
+  // params file's bytes (`relay.save_param_dict(lib.get_params())`, "" for none); the params are
+  // held once and shared by every executor. (A folder or tvmc `.tar` holding mod.so, mod.json and
+  // mod.params loads with Load.) Throws as Load, and kFormatError for a malformed graph JSON or
+  // params (naming the field or the param), kNotFound for a function the library lacks or a param
+  // that is no input, kTypeMismatch / kShapeMismatch for a param unlike its input.
+  static Model LoadGraph(const std::string& library, const std::string& graph_json, const std::string& params = "",
+                         const LoadOptions& options = LoadOptions());
   // Wrap an already loaded factory module (e.g. from Module::SystemLib()).
   static Model FromModule(Module factory);
 

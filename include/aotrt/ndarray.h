@@ -57,8 +57,9 @@ class AOTRT_API NDArray {
 
   // A DLPack tensor sharing this storage; it holds a reference until its deleter runs.
   DLManagedTensor* ToDLPack() const;
-  // A view with another shape/dtype over the same bytes; the byte size must not grow.
-  NDArray CreateView(const std::vector<int64_t>& shape, DLDataType dtype) const;
+  // A view with another shape/dtype over the same bytes from `byte_offset` on (TVM's
+  // relative_byte_offset); it must lie within this array's bytes (kShapeMismatch).
+  NDArray CreateView(const std::vector<int64_t>& shape, DLDataType dtype, size_t byte_offset = 0) const;
 
   // Copy `from` into this array; byte sizes must match exactly (kShapeMismatch), both must be
   // contiguous CPU tensors. Shape and dtype are not compared (TVM semantics).

@@ -39,6 +39,14 @@ struct ExecutorOptions {
   // resident whole once touched. AOTRT_HUGE_PAGES=1 turns it on for every executor of the models
   // loaded while it is set.
   bool huge_pages = false;
+  // The most threads one operator of this executor runs on, the calling thread included (its
+  // TVMBackendParallelLaunch calls that leave the count to the runtime, as TVM's code does): 1 runs
+  // every operator on the calling thread. 0 (default): the process's count (TVM_NUM_THREADS, else
+  // the physical cores; runtime.config_threadpool changes it), shared among the executors running
+  // at the same time so that they do not oversubscribe the cores. An operator takes fewer when the
+  // pool's threads are busy with other executors' operators; it never waits for them. Must be in
+  // [0, 1024] (kInvalidArgument). README "Request threads and operator threads".
+  int num_threads = 0;
   // Workspace pools the caller provides, used in place of the executor's own: each named as
   // Model::Info().workspace_pools names it (e.g. "app_pool" of a C-interface archive), at least
   // that pool's bytes and 64-byte aligned. CreateExecutor throws kNotFound for a name the model

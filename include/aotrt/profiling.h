@@ -140,7 +140,9 @@ AOTRT_API void WorkspaceResetPeak();
 
 class Executor;  // aotrt/model.h
 
-// ---- Per-operator profile of a model (sampling; see README "Where the time goes") ----------
+// ---- Per-operator profile of a model (see README "Where the time goes") -----------------------
+// A graph export's operators are timed one by one (OperatorProfile::measured); an AOT model runs
+// them all inside one call, so its profile is sampled, as follows.
 //
 //   aotrt::OperatorProfile p = aotrt::ProfileOperators(executor);   // about 3 s of runs
 //   std::cout << p.ToTable();                                        // or ToJson(), ToCsv()
@@ -173,6 +175,7 @@ struct OperatorCost {
   double percent = 0;   // samples / all samples * 100
   double ci95 = 0;      // 95% confidence half-width of `percent`, in percentage points (Wilson)
   double mean_ms = 0;   // percent / 100 * run_ms
+  std::string shapes;   // measured profiles: the node's argument shapes, "float32[1, 3, 224, 224], ..."
 };
 
 // Plain data: copyable, no reference into the executor or the library.
@@ -190,6 +193,10 @@ struct AOTRT_API OperatorProfile {
   OperatorCost outside;      // samples in no operator: the runtime and the entry's own glue
   uint64_t glue_samples = 0;     // of `outside`: in the entry function (`__tvm_main__`)
   bool interrupted = false;  // stopped early by RequestInterrupt()
+  // A graph model's profile is measured, not sampled: each node is a call of its own, timed on
+  // every run. Then `operators` are the graph's nodes in graph order, `samples` each node's
+  // calls, ci95 0, and `outside` the time between the calls.
+  bool measured = false;
 
   // A fixed-width table: name, percent, +-ci95, mean ms, samples; then the outside line and the
   // total. Pure.

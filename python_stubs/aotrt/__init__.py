@@ -11,6 +11,7 @@ from .packed_func import (Object, PackedFunc, convert_to_tvm_func, get_global_fu
                           register_func, remove_global_func)
 from . import nd
 from . import runtime
+from . import contrib
 
 from ._version import __version__
 
@@ -26,7 +27,7 @@ def set_log_level(level):
 
 
 __all__ = ["BenchmarkResult", "DataType", "Device", "Module", "NDArray", "Object", "PackedFunc", "TVMError",
-           "cl", "convert_to_tvm_func", "cpu", "cuda", "device", "error", "ext_dev", "get_global_func", "gpu",
+           "cl", "contrib", "convert_to_tvm_func", "cpu", "cuda", "device", "error", "ext_dev", "get_global_func", "gpu",
            "hexagon", "list_global_func_names", "load_module", "load_module_from_bytes", "metal", "nd",
            "opencl", "register_func", "remove_global_func", "rocm", "runtime", "runtime_version",
            "set_log_level", "system_lib", "vulkan", "webgpu"]

@@ -160,7 +160,8 @@ class AOTRTLoadOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("constant_cache", ctypes.c_int32),
                 ("verify_constant_cache", ctypes.c_int32), ("cache_dir", _cp), ("cache_max_bytes", ctypes.c_uint64),
                 ("check_bounds", ctypes.c_int32), ("huge_pages", ctypes.c_int32), ("c_compiler", _cp),
-                ("compile_cache", ctypes.c_int32), ("c_library", _cp)]
+                ("compile_cache", ctypes.c_int32), ("c_library", _cp),
+                ("num_threads", ctypes.c_int32)]
 
 
 AOTRTLoadOptionsInit = _declare("AOTRTLoadOptionsInit", None, ctypes.POINTER(AOTRTLoadOptions))
@@ -176,7 +177,7 @@ class AOTRTExecutorOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("check_bounds", ctypes.c_int32), ("huge_pages", ctypes.c_int32),
                 ("workspace_pools", ctypes.POINTER(AOTRTWorkspacePool)), ("num_workspace_pools", ctypes.c_size_t),
                 ("arena", _vp), ("arena_bytes", ctypes.c_size_t), ("on_destroyed", ctypes.CFUNCTYPE(None, _vp)),
-                ("on_destroyed_data", _vp)]
+                ("on_destroyed_data", _vp), ("num_threads", ctypes.c_int32)]
 
 
 AOTRTExecutorOptionsInit = _declare("AOTRTExecutorOptionsInit", None, ctypes.POINTER(AOTRTExecutorOptions))

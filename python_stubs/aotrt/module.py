@@ -29,7 +29,7 @@ class Module:
 
     def _missing_function_hint(self, name):
         """For a model library: the models it does hold, and how to create an executor."""
-        if self.type_key != "AotExecutorFactory" or name == "list_module_names":
+        if self.type_key not in ("AotExecutorFactory", "GraphExecutorFactory") or name == "list_module_names":
             return ""
         names = [str(n) for n in self["list_module_names"]()]
         return ": the library's model%s %s; create an executor with lib[%r](device)" % (
@@ -114,7 +114,7 @@ packed_func._MODULE_CLASS = Module
 
 
 _LOAD_OPTIONS = ("constant_cache", "verify_constant_cache", "cache_dir", "cache_max_bytes", "check_bounds",
-                 "huge_pages", "c_compiler", "compile_cache", "c_library")
+                 "huge_pages", "c_compiler", "compile_cache", "c_library", "num_threads")
 
 
 def _load_options(options):
@@ -130,6 +130,10 @@ def _load_options(options):
             continue
         if name in ("cache_dir", "c_compiler", "c_library"):
             setattr(c, name, _ffi.c_str(os.fspath(value)))
+        elif name == "num_threads":
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1024:
+                raise ValueError("num_threads must be an int in [0, 1024] (0: the default), got %r" % (value,))
+            c.num_threads = value
         elif name == "cache_max_bytes":
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError("cache_max_bytes must be a non-negative int (0: the default), got %r" % (value,))
@@ -148,7 +152,8 @@ def load_module(path, fmt="", **options):
     can turn a check on or the cache off, never the reverse): ``constant_cache`` (bool, default
     True), ``verify_constant_cache`` (bool), ``cache_dir`` (path; default ``$AOTRT_CACHE_DIR``,
     ``$XDG_CACHE_HOME/aotrt`` or ``~/.cache/aotrt``), ``cache_max_bytes`` (int, 0: default),
-    ``check_bounds`` and ``huge_pages`` (bool: for every executor of the model); for C-interface
+    ``check_bounds`` and ``huge_pages`` (bool: for every executor of the model), ``num_threads`` (int:
+    the most threads one operator of every executor runs on; 0: the default); for C-interface
     archives ``c_compiler`` (default ``$CC``, else ``cc``), ``compile_cache`` (bool, default True)
     and ``c_library`` (a library you compiled from the archive yourself).
 

@@ -41,7 +41,7 @@ class OperatorProfileReport:
         return self._table
 
     def csv(self):
-        """name,symbol,percent,ci95,mean_ms,samples: the operators, then the outside line."""
+        """name,symbol,percent,ci95,mean_ms,samples,shapes: the operators, then the outside line."""
         return self._csv
 
     def to_json(self):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import aotrt as tvm
-from aotrt.runtime.executor import arena_bytes, create_executor
+from aotrt.runtime.executor import AotModule, arena_bytes, create_executor
 
 from conftest import fixture_cases
 from test_c_interface import mlf_dir
@@ -51,6 +51,28 @@ def test_arena_errors_name_what_is_wrong(models):
         create_executor(lib, check_bounds="yes")
     with pytest.raises(TypeError, match="load_module returned"):
         create_executor(object())
+
+
+def test_operator_threads_per_executor(models):
+    lib = tvm.runtime.load_module(os.path.join(models, "profile_costs_parallel_llvm.so"))
+    outputs = []
+    for n in (1, 2, 0):
+        m = create_executor(lib, num_threads=n)
+        shapes, dtypes = m.get_input_info()
+        m.set_input(**{name: np.full(shape, 0.5, dtypes[name]) for name, shape in shapes.items()})
+        m.run()
+        outputs.append(m.get_output(0).numpy())
+    assert all(o.tobytes() == outputs[0].tobytes() for o in outputs)
+    for bad in (-1, 1025, 1.5, True):
+        with pytest.raises(ValueError, match="num_threads must be an int in \\[0, 1024\\]"):
+            create_executor(lib, num_threads=bad)
+        with pytest.raises(ValueError, match="num_threads must be an int in \\[0, 1024\\]"):
+            tvm.runtime.load_module(os.path.join(models, "profile_costs_parallel_llvm.so"), num_threads=bad)
+    packed = tvm.runtime.load_module(os.path.join(models, "profile_costs_parallel_llvm.so"), num_threads=1)
+    m = AotModule(packed["default"](tvm.cpu(0)))
+    m.set_input(**{name: np.full(shape, 0.5, dtypes[name]) for name, shape in shapes.items()})
+    m.run()
+    assert m.get_output(0).numpy().tobytes() == outputs[0].tobytes()
 
 
 @pytest.mark.skipif(mlf_dir() is None, reason="no C-interface fixtures (../shared/fixtures/mlf)")

@@ -30,7 +30,7 @@ def test_profile_report(tvm, models):
     assert j["model"] == "default" and j["run_ms"] > 0 and j["operators"][0]["name"] == names[0]
     assert {"name", "percent", "mean_ms"} <= set(j["operators"][0])
     assert report.json() == report.to_json()
-    assert report.csv().startswith("name,symbol,percent,ci95,mean_ms,samples\n")
+    assert report.csv().startswith("name,symbol,percent,ci95,mean_ms,samples,shapes\n")
     # TVM Report-shaped calls
     assert report.calls[0]["Name"] == names[0] and report.calls[0]["Count"] == report.operators[0]["samples"]
     assert "OperatorProfileReport(model='default'" in repr(report)

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "backend/thread_pool.h"
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/device.h"
@@ -60,6 +61,7 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
       workspace_pools_(memory_),
       check_bounds_(!arena_.defined() && (options.check_bounds || floor.check_bounds)),
       huge_pages_(!arena_.defined() && (options.huge_pages || floor.huge_pages)),
+      num_threads_(options.num_threads != 0 ? options.num_threads : floor.num_threads),
       entry_(program_->entry),
       arg_tensors_(memory_),
       arg_values_(memory_),
@@ -69,6 +71,8 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
   AOTRT_REQUIRE(IsAcceptedCpuDevice(device), kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
                 " id ", device.device_id);
+  AOTRT_REQUIRE(num_threads_ >= 0 && num_threads_ <= kMaxParallelTasks, kInvalidArgument, "ExecutorOptions::num_threads is ",
+                num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
   const ModelMetadata& md = program_->md;
   size_t n = md.NumArgs();
   arg_tensors_.resize(n);
@@ -280,6 +284,7 @@ void AotExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
 }
 
 void AotExecutor::Run() {
+  ScopedThreadLimit threads(num_threads_);
   if (check_bounds_) return RunChecked();
   CallEntry();
 }

@@ -23,10 +23,11 @@
 #include "backend/arena_workspace.h"
 #include "aotrt/options.h"
 #include "aotrt/ndarray.h"
+#include "executor/executor_interface.h"
 
 namespace aotrt {
 
-class AotExecutor {
+class AotExecutor final : public ExecutorInterface {
  public:
   // Throws kInvalidArgument for a device other than CPU 0, kOutOfMemory; in a region, ArenaExhausted.
   // options.check_bounds: after every run, look for writes past the workspace pools and blocks;
@@ -41,28 +42,29 @@ class AotExecutor {
 
   const ModelMetadata& metadata() const { return model_->metadata(); }
   const LoadedModel& model() const { return *model_; }
+  const ModelInfo& Info() const override { return model_->info(); }
   // Index of an input by name (sanitized before lookup). Throws kNotFound ("Invalid input name").
-  size_t InputIndex(const std::string& name) const;
+  size_t InputIndex(const std::string& name) const override;
   // Index of an output by name (output0, output1, ...). Throws kNotFound.
-  size_t OutputIndex(const std::string& name) const;
+  size_t OutputIndex(const std::string& name) const override;
   // Copy `t` into input i after checking shape, device and contiguity (kOutOfRange,
   // kShapeMismatch, kInvalidArgument); another dtype is converted by ConvertTensor's rule
   // (aotrt/ndarray.h; kTypeMismatch). Rebinds the input to executor storage.
-  void SetInput(size_t i, const DLTensor& t);
+  void SetInput(size_t i, const DLTensor& t) override;
   // Use the caller's memory for input/output i from now on (no copy). `keep` (may be undefined)
   // is held while bound; a raw DLTensor must outlive its binding. Checks also 64-byte alignment.
-  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep);
-  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep);
+  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) override;
+  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) override;
   // The tensor input/output i currently uses (aliases executor or caller storage).
-  NDArray GetInput(size_t i);
-  NDArray GetOutput(size_t i) const;
+  NDArray GetInput(size_t i) override;
+  NDArray GetOutput(size_t i) const override;
   // Copy output i into `out` (same shape and dtype required).
-  void CopyOutputTo(size_t i, DLTensor* out) const;
+  void CopyOutputTo(size_t i, DLTensor* out) const override;
   // Run the model once. Throws kModelError with the model's message; the executor stays usable.
   // With check_bounds, also kModelError when the model wrote past a workspace pool or block
   // (the reserve absorbed it; it is restored, so the next run is checked afresh).
-  void Run();
-  bool check_bounds() const { return check_bounds_; }
+  void Run() override;
+  bool check_bounds() const override { return check_bounds_; }
   // In a region: the bytes of it this executor holds for itself (all but the run-time workspace),
   // and the run-time workspace's size and the most of it one run has taken so far.
   bool in_arena() const { return arena_.defined(); }
@@ -99,6 +101,7 @@ class AotExecutor {
   std::pmr::vector<PoolBuffer> workspace_pools_;  // on the heap only; a region's pools are cut from it
   bool check_bounds_ = false;
   bool huge_pages_ = false;
+  int num_threads_ = 0;  // ExecutorOptions::num_threads, else the load's; 0: the pool's default
   TVMBackendPackedCFunc entry_ = nullptr;  // program_->entry, kept here for the hot path
   // The entry's arguments, built once: one DLTensor per argument, and the value/code arrays.
   std::pmr::vector<DLTensor> arg_tensors_;

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "aot/executor.h"
-#include "aotrt/module.h"
+#include "executor/executor_functions.h"
 
 namespace aotrt {
 
-class AotExecutorModuleNode : public ModuleNode {
+class AotExecutorModuleNode : public ExecutorModuleNode {
  public:
   AotExecutorModuleNode(std::shared_ptr<const LoadedModel> model, DLDevice device, const ExecutorOptions& options,
                         const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena())
@@ -25,9 +25,11 @@ class AotExecutorModuleNode : public ModuleNode {
   }
   const char* type_key() const override { return "AotExecutor"; }
   int GetPropertyMask() const override { return kModuleRunnable; }
-  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override {
+    return ExecutorFunction(&executor_, name, self);
+  }
 
-  AotExecutor& executor() { return executor_; }
+  AotExecutor& executor() override { return executor_; }
 
  private:
   AotExecutor executor_;

@@ -59,15 +59,15 @@ const std::shared_ptr<const LoadedModel>& AotExecutorFactoryNode::model() const 
   return model_;
 }
 
-ObjectPtr<AotExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
+ObjectPtr<ExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
   if (options.arena != nullptr || options.arena_bytes != 0) {
     return CreateExecutorInArena(model(), device, options, executor_floor_);
   }
   return MakeObject<AotExecutorModuleNode>(model(), device, options, executor_floor_);
 }
 
-size_t AotExecutorFactoryNode::ArenaBytes(DLDevice device, const ExecutorOptions& options) const {
-  return ArenaBytesNeeded(model(), device, options, executor_floor_);
+size_t AotExecutorFactoryNode::ArenaBytes(const ExecutorOptions& options) const {
+  return ArenaBytesNeeded(model(), DLDevice{kDLCPU, 0}, options, executor_floor_);
 }
 
 std::string AotExecutorFactoryNode::MissingFunctionHint(const std::string&) const {
@@ -87,7 +87,7 @@ PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const Ob
       }
       AOTRT_REQUIRE(args.size() == 1, kInvalidArgument, "Expect exactly 1 device passed to create an executor of '",
                     module_name_, "', got ", args.size(), ": ", passed);
-      rv->SetObject(CreateExecutor(args[0].AsDevice()), kTVMModuleHandle);
+      rv->SetObject(CreateExecutor(args[0].AsDevice(), ExecutorOptions()), kTVMModuleHandle);
     });
   }
   if (name == "list_module_names") {

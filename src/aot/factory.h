@@ -9,10 +9,11 @@
 
 #include "aot/executor_module.h"
 #include "aotrt/module.h"
+#include "executor/executor_interface.h"
 
 namespace aotrt {
 
-class AotExecutorFactoryNode : public ModuleNode {
+class AotExecutorFactoryNode : public ExecutorFactoryNode {
  public:
   // `executor_floor`: options every executor of this factory gets at least (the load's
   // LoadOptions::executor, with the environment's additions).
@@ -30,15 +31,16 @@ class AotExecutorFactoryNode : public ModuleNode {
   // module) and what LoadedModel throws for the params.
   void OnImportsLinked() override;
 
-  const std::string& module_name() const { return module_name_; }
+  const std::string& module_name() const override { return module_name_; }
+  const ModelInfo& info() const override { return model()->info(); }
   // The model; kNotFound when the factory is not linked to a metadata module.
   const std::shared_ptr<const LoadedModel>& model() const;
   // A new executor on `device` with `options`, whose switches the executor floor can turn on; in
   // options.arena when one is given (aot/executor_in_arena.h). Throws kInvalidArgument (device,
   // arena), kOutOfMemory.
-  ObjectPtr<AotExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options = ExecutorOptions());
+  ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override;
   // The bytes of arena an executor with `options` needs (Model::ArenaBytes).
-  size_t ArenaBytes(DLDevice device, const ExecutorOptions& options) const;
+  size_t ArenaBytes(const ExecutorOptions& options) const override;
 
  private:
   std::string module_name_;

@@ -34,7 +34,7 @@ PoolBuffer::~PoolBuffer() { UnmapReserved(&span_); }
 Overrun PoolBuffer::TakeOverrun() { return aotrt::TakeOverrun(span_, bytes_); }
 
 size_t PoolSlackBytes(size_t bytes) {
-  size_t capacity = ((bytes == 0 ? 1 : bytes) + kReservePage - 1) / kReservePage * kReservePage;
+  size_t capacity = ((bytes == 0 ? 1 : bytes) + PageSize() - 1) / PageSize() * PageSize();
   return capacity - bytes + ReserveBytes(capacity);
 }
 

@@ -2,7 +2,7 @@
 // every output copied out into a new array (include/aotrt/model.h says why copies).
 #include <algorithm>
 
-#include "aot/executor.h"
+#include "executor/executor_interface.h"
 #include "aot/loaded_model.h"
 #include "aotrt/model.h"
 #include "base/error_util.h"
@@ -25,8 +25,8 @@ std::vector<NDArray> CopyOutputs(const Executor& ex) {
 }  // namespace
 
 std::vector<NDArray> Executor::Run(const std::vector<DLTensor>& inputs) {
-  AotExecutor& ex = impl();
-  const std::vector<TensorSpec>& specs = ex.model().metadata().inputs;
+  ExecutorInterface& ex = impl();
+  const std::vector<TensorInfo>& specs = ex.Info().inputs;
   AOTRT_REQUIRE(inputs.size() == specs.size(), kInvalidArgument, "Run(inputs): the model has ", specs.size(),
                 " input", specs.size() == 1 ? "" : "s", ", got ", inputs.size(),
                 " (by position every input is needed; name them to give only some)");
@@ -37,8 +37,8 @@ std::vector<NDArray> Executor::Run(const std::vector<DLTensor>& inputs) {
 }
 
 std::vector<NDArray> Executor::Run(const std::vector<std::pair<std::string, DLTensor>>& inputs) {
-  AotExecutor& ex = impl();
-  const std::vector<TensorSpec>& specs = ex.model().metadata().inputs;
+  ExecutorInterface& ex = impl();
+  const std::vector<TensorInfo>& specs = ex.Info().inputs;
   std::vector<size_t> index(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) {
     index[k] = ex.InputIndex(inputs[k].first);

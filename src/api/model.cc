@@ -1,7 +1,8 @@
 // The C++ API (aotrt/model.h) over the factory and executor modules.
 #include "aotrt/model.h"
 
-#include "aot/factory.h"
+#include "executor/executor_interface.h"
+#include "graph/graph_factory.h"
 #include "api/runtime_config.h"
 #include "base/error_util.h"
 #include "base/guard_call.h"
@@ -10,9 +11,9 @@
 namespace aotrt {
 namespace {
 
-const AotExecutorFactoryNode& FactoryOf(const Module& m) {
+ExecutorFactoryNode& FactoryOf(const Module& m) {
   AOTRT_REQUIRE(m.defined(), kInvalidArgument, "empty aotrt::Model: assign one from Model::Load first");
-  return static_cast<const AotExecutorFactoryNode&>(*m.node());  // checked by FromModule
+  return static_cast<ExecutorFactoryNode&>(*m.node());  // checked by FromModule
 }
 
 }  // namespace
@@ -20,10 +21,11 @@ const AotExecutorFactoryNode& FactoryOf(const Module& m) {
 Model Model::FromModule(Module factory) {
   return RethrowOutOfMemoryAsError("Model::FromModule", [&] {
     AOTRT_REQUIRE(factory.defined(), kInvalidArgument, "Model::FromModule: undefined module");
-    auto* node = dynamic_cast<AotExecutorFactoryNode*>(factory.node().get());
-    AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not an AOT model: the library's root module is '",
-                  factory.type_key(), "', expected 'AotExecutorFactory'");
-    node->model();  // linked to its metadata module, else kNotFound
+    auto* node = dynamic_cast<ExecutorFactoryNode*>(factory.node().get());
+    AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not a model: the library's root module is '",
+                  factory.type_key(), "', expected 'AotExecutorFactory' or 'GraphExecutorFactory' (a library of "
+                  "operators alone, e.g. the mod.so of a graph export, needs its graph: Model::LoadGraph)");
+    node->info();  // linked to its model, else kNotFound
     Model m;
     m.factory_ = std::move(factory);
     return m;
@@ -42,30 +44,35 @@ Model Model::LoadFromMemory(const void* data, size_t size, const LoadOptions& op
   });
 }
 
-const std::string& Model::name() const { return FactoryOf(factory_).module_name(); }
-
-const ModelInfo& Model::Info() const { return FactoryOf(factory_).model()->info(); }
-
-Executor Model::CreateExecutor(DLDevice device, const ExecutorOptions& options) const {
-  const AotExecutorFactoryNode& factory = FactoryOf(factory_);
-  return RethrowOutOfMemoryAsError("Model::CreateExecutor", [&] {
-    // CreateExecutor does not modify the factory; it is non-const only as a packed-function target.
-    auto& f = const_cast<AotExecutorFactoryNode&>(factory);
-    return Executor(Module(f.CreateExecutor(device, options)));
+Model Model::LoadGraph(const std::string& library, const std::string& graph_json, const std::string& params,
+                       const LoadOptions& options) {
+  return RethrowOutOfMemoryAsError("Model::LoadGraph", [&] {
+    LoadContext ctx = FrontDoorLoadContext(options, library);
+    return FromModule(MakeGraphFactory(LoadModuleFile(library, "", ctx), graph_json, params, ctx.options.executor));
   });
 }
 
+const std::string& Model::name() const { return FactoryOf(factory_).module_name(); }
+
+const ModelInfo& Model::Info() const { return FactoryOf(factory_).info(); }
+
+Executor Model::CreateExecutor(DLDevice device, const ExecutorOptions& options) const {
+  ExecutorFactoryNode& factory = FactoryOf(factory_);
+  return RethrowOutOfMemoryAsError("Model::CreateExecutor",
+                                   [&] { return Executor(Module(factory.CreateExecutor(device, options))); });
+}
+
 size_t Model::ArenaBytes(const ExecutorOptions& options) const {
-  const AotExecutorFactoryNode& factory = FactoryOf(factory_);
-  return RethrowOutOfMemoryAsError("Model::ArenaBytes", [&] { return factory.ArenaBytes(DLDevice{kDLCPU, 0}, options); });
+  const ExecutorFactoryNode& factory = FactoryOf(factory_);
+  return RethrowOutOfMemoryAsError("Model::ArenaBytes", [&] { return factory.ArenaBytes(options); });
 }
 
-AotExecutor& Executor::impl() const {
+ExecutorInterface& Executor::impl() const {
   AOTRT_REQUIRE(module_.defined(), kInvalidArgument, "empty aotrt::Executor: assign one from Model::CreateExecutor first");
-  return static_cast<AotExecutorModuleNode&>(*module_.node()).executor();
+  return static_cast<ExecutorModuleNode&>(*module_.node()).executor();
 }
 
-const ModelInfo& Executor::Info() const { return impl().model().info(); }
+const ModelInfo& Executor::Info() const { return impl().Info(); }
 size_t Executor::NumInputs() const { return Info().inputs.size(); }
 size_t Executor::NumOutputs() const { return Info().outputs.size(); }
 

@@ -1,15 +1,15 @@
 #include "backend/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <pthread.h>
+#include <unistd.h>
 
 #include "base/error_util.h"
 #include "base/guard_call.h"
@@ -30,11 +30,12 @@ inline void CpuRelax() {
 }
 
 thread_local bool t_in_task = false;
+std::atomic<int> g_running_requests{0};  // requests counted and not yet ended
 
-// Which thread runs a launch now and from where in the model it was launched (the profiler's
-// attribution of the launch's wall time to its operator); written under the launch lock.
-std::atomic<uintptr_t> g_launch_owner{0};
-std::atomic<uintptr_t> g_launch_caller{0};
+// Where in the model this thread's launch in flight was launched from, or 0 (the profiler's
+// attribution of a launch's wall time to its operator). Initial-exec: a plain load for the
+// profiler's signal handler, which reads it on this thread.
+__thread uintptr_t t_launch_caller __attribute__((tls_model("initial-exec"))) = 0;
 
 // Sense-reversing barrier for the tasks of one launch.
 struct Barrier {
@@ -58,149 +59,204 @@ struct Barrier {
   }
 };
 
-class Pool {
- public:
-  ~Pool() {
-    {
-      std::lock_guard<std::mutex> lock(wake_mu_);
-      shutdown_ = true;
+// One launch in flight, on its launching thread's stack. Nothing is allocated unless a task fails.
+struct Launch {
+  struct TaskError {
+    int task;
+    ErrorCode code;
+    std::string message;
+  };
+  FTVMParallelLambda f = nullptr;
+  void* cdata = nullptr;
+  Barrier barrier;             // barrier.num_task: the launch's task count
+  std::atomic<int> pending{0};  // tasks given to workers and not finished
+  std::mutex errors_mu;
+  std::vector<TaskError> errors;  // failed tasks, in completion order
+  bool error_lost = false;        // a failed task's error could not be stored (out of memory)
+
+  // Runs on workers too: nothing may escape it (an exception would end the thread, and the
+  // process with it). A task that throws fails with its exception as the task's error.
+  void RunTask(int task_id) noexcept {
+    TVMParallelGroupEnv env{&barrier, barrier.num_task};
+    t_in_task = true;
+    uint64_t before = LastErrorSequence();
+    int rc = GuardBackendCall(-1, "parallel task", [&] { return f(task_id, &env, cdata); });
+    t_in_task = false;
+    if (rc == 0) return;
+    ErrorCode code = LastErrorRecordedSince(before) ? LastErrorCode() : ErrorCode::kModelError;
+    std::lock_guard<std::mutex> lock(errors_mu);
+    try {
+      const char* msg = LastErrorMessageSince(before);
+      errors.push_back(TaskError{task_id, code, msg ? msg : StrCat("returned ", rc)});
+    } catch (...) {
+      error_lost = true;
     }
-    wake_cv_.notify_all();
-    for (auto& t : threads_) t.join();
   }
 
-  int Launch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
+  // 0, or -1 with the failed tasks' errors by task id; the code is the first one's (kModelError
+  // when it set none).
+  int Report() {
+    if (errors.empty() && !error_lost) return 0;
+    std::sort(errors.begin(), errors.end(), [](const TaskError& a, const TaskError& b) { return a.task < b.task; });
+    std::string text;
+    for (const TaskError& e : errors) text += StrCat(text.empty() ? "" : "\n", "Task ", e.task, " error: ", e.message);
+    if (error_lost) text += StrCat(text.empty() ? "" : "\n", "a task failed: out of memory to record its error");
+    SetLastError(errors.empty() ? ErrorCode::kOutOfMemory : errors.front().code, text);
+    return -1;
+  }
+};
+
+// A worker thread and its mailbox: the launch whose task it runs next, set only while it is idle.
+struct Worker {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<Launch*> launch{nullptr};
+  int task_id = 0;        // written before `launch`
+  bool shutdown = false;  // under mu
+  std::thread thread;
+};
+
+class Pool {
+ public:
+  // Joins the workers; in a forked child, which has none of them (only the forking thread is
+  // copied), their objects are left alone: joining a parent's thread there faults.
+  ~Pool() {
+    if (getpid() != pid_) {
+      for (auto& w : workers_) w.release();
+      return;
+    }
+    for (auto& w : workers_) {
+      {
+        std::lock_guard<std::mutex> lock(w->mu);
+        w->shutdown = true;
+      }
+      w->cv.notify_one();
+      w->thread.join();
+    }
+  }
+
+  int Run(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
     if (t_in_task) {
       SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: nested parallel launch from inside a task");
       return -1;
     }
-    if (num_task == 0) num_task = DefaultNumThreads();
     if (num_task < 0 || num_task > kMaxTasks) {
       SetLastError(ErrorCode::kInvalidArgument,
                    StrCat("TVMBackendParallelLaunch: num_task ", num_task, " not in [0, ", kMaxTasks, "]"));
       return -1;
     }
-    std::lock_guard<std::mutex> launch_lock(launch_mu_);
-    LaunchMark mark(caller_pc);
-    try {
-      EnsureWorkers(num_task - 1);
-    } catch (const std::exception& e) {
-      SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendParallelLaunch: cannot start worker threads: ", e.what()));
-      return -1;
+    t_launch_caller = reinterpret_cast<uintptr_t>(caller_pc);  // all of the launch is the operator's
+    Launch launch;
+    launch.f = f;
+    launch.cdata = cdata;
+    int rc = -1;
+    if (Start(&launch, num_task)) {
+      launch.RunTask(0);
+      Wait(launch);
+      rc = launch.Report();
     }
-    f_ = f;
-    cdata_ = cdata;
-    num_task_ = num_task;
-    barrier_.num_task = num_task;
-    for (int i = 0; i < num_task; ++i) results_[i] = 0;
-    pending_.store(static_cast<int>(threads_.size()), std::memory_order_relaxed);
-    {
-      std::lock_guard<std::mutex> lock(wake_mu_);
-      generation_.fetch_add(1, std::memory_order_release);
-    }
-    wake_cv_.notify_all();
-    RunTask(0);
-    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < kSpinIterations) {
-        CpuRelax();
-      } else {
-        std::unique_lock<std::mutex> lock(done_mu_);
-        done_cv_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
-      }
-    }
-    // The launch fails with the first failed task's code (kModelError when it set none).
-    std::string errors;
-    ErrorCode code = ErrorCode::kOk;
-    for (int i = 0; i < num_task; ++i) {
-      if (results_[i] == 0) continue;
-      if (code == ErrorCode::kOk) code = codes_[i];
-      errors += StrCat(errors.empty() ? "" : "\n", "Task ", i, " error: ", messages_[i]);
-    }
-    if (code == ErrorCode::kOk) return 0;
-    SetLastError(code, errors);
-    return -1;
+    t_launch_caller = 0;
+    return rc;
   }
 
  private:
-  // Publishes (this thread, caller_pc) for the launch's duration.
-  struct LaunchMark {
-    explicit LaunchMark(const void* caller_pc) {
-      g_launch_caller.store(reinterpret_cast<uintptr_t>(caller_pc), std::memory_order_relaxed);
-      g_launch_owner.store(static_cast<uintptr_t>(pthread_self()), std::memory_order_relaxed);
+  // Chooses the task count, reserves its workers and hands them their tasks; false (with the
+  // last error) when the workers an explicit count needs cannot be started.
+  bool Start(Launch* launch, int num_task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    int n = num_task;
+    if (n == 0) {
+      ThreadRequest& r = t_thread_request;
+      if (r.open && !r.counted) {
+        r.counted = true;
+        g_running_requests.fetch_add(1, std::memory_order_relaxed);
+      }
+      int want = r.limit > 0 ? r.limit : DefaultNumThreads();
+      AddWorkers(want - 1 - static_cast<int>(workers_.size()));  // the pool's size; fewer if they cannot start
+      if (r.limit == 0) want = std::max(1, want / std::max(1, g_running_requests.load(std::memory_order_relaxed)));
+      n = std::min(want, static_cast<int>(idle_.size()) + 1);
+    } else if (!AddWorkers(n - 1 - static_cast<int>(idle_.size()))) {
+      SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendParallelLaunch: cannot start ", n - 1,
+                                                   " worker threads: ", start_error_));
+      return false;
     }
-    ~LaunchMark() { g_launch_owner.store(0, std::memory_order_relaxed); }
-  };
+    launch->barrier.num_task = n;
+    launch->pending.store(n - 1, std::memory_order_relaxed);
+    for (int task = 1; task < n; ++task) {
+      Worker* w = idle_.back();
+      idle_.pop_back();
+      w->task_id = task;
+      {
+        std::lock_guard<std::mutex> wl(w->mu);
+        w->launch.store(launch, std::memory_order_release);
+      }
+      w->cv.notify_one();
+    }
+    return true;
+  }
 
-  // Runs on workers too: nothing may escape it (an exception would end the thread, and the
-  // process with it). A task that throws fails with its exception as the task's error.
-  void RunTask(int task_id) noexcept {
-    TVMParallelGroupEnv env{&barrier_, num_task_};
-    t_in_task = true;
-    uint64_t before = LastErrorSequence();
-    int rc = GuardBackendCall(-1, "parallel task", [&] { return f_(task_id, &env, cdata_); });
-    t_in_task = false;
-    results_[task_id] = rc;
-    if (rc == 0) return;
-    codes_[task_id] = LastErrorRecordedSince(before) ? LastErrorCode() : ErrorCode::kModelError;
+  // Starts `count` idle workers (none when count <= 0); false when they cannot all be started
+  // (those that could are kept).
+  bool AddWorkers(int count) {
+    if (count <= 0) return true;
     try {
-      const char* msg = LastErrorMessageSince(before);
-      messages_[task_id] = msg ? msg : StrCat("returned ", rc);
-    } catch (...) {
-      messages_[task_id].clear();  // no memory for the text: the code still tells what happened
-      codes_[task_id] = ErrorCode::kOutOfMemory;
+      workers_.reserve(workers_.size() + count);
+      idle_.reserve(workers_.size() + count);  // a worker going idle never allocates
+      for (int i = 0; i < count; ++i) {
+        auto w = std::make_unique<Worker>();
+        Worker* p = w.get();
+        w->thread = std::thread([this, p] { WorkerLoop(p); });
+        workers_.push_back(std::move(w));  // reserved: cannot throw with the thread running
+        idle_.push_back(p);
+      }
+      return true;
+    } catch (const std::exception& e) {
+      start_error_ = e.what();
+      return false;
     }
   }
 
-  void EnsureWorkers(int n) {
-    if (static_cast<int>(results_.size()) < n + 1) {
-      results_.resize(n + 1);
-      messages_.resize(n + 1);
-      codes_.resize(n + 1);
-    }
-    while (static_cast<int>(threads_.size()) < n) {
-      int index = static_cast<int>(threads_.size()) + 1;
-      // The generation is read here, not in the thread, so a late-starting worker still sees the
-      // launch that created it as new.
-      uint64_t start = generation_.load(std::memory_order_acquire);
-      threads_.emplace_back([this, index, start] { WorkerLoop(index, start); });
-    }
-  }
-
-  void WorkerLoop(int task_id, uint64_t seen) {
+  void WorkerLoop(Worker* w) {
     while (true) {
-      int spins = 0;
-      while (generation_.load(std::memory_order_acquire) == seen && spins < kSpinIterations) {
+      Launch* launch = w->launch.load(std::memory_order_acquire);
+      for (int spins = 0; !launch && spins < kSpinIterations; ++spins) {
         CpuRelax();
-        ++spins;
+        launch = w->launch.load(std::memory_order_acquire);
       }
-      if (generation_.load(std::memory_order_acquire) == seen) {
-        std::unique_lock<std::mutex> lock(wake_mu_);
-        wake_cv_.wait(lock, [&] { return shutdown_ || generation_.load(std::memory_order_acquire) != seen; });
-        if (shutdown_) return;
+      if (!launch) {
+        std::unique_lock<std::mutex> lock(w->mu);
+        w->cv.wait(lock, [&] { return w->shutdown || (launch = w->launch.load(std::memory_order_acquire)); });
+        if (!launch) return;
       }
-      seen = generation_.load(std::memory_order_acquire);
-      if (task_id < num_task_) RunTask(task_id);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      int task_id = w->task_id;
+      w->launch.store(nullptr, std::memory_order_relaxed);
+      launch->RunTask(task_id);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        idle_.push_back(w);  // idle again before the launch can return: its next launch finds it
+      }
+      // The last touch of `launch`: its thread may return as soon as pending reaches 0.
+      if (launch->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(done_mu_);
-        done_cv_.notify_one();
+        done_cv_.notify_all();
       }
     }
   }
 
-  std::mutex launch_mu_;
-  std::vector<std::thread> threads_;
-  std::vector<int> results_;
-  std::vector<std::string> messages_;
-  std::vector<ErrorCode> codes_;
-  FTVMParallelLambda f_ = nullptr;
-  void* cdata_ = nullptr;
-  int num_task_ = 0;
-  Barrier barrier_;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
-  std::mutex wake_mu_;
-  std::condition_variable wake_cv_;
-  bool shutdown_ = false;
+  void Wait(const Launch& launch) {
+    for (int spins = 0; spins < kSpinIterations; ++spins) {
+      if (launch.pending.load(std::memory_order_acquire) == 0) return;
+      CpuRelax();
+    }
+    std::unique_lock<std::mutex> lock(done_mu_);
+    done_cv_.wait(lock, [&] { return launch.pending.load(std::memory_order_acquire) == 0; });
+  }
+
+  const pid_t pid_ = getpid();  // the process whose threads the workers are
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // under mu_
+  std::vector<Worker*> idle_;                     // under mu_; capacity >= workers_.size()
+  std::string start_error_;                       // under mu_: why the last workers did not start
   std::mutex done_mu_;
   std::condition_variable done_cv_;
 };
@@ -231,17 +287,21 @@ void SetEnvironmentNumThreads(int n) {
   g_env_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed);
 }
 
-uintptr_t ParallelLaunchCallerOf(uintptr_t self) {
-  if (self == 0 || g_launch_owner.load(std::memory_order_relaxed) != self) return 0;
-  return g_launch_caller.load(std::memory_order_relaxed);
+__thread ThreadRequest t_thread_request __attribute__((tls_model("initial-exec"))) = {0, false, false};
+
+void EndCountedRequest() {
+  t_thread_request.counted = false;
+  g_running_requests.fetch_sub(1, std::memory_order_relaxed);
 }
+
+uintptr_t CurrentParallelLaunchCaller() { return t_launch_caller; }
 
 int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
   if (!f) {
     SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: null task function");
     return -1;
   }
-  return GlobalPool().Launch(f, cdata, num_task, caller_pc);
+  return GlobalPool().Run(f, cdata, num_task, caller_pc);
 }
 
 int ParallelBarrier(int task_id, TVMParallelGroupEnv* penv) {

@@ -15,8 +15,6 @@
 namespace aotrt {
 namespace {
 
-constexpr size_t kPage = kReservePage;
-
 bool RoundUp(size_t v, size_t to, size_t* out) {
   if (v > SIZE_MAX - (to - 1)) return false;
   *out = (v + to - 1) / to * to;
@@ -43,15 +41,15 @@ size_t LastWrittenPageEnd(const uint8_t* data, size_t from, size_t to) {
   UniqueFd pagemap(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
   if (pagemap.fd < 0) return 0;
   uint64_t entries[512];
-  const size_t first = reinterpret_cast<uintptr_t>(data) / kPage;  // data is page aligned
-  for (size_t hi = to / kPage; hi > from / kPage;) {
-    size_t lo = std::max(from / kPage, hi > 512 ? hi - 512 : 0);
+  const size_t first = reinterpret_cast<uintptr_t>(data) / PageSize();  // data is page aligned
+  for (size_t hi = to / PageSize(); hi > from / PageSize();) {
+    size_t lo = std::max(from / PageSize(), hi > 512 ? hi - 512 : 0);
     size_t n = hi - lo;
     off_t at = static_cast<off_t>((first + lo) * sizeof(uint64_t));
     if (::pread(pagemap.fd, entries, n * sizeof(uint64_t), at) != static_cast<ssize_t>(n * sizeof(uint64_t))) return 0;
     for (size_t i = n; i-- > 0;) {
       bool present = (entries[i] >> 63) & 1, exclusive = (entries[i] >> 56) & 1;
-      if (present && exclusive) return (lo + i + 1) * kPage;
+      if (present && exclusive) return (lo + i + 1) * PageSize();
     }
     hi = lo;
   }
@@ -61,20 +59,20 @@ size_t LastWrittenPageEnd(const uint8_t* data, size_t from, size_t to) {
 }  // namespace
 
 size_t ReserveBytes(size_t bytes) {
-  size_t r = kPage;
-  return bytes > kPage && RoundUp(bytes, kPage, &r) ? r : kPage;
+  size_t r = PageSize();
+  return bytes > PageSize() && RoundUp(bytes, PageSize(), &r) ? r : PageSize();
 }
 
 ReservedSpan MapReserved(size_t bytes, const char* label) {
   ReservedSpan s;
   size_t capacity;
-  if (!RoundUp(bytes == 0 ? 1 : bytes, kPage, &capacity)) return s;
+  if (!RoundUp(bytes == 0 ? 1 : bytes, PageSize(), &capacity)) return s;
   size_t reserve = ReserveBytes(capacity);
-  size_t align = capacity >= kHugePage ? kHugePage : kPage;
+  size_t align = capacity >= kHugePage ? kHugePage : PageSize();
   size_t total = capacity + reserve;
   if (total < capacity || total + kGuardBytes < total || total + kGuardBytes + align < total) return s;
   total += kGuardBytes;
-  size_t span = total + (align - kPage);
+  size_t span = total + (align - PageSize());
   // Address space first (PROT_NONE costs nothing), then the buffer and the reserve inside it.
   void* raw = ::mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (raw == MAP_FAILED) return s;
@@ -130,18 +128,18 @@ Overrun TakeOverrun(const ReservedSpan& s, size_t used) {
   size_t last_zero_page_end = 0;    // end of the last resident page holding zeros only
   unsigned char vec[2048];
   for (size_t off = page_end; off < end;) {
-    size_t len = std::min(end - off, sizeof vec * kPage);
+    size_t len = std::min(end - off, sizeof vec * PageSize());
     if (::mincore(s.data + off, len, vec) != 0) break;  // cannot happen for our own mapping
-    for (size_t p = 0; p < len / kPage; ++p) {
+    for (size_t p = 0; p < len / PageSize(); ++p) {
       if (!(vec[p] & 1)) continue;
-      size_t page = off + p * kPage;
+      size_t page = off + p * PageSize();
       first_resident = std::min(first_resident, page);
-      resident_end = page + kPage;
-      size_t nz = LastNonZero(s.data + page, kPage);
+      resident_end = page + PageSize();
+      size_t nz = LastNonZero(s.data + page, PageSize());
       if (nz) {
         last_nonzero = page + nz;
       } else {
-        last_zero_page_end = page + kPage;
+        last_zero_page_end = page + PageSize();
       }
     }
     off += len;
@@ -149,7 +147,7 @@ Overrun TakeOverrun(const ReservedSpan& s, size_t used) {
   if (last_nonzero) o.bytes_past = last_nonzero - used;
   if (last_zero_page_end > last_nonzero) {
     // Resident pages of zeros after the last nonzero byte: written with zeros, or only read?
-    size_t from = std::max(page_end, last_nonzero ? ((last_nonzero - 1) / kPage + 1) * kPage : 0);
+    size_t from = std::max(page_end, last_nonzero ? ((last_nonzero - 1) / PageSize() + 1) * PageSize() : 0);
     size_t written_end = LastWrittenPageEnd(s.data, from, last_zero_page_end);
     if (written_end) o.zeros_to = written_end - used;
   }

@@ -34,9 +34,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/page_size.h"
+
 namespace aotrt {
 
-constexpr size_t kReservePage = 4096;
 constexpr size_t kGuardBytes = 64 * 1024;
 
 // The reserve after a buffer of `bytes`: its own size rounded up to pages, at least one page.
@@ -45,7 +46,7 @@ size_t ReserveBytes(size_t bytes);
 // One mapping made by MapReserved. A plain value: UnmapReserved releases it.
 struct ReservedSpan {
   uint8_t* data = nullptr;
-  size_t capacity = 0;  // the buffer's pages: the bytes asked for, rounded up to kReservePage
+  size_t capacity = 0;  // the buffer's pages: the bytes asked for, rounded up to pages (PageSize())
   size_t reserve = 0;   // ReserveBytes(capacity), after them
   size_t mapped = 0;    // capacity + reserve + kGuardBytes
   int guard = -1;       // RegisterGuard's handle (base/guard_fault.h)

@@ -6,16 +6,16 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/page_size.h"
+
 namespace aotrt {
 namespace {
-constexpr size_t kPage = 4096;
-
 uintptr_t RoundUp(uintptr_t v, size_t to) { return (v + to - 1) / to * to; }
 
-// A fresh mapping of `size` bytes (a multiple of kPage) starting on a multiple of `align`: the
-// reservation is over-sized by align - kPage, then its unaligned head and tail are returned.
+// A fresh mapping of `size` bytes (a multiple of PageSize()) starting on a multiple of `align`: the
+// reservation is over-sized by align - PageSize(), then its unaligned head and tail are returned.
 void* MapAligned(size_t size, size_t align) {
-  size_t reserve = size + (align > kPage ? align - kPage : 0);
+  size_t reserve = size + (align > PageSize() ? align - PageSize() : 0);
   if (reserve < size) return nullptr;
   void* raw = ::mmap(nullptr, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) return nullptr;
@@ -31,10 +31,10 @@ void* MapAligned(size_t size, size_t align) {
 
 void* AllocZeroed(size_t bytes, size_t align, size_t* mapped) {
   *mapped = 0;
-  if (bytes >= kMappedFrom && align <= kPage) {
-    size_t size = RoundUp(bytes, kPage);
+  if (bytes >= kMappedFrom && align <= PageSize()) {
+    size_t size = RoundUp(bytes, PageSize());
     if (size < bytes) return nullptr;
-    void* p = MapAligned(size, size >= kHugePage ? kHugePage : kPage);
+    void* p = MapAligned(size, size >= kHugePage ? kHugePage : PageSize());
     if (p == nullptr) return nullptr;
     *mapped = size;
     return p;

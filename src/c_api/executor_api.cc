@@ -29,6 +29,7 @@ ExecutorOptions ExecutorOptionsFromC(const AOTRTExecutorOptions* c) {
   o.arena_bytes = c->arena_bytes;
   o.on_destroyed = c->on_destroyed;
   o.on_destroyed_data = c->on_destroyed_data;
+  o.num_threads = c->num_threads;  // checked by the executor
   return o;
 }
 

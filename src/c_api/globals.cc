@@ -16,27 +16,30 @@ extern const GlobalTable kContainerGlobals;
 extern const GlobalTable kNDArrayGlobals;
 extern const GlobalTable kModuleGlobals;
 extern const GlobalTable kAotGlobals;
+extern const GlobalTable kGraphGlobals;
 extern const GlobalTable kProfilingGlobals;
 extern const GlobalTable kContribGlobals;
 extern const GlobalTable kRuntimeGlobals;
 extern const GlobalTable kLoadGlobals;
 
 const GlobalTable* const kBuiltinGlobalTables[] = {&kContainerGlobals, &kNDArrayGlobals, &kModuleGlobals,
-                                                   &kAotGlobals,       &kProfilingGlobals, &kContribGlobals,
+                                                   &kAotGlobals,       &kGraphGlobals, &kProfilingGlobals, &kContribGlobals,
                                                    &kRuntimeGlobals,   &kLoadGlobals};
 const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBuiltinGlobalTables[0]);
 
 // The built-in loaders of module blob entries, by type key (module/load_context.h).
 extern const BinaryLoaderTable kAotBinaryLoaders;
+extern const BinaryLoaderTable kGraphBinaryLoaders;
 
-const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoaders};
+const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoaders, &kGraphBinaryLoaders};
 const size_t kNumBuiltinBinaryLoaderTables =
     sizeof(kBuiltinBinaryLoaderTables) / sizeof(kBuiltinBinaryLoaderTables[0]);
 
 // The built-in loaders of whole files the module layer cannot read itself (module/load_context.h).
 extern const FileLoaderTable kCInterfaceFileLoaders;
+extern const FileLoaderTable kGraphFileLoaders;
 
-const FileLoaderTable* const kBuiltinFileLoaderTables[] = {&kCInterfaceFileLoaders};
+const FileLoaderTable* const kBuiltinFileLoaderTables[] = {&kCInterfaceFileLoaders, &kGraphFileLoaders};
 const size_t kNumBuiltinFileLoaderTables = sizeof(kBuiltinFileLoaderTables) / sizeof(kBuiltinFileLoaderTables[0]);
 
 namespace {

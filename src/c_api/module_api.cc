@@ -53,6 +53,9 @@ LoadOptions LoadOptionsFromC(const AOTRTLoadOptions* c) {
   o.c_compiler = c->c_compiler ? c->c_compiler : "";
   o.compile_cache = Flag(c->compile_cache, "compile_cache");
   o.c_library = c->c_library ? c->c_library : "";
+  AOTRT_REQUIRE(c->num_threads >= 0 && c->num_threads <= 1024, kInvalidArgument, "AOTRTLoadOptions.num_threads is ",
+                c->num_threads, ": expected 0 (the default) or a thread count in [1, 1024]");
+  o.executor.num_threads = c->num_threads;
   return o;
 }
 

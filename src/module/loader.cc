@@ -133,6 +133,8 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
   if (format.empty() && fmt != "so" && fmt != "o" && (IsModelLibraryFormat(path) || !ctx.options.c_library.empty())) {
     fmt = "mlf";
   }
+  // A graph export as files (tvmc's package, or a folder of the classic triple) likewise.
+  if (format.empty() && fmt != "so" && fmt != "o" && fmt != "mlf" && IsGraphPackage(path)) fmt = "graph";
   if (const FileLoaderDef* typed = FindBuiltinFileLoader(fmt)) return typed->load(path, ctx);
   bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
   if (!builtin) {
@@ -172,6 +174,7 @@ Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx) {
     if (IsModelLibraryFormat(file->path())) {
       if (const FileLoaderDef* mlf = FindBuiltinFileLoader("mlf")) return mlf->load(file->path(), ctx);
     }
+    if (IsGraphPackage(file->path())) return FindBuiltinFileLoader("graph")->load(file->path(), ctx);
     return LoadFromSymbolSource(OpenObjectFiles(file->path(), format, ctx.tools), ctx);  // linked to a new file
   }
   std::shared_ptr<SymbolSource> lib = OpenSharedLibrary(file->path(), ctx.display_name);

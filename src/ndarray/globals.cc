@@ -121,6 +121,8 @@ void CreateView(TVMArgs args, TVMRetValue* rv) {
 
 constexpr GlobalDef kDefs[] = {
     {"runtime.SaveParams", SaveParamsGlobal},
+    // TVM's compiler registers it; TVM's debug executor saves each node's output with it.
+    {"tvm.relay._save_param_dict", SaveParamsGlobal},
     {"runtime.SaveParamsToFile", SaveParamsToFile},
     {"runtime.LoadParams", LoadParamsGlobal},
     {"runtime.LoadParamsFromFile", LoadParamsFromFile},

@@ -120,7 +120,7 @@ DLManagedTensor* NDArray::ToDLPack() const {
   return m;
 }
 
-NDArray NDArray::CreateView(const std::vector<int64_t>& shape, DLDataType dtype) const {
+NDArray NDArray::CreateView(const std::vector<int64_t>& shape, DLDataType dtype, size_t byte_offset) const {
   AOTRT_REQUIRE(defined(), kInvalidArgument, "CreateView on an undefined NDArray");
   AOTRT_REQUIRE(IsContiguous(obj_->dl_tensor), kInvalidArgument, "CreateView needs a contiguous array");
   RequireValidDType(dtype);
@@ -131,10 +131,11 @@ NDArray NDArray::CreateView(const std::vector<int64_t>& shape, DLDataType dtype)
   obj->dl_tensor.ndim = static_cast<int32_t>(shape.size());
   obj->dl_tensor.dtype = dtype;
   obj->dl_tensor.strides = nullptr;
+  obj->dl_tensor.byte_offset += byte_offset;
   size_t want = TensorBytes(obj->dl_tensor);
-  AOTRT_REQUIRE(want <= NumBytes(), kShapeMismatch, "CreateView: view of ", want, " bytes (shape ",
-                ShapeToString(shape.data(), static_cast<int>(shape.size())), " ", DataTypeToString(dtype),
-                ") exceeds the array's ", NumBytes(), " bytes");
+  AOTRT_REQUIRE(byte_offset <= NumBytes() && want <= NumBytes() - byte_offset, kShapeMismatch, "CreateView: view of ",
+                want, " bytes (shape ", ShapeToString(shape.data(), static_cast<int>(shape.size())), " ",
+                DataTypeToString(dtype), ") at byte ", byte_offset, " exceeds the array's ", NumBytes(), " bytes");
   obj->base_ = ObjectPtr<Object>(obj_.get());
   return NDArray(obj);
 }

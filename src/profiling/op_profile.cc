@@ -7,6 +7,8 @@
 #include "aot/executor_module.h"
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
+#include "graph/graph_factory.h"
+#include "graph/graph_profile.h"
 #include "profiling/internal.h"
 #include "profiling/op_attribution.h"
 
@@ -23,7 +25,7 @@ double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(
 
 AotExecutor& ExecutorOf(const Module& m) {
   AOTRT_REQUIRE(m.defined() && m.type_key() == "AotExecutor", kInvalidArgument,
-                "ProfileOperators: expected an AotExecutor (factory[\"<model>\"](device)), got ",
+                "ProfileOperators: expected an AotExecutor or GraphExecutor (factory[\"<model>\"](device)), got ",
                 m.defined() ? "a " + std::string(m.type_key()) + " module" : std::string("an empty one"));
   return static_cast<AotExecutorModuleNode*>(m.operator->())->executor();
 }
@@ -51,6 +53,9 @@ void ValidateOperatorProfileOptions(const OperatorProfileOptions& opt) {
 OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor_module,
                                                           const OperatorProfileOptions& opt) {
   ValidateOperatorProfileOptions(opt);
+  if (auto* graph = dynamic_cast<GraphExecutorModuleNode*>(executor_module.node().get())) {
+    return ProfileGraph(graph->executor(), opt);
+  }
   AotExecutor& impl = ExecutorOf(executor_module);
   const ModelProgram& program = impl.model().program();
   // The library holding the model's code: the packed entry's, or a C-interface archive's compiled one.

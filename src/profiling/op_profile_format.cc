@@ -49,7 +49,8 @@ std::string JsonNumber(double v) {
 std::string CostJson(const OperatorCost& c) {
   return "{\"name\": " + JsonString(c.name) + ", \"symbol\": " + JsonString(c.symbol) +
          ", \"percent\": " + JsonNumber(c.percent) + ", \"ci95\": " + JsonNumber(c.ci95) +
-         ", \"mean_ms\": " + JsonNumber(c.mean_ms) + ", \"samples\": " + std::to_string(c.samples) + "}";
+         ", \"mean_ms\": " + JsonNumber(c.mean_ms) + ", \"samples\": " + std::to_string(c.samples) +
+         (c.shapes.empty() ? "" : ", \"shapes\": " + JsonString(c.shapes)) + "}";
 }
 
 // CSV field: quoted when it holds a comma, quote or line break.
@@ -62,7 +63,7 @@ std::string CsvField(const std::string& s) {
 
 std::string CostCsv(const OperatorCost& c) {
   return CsvField(c.name) + "," + CsvField(c.symbol) + "," + Fixed(c.percent, 3) + "," + Fixed(c.ci95, 3) + "," +
-         Fixed(c.mean_ms, 6) + "," + std::to_string(c.samples) + "\n";
+         Fixed(c.mean_ms, 6) + "," + std::to_string(c.samples) + "," + CsvField(c.shapes) + "\n";
 }
 
 }  // namespace
@@ -81,13 +82,19 @@ std::string OperatorProfile::ToTable() const {
   };
   // Milliseconds with about 4 significant digits for a run of run_ms, at least 4 decimals.
   int ms_digits = run_ms > 0 ? std::min(9, std::max(4, 3 - static_cast<int>(std::floor(std::log10(run_ms))))) : 4;
-  row("Operator", "Percent", "+-95%", "Mean ms", "Samples");
+  row(measured ? "Node" : "Operator", "Percent", measured ? "" : "+-95%", "Mean ms", measured ? "Calls" : "Samples");
   for (const OperatorCost& c : operators) {
-    row(c.name, Fixed(c.percent, 2), Fixed(c.ci95, 2), Fixed(c.mean_ms, ms_digits), std::to_string(c.samples));
+    row(c.name, Fixed(c.percent, 2), measured ? "" : Fixed(c.ci95, 2), Fixed(c.mean_ms, ms_digits),
+        std::to_string(c.samples) + (c.shapes.empty() ? "" : "  " + c.shapes));
   }
   row(outside.name, Fixed(outside.percent, 2), Fixed(outside.ci95, 2), Fixed(outside.mean_ms, ms_digits),
       std::to_string(outside.samples));
   row("Total (mean run)", "100.00", "", Fixed(run_ms, ms_digits), std::to_string(samples));
+  if (measured) {
+    os << "Graph " << model << " (" << library << "): " << runs << " runs, median " << Fixed(run_ms_median, ms_digits)
+       << " ms, every node timed on every run" << (interrupted ? ", interrupted" : "") << "\n";
+    return os.str();
+  }
   os << "Model " << model << " (" << library << ", symbols from "
      << (symbol_table.empty() ? "nowhere: stripped, by address" : symbol_table) << "): " << runs
      << " runs, median " << Fixed(run_ms_median, ms_digits) << " ms, " << samples << " samples every ~" << period_us
@@ -102,14 +109,15 @@ std::string OperatorProfile::ToJson() const {
                     ", \"run_ms_median\": " + JsonNumber(run_ms_median) + ", \"runs\": " + std::to_string(runs) +
                     ", \"samples\": " + std::to_string(samples) + ", \"period_us\": " + std::to_string(period_us) +
                     ", \"dropped\": " + std::to_string(dropped) +
-                    ", \"interrupted\": " + (interrupted ? "true" : "false") + ", \"operators\": [";
+                    ", \"interrupted\": " + (interrupted ? "true" : "false") +
+                    ", \"measured\": " + (measured ? "true" : "false") + ", \"operators\": [";
   for (size_t i = 0; i < operators.size(); ++i) out += (i ? ", " : "") + CostJson(operators[i]);
   out += "], \"outside\": " + CostJson(outside) + ", \"glue_samples\": " + std::to_string(glue_samples) + "}";
   return out;
 }
 
 std::string OperatorProfile::ToCsv() const {
-  std::string out = "name,symbol,percent,ci95,mean_ms,samples\n";
+  std::string out = "name,symbol,percent,ci95,mean_ms,samples,shapes\n";
   for (const OperatorCost& c : operators) out += CostCsv(c);
   return out + CostCsv(outside);
 }

@@ -30,7 +30,6 @@ size_t g_capacity = 0;
 timer_t g_timer;
 int64_t g_period_ns = 0;
 uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-uintptr_t g_self = 0;
 struct sigaction g_previous;
 int g_tag;  // its address marks our timer's signals (si_value)
 
@@ -73,7 +72,7 @@ void OnSigprof(int sig, siginfo_t* info, void* context) {
     size_t i = g_count.load(std::memory_order_relaxed);
     if (i < g_capacity) {
       g_buffer[i].pc = InterruptedPc(context);
-      g_buffer[i].launch_caller = ParallelLaunchCallerOf(g_self);
+      g_buffer[i].launch_caller = CurrentParallelLaunchCaller();
       g_count.store(i + 1, std::memory_order_relaxed);
     } else {
       g_dropped.fetch_add(1, std::memory_order_relaxed);
@@ -105,7 +104,6 @@ void PcSampler::Start() {
   g_dropped.store(0, std::memory_order_relaxed);
   g_recording.store(false, std::memory_order_relaxed);
   g_period_ns = static_cast<int64_t>(period_us_) * 1000;
-  g_self = static_cast<uintptr_t>(pthread_self());
   struct sigaction sa = {};
   sa.sa_sigaction = OnSigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;

@@ -369,6 +369,30 @@ def test_huge_pages(args, tmp):
     check(rc == 0 and "throughput" in out, "bench --huge-pages: %s" % err)
 
 
+def test_op_threads(args, tmp):
+    """--op-threads (ExecutorOptions::num_threads): the same outputs with 1 and 2 operator threads,
+    on a model whose operators launch parallel tasks; a count out of range is a usage error."""
+    name = "profile_costs_parallel_llvm"
+    so = os.path.join(args.models, name + ".so")
+    case_dir = os.path.join(args.models, name + ".case")
+    want = np.load(os.path.join(case_dir, "expected", "output0.npy"))
+    inputs = []
+    for n in sorted(os.listdir(os.path.join(case_dir, "inputs"))):
+        inputs += ["--input", "%s=%s" % (n[:-4], os.path.join(case_dir, "inputs", n))]
+    for n in ("1", "2"):
+        out_dir = os.path.join(tmp, "op_threads_" + n)
+        rc, out, err = aotrt(args, "run", so, "--op-threads", n, "-o", out_dir, *inputs)
+        check(rc == 0, "run --op-threads %s: %s" % (n, err))
+        if rc == 0:
+            got = np.load(os.path.join(out_dir, "output0.npy"))
+            check(got.tobytes() == want.tobytes(), "run --op-threads %s: output differs" % n)
+    rc, out, err = aotrt(args, "bench", so, "--op-threads", "2", "--threads", "2", "--repeat", "3", "--json")
+    check(rc == 0 and json.loads(out)["op_threads"] == 2, "bench --op-threads 2: %s %s" % (out, err))
+    rc, out, err = aotrt(args, "profile", so, "--op-threads", "1", "--runs", "3", "--bench-duration", "0")
+    check(rc == 0, "profile --op-threads 1: %s" % err)
+    expect_error(args, 1, "--op-threads", "run", so, "--op-threads", "2000", "--zeros")
+
+
 def test_inspect_run_scratch(args, tmp):
     """A model without memory planning takes its scratch through TVMBackendAllocWorkspace during
     each run: inspect says so and measures the peak of one run on zeros, instead of only "0 B"."""
@@ -499,6 +523,7 @@ def main():
             test_overrun(args, tmp)
             test_input_conversion(args, tmp)
             test_huge_pages(args, tmp)
+            test_op_threads(args, tmp)
             test_inspect_run_scratch(args, tmp)
             test_arena(args, tmp)
         if args.models:

@@ -18,7 +18,11 @@ def main(src, dst):
         os.makedirs(os.path.join(out, "inputs"), exist_ok=True)
         os.makedirs(os.path.join(out, "expected"), exist_ok=True)
         meta = json.load(open(os.path.join(d, "case.json")))
-        meta["artifact"] = os.path.join(d, meta["artifact"])
+        # A graph export names its kind ("factory": model.so; "classic": the folder of mod.so,
+        # mod.json and mod.params, which loads as one; "package": the tvmc .tar); the others a file.
+        kind = meta["artifact"]
+        path = {"factory": "model.so", "classic": "", "package": "model.tar"}.get(kind, kind)
+        meta["artifact"] = os.path.join(d, path) if path else d
         meta.pop("params", None)  # fixtures list bound constants there, not factory params
         json.dump(meta, open(os.path.join(out, "case.json"), "w"), indent=1)
         for name, arr in np.load(os.path.join(d, "inputs.npz")).items():

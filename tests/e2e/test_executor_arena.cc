@@ -263,6 +263,13 @@ TEST(ExecutorArena, TheCApiCreatesExecutorsWithPoolsAndArenas) {
   EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);
   EXPECT_NE(std::string(TVMGetLastError()).find("workspace_pools is null"), std::string::npos);
   o.num_workspace_pools = 0;
+  o.num_threads = 1025;
+  EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);
+  EXPECT_NE(std::string(TVMGetLastError()).find("num_threads is 1025"), std::string::npos) << TVMGetLastError();
+  o.num_threads = 2;
+  ASSERT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), 0) << TVMGetLastError();
+  TVMModFree(ex);
+  o.num_threads = 0;
   EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCUDA, 0, &o, &ex), -1);
   EXPECT_EQ(AOTRTGetLastErrorCode(), static_cast<int>(ErrorCode::kInvalidArgument));
   EXPECT_EQ(AOTRTExecutorCreate(nullptr, kDLCPU, 0, &o, &ex), -1);

@@ -79,11 +79,11 @@ TEST(LoadErrors, TruncatedModelFiles) {
   EXPECT_EQ(Model::Load(path).Inputs().size(), 2u);
 }
 
-TEST(LoadErrors, LibraryWithoutBlobIsNotAnAotModel) {
+TEST(LoadErrors, LibraryWithoutBlobIsNotAModel) {
   std::string path = DataDir() + "/not_a_model.so";
   Module m = Module::LoadFromFile(path);
   EXPECT_EQ(m.type_key(), "library");
-  EXPECT_AOTRT_ERROR(Model::Load(path), ErrorCode::kInvalidArgument, {"not an AOT model", "'library'"});
+  EXPECT_AOTRT_ERROR(Model::Load(path), ErrorCode::kInvalidArgument, {"not a model", "'library'", "Model::LoadGraph"});
 }
 
 TEST(LoadErrors, MissingRuntimeSymbolIsReportedAtLoad) {

@@ -80,6 +80,11 @@ TEST(LoadOptions, CAbiRefusesWhatItCannotRead) {
   EXPECT_EQ(AOTRTModLoadFromFileWithOptions(c.library.c_str(), "", &o, &factory), -1);
   EXPECT_NE(std::string(TVMGetLastError()).find("AOTRTLoadOptions.huge_pages is 2: expected 0 or 1"), std::string::npos)
       << TVMGetLastError();
+  AOTRTLoadOptionsInit(&o);
+  o.num_threads = -1;
+  EXPECT_EQ(AOTRTModLoadFromFileWithOptions(c.library.c_str(), "", &o, &factory), -1);
+  EXPECT_NE(std::string(TVMGetLastError()).find("AOTRTLoadOptions.num_threads is -1: expected 0"), std::string::npos)
+      << TVMGetLastError();
   EXPECT_EQ(AOTRTModLoadFromFileWithOptions(nullptr, "", &o, &factory), -1);
   EXPECT_EQ(AOTRTModLoadFromFileWithOptions(c.library.c_str(), "", &o, nullptr), -1);
   EXPECT_EQ(factory, nullptr);

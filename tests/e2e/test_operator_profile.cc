@@ -165,7 +165,7 @@ TEST(OperatorProfile, ReportFormats) {
   std::string json = p.ToJson();
   EXPECT_NE(json.find("\"operators\": [{\"name\": \""), std::string::npos) << json;
   EXPECT_NE(json.find("\"run_ms\": "), std::string::npos);
-  EXPECT_EQ(p.ToCsv().rfind("name,symbol,percent,ci95,mean_ms,samples\n", 0), 0u);
+  EXPECT_EQ(p.ToCsv().rfind("name,symbol,percent,ci95,mean_ms,samples,shapes\n", 0), 0u);
   EXPECT_NE(p.ToTable().find("(outside operators"), std::string::npos);
 }
 

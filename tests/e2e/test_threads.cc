@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "common/expect_error.h"
 #include "common/run_case.h"
 
 using namespace aotrt;
@@ -30,6 +31,34 @@ TEST(Threads, ExecutorPerThreadOnOneModel) {
     for (auto& t : threads) t.join();
     EXPECT_EQ(mismatches.load(), 0) << name;
   }
+}
+
+// A model whose operators launch parallel tasks, run by executors on three threads at once, with
+// their own thread counts: the launches overlap (no pool-wide lock) and every output is exact.
+TEST(Threads, ParallelOperatorsOfExecutorsOnSeveralThreads) {
+  Case c = GeneratedCase("profile_costs_parallel_llvm");
+  Model m = Model::Load(c.library);
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int num_threads : {0, 1, 2}) {
+    threads.emplace_back([&, num_threads] {
+      ExecutorOptions o;
+      o.num_threads = num_threads;
+      Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, o);
+      SetCaseInputs(c, ex);
+      for (int i = 0; i < 50; ++i) {
+        ex.Run();
+        for (size_t k = 0; k < c.expected.size(); ++k) {
+          if (!BytesEqual(ex.GetOutput(k), c.expected[k])) mismatches++;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  ExecutorOptions bad;
+  bad.num_threads = -1;
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, bad), ErrorCode::kInvalidArgument, {"num_threads is -1", "[1, 1024]"});
 }
 
 TEST(Threads, LoadAndCreateConcurrently) {

@@ -176,7 +176,9 @@ std::string BuildLibrary(const std::string& dir, const std::string& name, const 
                         "const char label[] = \"loaded\";\n"
                         "int first(int x) { return x + table[0]; }\n"
                         "void second(char* p, int n) { memset(p, optional_hook ? optional_hook() : 0, n); }\n";
-  std::string cmd = "cc -shared -fPIC -o " + out + " " + src + " " + flags + " >/dev/null 2>&1";
+  const char* cc = std::getenv("CC");  // a cross build's tests: the target's compiler
+  std::string cmd = std::string(cc && *cc ? cc : "cc") + " -shared -fPIC -o " + out + " " + src + " " + flags +
+                    " >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0 ? out : std::string();
 }
 

@@ -1,9 +1,12 @@
-// The float16 conversions models import from the runtime (include/aotrt/half.h), against the x86
-// F16C instructions as an independent reference: every half, and every float32 bit pattern.
+// The float16 conversions models import from the runtime (include/aotrt/half.h), against the
+// hardware as an independent reference (x86 F16C; AArch64 FCVT, through __fp16): every half, and
+// every float32 bit pattern.
 // (float64 -> half has no hardware reference; python_stubs/tests/test_half.py checks it against
 // numpy, with every rounding boundary.)
 #include <gtest/gtest.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -13,12 +16,32 @@
 
 namespace {
 
+#if defined(__x86_64__)
 bool HaveF16C() { return __builtin_cpu_supports("f16c"); }
 
 __attribute__((target("f16c"))) uint16_t F16CFromFloat(float f) {
   return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
 }
 __attribute__((target("f16c"))) float F16CToFloat(uint16_t h) { return _cvtsh_ss(h); }
+#elif defined(__aarch64__)
+// FCVT rounds to nearest even (FPCR's default) and quiets a NaN keeping its payload, as F16C does.
+bool HaveF16C() { return true; }
+uint16_t F16CFromFloat(float f) {
+  __fp16 h = f;
+  uint16_t u;
+  std::memcpy(&u, &h, sizeof u);
+  return u;
+}
+float F16CToFloat(uint16_t u) {
+  __fp16 h;
+  std::memcpy(&h, &u, sizeof h);
+  return h;
+}
+#else
+bool HaveF16C() { return false; }
+uint16_t F16CFromFloat(float) { return 0; }
+float F16CToFloat(uint16_t) { return 0; }
+#endif
 
 uint32_t Bits(float f) {
   uint32_t u;
@@ -33,7 +56,7 @@ float FromBits(uint32_t u) {
 bool IsSignalingNaNHalf(uint32_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0 && !(h & 0x200); }
 
 TEST(Half, EveryHalfWidensExactlyAndRoundTrips) {
-  if (!HaveF16C()) GTEST_SKIP() << "CPU without F16C";
+  if (!HaveF16C()) GTEST_SKIP() << "CPU without half-precision conversions";
   for (uint32_t h = 0; h <= 0xffff; ++h) {
     float got = __gnu_h2f_ieee(static_cast<uint16_t>(h));
     uint32_t want = Bits(F16CToFloat(static_cast<uint16_t>(h)));
@@ -48,7 +71,7 @@ TEST(Half, EveryHalfWidensExactlyAndRoundTrips) {
 }
 
 TEST(Half, EveryFloatNarrowsLikeF16C) {
-  if (!HaveF16C()) GTEST_SKIP() << "CPU without F16C";
+  if (!HaveF16C()) GTEST_SKIP() << "CPU without half-precision conversions";
   // All 2^32 bit patterns: every rounding boundary, NaN payload, subnormal and overflow case.
   uint64_t mismatches = 0;
   uint32_t first_bad = 0;

@@ -18,13 +18,14 @@
 #include "backend/workspace.h"
 #include "base/guard_fault.h"
 #include "base/reserve.h"
+#include "base/tail_slack.h"
 #include "base/zeroed_memory.h"
 
 using namespace aotrt;
 
 namespace {
 
-constexpr size_t kPage = 4096;
+const size_t kPage = PageSize();  // 4 KiB, or 16/64 KiB on some aarch64 kernels
 
 // The /proc/self/smaps entry of the mapping that starts at `start`.
 struct Vma {
@@ -193,25 +194,28 @@ void HostHandler(int) {
 // Past even the reserve: the guard faults, aotrt says what and where, and the process dies as it
 // would have (here by SIGSEGV; a host's own handler still runs after the report).
 TEST(ReserveDeathTest, WritePastTheReserveIsReportedThenFatal) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, AOTRT_TEST_DEATH_TEST_STYLE);  // tests/CMakeLists.txt
+  const size_t room = 2 * kPage - 1000;  // the rest of the page and a page of reserve: 7,192 bytes with 4 KiB pages
   EXPECT_EXIT(
       {
         PoolBuffer p("global_workspace", 1000, "workspace pool 'global_workspace' (1,000 bytes) of model 'm' (m.so)");
         volatile uint8_t* end = p.data() + 1000;
-        for (size_t i = 0; i < 10000; ++i) end[i] = 1;  // 7,192 bytes of room: the 7,193rd faults
+        for (size_t i = 0; i < room + 5000; ++i) end[i] = 1;  // the (room + 1)th faults
       },
       DiedOfTheFault,
-      "aotrt: fatal: generated code (wrote|accessed) 7,193 bytes past workspace pool 'global_workspace' \\(1,000 "
-      "bytes\\) of model 'm' \\(m.so\\), beyond the 7,192-byte reserve after it \\(address 0x[0-9a-f]+\\)");
+      "aotrt: fatal: generated code (wrote|accessed) " + GroupedNumber(room + 1) +
+          " bytes past workspace pool 'global_workspace' \\(1,000 bytes\\) of model 'm' \\(m.so\\), beyond the " +
+          GroupedNumber(room) + "-byte reserve after it \\(address 0x[0-9a-f]+\\)");
   EXPECT_EXIT(
       {
         struct sigaction sa {};
         sa.sa_handler = HostHandler;
         ::sigaction(SIGSEGV, &sa, nullptr);
-        PoolBuffer p("global_workspace", 4096, "pool P");
-        p.data()[4096 + 4096 + 100] = 1;  // 4,096 bytes of reserve: the guard
+        PoolBuffer p("global_workspace", kPage, "pool P");
+        p.data()[kPage + kPage + 100] = 1;  // a page of reserve: the guard
       },
-      testing::ExitedWithCode(7), "generated code (wrote|accessed) 4,197 bytes past pool P[^\n]*\nhost handler ran");
+      testing::ExitedWithCode(7),
+      "generated code (wrote|accessed) " + GroupedNumber(kPage + 101) + " bytes past pool P[^\n]*\nhost handler ran");
   // A fault elsewhere is not aotrt's: nothing is reported, the host's handler gets it.
   EXPECT_EXIT(
       {

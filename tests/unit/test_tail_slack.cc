@@ -53,8 +53,8 @@ TEST(PoolBuffer, AlignedZeroedWithCanaryTailAndReserve) {
   EXPECT_EQ(p.name(), "global_workspace");
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data()) % 4096, 0u);
   EXPECT_EQ(p.bytes(), 100u);
-  EXPECT_EQ(p.reserve(), 4096u);
-  EXPECT_EQ(p.slack(), 4096u - 100u + 4096u);  // the rest of the page, then the reserve
+  EXPECT_EQ(p.reserve(), PageSize());
+  EXPECT_EQ(p.slack(), PageSize() - 100u + PageSize());  // the rest of the page, then the reserve
   EXPECT_EQ(p.slack(), PoolSlackBytes(100));
   for (size_t i = 0; i < 100; ++i) ASSERT_EQ(p.data()[i], 0) << i;
   EXPECT_FALSE(p.TakeOverrun().found());

@@ -8,11 +8,10 @@
 #include <new>
 
 #include "base/error_util.h"
+#include "base/page_size.h"
 
 namespace aotrt {
 namespace {
-
-constexpr uintptr_t kPage = 4096;
 
 // The readable PT_LOAD segments of one loaded object. Writable parts under PT_GNU_RELRO (page
 // aligned down, as the loader protects them) count as read-only.
@@ -21,7 +20,7 @@ std::vector<AddressBounds::Segment> SegmentsOf(const dl_phdr_info& info) {
   for (int i = 0; i < info.dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info.dlpi_phdr[i];
     if (ph.p_type == PT_GNU_RELRO) {
-      relro_begin = (info.dlpi_addr + ph.p_vaddr) & ~(kPage - 1);
+      relro_begin = (info.dlpi_addr + ph.p_vaddr) & ~(PageSize() - 1);
       relro_end = info.dlpi_addr + ph.p_vaddr + ph.p_memsz;
     }
   }

@@ -229,15 +229,18 @@ ArchiveContents ReadArchiveFromMemory(const void* data, size_t size, const std::
   return c.Take();
 }
 
-bool IsModelLibraryFormat(const std::string& path) {
+namespace {
+
+// Whether the folder holds `folder_member`, or the tar has a member `match` accepts. Never throws.
+bool HasMember(const std::string& path, const char* folder_member, bool (*match)(const std::string& member)) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
-  if (S_ISDIR(st.st_mode)) return ::access((path + "/metadata.json").c_str(), R_OK) == 0;
+  if (S_ISDIR(st.st_mode)) return ::access((path + "/" + folder_member).c_str(), R_OK) == 0;
   if (!S_ISREG(st.st_mode) || !LooksLikeTar(path)) return false;
   // Without libarchive no tar is told to be one; an object export (.tar of .o files) still loads.
   const LibArchiveApi* la = LibArchiveIfAvailable();
   if (!la) {
-    AOTRT_LOG_WARN(path, ": cannot tell whether it is a Model Library Format archive: ", LibArchiveMissingReason());
+    AOTRT_LOG_WARN(path, ": cannot tell what kind of archive it is: ", LibArchiveMissingReason());
     return false;
   }
   ArchivePtr a(nullptr, la->read_free);
@@ -254,9 +257,21 @@ bool IsModelLibraryFormat(const std::string& path) {
     const char* raw = la->entry_pathname(entry);
     std::string p = raw ? raw : "";
     while (p.rfind("./", 0) == 0) p.erase(0, 2);
-    if (p == "metadata.json" || p.rfind("codegen/", 0) == 0 || p == "codegen") return true;
+    if (match(p)) return true;
   }
   return false;
+}
+
+}  // namespace
+
+bool IsModelLibraryFormat(const std::string& path) {
+  return HasMember(path, "metadata.json", [](const std::string& p) {
+    return p == "metadata.json" || p.rfind("codegen/", 0) == 0 || p == "codegen";
+  });
+}
+
+bool IsGraphPackage(const std::string& path) {
+  return HasMember(path, kGraphPackageJson, [](const std::string& p) { return p == kGraphPackageJson; });
 }
 
 }  // namespace aotrt

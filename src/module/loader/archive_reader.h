@@ -47,4 +47,12 @@ ArchiveContents ReadArchiveFromMemory(const void* data, size_t size, const std::
 // far counts, so that its loader reports the damage). Reads member names only; never throws.
 bool IsModelLibraryFormat(const std::string& path);
 
+// A graph export as files (tvmc's package; relay.build's classic triple in a folder): the
+// library, its graph JSON and its params under these names.
+constexpr const char* kGraphPackageLibrary = "mod.so";
+constexpr const char* kGraphPackageJson = "mod.json";
+constexpr const char* kGraphPackageParams = "mod.params";
+// Whether `path` is one: a folder holding mod.json, or a tar with a member mod.json. Never throws.
+bool IsGraphPackage(const std::string& path);
+
 }  // namespace aotrt

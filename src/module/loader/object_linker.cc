@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/error_util.h"
+#include "module/loader/elf_file.h"
 
 extern char** environ;
 
@@ -130,6 +131,10 @@ std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std
     for (const std::string& f : sources) objects.push_back(CompileSource(cc, tmp.path() + "/" + f, log));
   } else {
     objects.push_back(path);
+  }
+  // Another processor's objects are refused by name before the linker fails on them obscurely.
+  for (const std::string& o : objects) {
+    CheckElfObjectFile(o, format == "tar" ? path + "'s " + o.substr(tmp.path().size() + 1) : path);
   }
   std::vector<std::string> argv = {tools.c_compiler, "-shared", "-o", tmp.path() + "/model.so"};
   argv.insert(argv.end(), objects.begin(), objects.end());

@@ -16,8 +16,9 @@
 namespace aotrt {
 
 // `format` is "tar" or "o". Throws kNotFound (no such file, or neither objects nor C sources in the
-// archive), kIOError (extracting, compiling a source as C and as C++, or linking failed: the
-// message carries the command and its output), or what
+// archive), kFormatError (an object made for another processor: CheckElfObjectFile), kIOError
+// (extracting, compiling a source as C and as C++, or linking failed: the message carries the
+// command and its output), or what
 // OpenSharedLibrary throws for the linked library.
 // Temporary files go in a private directory under `tools.temp_dir`.
 std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format,

@@ -426,11 +426,15 @@ def _caller_memory(what, buf):
     return a.ctypes.data, a.nbytes, a
 
 
-def _executor_options(workspace_pools, arena, check_bounds, huge_pages):
+def _executor_options(workspace_pools, arena, check_bounds, huge_pages, num_threads=None):
     """An AOTRTExecutorOptions, and what must stay alive while the executor does."""
     c = _ffi.AOTRTExecutorOptions()
     _ffi.AOTRTExecutorOptionsInit(ctypes.byref(c))
     keep = []
+    if num_threads is not None:
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 0 <= num_threads <= 1024:
+            raise ValueError("num_threads must be an int in [0, 1024] (0: the default), got %r" % (num_threads,))
+        c.num_threads = num_threads
     for name, value in (("check_bounds", check_bounds), ("huge_pages", huge_pages)):
         if value is not None:
             if not isinstance(value, bool):
@@ -470,7 +474,8 @@ def arena_bytes(lib, workspace_pools=None):
     return out.value
 
 
-def create_executor(lib, device=None, *, workspace_pools=None, arena=None, check_bounds=None, huge_pages=None):
+def create_executor(lib, device=None, *, workspace_pools=None, arena=None, check_bounds=None, huge_pages=None,
+                    num_threads=None):
     """An executor of ``lib``'s model with options (C++ ``ExecutorOptions``), as an AotModule.
 
     ``workspace_pools``: {pool name: writable buffer}, used in place of the executor's own pools
@@ -479,11 +484,13 @@ def create_executor(lib, device=None, *, workspace_pools=None, arena=None, check
     the whole executor is built (inputs, outputs, pools, run-time workspace); creating and running it
     then allocate nothing. The AotModule and its module keep these buffers alive; arrays from
     ``get_output``/``get_input`` alias them (keep the module while you use those arrays).
-    ``check_bounds`` / ``huge_pages``: as the load options of those names, for this executor."""
+    ``check_bounds`` / ``huge_pages``: as the load options of those names, for this executor.
+    ``num_threads``: the most threads one operator runs on (1: the calling thread only); 0 or None:
+    the process's count, shared among the executors running at the same time."""
     from ...device import cpu
     from ...module import Module
     dev = cpu(0) if device is None else device
-    c, keep = _executor_options(workspace_pools, arena, check_bounds, huge_pages)
+    c, keep = _executor_options(workspace_pools, arena, check_bounds, huge_pages, num_threads)
     h = ctypes.c_void_p()
     with _LIVE_LOCK:
         _next_key[0] += 1
@@ -496,7 +503,11 @@ def create_executor(lib, device=None, *, workspace_pools=None, arena=None, check
     except BaseException:
         _memory_released(key)  # no executor: nothing will call back
         raise
-    return AotModule(Module(h.value))
+    module = Module(h.value)
+    if module.type_key.startswith("GraphExecutor"):
+        from ...contrib.graph_executor import GraphModule   # contrib imports this module
+        return GraphModule(module)
+    return AotModule(module)
 
 
 # The caller's buffers of each live executor, by key, until the runtime says the executor is gone

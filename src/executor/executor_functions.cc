@@ -1,12 +1,13 @@
-// The packed-function interface of AotExecutor (ABI.md 8.2, plus what TVM leaves out).
-#include "aot/executor_module.h"
+// The packed-function interface every executor shares (ABI.md 8.2, plus what TVM leaves out).
+#include "executor/executor_functions.h"
+
 #include "aotrt/container.h"
 #include "base/error_util.h"
 
 namespace aotrt {
 namespace {
 
-using Method = void (*)(AotExecutor* ex, TVMArgs args, TVMRetValue* rv);
+using Method = void (*)(ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv);
 
 void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
   AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ",
@@ -14,14 +15,18 @@ void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
                 args.size());
 }
 
-size_t InputArg(AotExecutor* ex, TVMArgValue a) {
+}  // namespace
+
+size_t InputIndexArg(ExecutorInterface* ex, TVMArgValue a) {
   if (a.IsString()) return ex->InputIndex(a.AsString());
   int64_t i = a.AsInt();
   AOTRT_REQUIRE(i >= 0, kOutOfRange, "input index ", i, " is negative");
   return static_cast<size_t>(i);
 }
 
-size_t OutputArg(AotExecutor* ex, TVMArgValue a) {
+namespace {
+
+size_t OutputArg(ExecutorInterface* ex, TVMArgValue a) {
   if (a.IsString()) return ex->OutputIndex(a.AsString());
   int64_t i = a.AsInt();
   AOTRT_REQUIRE(i >= 0, kOutOfRange, "output index ", i, " is negative");
@@ -33,13 +38,13 @@ NDArray KeepAlive(TVMArgValue a) {
   return obj ? NDArray(ObjectPtr<NDArrayObj>(obj)) : NDArray();
 }
 
-void SetNDArray(TVMRetValue* rv, const NDArray& a) { rv->SetObject(a.object(), kTVMNDArrayHandle); }
+}  // namespace
 
-// GraphExecutor's get_input_info convention: {"shape": Map<String, ShapeTuple>, "dtype": Map<String, String>},
-// in metadata order.
-void SetTensorInfo(TVMRetValue* rv, const std::vector<TensorSpec>& specs) {
+void SetNDArrayResult(TVMRetValue* rv, const NDArray& a) { rv->SetObject(a.object(), kTVMNDArrayHandle); }
+
+void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs) {
   std::vector<MapObj::Item> shapes, dtypes;
-  for (const TensorSpec& s : specs) {
+  for (const TensorInfo& s : specs) {
     auto name = MakeObject<StringObj>(s.name);
     shapes.emplace_back(name, MakeObject<ShapeTupleObj>(s.shape));
     dtypes.emplace_back(name, MakeObject<StringObj>(DataTypeToString(s.dtype)));
@@ -50,22 +55,24 @@ void SetTensorInfo(TVMRetValue* rv, const std::vector<TensorSpec>& specs) {
   rv->SetObject(MakeObject<MapObj>(std::move(info)));
 }
 
+namespace {
+
 const std::pair<const char*, Method> kMethods[] = {
-    {"set_input", [](AotExecutor* ex, TVMArgs args, TVMRetValue*) {
+    {"set_input", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("set_input", args, 2, 2);
-       ex->SetInput(InputArg(ex, args[0]), *args[1].AsDLTensor());
+       ex->SetInput(InputIndexArg(ex, args[0]), *args[1].AsDLTensor());
      }},
-    {"set_input_zero_copy", [](AotExecutor* ex, TVMArgs args, TVMRetValue*) {
+    {"set_input_zero_copy", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("set_input_zero_copy", args, 2, 2);
-       ex->SetInputZeroCopy(InputArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
+       ex->SetInputZeroCopy(InputIndexArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
      }},
-    {"set_output_zero_copy", [](AotExecutor* ex, TVMArgs args, TVMRetValue*) {
+    {"set_output_zero_copy", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("set_output_zero_copy", args, 2, 2);
        ex->SetOutputZeroCopy(OutputArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
      }},
-    {"get_input", [](AotExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_input", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_input", args, 1, 2);
-       NDArray in = ex->GetInput(InputArg(ex, args[0]));
+       NDArray in = ex->GetInput(InputIndexArg(ex, args[0]));
        if (args.size() == 2) {
          DLTensor* out = args[1].AsDLTensor();
          AOTRT_REQUIRE(TensorBytes(*out) == in.NumBytes() && DataTypeEqual(out->dtype, in.dtype()), kShapeMismatch,
@@ -73,83 +80,83 @@ const std::pair<const char*, Method> kMethods[] = {
                        in.NumBytes(), " bytes");
          in.CopyTo(out);
        } else {
-         SetNDArray(rv, in);
+         SetNDArrayResult(rv, in);
        }
      }},
-    {"get_output", [](AotExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_output", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
        AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "get_output takes 1 or 2 arguments, got 0");
        size_t i = OutputArg(ex, args[0]);
        if (args.size() == 2) {
          ex->CopyOutputTo(i, args[1].AsDLTensor());
        } else {
-         SetNDArray(rv, ex->GetOutput(i));
+         SetNDArrayResult(rv, ex->GetOutput(i));
        }
      }},
-    {"get_num_inputs", [](AotExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->metadata().inputs.size()));
+    {"get_num_inputs", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->Info().inputs.size()));
      }},
-    {"get_num_outputs", [](AotExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->metadata().outputs.size()));
+    {"get_num_outputs", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->Info().outputs.size()));
      }},
-    {"get_input_index", [](AotExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_input_index", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_input_index", args, 1, 1);
        AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Input key is not a string (got ",
                      TypeCodeName(args[0].type_code()), ")");
        rv->SetInt(static_cast<int64_t>(ex->InputIndex(args[0].AsString())));
      }},
-    {"get_output_index", [](AotExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_output_index", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_output_index", args, 1, 1);
        AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Output key is not a string (got ",
                      TypeCodeName(args[0].type_code()), ")");
        rv->SetInt(static_cast<int64_t>(ex->OutputIndex(args[0].AsString())));
      }},
-    {"get_input_name", [](AotExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_input_name", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_input_name", args, 1, 1);
        int64_t i = args[0].AsInt();
-       const auto& in = ex->metadata().inputs;
+       const auto& in = ex->Info().inputs;
        AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(in.size()), kOutOfRange, "Index out of range: input ", i,
                      " of ", in.size());
        rv->SetString(in[i].name);
      }},
-    {"get_output_name", [](AotExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_output_name", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_output_name", args, 1, 1);
        int64_t i = args[0].AsInt();
-       const auto& out = ex->metadata().outputs;
+       const auto& out = ex->Info().outputs;
        AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(out.size()), kOutOfRange, "Index out of range: output ", i,
                      " of ", out.size());
        rv->SetString(out[i].name);
      }},
-    {"get_input_info", [](AotExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       SetTensorInfo(rv, ex->metadata().inputs);
+    {"get_input_info", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+       SetTensorInfoResult(rv, ex->Info().inputs);
      }},
-    {"get_output_info", [](AotExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       SetTensorInfo(rv, ex->metadata().outputs);
+    {"get_output_info", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+       SetTensorInfoResult(rv, ex->Info().outputs);
      }},
-    {"get_workspace_size", [](AotExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->model().info().workspace_bytes));
+    {"get_workspace_size", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->Info().workspace_bytes));
      }},
-    {"get_constant_size", [](AotExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->model().info().constant_bytes));
+    {"get_constant_size", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->Info().constant_bytes));
      }},
-    {"get_params_size", [](AotExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->model().info().param_bytes));
+    {"get_params_size", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+       rv->SetInt(static_cast<int64_t>(ex->Info().param_bytes));
      }},
 };
 
 }  // namespace
 
-PackedFunc AotExecutorModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+PackedFunc ExecutorFunction(ExecutorInterface* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "run") {  // the hot path: no std::function, no method table
     auto thunk = [](void* ctx, TVMArgs args, TVMRetValue*) {
       if (args.size() != 0) RequireArgs("run", args, 0, 0);
-      static_cast<AotExecutor*>(ctx)->Run();
+      static_cast<ExecutorInterface*>(ctx)->Run();
     };
-    return PackedFunc(thunk, &executor_, self);
+    return PackedFunc(thunk, ex, self);
   }
   for (const auto& m : kMethods) {
     if (name == m.first) {
       Method method = m.second;
-      return PackedFunc([this, self, method](TVMArgs args, TVMRetValue* rv) { method(&executor_, args, rv); });
+      return PackedFunc([ex, self, method](TVMArgs args, TVMRetValue* rv) { method(ex, args, rv); });
     }
   }
   return PackedFunc();

@@ -1,0 +1,51 @@
+// Reading JSON documents of export formats (a C-interface archive's metadata.json, a graph JSON)
+// with errors that name the document and the field. Over nlohmann-json; internal to the library.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error_util.h"
+
+namespace aotrt {
+
+using Json = nlohmann::json;
+
+// Parse `text`; kFormatError naming `what` for invalid JSON or nesting over 64 levels.
+inline Json ParseJsonText(std::string_view text, const std::string& what) {
+  constexpr int kMaxDepth = 64;
+  try {
+    return Json::parse(text, [&](int depth, Json::parse_event_t, Json&) {
+      AOTRT_REQUIRE(depth <= kMaxDepth, kFormatError, what, ": nested over ", kMaxDepth, " levels");
+      return true;
+    });
+  } catch (const Json::exception& e) {
+    AOTRT_THROW(kFormatError, what, ": not valid JSON: ", e.what());
+  }
+}
+
+// obj[key]; kFormatError when `obj` (named `where`) is not an object or lacks `key`.
+inline const Json& JsonField(const Json& obj, const char* key, const std::string& where, const std::string& what) {
+  AOTRT_REQUIRE(obj.is_object(), kFormatError, what, ": ", where, " is not an object");
+  auto it = obj.find(key);
+  AOTRT_REQUIRE(it != obj.end(), kFormatError, what, ": ", where, " has no field \"", key, "\"");
+  return *it;
+}
+
+inline std::string JsonString(const Json& v, const std::string& where, const std::string& what) {
+  AOTRT_REQUIRE(v.is_string(), kFormatError, what, ": ", where, " is not a string");
+  return v.get<std::string>();
+}
+
+// A non-negative integer no larger than `max`.
+inline uint64_t JsonCount(const Json& v, uint64_t max, const std::string& where, const std::string& what) {
+  AOTRT_REQUIRE(v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0), kFormatError, what, ": ",
+                where, " is not a non-negative integer (", v.dump(), ")");
+  uint64_t n = v.get<uint64_t>();
+  AOTRT_REQUIRE(n <= max, kFormatError, what, ": ", where, " = ", n, " is over the limit of ", max);
+  return n;
+}
+
+}  // namespace aotrt

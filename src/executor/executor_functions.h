@@ -1,0 +1,23 @@
+// The packed functions every executor module offers (set_input, run, get_output, ...: ABI.md 8.2,
+// plus what TVM leaves out), over ExecutorInterface, and the helpers the executor modules' own
+// functions share.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "executor/executor_interface.h"
+
+namespace aotrt {
+
+// The function `name` of executor `ex`, which `self` (its module) keeps alive; empty when `name`
+// is not one of the shared functions.
+PackedFunc ExecutorFunction(ExecutorInterface* ex, const std::string& name, const ObjectPtr<ModuleNode>& self);
+
+// The index an argument names: an input name (InputIndex's rules) or a non-negative index.
+size_t InputIndexArg(ExecutorInterface* ex, TVMArgValue a);
+void SetNDArrayResult(TVMRetValue* rv, const NDArray& a);
+// GraphExecutor's get_input_info convention: {"shape": Map<String, ShapeTuple>, "dtype": Map<String, String>}.
+void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs);
+
+}  // namespace aotrt

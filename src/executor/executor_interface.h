@@ -1,0 +1,51 @@
+// What every executor offers, whatever runs the model (the AOT entry function, a graph of
+// operator calls): the calls aotrt::Executor (aotrt/model.h) and the executors' packed functions
+// make. Implementations: AotExecutor (aot/executor.h), GraphExecutor (graph/graph_executor.h).
+// Errors and thread-safety as aotrt::Executor documents them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "aotrt/model_info.h"
+#include "aotrt/module.h"
+#include "aotrt/ndarray.h"
+
+namespace aotrt {
+
+class ExecutorInterface {
+ public:
+  virtual ~ExecutorInterface() = default;
+  virtual const ModelInfo& Info() const = 0;
+  virtual size_t InputIndex(const std::string& name) const = 0;
+  virtual size_t OutputIndex(const std::string& name) const = 0;
+  virtual void SetInput(size_t i, const DLTensor& t) = 0;
+  // `keep` (may be undefined) is held while bound; a raw DLTensor's memory must outlive its binding.
+  virtual void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) = 0;
+  virtual void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) = 0;
+  virtual NDArray GetInput(size_t i) = 0;
+  virtual NDArray GetOutput(size_t i) const = 0;
+  virtual void CopyOutputTo(size_t i, DLTensor* out) const = 0;
+  virtual void Run() = 0;
+  virtual bool check_bounds() const = 0;
+};
+
+// A module that runs a model (TVM's AotExecutor and GraphExecutor modules).
+class ExecutorModuleNode : public ModuleNode {
+ public:
+  virtual ExecutorInterface& executor() = 0;
+};
+
+// A module that creates executors of one model (TVM's AotExecutorFactory and
+// GraphExecutorFactory): what aotrt::Model wraps.
+class ExecutorFactoryNode : public ModuleNode {
+ public:
+  virtual const std::string& module_name() const = 0;
+  virtual const ModelInfo& info() const = 0;
+  // Throws kInvalidArgument (device, options), kOutOfMemory.
+  virtual ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) = 0;
+  // The bytes of ExecutorOptions::arena an executor with `options` needs.
+  virtual size_t ArenaBytes(const ExecutorOptions& options) const = 0;
+};
+
+}  // namespace aotrt

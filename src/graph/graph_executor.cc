@@ -1,0 +1,263 @@
+#include "graph/graph_executor.h"
+
+#include <cstring>
+
+#include "aot/loaded_model.h"
+#include "backend/thread_pool.h"
+#include "backend/workspace.h"
+#include "base/error_util.h"
+#include "base/last_error.h"
+#include "base/tail_slack.h"
+#include "base/zeroed_memory.h"
+
+namespace aotrt {
+namespace {
+
+DLTensor MakeTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
+  DLTensor t{};
+  t.data = data;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = dtype;
+  t.shape = const_cast<int64_t*>(shape.data());
+  return t;
+}
+
+void CheckZeroCopy(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t) {
+  CheckTensorAgainstSpec(kind, i, spec, t);
+  auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", spec.name,
+                "'): zero-copy tensor data at 0x", Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
+}
+
+// The block of `bytes` the plan lays out: the caller's arena, checked, or null for the heap.
+uint8_t* ArenaBlock(const ExecutorOptions& options, size_t bytes, const GraphModel& model) {
+  if (options.arena == nullptr && options.arena_bytes == 0) return nullptr;
+  auto addr = reinterpret_cast<uintptr_t>(options.arena);
+  AOTRT_REQUIRE(options.arena != nullptr && options.arena_bytes >= bytes, kInvalidArgument, "ExecutorOptions::arena of ",
+                GroupedNumber(options.arena_bytes), " bytes", options.arena ? "" : " (null)",
+                " is too small for an executor of graph '", model.name(), "': it needs ", GroupedNumber(bytes),
+                " bytes (Model::ArenaBytes)");
+  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "ExecutorOptions::arena at 0x", Hex{addr}, " is not ",
+                kAllocAlignment, "-byte aligned");
+  return static_cast<uint8_t*>(options.arena);
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
+                             const ExecutorOptions& floor)
+    : model_(std::move(model)) {
+  // TVM's CPU device ignores the id; pinned host memory is host memory.
+  AOTRT_REQUIRE(device.device_type == kDLCPU || device.device_type == kDLCUDAHost, kInvalidArgument,
+                "GraphExecutor of '", model_->name(), "' runs on the CPU (device type 1), got device type ",
+                static_cast<int>(device.device_type), " id ", device.device_id);
+  if (!options.workspace_pools.empty()) {
+    AOTRT_THROW(kNotFound, "ExecutorOptions::workspace_pools: graph '", model_->name(), "' has no workspace pool '",
+                options.workspace_pools[0].name, "'; its pools: none (a graph's storage is one block)");
+  }
+  const GraphMemoryPlan& plan = model_->plan();
+  block_data_ = ArenaBlock(options, plan.block_bytes, *model_);
+  check_bounds_ = options.check_bounds || floor.check_bounds;
+  num_threads_ = options.num_threads != 0 ? options.num_threads : floor.num_threads;
+  AOTRT_REQUIRE(num_threads_ >= 0 && num_threads_ <= kMaxParallelTasks, kInvalidArgument, "ExecutorOptions::num_threads is ",
+                num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
+  if (block_data_ == nullptr) {
+    block_ = NDArray::Empty({static_cast<int64_t>(plan.block_bytes)}, DLDataType{kDLUInt, 8, 1});
+    block_data_ = static_cast<uint8_t*>(block_.data());
+    if (options.huge_pages || floor.huge_pages) AdviseHugePages(block_data_, plan.block_bytes);
+  } else {
+    std::memset(block_data_, 0, plan.block_bytes);  // inputs read as zeros until set, as on the heap
+  }
+  const std::vector<GraphArg>& args = model_->args();
+  arg_tensors_.resize(args.size());
+  arg_values_.resize(args.size());
+  arg_codes_.assign(args.size(), kTVMDLTensorHandle);
+  const GraphDef& g = model_->graph();
+  for (size_t a = 0; a < args.size(); ++a) {
+    const std::vector<int64_t>& shape = args[a].flat_shape.empty() ? g.shape[args[a].entry] : args[a].flat_shape;
+    arg_tensors_[a] = MakeTensor(nullptr, shape, g.dtype[args[a].entry]);
+    arg_values_[a].v_handle = &arg_tensors_[a];
+  }
+  storage_data_.assign(plan.storage_offset.size(), nullptr);
+  for (uint32_t sid = 0; sid < storage_data_.size(); ++sid) {
+    if (plan.storage_offset[sid] != GraphMemoryPlan::kNotInBlock) Rebind(sid, block_data_ + plan.storage_offset[sid]);
+  }
+  inputs_.resize(model_->inputs().size());
+  outputs_.resize(model_->outputs().size());
+  for (size_t i = 0; i < inputs_.size(); ++i) input_arrays_.push_back(EntryView(model_->input_entry(i)));
+  for (size_t i = 0; i < outputs_.size(); ++i) output_arrays_.push_back(EntryView(model_->output_entry(i)));
+  BindParams(model_->bound_params());
+}
+
+void GraphExecutor::Rebind(uint32_t sid, void* data) {
+  storage_data_[sid] = data;
+  for (uint32_t a : model_->storage_args()[sid]) arg_tensors_[a].data = data;
+}
+
+// A param shared with the model's other executors is pointed at where it is read only; where an
+// operator writes its storage it is copied in.
+void GraphExecutor::BindParams(const std::vector<GraphModel::BoundParam>& params) {
+  for (const GraphModel::BoundParam& p : params) {
+    uint32_t sid = StorageOf(model_->input_entry(p.input));
+    Slot& s = inputs_[p.input];
+    if (!model_->read_only(sid)) {
+      BindOwnInput(p.input);
+      DLTensor own = EntryTensor(model_->input_entry(p.input));
+      CopyTensorBytes(p.array.tensor(), &own);
+      continue;
+    }
+    Rebind(sid, p.array.data());
+    s.kind = Slot::kParam;
+    s.keep = p.array;
+  }
+}
+
+DLTensor GraphExecutor::EntryTensor(uint32_t eid) const {
+  const GraphDef& g = model_->graph();
+  return MakeTensor(storage_data_[StorageOf(eid)], g.shape[eid], g.dtype[eid]);
+}
+
+NDArray GraphExecutor::Current(const NDArray& array, uint32_t eid) const {
+  array.handle()->data = storage_data_[StorageOf(eid)];
+  array.handle()->byte_offset = 0;
+  return array;
+}
+
+NDArray GraphExecutor::EntryView(uint32_t eid) const {
+  uint32_t sid = StorageOf(eid);
+  size_t offset = model_->plan().storage_offset[sid];
+  const GraphDef& g = model_->graph();
+  if (block_.defined() && storage_data_[sid] == block_data_ + offset) return block_.CreateView(g.shape[eid], g.dtype[eid], offset);
+  return NDArray::Borrow(EntryTensor(eid));
+}
+
+// Input i on storage of this executor's own (block, or a heap array where the plan leaves the
+// storage to a shared param), keeping the value it has.
+void GraphExecutor::BindOwnInput(size_t i) {
+  Slot& s = inputs_[i];
+  if (s.kind == Slot::kOwn) return;
+  uint32_t eid = model_->input_entry(i);
+  uint32_t sid = StorageOf(eid);
+  size_t offset = model_->plan().storage_offset[sid];
+  void* own = nullptr;
+  if (offset != GraphMemoryPlan::kNotInBlock) {
+    own = block_data_ + offset;
+  } else {
+    if (!s.own_heap.defined()) s.own_heap = NDArray::Empty(model_->inputs()[i].shape, model_->inputs()[i].dtype);
+    own = s.own_heap.data();
+  }
+  if (s.kind == Slot::kParam) {
+    DLTensor to = MakeTensor(own, model_->inputs()[i].shape, model_->inputs()[i].dtype);
+    CopyTensorBytes(s.keep.tensor(), &to);
+  }
+  Rebind(sid, own);
+  s.kind = Slot::kOwn;
+  s.keep = NDArray();
+}
+
+void GraphExecutor::CheckIndex(const char* kind, size_t i, size_t n) const {
+  AOTRT_REQUIRE(i < n, kOutOfRange, kind, " index ", i, " out of range: graph '", model_->name(), "' has ", n, " ", kind,
+                n == 1 ? "" : "s");
+}
+
+void GraphExecutor::SetInput(size_t i, const DLTensor& t) {
+  CheckIndex("input", i, inputs_.size());
+  const TensorInfo& spec = model_->inputs()[i];
+  CheckTensorAgainstSpec("input", i, spec, t, /*convertible=*/true);
+  BindOwnInput(i);
+  DLTensor own = EntryTensor(model_->input_entry(i));
+  if (DataTypeEqual(t.dtype, spec.dtype)) return CopyTensorBytes(t, &own);
+  ConvertTensor(t, &own, StrCat("input ", i, " ('", spec.name, "')"));
+}
+
+void GraphExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
+  CheckIndex("input", i, inputs_.size());
+  CheckZeroCopy("input", i, model_->inputs()[i], t);
+  Rebind(StorageOf(model_->input_entry(i)), static_cast<uint8_t*>(t.data) + t.byte_offset);
+  inputs_[i].kind = Slot::kCaller;
+  inputs_[i].keep = std::move(keep);
+}
+
+void GraphExecutor::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
+  CheckIndex("output", i, outputs_.size());
+  CheckZeroCopy("output", i, model_->outputs()[i], t);
+  Rebind(StorageOf(model_->output_entry(i)), static_cast<uint8_t*>(t.data) + t.byte_offset);
+  outputs_[i].kind = Slot::kCaller;
+  outputs_[i].keep = std::move(keep);
+}
+
+NDArray GraphExecutor::GetInput(size_t i) {
+  CheckIndex("input", i, inputs_.size());
+  Slot& s = inputs_[i];
+  if (s.kind == Slot::kParam) BindOwnInput(i);  // the array returned is writable: not the shared param
+  if (s.keep.defined()) return s.keep;
+  return Current(input_arrays_[i], model_->input_entry(i));
+}
+
+NDArray GraphExecutor::InputArray(size_t i) const {
+  CheckIndex("input", i, inputs_.size());
+  if (inputs_[i].keep.defined()) return inputs_[i].keep;
+  return Current(input_arrays_[i], model_->input_entry(i));
+}
+
+NDArray GraphExecutor::GetOutput(size_t i) const {
+  CheckIndex("output", i, outputs_.size());
+  if (outputs_[i].keep.defined()) return outputs_[i].keep;
+  return Current(output_arrays_[i], model_->output_entry(i));
+}
+
+void GraphExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
+  CheckIndex("output", i, outputs_.size());
+  AOTRT_REQUIRE(out != nullptr, kInvalidArgument, "get_output(", i, ", out): out is null");
+  CheckTensorAgainstSpec("output", i, model_->outputs()[i], *out);
+  CopyTensorBytes(EntryTensor(model_->output_entry(i)), out);
+}
+
+void GraphExecutor::RunOp(size_t k) {
+  const GraphOp& op = model_->ops()[k];
+  switch (op.kind) {
+    case GraphOp::kNop:
+      return;
+    case GraphOp::kCopy:
+      return CopyTensorBytes(arg_tensors_[op.first_arg], &arg_tensors_[op.first_arg + 1]);
+    case GraphOp::kPacked: {
+      TVMRetValue rv;
+      return op.packed.CallPacked(TVMArgs(&arg_values_[op.first_arg], &arg_codes_[op.first_arg],
+                                          static_cast<int>(op.num_args)), &rv);
+    }
+    case GraphOp::kCall:
+      break;
+  }
+  TVMValue ret;
+  int ret_code = kTVMNullptr;
+  uint64_t errors_before = LastErrorSequence();
+  size_t workspace_mark = WorkspaceMark();
+  int rc = op.fn(&arg_values_[op.first_arg], &arg_codes_[op.first_arg], static_cast<int>(op.num_args), &ret, &ret_code,
+                 nullptr);
+  if (rc == 0) return;
+  WorkspaceReleaseTo(workspace_mark);
+  ThrowIfPythonErrorSince(errors_before);
+  const char* msg = LastErrorMessageSince(errors_before);
+  const GraphNode& node = model_->graph().nodes[op.node_id];
+  AOTRT_THROW(kModelError, "graph '", model_->name(), "' (", model_->what(), "): node ", op.node_id, " ('", node.name,
+              "', function ", node.func_name, ") failed: ", msg ? msg : "it returned an error without a message");
+}
+
+void GraphExecutor::Run() {
+  ScopedThreadLimit threads(num_threads_);
+  if (check_bounds_) return RunChecked();
+  const size_t n = model_->ops().size();
+  for (size_t k = 0; k < n; ++k) RunOp(k);
+}
+
+void GraphExecutor::RunChecked() {
+  WorkspaceBoundsCheck blocks;
+  for (size_t k = 0; k < model_->ops().size(); ++k) RunOp(k);
+  WorkspaceOverrun w = blocks.overrun();
+  AOTRT_REQUIRE(!w.found(), kModelError, "graph '", model_->name(), "' wrote ", GroupedNumber(w.bytes_past),
+                " bytes past a TVMBackendAllocWorkspace block (", GroupedNumber(w.block_bytes), " bytes) in ",
+                model_->what(), ": a bug in the model's generated code (the runtime's reserve absorbed the write)");
+}
+
+}  // namespace aotrt

@@ -1,0 +1,84 @@
+// GraphExecutor: runs a graph model (graph/graph_model.h) with its own storage: one block laid out
+// by the model's memory plan, from the heap or the caller's arena. Each operator's argument
+// tensors and its function are set up once at creation, so Run() is a loop of direct calls with
+// no allocation, lookup or lock. Params are the model's, shared by every executor and never
+// written: an input that holds one gets storage of its own when it is first overwritten
+// (set_input, load_params) or handed out writable (get_input).
+// Thread-safety: one executor is for one thread at a time; different executors (of the same or
+// different models) may run concurrently on different threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aotrt/options.h"
+#include "executor/executor_interface.h"
+#include "graph/graph_model.h"
+
+namespace aotrt {
+
+class GraphExecutor final : public ExecutorInterface {
+ public:
+  // Throws kInvalidArgument (a device other than the CPU; an arena too small or misaligned, naming
+  // the bytes needed; options.workspace_pools, which a graph has none of: kNotFound), kOutOfMemory.
+  GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
+                const ExecutorOptions& floor);
+  GraphExecutor(const GraphExecutor&) = delete;
+  GraphExecutor& operator=(const GraphExecutor&) = delete;
+
+  const GraphModel& model() const { return *model_; }
+  const ModelInfo& Info() const override { return model_->info(); }
+  size_t InputIndex(const std::string& name) const override { return model_->InputIndex(name); }
+  size_t OutputIndex(const std::string& name) const override { return model_->OutputIndex(name); }
+  void SetInput(size_t i, const DLTensor& t) override;
+  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) override;
+  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) override;
+  NDArray GetInput(size_t i) override;
+  NDArray GetOutput(size_t i) const override;
+  void CopyOutputTo(size_t i, DLTensor* out) const override;
+  // Every operator in graph order. Throws kModelError naming the node that failed; the executor
+  // stays usable. With check_bounds, also kModelError for a write past a TVMBackendAllocWorkspace block.
+  void Run() override;
+  bool check_bounds() const override { return check_bounds_; }
+
+  // The debug executor's parts (graph/graph_debug.cc): operator `k` of model().ops() alone, and
+  // the tensor of node entry `eid` as it is now (a view).
+  void RunOp(size_t k);
+  NDArray EntryView(uint32_t eid) const;
+  // Input i as it is bound now, without making it writable (share_params reads it).
+  NDArray InputArray(size_t i) const;
+  // load_params / share_params: bind each param to its input in place of the input's contents.
+  void BindParams(const std::vector<GraphModel::BoundParam>& params);
+
+ private:
+  struct Slot {
+    enum Kind { kOwn, kParam, kCaller };
+    Kind kind = kOwn;
+    NDArray keep;      // the param or the caller's array while bound (may be undefined for kCaller)
+    NDArray own_heap;  // own storage of an input whose storage is a shared param's, made on first write
+  };
+  uint32_t StorageOf(uint32_t eid) const { return model_->graph().storage_id[eid]; }
+  DLTensor EntryTensor(uint32_t eid) const;
+  void Rebind(uint32_t sid, void* data);
+  void BindOwnInput(size_t i);
+  void CheckIndex(const char* kind, size_t i, size_t n) const;
+  void RunChecked();
+  NDArray Current(const NDArray& array, uint32_t eid) const;
+
+  std::shared_ptr<const GraphModel> model_;
+  NDArray block_;            // the plan's block on the heap; undefined in an arena
+  uint8_t* block_data_ = nullptr;
+  std::vector<void*> storage_data_;  // by storage id: where its entries point now
+  std::vector<DLTensor> arg_tensors_;
+  std::vector<TVMValue> arg_values_;
+  std::vector<int> arg_codes_;
+  std::vector<Slot> inputs_, outputs_;
+  // What GetInput/GetOutput hand out, made once: the same array every call, as TVM's data_entry_
+  // (a host may free its handle and keep reading an earlier one). Pointed at the storage when handed out.
+  std::vector<NDArray> input_arrays_, output_arrays_;
+  bool check_bounds_ = false;
+  int num_threads_ = 0;  // ExecutorOptions::num_threads, else the load's; 0: the pool's default
+};
+
+}  // namespace aotrt

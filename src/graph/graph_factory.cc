@@ -1,0 +1,254 @@
+#include "graph/graph_factory.h"
+
+#include <dmlc/memory_io.h>
+
+#include "aotrt/container.h"
+#include "base/byte_reader.h"
+#include "ffi/registry.h"
+#include "module/library_module.h"
+#include "module/loader/archive_reader.h"
+#include "module/load_context.h"
+#include "ndarray/serialize.h"
+
+namespace aotrt {
+namespace {
+
+// How a library is named in messages: its file, or its module type.
+std::string LibraryName(const Module& lib) {
+  if (const auto* l = dynamic_cast<const LibraryModuleNode*>(lib.node().get())) return l->library().name();
+  for (const auto& m : lib.node()->imports()) {
+    if (const auto* l = dynamic_cast<const LibraryModuleNode*>(m.get())) return l->library().name();
+  }
+  return StrCat("a '", lib.type_key(), "' module");
+}
+
+// The factory's payload: graph JSON, params (u64 count, names, arrays), module name.
+ObjectPtr<ModuleNode> LoadFactoryBinary(BoundedReader& r, const LoadContext& ctx) {
+  std::string json = r.ReadString("graph JSON");
+  uint64_t count = r.ReadCount("params count", 8);
+  std::vector<std::string> names = r.ReadStringVector("params names");
+  if (names.size() != count) r.Fail(StrCat("params count ", count, " does not match ", names.size(), " names"));
+  std::vector<NamedArray> params;
+  for (uint64_t i = 0; i < count; ++i) {
+    try {
+      params.push_back({names[i], ReadNDArray(r)});
+    } catch (const Error& e) {
+      r.Fail(StrCat("param '", names[i], "': ", e.what()));
+    }
+  }
+  std::string module_name = r.ReadString("module name");
+  if (module_name.empty()) r.Fail("module name is empty");
+  return MakeObject<GraphExecutorFactoryNode>(std::move(json), std::move(params), std::move(module_name),
+                                              ctx.options.executor);
+}
+
+// Devices from (device_type, device_id) pairs starting at args[first]: all must be the CPU.
+DLDevice DevicesFrom(TVMArgs args, int first, const char* fn) {
+  AOTRT_REQUIRE(args.size() >= first + 2 && (args.size() - first) % 2 == 0, kInvalidArgument, fn,
+                " takes (graph_json, module, device_type, device_id[, device_type, device_id ...]), got ", args.size(),
+                " arguments");
+  DLDevice dev{static_cast<DLDeviceType>(args[first].AsInt()), static_cast<int>(args[first + 1].AsInt())};
+  for (int i = first; i < args.size(); i += 2) {
+    AOTRT_REQUIRE(args[i].AsInt() == kDLCPU || args[i].AsInt() == kDLCUDAHost, kInvalidArgument, fn, ": device type ",
+                  args[i].AsInt(), " is not the CPU; aotrt runs graphs on the CPU (device type 1) only");
+  }
+  return dev;
+}
+
+// tvm.graph_executor.create(graph_json, module, [lookup_linked_param,] device_type, device_id, ...)
+template <bool kDebug>
+void CreateGlobal(TVMArgs args, TVMRetValue* rv) {
+  const char* fn = kDebug ? "tvm.graph_executor_debug.create" : "tvm.graph_executor.create";
+  AOTRT_REQUIRE(args.size() >= 4, kInvalidArgument, "The expected number of arguments for ", fn,
+                " is at least 4, but it has ", args.size());
+  int first = args[2].type_code() == kTVMPackedFuncHandle ? 3 : 2;  // TVM's linked-param lookup: not needed
+  DLDevice dev = DevicesFrom(args, first, fn);
+  Module lib(args[1].AsModule());
+  auto model = MakeGraphModel("default", args[0].AsString(), lib, {});
+  rv->SetObject(MakeObject<GraphExecutorModuleNode>(model, dev, ExecutorOptions(), ExecutorOptions(), kDebug),
+                kTVMModuleHandle);
+}
+
+// tvm.graph_executor_factory.create(graph_json, module, module_name, name0, array0, ...)
+void CreateFactoryGlobal(TVMArgs args, TVMRetValue* rv) {
+  AOTRT_REQUIRE(args.size() >= 3 && (args.size() - 3) % 2 == 0, kInvalidArgument,
+                "tvm.graph_executor_factory.create takes (graph_json, module, module_name, name, array, ...), got ",
+                args.size(), " arguments");
+  std::vector<NamedArray> params;
+  for (int i = 3; i < args.size(); i += 2) {
+    DLTensor* t = args[i + 1].AsDLTensor();
+    NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
+    copy.CopyFrom(*t);
+    params.push_back({args[i].AsString(), copy});
+  }
+  auto factory = MakeObject<GraphExecutorFactoryNode>(args[0].AsString(), std::move(params), args[2].AsString(),
+                                                      ExecutorOptions());
+  factory->Import(args[1].AsModule());
+  factory->OnImportsLinked();
+  rv->SetObject(factory, kTVMModuleHandle);
+}
+
+std::string DeviceList(TVMArgs args, int first) {
+  std::string s;
+  for (int i = first; i < args.size(); ++i) {
+    s += (i > first ? ", " : "") + (args[i].type_code() == kDLDevice
+                                        ? StrCat("(type ", static_cast<int>(args[i].AsDevice().device_type), ", id ",
+                                                 args[i].AsDevice().device_id, ")")
+                                        : std::string(TypeCodeName(args[i].type_code())));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::shared_ptr<const GraphModel> MakeGraphModel(const std::string& name, const std::string& graph_json,
+                                                 const Module& library, std::vector<NamedArray> params) {
+  AOTRT_REQUIRE(library.defined(), kInvalidArgument, "graph '", name, "': no library module given");
+  std::string what = LibraryName(library);
+  GraphDef graph = ParseGraphJson(graph_json, StrCat("graph JSON of ", what));
+  return std::make_shared<const GraphModel>(name, std::move(graph), library, std::move(params), what);
+}
+
+GraphExecutorModuleNode::~GraphExecutorModuleNode() {
+  if (on_destroyed_) on_destroyed_(on_destroyed_data_);  // runs before executor_ is destroyed: touches none of it
+}
+
+void GraphExecutorFactoryNode::OnImportsLinked() {
+  AOTRT_REQUIRE(!imports().empty(), kNotFound, "GraphExecutorFactory '", module_name_,
+                "' has no imported library of operators");
+  model_ = MakeGraphModel(module_name_, graph_json_, Module(imports()[0]), params_);
+}
+
+const std::shared_ptr<const GraphModel>& GraphExecutorFactoryNode::model() const {
+  AOTRT_REQUIRE(model_ != nullptr, kNotFound, "GraphExecutorFactory '", module_name_,
+                "' has no imported library of operators");
+  return model_;
+}
+
+ObjectPtr<ExecutorModuleNode> GraphExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
+  return MakeObject<GraphExecutorModuleNode>(model(), device, options, executor_floor_);
+}
+
+std::string GraphExecutorFactoryNode::MissingFunctionHint(const std::string&) const {
+  return "the library's model is '" + module_name_ + "': create an executor with lib[\"" + module_name_ +
+         "\"](device)";
+}
+
+PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  if (name == module_name_ || name == "debug_create") {
+    bool debug = name == "debug_create";
+    return PackedFunc([this, self, debug](TVMArgs args, TVMRetValue* rv) {
+      int first = debug ? 1 : 0;
+      AOTRT_REQUIRE(args.size() > first, kInvalidArgument, "Must supply at least one device argument to create an "
+                    "executor of '", module_name_, "'");
+      if (debug) {
+        AOTRT_REQUIRE(args[0].AsString() == module_name_, kNotFound, "debug_create: the library's model is '",
+                      module_name_, "', not '", args[0].AsString(), "'");
+      }
+      for (int i = first; i < args.size(); ++i) {
+        AOTRT_REQUIRE(args[i].type_code() == kDLDevice, kInvalidArgument, "creating an executor of '", module_name_,
+                      "' takes devices, got ", DeviceList(args, first));
+        DLDevice d = args[i].AsDevice();
+        AOTRT_REQUIRE(d.device_type == kDLCPU || d.device_type == kDLCUDAHost, kInvalidArgument, "GraphExecutor of '",
+                      module_name_, "' runs on the CPU only, got ", DeviceList(args, first));
+      }
+      rv->SetObject(MakeObject<GraphExecutorModuleNode>(model(), args[first].AsDevice(), ExecutorOptions(),
+                                                        executor_floor_, debug),
+                    kTVMModuleHandle);
+    });
+  }
+  if (name == "get_graph_json") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetString(graph_json_); });
+  }
+  if (name == "get_graph_params" || name == "get_params") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      std::vector<MapObj::Item> items;
+      for (const NamedArray& p : params_) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
+      rv->SetObject(MakeObject<MapObj>(std::move(items)));
+    });
+  }
+  if (name == "list_module_names") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      std::vector<ObjectPtr<Object>> items{MakeObject<StringObj>(module_name_)};
+      rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
+    });
+  }
+  if (name == "remove_params") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      auto copy = MakeObject<GraphExecutorFactoryNode>(graph_json_, std::vector<NamedArray>(), module_name_,
+                                                       executor_floor_);
+      if (!imports().empty()) {
+        copy->Import(imports()[0]);
+        copy->OnImportsLinked();
+      }
+      rv->SetObject(copy, kTVMModuleHandle);
+    });
+  }
+  return PackedFunc();
+}
+
+std::string GraphExecutorFactoryNode::SaveToBinary() const {
+  std::string out;
+  dmlc::MemoryStringStream mem(&out);
+  dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
+  s->Write(graph_json_);
+  std::vector<std::string> names;
+  for (const NamedArray& p : params_) names.push_back(p.name);
+  s->Write(static_cast<uint64_t>(names.size()));
+  s->Write(names);
+  for (const NamedArray& p : params_) WriteNDArray(s, p.array.tensor());
+  s->Write(module_name_);
+  return out;
+}
+
+Module MakeGraphFactory(const Module& library, const std::string& graph_json, const std::string& params,
+                        const ExecutorOptions& floor) {
+  std::vector<NamedArray> arrays = params.empty() ? std::vector<NamedArray>() : LoadParams(params.data(), params.size());
+  auto factory = MakeObject<GraphExecutorFactoryNode>(graph_json, std::move(arrays), "default", floor);
+  factory->Import(library.node());
+  factory->OnImportsLinked();
+  return Module(factory);
+}
+
+namespace {
+
+// A folder or tar holding mod.so, mod.json and (optionally) mod.params: tvmc's package.
+Module LoadGraphPackage(const std::string& path, const LoadContext& ctx) {
+  ArchiveContents c = ReadArchive(path, [](const std::string& p) {
+    return p == kGraphPackageLibrary || p == kGraphPackageJson || p == kGraphPackageParams;
+  });
+  for (const char* member : {kGraphPackageLibrary, kGraphPackageJson}) {
+    AOTRT_REQUIRE(c.files.count(member), kFormatError, path, ": a graph package (it holds ", kGraphPackageJson,
+                  ") without ", member, ": expected ", kGraphPackageLibrary, ", ", kGraphPackageJson, " and ",
+                  kGraphPackageParams);
+  }
+  const std::string& so = c.files[kGraphPackageLibrary];
+  LoadContext lib_ctx = ctx;
+  lib_ctx.display_name = StrCat(path, "/", kGraphPackageLibrary);
+  Module lib = LoadModuleBytes(so.data(), so.size(), lib_ctx);
+  return MakeGraphFactory(lib, c.files[kGraphPackageJson], c.files[kGraphPackageParams], ctx.options.executor);
+}
+
+constexpr GlobalDef kDefs[] = {
+    {"tvm.graph_executor.create", CreateGlobal<false>},
+    {"tvm.graph_executor_debug.create", CreateGlobal<true>},
+    {"tvm.graph_executor_factory.create", CreateFactoryGlobal},
+};
+
+// GraphRuntimeFactory: the type key of exports before TVM v0.8 renamed the graph runtime.
+constexpr BinaryLoaderDef kLoaders[] = {
+    {"GraphExecutorFactory", LoadFactoryBinary},
+    {"GraphRuntimeFactory", LoadFactoryBinary},
+};
+
+}  // namespace
+
+extern const GlobalTable kGraphGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const BinaryLoaderTable kGraphBinaryLoaders{kLoaders, sizeof(kLoaders) / sizeof(kLoaders[0])};
+
+namespace {
+constexpr FileLoaderDef kFileLoaders[] = {{"graph", LoadGraphPackage}};
+}  // namespace
+extern const FileLoaderTable kGraphFileLoaders{kFileLoaders, sizeof(kFileLoaders) / sizeof(kFileLoaders[0])};
+
+}  // namespace aotrt

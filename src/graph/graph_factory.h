@@ -1,0 +1,81 @@
+// The graph executor's modules: GraphExecutorFactory, the root of a graph export's library (graph
+// JSON, module name, params; it imports the library of operators), and GraphExecutor, as
+// factory["<name>"](device) and tvm.graph_executor.create return it.
+// The factory is immutable after loading: safe to use from several threads.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "aotrt/module.h"
+#include "aotrt/options.h"
+#include "executor/executor_interface.h"
+#include "graph/graph_executor.h"
+
+namespace aotrt {
+
+class GraphExecutorModuleNode : public ExecutorModuleNode {
+ public:
+  // `debug`: also the debug executor's functions (tvm.graph_executor_debug.create).
+  GraphExecutorModuleNode(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
+                          const ExecutorOptions& floor, bool debug = false)
+      : executor_(std::move(model), device, options, floor), debug_(debug),
+        on_destroyed_(options.on_destroyed), on_destroyed_data_(options.on_destroyed_data) {}
+  ~GraphExecutorModuleNode() override;
+  const char* type_key() const override { return debug_ ? "GraphExecutorDebug" : "GraphExecutor"; }
+  int GetPropertyMask() const override { return kModuleRunnable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  GraphExecutor& executor() override { return executor_; }
+
+ private:
+  GraphExecutor executor_;
+  bool debug_;
+  void (*on_destroyed_)(void*);
+  void* on_destroyed_data_;
+};
+
+class GraphExecutorFactoryNode : public ExecutorFactoryNode {
+ public:
+  // `executor_floor`: options every executor of this factory gets at least (the load's
+  // LoadOptions::executor). The model is built when the library is linked (OnImportsLinked).
+  GraphExecutorFactoryNode(std::string graph_json, std::vector<NamedArray> params, std::string module_name,
+                           const ExecutorOptions& executor_floor)
+      : graph_json_(std::move(graph_json)), params_(std::move(params)), module_name_(std::move(module_name)),
+        executor_floor_(executor_floor) {}
+  const char* type_key() const override { return "GraphExecutorFactory"; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  std::string MissingFunctionHint(const std::string& name) const override;
+  // Payload: graph JSON, u64 count, names, arrays, module name (TVM's GraphExecutorFactory).
+  std::string SaveToBinary() const override;
+  // Parses the graph and resolves its functions in import 0, the library. Throws what
+  // ParseGraphJson and GraphModel throw; kNotFound without an import.
+  void OnImportsLinked() override;
+
+  const std::string& module_name() const override { return module_name_; }
+  const ModelInfo& info() const override { return model()->info(); }
+  ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override;
+  size_t ArenaBytes(const ExecutorOptions&) const override { return model()->plan().block_bytes; }
+  const std::shared_ptr<const GraphModel>& model() const;
+
+ private:
+  std::string graph_json_;
+  std::vector<NamedArray> params_;
+  std::string module_name_;
+  ExecutorOptions executor_floor_;
+  std::string what_;  // names the library in messages
+  std::shared_ptr<const GraphModel> model_;
+};
+
+// A graph model over `library` (the module whose functions the graph names): what
+// tvm.graph_executor.create and Model::LoadGraph build. Throws as ParseGraphJson and GraphModel.
+std::shared_ptr<const GraphModel> MakeGraphModel(const std::string& name, const std::string& graph_json,
+                                                 const Module& library, std::vector<NamedArray> params);
+
+// The factory over an already loaded library of operators (relay.build's classic triple): the
+// graph JSON text and the params file's bytes ("" for none), named "default" as TVM names it.
+// `floor`: the load's executor options. Throws as ParseGraphJson, LoadParams and GraphModel.
+Module MakeGraphFactory(const Module& library, const std::string& graph_json, const std::string& params,
+                        const ExecutorOptions& floor);
+
+}  // namespace aotrt

@@ -1,0 +1,196 @@
+// The packed functions of the GraphExecutor module beyond those every executor shares
+// (executor/executor_functions.h), with TVM v0.14's names and semantics, and those of the debug
+// executor (tvm.graph_executor_debug.create).
+#include <cmath>
+#include <cstring>
+
+#include "aot/loaded_model.h"
+#include "aotrt/container.h"
+#include "aotrt/profiling.h"
+#include "base/error_util.h"
+#include "executor/executor_functions.h"
+#include "base/json_fields.h"
+#include "graph/graph_factory.h"
+#include "graph/graph_profile.h"
+
+namespace aotrt {
+namespace {
+
+using Method = void (*)(GraphExecutor* ex, TVMArgs args, TVMRetValue* rv);
+
+void RequireArgs(const char* fn, TVMArgs args, int n) {
+  AOTRT_REQUIRE(args.size() == n, kInvalidArgument, fn, " takes ", n, " argument", n == 1 ? "" : "s", ", got ",
+                args.size());
+}
+
+std::vector<NamedArray> ParamsArg(TVMArgValue a) {
+  std::string bytes = a.AsString();
+  return LoadParams(bytes.data(), bytes.size());
+}
+
+// A graph node by index or name.
+uint32_t NodeArg(const GraphExecutor* ex, TVMArgValue a) {
+  const std::vector<GraphNode>& nodes = ex->model().graph().nodes;
+  if (a.IsString()) {
+    std::string name = a.AsString();
+    for (uint32_t nid = 0; nid < nodes.size(); ++nid) {
+      if (nodes[nid].name == name) return nid;
+    }
+    AOTRT_THROW(kNotFound, "graph '", ex->model().name(), "' has no node named '", name, "'");
+  }
+  int64_t nid = a.AsInt();
+  AOTRT_REQUIRE(nid >= 0 && nid < static_cast<int64_t>(nodes.size()), kOutOfRange, "node index ", nid,
+                " out of range: graph '", ex->model().name(), "' has ", nodes.size(), " nodes");
+  return static_cast<uint32_t>(nid);
+}
+
+// Runs every operator up to and including node `nid`, in graph order.
+void RunThrough(GraphExecutor* ex, uint32_t nid) {
+  const std::vector<GraphOp>& ops = ex->model().ops();
+  for (size_t k = 0; k < ops.size() && ops[k].node_id <= nid; ++k) ex->RunOp(k);
+}
+
+TimeEvaluatorOptions TimingArgs(TVMArgs args, int first) {
+  TimeEvaluatorOptions o;
+  o.number = static_cast<int>(args[first].AsInt());
+  o.repeat = static_cast<int>(args[first + 1].AsInt());
+  o.min_repeat_ms = static_cast<int>(args[first + 2].AsInt());
+  o.limit_zero_time_iterations = static_cast<int>(args[first + 3].AsInt());
+  o.cooldown_interval_ms = static_cast<int>(args[first + 4].AsInt());
+  o.repeats_to_cooldown = static_cast<int>(args[first + 5].AsInt());
+  AOTRT_REQUIRE(o.number > 0 && o.repeat > 0, kInvalidArgument, "run_individual: number (", o.number, ") and repeat (",
+                o.repeat, ") must be positive");
+  ValidateTimeEvaluatorOptions(o);
+  return o;
+}
+
+// `repeat` doubles, the mean seconds of node `nid` per call in each measurement (0 for an input node).
+std::string TimeNode(GraphExecutor* ex, uint32_t nid, const TimeEvaluatorOptions& o) {
+  const std::vector<GraphOp>& ops = ex->model().ops();
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].node_id != nid) continue;
+    PackedFunc run_op([ex, k](TVMArgs, TVMRetValue*) { ex->RunOp(k); });
+    TVMRetValue rv;
+    WrapTimeEvaluator(run_op, DLDevice{kDLCPU, 0}, o).CallPacked(TVMArgs(nullptr, nullptr, 0), &rv);
+    return rv.str();
+  }
+  return std::string(sizeof(double) * o.repeat, '\0');  // +0.0 doubles
+}
+
+// One run's per-node times as TVM's profiling report JSON (Report.from_json reads it): the debug
+// executor's profile_rpc, and profile (TVM returns the Report object itself; aotrt its JSON).
+std::string ProfileJson(GraphExecutor* ex) {
+  OperatorProfileOptions o;
+  o.runs = 1;
+  o.warmup = 3;  // as TVM
+  OperatorProfile p = ProfileGraph(*ex, o);
+  auto str = [](const std::string& v) { return StrCat("{\"string\": ", Json(v).dump(), "}"); };
+  std::string calls;
+  for (const OperatorCost& c : p.operators) {
+    calls += StrCat(calls.empty() ? "" : ", ", "{\"Name\": ", str(c.symbol), ", \"Argument Shapes\": ", str(c.shapes),
+                    ", \"Device\": ", str("cpu0"), ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": ",
+                    Json(c.mean_ms * 1000).dump(), "}, \"Percent\": {\"percent\": ", Json(c.percent).dump(), "}}");
+  }
+  return StrCat("{\"calls\": [", calls, "], \"device_metrics\": {\"cpu0\": {\"Name\": ", str("Total"),
+                ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": ", Json(p.run_ms * 1000).dump(),
+                "}, \"Percent\": {\"percent\": 100}}}, \"configuration\": {\"Executor\": ", str("Graph"), "}}");
+}
+
+const std::pair<const char*, Method> kMethods[] = {
+    {"get_input_info", [](GraphExecutor* ex, TVMArgs, TVMRetValue* rv) {
+       SetTensorInfoResult(rv, ex->Info().inputs);
+     }},
+    {"load_params", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgs("load_params", args, 1);
+       ex->BindParams(ex->model().MatchParams(ParamsArg(args[0])));
+     }},
+    {"share_params", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgs("share_params", args, 2);
+       auto* other = dynamic_cast<GraphExecutorModuleNode*>(args[0].AsModule().get());
+       AOTRT_REQUIRE(other != nullptr, kInvalidArgument, "share_params: argument 0 is not a GraphExecutor module");
+       std::vector<GraphModel::BoundParam> shared;
+       for (const NamedArray& p : ParamsArg(args[1])) {
+         size_t i = ex->model().InputIndex(p.name);
+         shared.push_back({i, other->executor().InputArray(other->executor().InputIndex(p.name))});
+         CheckTensorAgainstSpec("shared param for input", i, ex->Info().inputs[i], shared.back().array.tensor());
+       }
+       ex->BindParams(shared);
+     }},
+    {"run_from_inputs", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+       AOTRT_REQUIRE(args.size() >= 2 && args.size() % 2 == 0, kInvalidArgument,
+                     "run_from_inputs takes (device_type, device_id, input, tensor, ...): an even number of arguments");
+       for (int i = 2; i < args.size(); i += 2) ex->SetInput(InputIndexArg(ex, args[i]), *args[i + 1].AsDLTensor());
+       ex->Run();
+       std::vector<ObjectPtr<Object>> outputs;
+       for (size_t i = 0; i < ex->Info().outputs.size(); ++i) {
+         const TensorInfo& o = ex->Info().outputs[i];
+         NDArray copy = NDArray::Empty(o.shape, o.dtype);
+         ex->CopyOutputTo(i, copy.handle());
+         outputs.push_back(copy.object());
+       }
+       rv->SetObject(MakeObject<ArrayObj>(std::move(outputs)), kTVMObjectHandle);
+     }},
+};
+
+const std::pair<const char*, Method> kDebugMethods[] = {
+    {"execute_node", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgs("execute_node", args, 1);
+       RunThrough(ex, NodeArg(ex, args[0]));
+     }},
+    {"debug_get_output", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgs("debug_get_output", args, 2);
+       uint32_t nid = NodeArg(ex, args[0]);
+       RunThrough(ex, nid);
+       CopyTensorBytes(ex->EntryView(ex->model().graph().EntryId(nid, 0)).tensor(), args[1].AsDLTensor());
+     }},
+    {"get_node_output", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("get_node_output", args, 2);
+       uint32_t nid = NodeArg(ex, args[0]);
+       const GraphDef& g = ex->model().graph();
+       int64_t k = args[1].AsInt();
+       AOTRT_REQUIRE(k >= 0 && k < static_cast<int64_t>(g.node_row_ptr[nid + 1] - g.node_row_ptr[nid]), kOutOfRange,
+                     "node ", nid, " ('", g.nodes[nid].name, "') has no output ", k);
+       uint32_t eid = g.EntryId(nid, static_cast<uint32_t>(k));
+       NDArray copy = NDArray::Empty(g.shape[eid], g.dtype[eid]);
+       CopyTensorBytes(ex->EntryView(eid).tensor(), copy.handle());
+       SetNDArrayResult(rv, copy);
+     }},
+    {"run_individual", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("run_individual", args, 6);
+       TimeEvaluatorOptions o = TimingArgs(args, 0);
+       ex->Run();  // warm-up, as TVM
+       size_t n = ex->model().graph().nodes.size();
+       std::string blob(sizeof(int64_t), '\0');
+       std::memcpy(&blob[0], &n, sizeof(int64_t));
+       for (uint32_t nid = 0; nid < n; ++nid) blob += TimeNode(ex, nid, o);
+       rv->SetBytes(std::move(blob));
+     }},
+    {"profile", [](GraphExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
+    {"profile_rpc", [](GraphExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
+    {"run_individual_node", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("run_individual_node", args, 7);
+       rv->SetBytes(TimeNode(ex, NodeArg(ex, args[0]), TimingArgs(args, 1)));
+     }},
+};
+
+PackedFunc Find(const std::pair<const char*, Method>* begin, const std::pair<const char*, Method>* end,
+                GraphExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  for (auto* m = begin; m != end; ++m) {
+    if (name != m->first) continue;
+    Method method = m->second;
+    return PackedFunc([ex, self, method](TVMArgs args, TVMRetValue* rv) { method(ex, args, rv); });
+  }
+  return PackedFunc();
+}
+
+}  // namespace
+
+PackedFunc GraphExecutorModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  if (PackedFunc f = Find(std::begin(kMethods), std::end(kMethods), &executor_, name, self)) return f;
+  if (debug_) {
+    if (PackedFunc f = Find(std::begin(kDebugMethods), std::end(kDebugMethods), &executor_, name, self)) return f;
+  }
+  return ExecutorFunction(&executor_, name, self);
+}
+
+}  // namespace aotrt

@@ -1,0 +1,206 @@
+// Real TVM v0.14 GraphExecutor exports (../shared/fixtures/graph): factory libraries and the classic
+// triple, bit-exact through the C++ API, with params shared by executors, zero-copy I/O, the
+// caller's arena, threads, and the errors of bad graphs and params.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "common/expect_error.h"
+#include "aotrt/profiling.h"
+#include "common/run_case.h"
+
+using namespace aotrt;
+using namespace aotrt_test;
+
+namespace {
+
+std::string GraphFixturesDir() { return AOTRT_TEST_GRAPH_FIXTURES_NPY_DIR; }
+
+// The case `name` of ../shared/fixtures/graph; its library is what Model::Load takes (model.so, or
+// the folder of the classic triple). name empty when absent.
+Case GraphCase(const std::string& name) {
+  if (GraphFixturesDir().empty()) return Case();
+  std::string dir = GraphFixturesDir() + "/" + name;
+  std::ifstream in(dir + "/case.json");
+  if (!in) return Case();
+  return LoadCase(dir, nlohmann::json::parse(in).at("artifact").get<std::string>());
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+#define GRAPH_CASE_OR_SKIP(var, case_name)   \
+  Case var = GraphCase(case_name);              \
+  if (var.name.empty()) GTEST_SKIP() << "../shared/fixtures/graph not present"
+
+}  // namespace
+
+TEST(GraphFixtures, EveryExportRunsBitExact) {
+  if (GraphFixturesDir().empty()) GTEST_SKIP() << "../shared/fixtures/graph not present";
+  int ran = 0;
+  for (const std::string& name : ListDir(GraphFixturesDir())) {
+    Case c = GraphCase(name);
+    if (c.name.empty()) continue;
+    Model m = Model::Load(c.library);
+    EXPECT_EQ(m.Info().interface, "graph") << name;
+    ExpectNewExecutorMatches(c, m);
+    ++ran;
+  }
+  EXPECT_GE(ran, 4);
+}
+
+TEST(GraphFixtures, ClassicTripleThroughLoadGraph) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  Model m = Model::LoadGraph(c.library + "/mod.so", ReadFile(c.library + "/mod.json"), ReadFile(c.library + "/mod.params"));
+  ASSERT_EQ(m.Inputs().size(), 2u);  // data and the param p0, as TVM counts them
+  EXPECT_EQ(m.Inputs()[1].name, "p0");
+  ASSERT_EQ(m.Info().params.size(), 1u);
+  ExpectNewExecutorMatches(c, m);
+}
+
+TEST(GraphFixtures, ParamsAreNotPartOfAnExecutor) {
+  GRAPH_CASE_OR_SKIP(c, "g_mobilenet_llvm");
+  Model m = Model::Load(c.library);
+  EXPECT_GT(m.ParamBytes(), size_t{16} << 20);
+  EXPECT_LT(m.ArenaBytes(), m.ParamBytes());  // what an executor holds: its storage, not the weights
+}
+
+TEST(GraphFixtures, ExecutorsShareParamsAndCopyOnWrite) {
+  GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
+  Model m = Model::Load(c.library);
+  Executor a = m.CreateExecutor(), b = m.CreateExecutor();
+  // Overwriting a param in one executor leaves the model's copy, and so the other, as it was.
+  size_t p = a.InputIndex("p0");
+  NDArray zeros = NDArray::Empty(a.Input(p).shape, a.Input(p).dtype);
+  a.SetInput(p, zeros.tensor());
+  SetCaseInputs(c, b);
+  b.Run();
+  ExpectOutputsMatch(c, b);
+  SetCaseInputs(c, a);
+  a.Run();
+  EXPECT_FALSE(BytesEqual(a.GetOutput(0), c.expected[0]));
+  EXPECT_TRUE(BytesEqual(a.GetInput(p), zeros));
+  // A third executor still starts from the model's params.
+  ExpectNewExecutorMatches(c, m);
+}
+
+TEST(GraphFixtures, ZeroCopyInputAndOutput) {
+  GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
+  Executor ex = Model::Load(c.library).CreateExecutor();
+  NDArray in = NDArray::Empty(c.inputs[0].Shape(), c.inputs[0].dtype());
+  in.CopyFrom(c.inputs[0].tensor());
+  NDArray out = NDArray::Empty(c.expected[0].Shape(), c.expected[0].dtype());
+  ex.SetInputZeroCopy(0, in.tensor());
+  ex.SetOutputZeroCopy(0, out.tensor());
+  ex.Run();
+  EXPECT_TRUE(BytesEqual(out, c.expected[0]));
+  NDArray unaligned = NDArray::Empty({1, 16, 56, 56}, DLDataType{kDLFloat, 32, 1});
+  DLTensor t = unaligned.tensor();
+  t.byte_offset = 4;
+  EXPECT_AOTRT_ERROR(ex.SetInputZeroCopy(0, t), ErrorCode::kInvalidArgument, {"input 0 ('data')", "aligned"});
+}
+
+TEST(GraphFixtures, ExecutorInTheCallersArena) {
+  GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
+  Model m = Model::Load(c.library);
+  size_t bytes = m.ArenaBytes();
+  void* arena = std::aligned_alloc(64, bytes);
+  ExecutorOptions o;
+  o.arena = arena;
+  o.arena_bytes = bytes;
+  {
+    Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, o);
+    SetCaseInputs(c, ex);
+    ex.Run();
+    ExpectOutputsMatch(c, ex);
+  }
+  o.arena_bytes = bytes - 64;
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument,
+                     {"too small", std::to_string(bytes).substr(0, 2)});
+  std::free(arena);
+}
+
+TEST(GraphFixtures, ExecutorsRunOnTwoThreads) {
+  GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
+  Model m = Model::Load(c.library);
+  std::vector<std::thread> threads;
+  std::vector<int> ok(2, 0);
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      Executor ex = m.CreateExecutor();
+      SetCaseInputs(c, ex);
+      for (int i = 0; i < 5; ++i) ex.Run();
+      ok[t] = BytesEqual(ex.GetOutput(0), c.expected[0]);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok, (std::vector<int>{1, 1}));
+}
+
+TEST(GraphFixtures, ParamsThatDoNotFitTheGraphAreRefusedNamingBoth) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  std::string lib = c.library + "/mod.so", json = ReadFile(c.library + "/mod.json");
+  NDArray small = NDArray::Empty({3}, DLDataType{kDLFloat, 32, 1});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, json, SaveParams({{"p0", small}})), ErrorCode::kShapeMismatch,
+                     {"'p0'", "[8, 4, 3, 3, 4, 4]", "[3]"});
+  NDArray ints = NDArray::Empty({8, 4, 3, 3, 4, 4}, DLDataType{kDLInt, 32, 1});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, json, SaveParams({{"p0", ints}})), ErrorCode::kTypeMismatch,
+                     {"'p0'", "float32", "int32"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, json, SaveParams({{"conv_weight", small}})), ErrorCode::kNotFound,
+                     {"'conv_weight'", "valid names: 'data', 'p0'"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, json, "not a params file"), ErrorCode::kFormatError, {"params"});
+}
+
+TEST(GraphFixtures, GraphsTheLibraryCannotRunAreRefused) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  std::string lib = c.library + "/mod.so", json = ReadFile(c.library + "/mod.json");
+  auto edited = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = nlohmann::json::parse(json);
+    edit(j);
+    return j.dump();
+  };
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) {
+                       j["nodes"][1]["attrs"]["func_name"] = "tvmgen_other_model_op";
+                     })),
+                     ErrorCode::kNotFound, {"node 1", "tvmgen_other_model_op", "does not define"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["attrs"]["storage_id"][1][5] = 99; })),
+                     ErrorCode::kFormatError, {"storage_id[5] = 99", "out of range"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["attrs"]["device_index"][1][2] = 2; })),
+                     ErrorCode::kNotImplemented, {"node entry 2", "device type 2"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["heads"][0][0] = 9; })),
+                     ErrorCode::kFormatError, {"heads[0]", "node 9"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["attrs"]["shape"][1].erase(0); })),
+                     ErrorCode::kFormatError, {"attrs.shape", "5 values for 6 node entries"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["nodes"][1].erase("inputs"); })),
+                     ErrorCode::kFormatError, {"nodes[1]", "\"inputs\""});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, json.substr(0, json.size() / 2)), ErrorCode::kFormatError,
+                     {"graph JSON of", "not valid JSON"});
+}
+
+TEST(GraphFixtures, ProfileTimesEveryNode) {
+  GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
+  Executor ex = Model::Load(c.library).CreateExecutor();
+  SetCaseInputs(c, ex);
+  OperatorProfileOptions o;
+  o.runs = 3;
+  OperatorProfile p = ProfileOperators(ex, o);
+  EXPECT_TRUE(p.measured);
+  EXPECT_EQ(p.runs, 3);
+  ASSERT_EQ(p.operators.size(), 4u);  // the graph's four operator nodes, in graph order
+  EXPECT_EQ(p.operators[0].symbol, "tvmgen_default_fused_layout_transform");
+  EXPECT_EQ(p.operators[0].shapes, "float32[1, 16, 56, 56], float32[1, 4, 56, 56, 4]");
+  double sum = p.outside.mean_ms;
+  for (const OperatorCost& op : p.operators) {
+    EXPECT_EQ(op.samples, 3u);
+    sum += op.mean_ms;
+  }
+  EXPECT_NEAR(sum, p.run_ms, p.run_ms * 1e-6 + 1e-9);
+  ExpectOutputsMatch(c, ex);
+}
