@@ -54,15 +54,7 @@ class NDArray : public aotrt::NDArray {
   // A view of the same bytes with another shape and dtype, starting relative_byte_offset bytes in
   // (TVM v0.15+). Throws kShapeMismatch when the view would reach past the array.
   NDArray CreateView(ShapeTuple shape, DLDataType dtype, uint64_t relative_byte_offset = 0) const {
-    NDArray view = aotrt::NDArray::CreateView(shape, dtype);
-    if (relative_byte_offset + view.NumBytes() > NumBytes()) {
-      throw Error(aotrt::ErrorCode::kShapeMismatch,
-                  "CreateView: a view of " + std::to_string(view.NumBytes()) + " bytes at offset " +
-                      std::to_string(relative_byte_offset) + " exceeds the array's " + std::to_string(NumBytes()) +
-                      " bytes");
-    }
-    view.object()->dl_tensor.byte_offset += relative_byte_offset;  // not yet shared: still being built
-    return view;
+    return aotrt::NDArray::CreateView(shape, dtype, relative_byte_offset);
   }
   ShapeTuple Shape() const { return ShapeTuple(aotrt::NDArray::Shape()); }
   runtime::DataType DataType() const { return runtime::DataType(dtype()); }
