@@ -4,7 +4,8 @@
 //   - the factory: Module::LoadFromFile(model.so), lib.GetFunction("default")(dev);
 //   - the classic triple: Registry::Get("tvm.graph_executor.create") (or, before TVM v0.8,
 //     "tvm.graph_runtime.create")(json, lib, device_type, device_id), then load_params(TVMByteArray).
-// Inputs are set by name (get_input_info gives their shapes and dtypes), outputs read by index.
+// Inputs are set by name (get_input_info gives their shapes and dtypes), outputs read by index; the
+// debug executor (factory debug_create) runs the same and profile(...) gives a profiling::Report.
 //   deploy_graph GRAPH_FIXTURES_DIR     (exit 77 when the folder is absent or the library has no
 //   graph executor)
 #include <dlpack/dlpack.h>
@@ -12,6 +13,7 @@
 #include <tvm/runtime/container/shape_tuple.h>
 #include <tvm/runtime/module.h>
 #include <tvm/runtime/packed_func.h>
+#include <tvm/runtime/profiling.h>
 #include <tvm/runtime/registry.h>
 
 #include <cstdio>
@@ -62,6 +64,20 @@ static void DeployFactory(const std::string& dir) {
   RunAndCompare(gmod, dir);
 }
 
+// The debug executor's profile(...) as a profiling::Report, one line per operator.
+static void ProfileDebug(const std::string& dir) {
+  DLDevice dev{kDLCPU, 0};
+  tvm::runtime::Module lib = tvm::runtime::Module::LoadFromFile(dir + "/model.so");
+  tvm::runtime::Module dmod = lib.GetFunction("debug_create")("default", dev);
+  RunAndCompare(dmod, dir);
+  tvm::runtime::profiling::Report report =
+      dmod.GetFunction("profile")(tvm::runtime::Array<tvm::runtime::profiling::MetricCollector>());
+  std::string table = report->AsTable(), csv = report->AsCSV();
+  Expect(table.find("fused_add") != std::string::npos && csv.rfind("Name,Duration (us)", 0) == 0,
+         dir + ": the profile's table names the operator:\n" + table);
+  ++checks;
+}
+
 static void DeployClassic(const std::string& dir, const char* create) {
   std::string json_data = ReadFile(dir + "/mod.json");
   tvm::runtime::Module mod_lib = tvm::runtime::Module::LoadFromFile(dir + "/mod.so");
@@ -91,6 +107,7 @@ int Main(const std::string& fixtures) {
     return tvm_cpp_test::kSkip;
   }
   for (const char* name : {"g_add_c", "g_conv_llvm", "g_mobilenet_llvm"}) DeployFactory(fixtures + "/" + name);
+  ProfileDebug(fixtures + "/g_add_c");
   Expect(tvm::runtime::Registry::Get("tvm.graph_executor.create") != nullptr, "tvm.graph_executor.create exists");
   ++checks;
   if (tvm::runtime::Registry::Get("tvm.graph_executor.create")) {
