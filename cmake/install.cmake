@@ -22,6 +22,21 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/aotrtConfig.cmake ${CMAKE_CURRENT_BINA
 file(RELATIVE_PATH AOTRT_PC_PREFIX_FROM_PCFILEDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(cmake/aotrt.pc.in ${CMAKE_CURRENT_BINARY_DIR}/aotrt.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/aotrt.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(TARGET aotrt_npy)  # its static library needs minizip on the link line (Requires: minizip)
+  configure_file(cmake/aotrt_npy.pc.in ${CMAKE_CURRENT_BINARY_DIR}/aotrt_npy.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/aotrt_npy.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
+# TVM's runtime library name, for programs and build files written for TVM (README "Moving a C++
+# program from TVM's runtime"): -ltvm_runtime (a symbolic link to libaotrt.so), pkg-config
+# tvm_runtime, find_package(tvm_runtime) (and the tvm_runtime target of find_package(aotrt)).
+install(CODE "file(CREATE_LINK libaotrt.so
+  \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libtvm_runtime.so\" SYMBOLIC)
+  message(STATUS \"Installing: \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libtvm_runtime.so -> libaotrt.so\")")
+configure_file(cmake/tvm_runtime.pc.in ${CMAKE_CURRENT_BINARY_DIR}/tvm_runtime.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tvm_runtime.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/tvm_runtimeConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/tvm_runtimeConfig.cmake @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tvm_runtimeConfig.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tvm_runtime)
 
 # The Python package, into <prefix>/lib/pythonX.Y/dist-packages (where Debian's python3 looks for
 # /usr/local installs; elsewhere PYTHONPATH=<that folder> alone imports it), with a small generated

@@ -2,7 +2,9 @@
 # The install commands the README gives, run as a user would, into a scratch prefix that is not the
 # configured one:
 #   1. cmake --install, then examples/ built with find_package(aotrt) (C++ and C), and the C example
-#      compiled with pkg-config's flags alone;
+#      compiled with pkg-config's flags alone; programs written for TVM's C++ runtime (tests/tvm_cpp)
+#      linked with -ltvm_runtime, pkg-config tvm_runtime and find_package(tvm_runtime), and each
+#      installed tvm/runtime header compiled alone (AOTRT_TVM_SOURCE=<tvm tree>: cpp_deploy.cc too);
 #   2. the Python package cmake --install put under the prefix, imported with PYTHONPATH alone (it
 #      finds the installed libaotrt.so by itself);
 #   3. the venv recipe for pip users;
@@ -42,6 +44,55 @@ check "the C example with pkg-config's flags alone" bash -c "
   pkg-config --cflags aotrt | grep -q -- '-I$prefix/' &&
   cc examples/run_model.c -o '$work/run_model_pc' \$(pkg-config --cflags --libs aotrt) &&
   env -u LD_LIBRARY_PATH '$work/run_model_pc' '$model'"   # the .pc's rpath finds the library
+
+# 1b. Programs written for TVM's C++ runtime (tests/tvm_cpp; README "Moving a C++ program from TVM's
+#     runtime"), linked the ways their build files do; each runs on the real exports (77: skipped).
+tvm_fixtures=$PWD/../shared/fixtures
+run_or_skip() { "$@"; local rc=$?; [ $rc -eq 77 ] && echo "(skipped)"; [ $rc -eq 0 ] || [ $rc -eq 77 ]; }
+export -f run_or_skip
+vendor=$work/opt/acme-sdk/tvm   # a vendor tree: TVM's headers and -ltvm_runtime under its own prefix
+check "TVM-style program: -I<vendor>/include -ltvm_runtime, as TVM's Makefiles link" bash -c "
+  mkdir -p '$work/opt/acme-sdk' && cp -a '$prefix' '$vendor' &&
+  vlib=\$(dirname \$(find '$vendor' -name libtvm_runtime.so)) &&
+  c++ -std=c++17 -O2 -I'$vendor/include' -DDMLC_USE_LOGGING_LIBRARY='<tvm/runtime/logging.h>' \
+    tests/tvm_cpp/old_spellings.cc -o '$work/old_spellings' -L\$vlib -ltvm_runtime -laotrt_npy -lminizip \
+    -Wl,-rpath,\$vlib && readelf -d '$work/old_spellings' | grep -q 'libaotrt.so' &&
+  run_or_skip env -u LD_LIBRARY_PATH '$work/old_spellings' '$tvm_fixtures/tvm'"
+check "TVM-style program: pkg-config tvm_runtime aotrt_npy (minizip comes with aotrt_npy)" bash -c "
+  export PKG_CONFIG_PATH='$libdir/pkgconfig' &&
+  c++ -std=c++17 tests/tvm_cpp/api_styles.cc -o '$work/api_styles' \$(pkg-config --cflags --libs tvm_runtime aotrt_npy) &&
+  run_or_skip env -u LD_LIBRARY_PATH '$work/api_styles' '$tvm_fixtures/tvm'"
+mkdir -p "$work/tvm_cmake"
+cat >"$work/tvm_cmake/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.18)
+project(tvm_deploy CXX)
+find_package(tvm_runtime REQUIRED)
+find_package(aotrt REQUIRED)
+foreach(p deploy_aot deploy_graph)
+  add_executable(\${p} $PWD/tests/tvm_cpp/\${p}.cc)
+  target_compile_features(\${p} PRIVATE cxx_std_17)
+  target_link_libraries(\${p} PRIVATE tvm_runtime aotrt::aotrt_npy)
+endforeach()
+EOF
+check "TVM-style programs: find_package(tvm_runtime), target tvm_runtime" bash -c "
+  cmake -S '$work/tvm_cmake' -B '$work/tvm_cmake/build' -DCMAKE_PREFIX_PATH='$prefix' &&
+  cmake --build '$work/tvm_cmake/build' -j2 &&
+  run_or_skip '$work/tvm_cmake/build/deploy_aot' '$tvm_fixtures/tvm' &&
+  run_or_skip '$work/tvm_cmake/build/deploy_graph' '$tvm_fixtures/graph'"
+check "every installed tvm/runtime header compiles on its own" bash -c "
+  cd '$prefix/include' && for h in \$(find tvm/runtime -name '*.h'); do
+    echo \"#include <\$h>\" | c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I. -x c++ - || { echo \"in \$h\"; exit 1; }
+  done"
+check "find_package(aotrt) on a build tree says to install it" bash -c "
+  ! cmake -S examples -B '$work/wrong' -Daotrt_DIR='$PWD/$build' > '$work/wrong.log' 2>&1 &&
+  cat '$work/wrong.log' && grep -q 'build tree, not an installed package' '$work/wrong.log'"
+# TVM's own deploy example, unchanged, when a TVM source tree is given (compiled only: running it
+# needs the libraries its prepare_test_libs.py builds with TVM).
+if [ -f "${AOTRT_TVM_SOURCE:-/nonexistent}/apps/howto_deploy/cpp_deploy.cc" ]; then
+  check "TVM's apps/howto_deploy/cpp_deploy.cc, unchanged, with -ltvm_runtime" \
+    c++ -std=c++17 -Wall -I"$prefix/include" "$AOTRT_TVM_SOURCE/apps/howto_deploy/cpp_deploy.cc" \
+      -o "$work/cpp_deploy" -L"$libdir" -ltvm_runtime
+fi
 
 # 2 and 3: Python. No AOTRT_LIBRARY, no LD_LIBRARY_PATH: the package finds its library itself.
 classify='

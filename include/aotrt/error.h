@@ -37,6 +37,8 @@ AOTRT_API const char* ErrorCodeName(ErrorCode code);
 class AOTRT_API Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  // TVM's tvm::runtime::Error(message), which is this class (tvm/runtime/logging.h): kInternal.
+  explicit Error(const std::string& message) : Error(ErrorCode::kInternal, message) {}
   ErrorCode code() const noexcept { return code_; }
 
  private:

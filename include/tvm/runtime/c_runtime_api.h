@@ -76,6 +76,13 @@ typedef enum {
 } TVMArgTypeCode;
 
 typedef DLTensor* TVMArrayHandle;
+
+/* Spellings from before DLPack 0.5 / TVM v0.8 that deployment programs still use: DLPack's
+   DLContext (now DLDevice, same fields), TVM's TVMContext, and the old CUDA device names. */
+typedef DLDevice DLContext;
+typedef DLDevice TVMContext;
+#define kDLGPU kDLCUDA
+#define kDLCPUPinned kDLCUDAHost
 typedef int64_t tvm_index_t;
 
 /*! \brief One argument or return value; the type code says which member is valid. */

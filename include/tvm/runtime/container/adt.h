@@ -1,0 +1,53 @@
+// TVM's ADT (tvm/runtime/container/adt.h) over aotrt::ADTObj: an immutable algebraic data type
+// value, a tag and fields (relay tuples: tag 0). Indexing past the end throws tvm::runtime::Error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tvm/runtime/object.h>
+
+namespace tvm {
+namespace runtime {
+
+using ADTObj = aotrt::ADTObj;
+
+class ADT : public ObjectRef {
+ public:
+  using ContainerType = ADTObj;
+  static constexpr bool _type_is_nullable = false;
+  ADT(int32_t tag, const std::vector<ObjectRef>& fields) : ADT(tag, fields.begin(), fields.end()) {}
+  ADT(int32_t tag, std::initializer_list<ObjectRef> fields) : ADT(tag, fields.begin(), fields.end()) {}
+  template <typename Iterator>
+  ADT(int32_t tag, Iterator begin, Iterator end) : ObjectRef(Make(tag, begin, end)) {}
+  explicit ADT(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
+
+  ObjectRef operator[](size_t idx) const {
+    if (idx >= size()) {
+      throw Error(aotrt::ErrorCode::kOutOfRange, "Index out of bounds: " + std::to_string(idx) + " >= " +
+                                                     std::to_string(size()));
+    }
+    return ObjectRef(node()->fields[idx]);
+  }
+  int32_t tag() const { return node()->tag; }
+  size_t size() const { return node()->fields.size(); }
+  template <typename... Args>
+  static ADT Tuple(Args&&... args) {
+    return ADT(0, std::vector<ObjectRef>{ObjectRef(detail::PtrOf(args))...});
+  }
+
+ private:
+  const ADTObj* node() const { return static_cast<const ADTObj*>(get()); }
+  template <typename Iterator>
+  static ObjectPtr<Object> Make(int32_t tag, Iterator begin, Iterator end) {
+    std::vector<ObjectPtr<Object>> fields;
+    for (; begin != end; ++begin) fields.push_back(detail::PtrOf(*begin));
+    return aotrt::MakeObject<ADTObj>(tag, std::move(fields));
+  }
+};
+
+}  // namespace runtime
+using runtime::ADT;
+}  // namespace tvm

@@ -1,0 +1,105 @@
+// TVM's Map<K, V> (tvm/runtime/container/map.h) over aotrt::MapObj: an immutable map in insertion
+// order, keys compared as TVM compares them (Strings by content, other objects by identity).
+// Set() and erase() copy the map into a new object (other handles keep the old one). at() and
+// operator[] on a missing key throw tvm::runtime::Error (kNotFound) where TVM aborts.
+// What get_input_info / get_output_info return: Map<String, ObjectRef> of "shape" and "dtype".
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <tvm/runtime/container/optional.h>
+#include <tvm/runtime/container/string.h>
+#include <tvm/runtime/object.h>
+
+namespace tvm {
+namespace runtime {
+
+using MapNode = aotrt::MapObj;
+
+template <typename K, typename V>
+class Map : public ObjectRef {
+  using Items = std::vector<MapNode::Item>;
+
+ public:
+  using ContainerType = MapNode;
+  using key_type = K;
+  using mapped_type = V;
+  static constexpr bool _type_is_nullable = false;
+
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = std::pair<K, V>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = value_type;
+    explicit iterator(typename Items::const_iterator it) : it_(it) {}
+    value_type operator*() const { return {K(it_->first), V(it_->second)}; }
+    iterator& operator++() { return ++it_, *this; }
+    bool operator==(const iterator& o) const { return it_ == o.it_; }
+    bool operator!=(const iterator& o) const { return it_ != o.it_; }
+
+   private:
+    typename Items::const_iterator it_;
+  };
+
+  Map() : ObjectRef(aotrt::MakeObject<MapNode>(Items())) {}
+  explicit Map(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
+  Map(std::initializer_list<std::pair<K, V>> init) : Map(init.begin(), init.end()) {}
+  Map(const std::unordered_map<K, V>& init) : Map(init.begin(), init.end()) {}  // NOLINT(*)
+  template <typename IterType>
+  Map(IterType first, IterType last) : Map() {
+    for (; first != last; ++first) Set(first->first, first->second);
+  }
+
+  size_t size() const { return node()->items().size(); }
+  bool empty() const { return size() == 0; }
+  size_t count(const K& key) const { return Find(key) ? 1 : 0; }
+  V at(const K& key) const {
+    const ObjectPtr<Object>* v = Find(key);
+    if (!v) throw Error(aotrt::ErrorCode::kNotFound, "IndexError: key is not in Map");
+    return V(*v);
+  }
+  V operator[](const K& key) const { return at(key); }
+  Optional<V> Get(const K& key) const {
+    const ObjectPtr<Object>* v = Find(key);
+    return v ? Optional<V>(V(*v)) : Optional<V>();
+  }
+  iterator begin() const { return iterator(node()->items().begin()); }
+  iterator end() const { return iterator(node()->items().end()); }
+  iterator find(const K& key) const {
+    for (auto it = node()->items().begin(); it != node()->items().end(); ++it) {
+      if (aotrt::ObjectKeyEqual(it->first.get(), detail::PtrOf(key).get())) return iterator(it);
+    }
+    return end();
+  }
+
+  void Set(const K& key, const V& value) {
+    Items items = node()->items();
+    ObjectPtr<Object> k = detail::PtrOf(key);
+    bool found = false;
+    for (auto& item : items) {
+      if (aotrt::ObjectKeyEqual(item.first.get(), k.get())) item.second = detail::PtrOf(value), found = true;
+    }
+    if (!found) items.emplace_back(std::move(k), detail::PtrOf(value));
+    data_ = aotrt::MakeObject<MapNode>(std::move(items));
+  }
+  void erase(const K& key) {
+    Items items;
+    for (const auto& item : node()->items()) {
+      if (!aotrt::ObjectKeyEqual(item.first.get(), detail::PtrOf(key).get())) items.push_back(item);
+    }
+    data_ = aotrt::MakeObject<MapNode>(std::move(items));
+  }
+
+ private:
+  const MapNode* node() const { return static_cast<const MapNode*>(get()); }
+  const ObjectPtr<Object>* Find(const K& key) const { return node()->Find(detail::PtrOf(key).get()); }
+};
+
+}  // namespace runtime
+using runtime::Map;
+}  // namespace tvm

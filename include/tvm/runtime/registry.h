@@ -1,0 +1,111 @@
+// TVM's global function registry (tvm/runtime/registry.h) over aotrt's (aotrt::GetGlobalFunction,
+// aotrt::RegisterGlobalFunction): one registry, shared with the C ABI (TVMFuncGetGlobal) and with
+// the functions aotrt registers itself ("runtime.SystemLib", "tvm.graph_executor.create", ...).
+//   const PackedFunc* f = Registry::Get("name");   // nullptr when absent, as in TVM
+//   TVM_REGISTER_GLOBAL("my.add").set_body_typed([](int a, int b) { return a + b; });
+// Get's pointer stays valid for the life of the process (it follows a later override of the
+// name). Registering a name that exists without `override` throws tvm::runtime::Error
+// (kInvalidArgument) where TVM aborts. Thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tvm/runtime/c_runtime_api.h>
+#include <tvm/runtime/container/string.h>
+#include <tvm/runtime/packed_func.h>
+
+#include "aotrt/packed_func.h"
+
+namespace tvm {
+namespace runtime {
+
+class Registry {
+ public:
+  Registry& set_body(PackedFunc f) {
+    aotrt::RegisterGlobalFunction(name_, f, override_);
+    std::lock_guard<std::mutex> lock(State().mutex);
+    auto it = State().found.find(name_);
+    if (it != State().found.end()) *it->second = std::move(f);  // Get's pointer follows, as in TVM
+    return *this;
+  }
+  // A body `void(TVMArgs, TVMRetValue*)`.
+  template <typename TCallable>
+  Registry& set_body(TCallable f) {
+    return set_body(PackedFunc(std::move(f)));
+  }
+  // A function, function pointer or lambda with a C++ signature (arguments converted as TVM does).
+  template <typename FLambda>
+  Registry& set_body_typed(FLambda f) {
+    using Sig = typename detail::FuncSig<std::remove_pointer_t<std::decay_t<FLambda>>>::type;
+    return set_body(TypedPackedFunc<Sig>(std::move(f), name_).packed());
+  }
+
+  // The registration of `name`; the function is registered by set_body.
+  static Registry& Register(const std::string& name, bool override = false) {
+    std::lock_guard<std::mutex> lock(State().mutex);
+    std::unique_ptr<Registry>& r = State().registrations[name];
+    if (!r) r.reset(new Registry(name));
+    r->override_ = override;
+    return *r;
+  }
+  // False when `name` was not registered.
+  static bool Remove(const std::string& name) {
+    if (!aotrt::GetGlobalFunction(name)) return false;
+    return TVMFuncRemoveGlobal(name.c_str()) == 0;
+  }
+  // Names from before TVM v0.8 (the graph runtime, now the graph executor) find today's function.
+  static const PackedFunc* Get(const std::string& name) {
+    aotrt::PackedFunc f = aotrt::GetGlobalFunction(name);
+    if (!f && name.rfind("tvm.graph_runtime", 0) == 0) {
+      f = aotrt::GetGlobalFunction("tvm.graph_executor" + name.substr(17));
+    }
+    if (!f) return nullptr;
+    std::lock_guard<std::mutex> lock(State().mutex);
+    std::unique_ptr<PackedFunc>& slot = State().found[name];
+    if (!slot) {
+      slot.reset(new PackedFunc(std::move(f)));
+    } else if (slot->object() != f.object()) {
+      *slot = PackedFunc(std::move(f));
+    }
+    return slot.get();
+  }
+  // The names (std::vector<String> since TVM v0.9; also converts to v0.8's std::vector<std::string>).
+  struct NameList : std::vector<String> {
+    using std::vector<String>::vector;
+    operator std::vector<std::string>() const { return std::vector<std::string>(begin(), end()); }  // NOLINT(*)
+  };
+  static NameList ListNames() {
+    int size = 0;
+    const char** names = nullptr;
+    if (TVMFuncListGlobalNames(&size, &names) != 0) throw Error(TVMGetLastError());
+    return NameList(names, names + size);
+  }
+
+ private:
+  explicit Registry(std::string name) : name_(std::move(name)) {}
+  struct Shared {
+    std::mutex mutex;
+    std::map<std::string, std::unique_ptr<Registry>> registrations;
+    std::map<std::string, std::unique_ptr<PackedFunc>> found;  // what Get handed out
+  };
+  static Shared& State() {
+    static Shared* state = new Shared();  // never destroyed: Get's pointers outlive static teardown
+    return *state;
+  }
+  std::string name_;
+  bool override_ = false;
+};
+
+#define TVM_STR_CONCAT_(a, b) a##b
+#define TVM_STR_CONCAT(a, b) TVM_STR_CONCAT_(a, b)
+#define TVM_ATTRIBUTE_UNUSED __attribute__((unused))
+#define TVM_FUNC_REG_VAR_DEF static TVM_ATTRIBUTE_UNUSED ::tvm::runtime::Registry& __mk_TVM
+#define TVM_REGISTER_GLOBAL(OpName) TVM_STR_CONCAT(TVM_FUNC_REG_VAR_DEF, __COUNTER__) = ::tvm::runtime::Registry::Register(OpName)
+
+}  // namespace runtime
+}  // namespace tvm
