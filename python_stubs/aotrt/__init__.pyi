@@ -1,4 +1,4 @@
-from . import error as error, nd as nd, runtime as runtime
+from . import contrib as contrib, error as error, nd as nd, runtime as runtime
 from .benchmark import BenchmarkResult as BenchmarkResult
 from .device import (DataType as DataType, Device as Device, cl as cl, cpu as cpu, cuda as cuda, device as device,
                      ext_dev as ext_dev, gpu as gpu, hexagon as hexagon, metal as metal, opencl as opencl,

@@ -29,6 +29,9 @@ class Module:
 
     def _missing_function_hint(self, name):
         """For a model library: the models it does hold, and how to create an executor."""
+        if self.type_key == "library" and not self.imports:
+            return (": the library has no __tvm_dev_mblob (module blob): a graph export's library of operators "
+                    "(run it with aotrt.contrib.graph_executor.create(graph_json, lib, device)) or not a TVM export")
         if self.type_key not in ("AotExecutorFactory", "GraphExecutorFactory") or name == "list_module_names":
             return ""
         names = [str(n) for n in self["list_module_names"]()]
@@ -164,8 +167,9 @@ def load_module(path, fmt="", **options):
     unpacked folder), whose sources the runtime compiles with ``cc`` into a library kept in its
     compile cache (the constant cache's directory), so that a second load compiles nothing.
 
-    A shared library that is not a TVM export (it has no module blob) is refused here, with
-    TVMNotImplementedError naming the file, rather than failing at its first call."""
+    A shared library without a module blob loads as a bare library of operators (what a graph
+    export's mod.so is: give it to ``contrib.graph_executor.create`` with its graph JSON); asking it
+    for a model's function says so."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ValueError("cannot find file %s" % path)
@@ -177,16 +181,7 @@ def load_module(path, fmt="", **options):
                                                         ctypes.byref(h)))
     else:
         check_call(_ffi.TVMModLoadFromFile(_ffi.c_str(path), _ffi.c_str(fmt), ctypes.byref(h)))
-    return _require_model(Module(h.value), path)
-
-
-def _require_model(mod, what):
-    # A blob-less library loads as a bare 'library' module: nothing aotrt can run.
-    if mod.type_key == "library" and not mod.imports:
-        raise TVMNotImplementedError(
-            "%s is a shared library but not a TVM export: it has no __tvm_dev_mblob (module blob). Export the model "
-            "with relay.build(..., executor=Executor(\"aot\", ...)) and lib.export_library(path)" % what)
-    return mod
+    return Module(h.value)
 
 
 def load_module_from_bytes(data):
@@ -194,7 +189,7 @@ def load_module_from_bytes(data):
     data = bytes(data)
     h = ctypes.c_void_p()
     check_call(_ffi.AOTRTModLoadFromMemory(data, len(data), ctypes.byref(h)))
-    return _require_model(Module(h.value), "the %d bytes given" % len(data))
+    return Module(h.value)
 
 
 def system_lib(symbol_prefix=""):

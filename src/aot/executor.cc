@@ -13,18 +13,6 @@
 namespace aotrt {
 namespace {
 
-DLTensor ArgTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
-  DLTensor t{};
-  t.data = data;
-  t.device = DLDevice{kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = dtype;
-  t.shape = const_cast<int64_t*>(shape.data());
-  t.strides = nullptr;
-  t.byte_offset = 0;
-  return t;
-}
-
 std::string InvalidInputNameMessage(const ModelMetadata& md, const std::string& name) {
   std::string valid;
   for (const TensorSpec& t : md.inputs) valid += (valid.empty() ? "'" : ", '") + t.name + "'";
@@ -100,7 +88,7 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
   for (const PoolArg& p : md.pool_args) {
     if (p.is_constant_pool) {
       // shared; the entry only reads it
-      SetArg(arg++, ArgTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1}));
+      SetArg(arg++, CpuTensor(const_cast<uint8_t*>(program_->constant_pool.data()), program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1}));
       continue;
     }
     const TensorSpec& spec = md.workspace_pools[p.workspace_index];
@@ -115,7 +103,7 @@ AotExecutor::AotExecutor(std::shared_ptr<const LoadedModel> model, DLDevice devi
                                            md.DisplayName(), " (", program_->library_name, ")"));
       memory = workspace_pools_.back().data();
     }
-    SetArg(arg++, ArgTensor(memory, spec.shape, spec.dtype));
+    SetArg(arg++, CpuTensor(memory, spec.shape, spec.dtype));
   }
   for (const ExecutorOptions::Pool& given : options.workspace_pools) {
     bool known = false;
@@ -167,7 +155,7 @@ const TensorSpec& AotExecutor::SpecOf(size_t arg) const {
 
 void AotExecutor::Bind(size_t arg, Slot* slot, void* data, NDArray keep, Slot::Kind kind) {
   const TensorSpec& spec = SpecOf(arg);
-  SetArg(arg, ArgTensor(data, spec.shape, spec.dtype));
+  SetArg(arg, CpuTensor(data, spec.shape, spec.dtype));
   slot->bound = std::move(keep);
   slot->kind = kind;
 }
@@ -175,7 +163,7 @@ void AotExecutor::Bind(size_t arg, Slot* slot, void* data, NDArray keep, Slot::K
 // Input i's own storage as a tensor (BindOwnInput first).
 DLTensor AotExecutor::OwnTensor(size_t i) const {
   const TensorSpec& spec = program_->md.inputs[i];
-  return ArgTensor(inputs_[i].own_data, spec.shape, spec.dtype);
+  return CpuTensor(inputs_[i].own_data, spec.shape, spec.dtype);
 }
 
 // What GetInput/GetOutput return for entry argument `arg`: the bound array, or a view of the

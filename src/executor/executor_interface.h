@@ -6,12 +6,25 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "aotrt/model_info.h"
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
 
 namespace aotrt {
+
+// A contiguous CPU tensor over `data` with `shape`, which it borrows (it must outlive the tensor):
+// how executors pass their buffers to generated code.
+inline DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
+  DLTensor t{};
+  t.data = data;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = dtype;
+  t.shape = const_cast<int64_t*>(shape.data());
+  return t;
+}
 
 class ExecutorInterface {
  public:

@@ -13,16 +13,6 @@
 namespace aotrt {
 namespace {
 
-DLTensor MakeTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
-  DLTensor t{};
-  t.data = data;
-  t.device = DLDevice{kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = dtype;
-  t.shape = const_cast<int64_t*>(shape.data());
-  return t;
-}
-
 void CheckZeroCopy(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t) {
   CheckTensorAgainstSpec(kind, i, spec, t);
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
@@ -76,7 +66,7 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice d
   const GraphDef& g = model_->graph();
   for (size_t a = 0; a < args.size(); ++a) {
     const std::vector<int64_t>& shape = args[a].flat_shape.empty() ? g.shape[args[a].entry] : args[a].flat_shape;
-    arg_tensors_[a] = MakeTensor(nullptr, shape, g.dtype[args[a].entry]);
+    arg_tensors_[a] = CpuTensor(nullptr, shape, g.dtype[args[a].entry]);
     arg_values_[a].v_handle = &arg_tensors_[a];
   }
   storage_data_.assign(plan.storage_offset.size(), nullptr);
@@ -115,7 +105,7 @@ void GraphExecutor::BindParams(const std::vector<GraphModel::BoundParam>& params
 
 DLTensor GraphExecutor::EntryTensor(uint32_t eid) const {
   const GraphDef& g = model_->graph();
-  return MakeTensor(storage_data_[StorageOf(eid)], g.shape[eid], g.dtype[eid]);
+  return CpuTensor(storage_data_[StorageOf(eid)], g.shape[eid], g.dtype[eid]);
 }
 
 NDArray GraphExecutor::Current(const NDArray& array, uint32_t eid) const {
@@ -148,7 +138,7 @@ void GraphExecutor::BindOwnInput(size_t i) {
     own = s.own_heap.data();
   }
   if (s.kind == Slot::kParam) {
-    DLTensor to = MakeTensor(own, model_->inputs()[i].shape, model_->inputs()[i].dtype);
+    DLTensor to = CpuTensor(own, model_->inputs()[i].shape, model_->inputs()[i].dtype);
     CopyTensorBytes(s.keep.tensor(), &to);
   }
   Rebind(sid, own);

@@ -58,6 +58,20 @@ size_t LastWrittenPageEnd(const uint8_t* data, size_t from, size_t to) {
 
 }  // namespace
 
+bool ReadsMapTheZeroPage() {
+  static const bool yes = [] {
+    const size_t n = PageSize();
+    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return false;
+    volatile const uint8_t sink = *static_cast<volatile const uint8_t*>(p);
+    (void)sink;
+    bool zero_page = LastWrittenPageEnd(static_cast<const uint8_t*>(p), 0, n) == 0;
+    ::munmap(p, n);
+    return zero_page;
+  }();
+  return yes;
+}
+
 size_t ReserveBytes(size_t bytes) {
   size_t r = PageSize();
   return bytes > PageSize() && RoundUp(bytes, PageSize(), &r) ? r : PageSize();
@@ -144,7 +158,7 @@ Overrun TakeOverrun(const ReservedSpan& s, size_t used) {
     off += len;
   }
   if (last_nonzero) o.bytes_past = last_nonzero - used;
-  if (last_zero_page_end > last_nonzero) {
+  if (last_zero_page_end > last_nonzero && ReadsMapTheZeroPage()) {
     // Resident pages of zeros after the last nonzero byte: written with zeros, or only read?
     size_t from = std::max(page_end, last_nonzero ? ((last_nonzero - 1) / PageSize() + 1) * PageSize() : 0);
     size_t written_end = LastWrittenPageEnd(s.data, from, last_zero_page_end);

@@ -70,7 +70,11 @@ struct Overrun {
 // given back: zero, not resident). TakeOverrun: what was written past `used` since, then the same
 // state again. Neither allocates; TakeOverrun makes a mincore() call per 8 MiB of reserve and
 // reads only resident pages.
+// zeros_to is reported only where ReadsMapTheZeroPage(): where a read fault maps a page of the
+// process's own (some kernels do), a page only read cannot be told from one written with zeros.
 void ArmOverrunCheck(const ReservedSpan& s, size_t used);
 Overrun TakeOverrun(const ReservedSpan& s, size_t used);
+// Whether reading an untouched private page maps the shared zero page here (told once, by trying).
+bool ReadsMapTheZeroPage();
 
 }  // namespace aotrt

@@ -136,6 +136,7 @@ TEST(Reserve, ReadsAreNotWritesAndZerosAreStillFound) {
   (void)sink;
   EXPECT_FALSE(p.TakeOverrun().found());
   if (::access("/proc/self/pagemap", R_OK) != 0) GTEST_SKIP() << "no /proc/self/pagemap";
+  if (!ReadsMapTheZeroPage()) GTEST_SKIP() << "a read maps a page of its own on this kernel: zeros written are not told";
   end[tail + 3 * kPage + 7] = 0;  // a written page holding zeros only
   Overrun o = p.TakeOverrun();
   EXPECT_EQ(o.bytes_past, 0u);

@@ -1,0 +1,1 @@
+from . import graph_executor as graph_executor
