@@ -69,10 +69,12 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice d
     arg_tensors_[a] = CpuTensor(nullptr, shape, g.dtype[args[a].entry]);
     arg_values_[a].v_handle = &arg_tensors_[a];
   }
-  storage_data_.assign(plan.storage_offset.size(), nullptr);
-  for (uint32_t sid = 0; sid < storage_data_.size(); ++sid) {
-    if (plan.storage_offset[sid] != GraphMemoryPlan::kNotInBlock) Rebind(sid, block_data_ + plan.storage_offset[sid]);
+  entry_data_.assign(g.NumEntries(), nullptr);
+  for (uint32_t eid = 0; eid < entry_data_.size(); ++eid) {
+    size_t offset = plan.storage_offset[StorageOf(eid)];
+    if (offset != GraphMemoryPlan::kNotInBlock) entry_data_[eid] = block_data_ + offset;
   }
+  for (size_t a = 0; a < args.size(); ++a) arg_tensors_[a].data = entry_data_[args[a].entry];
   inputs_.resize(model_->inputs().size());
   outputs_.resize(model_->outputs().size());
   for (size_t i = 0; i < inputs_.size(); ++i) input_arrays_.push_back(EntryView(model_->input_entry(i)));
@@ -80,24 +82,25 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice d
   BindParams(model_->bound_params());
 }
 
-void GraphExecutor::Rebind(uint32_t sid, void* data) {
-  storage_data_[sid] = data;
-  for (uint32_t a : model_->storage_args()[sid]) arg_tensors_[a].data = data;
+void GraphExecutor::Rebind(uint32_t eid, void* data) {
+  uint32_t root = model_->alias_root(eid);
+  for (uint32_t e : model_->alias_entries(root)) entry_data_[e] = data;
+  for (uint32_t a : model_->alias_args(root)) arg_tensors_[a].data = data;
 }
 
 // A param shared with the model's other executors is pointed at where it is read only; where an
 // operator writes its storage it is copied in.
 void GraphExecutor::BindParams(const std::vector<GraphModel::BoundParam>& params) {
   for (const GraphModel::BoundParam& p : params) {
-    uint32_t sid = StorageOf(model_->input_entry(p.input));
+    uint32_t eid = model_->input_entry(p.input);
     Slot& s = inputs_[p.input];
-    if (!model_->read_only(sid)) {
+    if (!model_->read_only(StorageOf(eid))) {
       BindOwnInput(p.input);
       DLTensor own = EntryTensor(model_->input_entry(p.input));
       CopyTensorBytes(p.array.tensor(), &own);
       continue;
     }
-    Rebind(sid, p.array.data());
+    Rebind(eid, p.array.data());
     s.kind = Slot::kParam;
     s.keep = p.array;
   }
@@ -105,11 +108,11 @@ void GraphExecutor::BindParams(const std::vector<GraphModel::BoundParam>& params
 
 DLTensor GraphExecutor::EntryTensor(uint32_t eid) const {
   const GraphDef& g = model_->graph();
-  return CpuTensor(storage_data_[StorageOf(eid)], g.shape[eid], g.dtype[eid]);
+  return CpuTensor(entry_data_[eid], g.shape[eid], g.dtype[eid]);
 }
 
 NDArray GraphExecutor::Current(const NDArray& array, uint32_t eid) const {
-  array.handle()->data = storage_data_[StorageOf(eid)];
+  array.handle()->data = entry_data_[eid];
   array.handle()->byte_offset = 0;
   return array;
 }
@@ -118,7 +121,7 @@ NDArray GraphExecutor::EntryView(uint32_t eid) const {
   uint32_t sid = StorageOf(eid);
   size_t offset = model_->plan().storage_offset[sid];
   const GraphDef& g = model_->graph();
-  if (block_.defined() && storage_data_[sid] == block_data_ + offset) return block_.CreateView(g.shape[eid], g.dtype[eid], offset);
+  if (block_.defined() && entry_data_[eid] == block_data_ + offset) return block_.CreateView(g.shape[eid], g.dtype[eid], offset);
   return NDArray::Borrow(EntryTensor(eid));
 }
 
@@ -141,7 +144,7 @@ void GraphExecutor::BindOwnInput(size_t i) {
     DLTensor to = CpuTensor(own, model_->inputs()[i].shape, model_->inputs()[i].dtype);
     CopyTensorBytes(s.keep.tensor(), &to);
   }
-  Rebind(sid, own);
+  Rebind(eid, own);
   s.kind = Slot::kOwn;
   s.keep = NDArray();
 }
@@ -164,7 +167,7 @@ void GraphExecutor::SetInput(size_t i, const DLTensor& t) {
 void GraphExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("input", i, inputs_.size());
   CheckZeroCopy("input", i, model_->inputs()[i], t);
-  Rebind(StorageOf(model_->input_entry(i)), static_cast<uint8_t*>(t.data) + t.byte_offset);
+  Rebind(model_->input_entry(i), static_cast<uint8_t*>(t.data) + t.byte_offset);
   inputs_[i].kind = Slot::kCaller;
   inputs_[i].keep = std::move(keep);
 }
@@ -172,7 +175,7 @@ void GraphExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) 
 void GraphExecutor::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("output", i, outputs_.size());
   CheckZeroCopy("output", i, model_->outputs()[i], t);
-  Rebind(StorageOf(model_->output_entry(i)), static_cast<uint8_t*>(t.data) + t.byte_offset);
+  Rebind(model_->output_entry(i), static_cast<uint8_t*>(t.data) + t.byte_offset);
   outputs_[i].kind = Slot::kCaller;
   outputs_[i].keep = std::move(keep);
 }

@@ -62,7 +62,7 @@ class GraphExecutor final : public ExecutorInterface {
   };
   uint32_t StorageOf(uint32_t eid) const { return model_->graph().storage_id[eid]; }
   DLTensor EntryTensor(uint32_t eid) const;
-  void Rebind(uint32_t sid, void* data);
+  void Rebind(uint32_t eid, void* data);  // eid's tensor (its alias group) now at `data`
   void BindOwnInput(size_t i);
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void RunChecked();
@@ -71,7 +71,7 @@ class GraphExecutor final : public ExecutorInterface {
   std::shared_ptr<const GraphModel> model_;
   NDArray block_;            // the plan's block on the heap; undefined in an arena
   uint8_t* block_data_ = nullptr;
-  std::vector<void*> storage_data_;  // by storage id: where its entries point now
+  std::vector<void*> entry_data_;  // by entry: where its data is now
   std::vector<DLTensor> arg_tensors_;
   std::vector<TVMValue> arg_values_;
   std::vector<int> arg_codes_;

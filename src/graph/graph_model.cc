@@ -71,7 +71,8 @@ TensorInfo GraphModel::EntryInfo(uint32_t eid, std::string name) const {
 void GraphModel::ResolveOps() {
   written_.assign(graph_.NumEntries() ? *std::max_element(graph_.storage_id.begin(), graph_.storage_id.end()) + 1 : 0,
                   false);
-  storage_args_.resize(written_.size());
+  alias_root_.resize(graph_.NumEntries());
+  for (uint32_t e = 0; e < alias_root_.size(); ++e) alias_root_[e] = e;
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
     const GraphNode& node = graph_.nodes[nid];
     if (!node.is_op) continue;
@@ -81,7 +82,6 @@ void GraphModel::ResolveOps() {
     auto add_arg = [&](uint32_t eid) {
       GraphArg a{eid, graph_.storage_id[eid], {}};
       if (node.flatten_data) a.flat_shape = {NumElements(graph_.shape[eid])};
-      storage_args_[a.storage].push_back(static_cast<uint32_t>(args_.size()));
       args_.push_back(std::move(a));
     };
     for (const GraphEntryRef& e : node.inputs) add_arg(graph_.EntryId(e));
@@ -103,11 +103,22 @@ void GraphModel::ResolveOps() {
       AOTRT_REQUIRE(op.packed, kNotFound, where, " calls function '", node.func_name,
                     "', which the library does not define: the graph JSON belongs to another library");
     }
+    if (op.kind == GraphOp::kNop && !node.inputs.empty()) {
+      uint32_t in = graph_.EntryId(node.inputs[0]);
+      for (uint32_t k = 0; k < node.num_outputs; ++k) {
+        uint32_t out = graph_.EntryId(nid, k);
+        if (graph_.storage_id[out] == graph_.storage_id[in]) alias_root_[out] = alias_root_[in];
+      }
+    }
     if (op.kind != GraphOp::kNop) {
       for (uint32_t k = 0; k < node.num_outputs; ++k) written_[graph_.storage_id[graph_.EntryId(nid, k)]] = true;
     }
     ops_.push_back(std::move(op));
   }
+  alias_entries_.resize(graph_.NumEntries());
+  alias_args_.resize(graph_.NumEntries());
+  for (uint32_t e = 0; e < alias_root_.size(); ++e) alias_entries_[alias_root_[e]].push_back(e);
+  for (uint32_t a = 0; a < args_.size(); ++a) alias_args_[alias_root_[args_[a].entry]].push_back(a);
 }
 
 std::vector<GraphModel::BoundParam> GraphModel::MatchParams(const std::vector<NamedArray>& params) const {

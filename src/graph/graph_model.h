@@ -63,8 +63,13 @@ class GraphModel {
   const GraphDef& graph() const { return graph_; }
   const std::vector<GraphOp>& ops() const { return ops_; }
   const std::vector<GraphArg>& args() const { return args_; }
-  // For each storage id, the indices into args() that pass it: what a rebinding rewrites.
-  const std::vector<std::vector<uint32_t>>& storage_args() const { return storage_args_; }
+  // Entries that are one tensor: an entry and what __nop nodes (reshapes) make of it share its
+  // data. alias_root(e) names e's group; alias_entries/alias_args list the group's entries and the
+  // indices into args() that pass them: what rebinding the tensor (zero-copy, a param) rewrites.
+  // A storage id is not a group: the plan may reuse an output's storage for an intermediate.
+  uint32_t alias_root(uint32_t eid) const { return alias_root_[eid]; }
+  const std::vector<uint32_t>& alias_entries(uint32_t root) const { return alias_entries_[root]; }
+  const std::vector<uint32_t>& alias_args(uint32_t root) const { return alias_args_[root]; }
   const GraphMemoryPlan& plan() const { return plan_; }
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
@@ -98,7 +103,8 @@ class GraphModel {
   std::vector<NamedArray> params_;
   std::vector<GraphOp> ops_;
   std::vector<GraphArg> args_;
-  std::vector<std::vector<uint32_t>> storage_args_;
+  std::vector<uint32_t> alias_root_;
+  std::vector<std::vector<uint32_t>> alias_entries_, alias_args_;
   std::vector<bool> written_;
   GraphMemoryPlan plan_;
   std::vector<TensorInfo> inputs_, outputs_;
