@@ -1,5 +1,7 @@
 #include "aot/executor.h"
 
+#include "executor/executor_functions.h"
+
 #include <cstring>
 
 #include "backend/thread_pool.h"
@@ -230,25 +232,17 @@ void AotExecutor::SetInput(size_t i, const DLTensor& t) {
   ConvertTensor(t, &own, StrCat("input ", i, " ('", spec.name, "')"));
 }
 
-namespace {
-void CheckZeroCopy(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t) {
-  auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
-  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): zero-copy tensor data at 0x",
-                Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
-}
-}  // namespace
-
 void AotExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("input", i, inputs_.size());
   CheckTensorAgainstSpec("input", i, program_->md.inputs[i], t);
-  CheckZeroCopy("input", i, program_->md.inputs[i], t);
+  CheckZeroCopyAlignment("input", i, program_->md.inputs[i].name, t);
   Bind(i, &inputs_[i], static_cast<uint8_t*>(t.data) + t.byte_offset, keep, Slot::kCaller);
 }
 
 void AotExecutor::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("output", i, outputs_.size());
   CheckTensorAgainstSpec("output", i, program_->md.outputs[i], t);
-  CheckZeroCopy("output", i, program_->md.outputs[i], t);
+  CheckZeroCopyAlignment("output", i, program_->md.outputs[i].name, t);
   Bind(inputs_.size() + i, &outputs_[i], static_cast<uint8_t*>(t.data) + t.byte_offset, keep, Slot::kCaller);
 }
 

@@ -40,6 +40,12 @@ NDArray KeepAlive(TVMArgValue a) {
 
 }  // namespace
 
+void CheckZeroCopyAlignment(const char* kind, size_t i, const std::string& name, const DLTensor& t) {
+  auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", name, "'): zero-copy tensor data at 0x",
+                Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
+}
+
 void SetNDArrayResult(TVMRetValue* rv, const NDArray& a) { rv->SetObject(a.object(), kTVMNDArrayHandle); }
 
 void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs) {

@@ -17,6 +17,8 @@ PackedFunc ExecutorFunction(ExecutorInterface* ex, const std::string& name, cons
 // The index an argument names: an input name (InputIndex's rules) or a non-negative index.
 size_t InputIndexArg(ExecutorInterface* ex, TVMArgValue a);
 void SetNDArrayResult(TVMRetValue* rv, const NDArray& a);
+// Zero-copy memory must be 64-byte aligned: kInvalidArgument naming `kind` `i` ('name') otherwise.
+void CheckZeroCopyAlignment(const char* kind, size_t i, const std::string& name, const DLTensor& t);
 // GraphExecutor's get_input_info convention: {"shape": Map<String, ShapeTuple>, "dtype": Map<String, String>}.
 void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs);
 

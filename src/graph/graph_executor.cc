@@ -4,6 +4,7 @@
 
 #include "aot/loaded_model.h"
 #include "backend/thread_pool.h"
+#include "executor/executor_functions.h"
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
@@ -15,9 +16,7 @@ namespace {
 
 void CheckZeroCopy(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t) {
   CheckTensorAgainstSpec(kind, i, spec, t);
-  auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
-  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", spec.name,
-                "'): zero-copy tensor data at 0x", Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
+  CheckZeroCopyAlignment(kind, i, spec.name, t);
 }
 
 // The block of `bytes` the plan lays out: the caller's arena, checked, or null for the heap.
