@@ -193,8 +193,9 @@ void HostHandler(int) {
 }  // namespace
 
 // By default a guard's fault is not aotrt's to report: no process-wide handler is installed.
+// (Declared first: in "fast" style the child is a fork, and the next test asks for the handler.)
 TEST(ReserveDeathTest, NoHandlerIsInstalledUnlessAsked) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, AOTRT_TEST_DEATH_TEST_STYLE);  // tests/CMakeLists.txt
   EXPECT_EXIT(
       {
         PoolBuffer p("global_workspace", 4096, "pool P");
