@@ -19,7 +19,8 @@ namespace aotrt {
 namespace {
 
 constexpr int kMaxTasks = kMaxParallelTasks;
-constexpr int kSpinIterations = 20000;
+constexpr int kPauseSpins = 2000;  // tens of microseconds: the tasks of a launch end close together
+constexpr int kYields = 20000;     // milliseconds on an idle machine: the gap between two operators
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -27,6 +28,22 @@ inline void CpuRelax() {
 #elif defined(__aarch64__)
   asm volatile("yield");
 #endif
+}
+
+// Waits on this core until done(): spins briefly, then gives the core away at each try (on a
+// loaded machine the thread waited for may need this very core: spinning would keep it from
+// running). False when still not done after kYields tries: the caller may then sleep.
+template <typename Done>
+bool SpinThenYield(Done done) {
+  for (int i = 0; i < kPauseSpins; ++i) {
+    if (done()) return true;
+    CpuRelax();
+  }
+  for (int i = 0; i < kYields; ++i) {
+    if (done()) return true;
+    std::this_thread::yield();
+  }
+  return done();
 }
 
 thread_local bool t_in_task = false;
@@ -49,12 +66,7 @@ struct Barrier {
       generation.fetch_add(1, std::memory_order_release);
       return;
     }
-    for (int spins = 0; generation.load(std::memory_order_acquire) == gen; ++spins) {
-      if (spins < kSpinIterations) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();
-      }
+    while (!SpinThenYield([&] { return generation.load(std::memory_order_acquire) != gen; })) {
     }
   }
 };
@@ -218,12 +230,8 @@ class Pool {
 
   void WorkerLoop(Worker* w) {
     while (true) {
-      Launch* launch = w->launch.load(std::memory_order_acquire);
-      for (int spins = 0; !launch && spins < kSpinIterations; ++spins) {
-        CpuRelax();
-        launch = w->launch.load(std::memory_order_acquire);
-      }
-      if (!launch) {
+      Launch* launch = nullptr;
+      if (!SpinThenYield([&] { return (launch = w->launch.load(std::memory_order_acquire)) != nullptr; })) {
         std::unique_lock<std::mutex> lock(w->mu);
         w->cv.wait(lock, [&] { return w->shutdown || (launch = w->launch.load(std::memory_order_acquire)); });
         if (!launch) return;
@@ -244,10 +252,7 @@ class Pool {
   }
 
   void Wait(const Launch& launch) {
-    for (int spins = 0; spins < kSpinIterations; ++spins) {
-      if (launch.pending.load(std::memory_order_acquire) == 0) return;
-      CpuRelax();
-    }
+    if (SpinThenYield([&] { return launch.pending.load(std::memory_order_acquire) == 0; })) return;
     std::unique_lock<std::mutex> lock(done_mu_);
     done_cv_.wait(lock, [&] { return launch.pending.load(std::memory_order_acquire) == 0; });
   }
