@@ -71,3 +71,8 @@ def test_load_params_of_another_model_is_an_error_naming_the_param():
     other = save({"conv_w": aotrt.nd.array(np.zeros(3, np.float32))})
     with pytest.raises(aotrt.TVMError, match="conv_w"):
         m.load_params(other)
+    shapes, _ = m.get_input_info()
+    assert "p0" in shapes  # a failed load_params names nothing
+    m.load_params(open(os.path.join(d, "mod.params"), "rb").read())
+    shapes, _ = m.get_input_info()
+    assert list(shapes.keys()) == ["data"]  # as TVM's: what load_params named is left out

@@ -105,6 +105,10 @@ void GraphExecutor::BindParams(const std::vector<GraphModel::BoundParam>& params
   }
 }
 
+void GraphExecutor::NoteLoadedParams(const std::vector<GraphModel::BoundParam>& params) {
+  for (const GraphModel::BoundParam& p : params) inputs_[p.input].loaded_param = true;
+}
+
 DLTensor GraphExecutor::EntryTensor(uint32_t eid) const {
   const GraphDef& g = model_->graph();
   return CpuTensor(entry_data_[eid], g.shape[eid], g.dtype[eid]);

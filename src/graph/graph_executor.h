@@ -52,6 +52,10 @@ class GraphExecutor final : public ExecutorInterface {
   NDArray InputArray(size_t i) const;
   // load_params / share_params: bind each param to its input in place of the input's contents.
   void BindParams(const std::vector<GraphModel::BoundParam>& params);
+  // Inputs named by a load_params call so far: TVM's get_input_info leaves them out (the
+  // factory's own params, set at create, stay in).
+  void NoteLoadedParams(const std::vector<GraphModel::BoundParam>& params);
+  bool LoadedParam(size_t i) const { return inputs_[i].loaded_param; }
 
  private:
   struct Slot {
@@ -59,6 +63,7 @@ class GraphExecutor final : public ExecutorInterface {
     Kind kind = kOwn;
     NDArray keep;      // the param or the caller's array while bound (may be undefined for kCaller)
     NDArray own_heap;  // own storage of an input whose storage is a shared param's, made on first write
+    bool loaded_param = false;  // named by load_params
   };
   uint32_t StorageOf(uint32_t eid) const { return model_->graph().storage_id[eid]; }
   DLTensor EntryTensor(uint32_t eid) const;

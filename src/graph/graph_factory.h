@@ -36,14 +36,12 @@ class GraphExecutorModuleNode : public ExecutorModuleNode {
 
 class GraphExecutorFactoryNode : public ExecutorFactoryNode {
  public:
-  // `executor_floor`: options every executor of this factory gets at least (the load's
-  // LoadOptions::executor). The model is built when the library is linked (OnImportsLinked).
+  // The model is built when the library is linked (OnImportsLinked).
   GraphExecutorFactoryNode(std::string graph_json, std::vector<NamedArray> params, std::string module_name,
                            const ExecutorOptions& executor_floor)
-      : graph_json_(std::move(graph_json)), params_(std::move(params)), module_name_(std::move(module_name)),
-        executor_floor_(executor_floor) {}
+      : ExecutorFactoryNode(std::move(module_name), executor_floor), graph_json_(std::move(graph_json)),
+        params_(std::move(params)) {}
   const char* type_key() const override { return "GraphExecutorFactory"; }
-  int GetPropertyMask() const override { return kModuleBinarySerializable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
   std::string MissingFunctionHint(const std::string& name) const override;
   // Payload: graph JSON, u64 count, names, arrays, module name (TVM's GraphExecutorFactory).
@@ -52,7 +50,6 @@ class GraphExecutorFactoryNode : public ExecutorFactoryNode {
   // ParseGraphJson and GraphModel throw; kNotFound without an import.
   void OnImportsLinked() override;
 
-  const std::string& module_name() const override { return module_name_; }
   void RequireModel() const override { model(); }
   const ModelInfo& info() const override { return model()->info(); }
   ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override;
@@ -62,8 +59,6 @@ class GraphExecutorFactoryNode : public ExecutorFactoryNode {
  private:
   std::string graph_json_;
   std::vector<NamedArray> params_;
-  std::string module_name_;
-  ExecutorOptions executor_floor_;
   std::string what_;  // names the library in messages
   std::shared_ptr<const GraphModel> model_;
 };

@@ -98,11 +98,17 @@ std::string ProfileJson(GraphExecutor* ex) {
 
 const std::pair<const char*, Method> kMethods[] = {
     {"get_input_info", [](GraphExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       SetTensorInfoResult(rv, ex->Info().inputs);
+       std::vector<TensorInfo> inputs;
+       for (size_t i = 0; i < ex->Info().inputs.size(); ++i) {
+         if (!ex->LoadedParam(i)) inputs.push_back(ex->Info().inputs[i]);
+       }
+       SetTensorInfoResult(rv, inputs);
      }},
     {"load_params", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("load_params", args, 1);
-       ex->BindParams(ex->model().MatchParams(ParamsArg(args[0])));
+       std::vector<GraphModel::BoundParam> params = ex->model().MatchParams(ParamsArg(args[0]));
+       ex->BindParams(params);
+       ex->NoteLoadedParams(params);
      }},
     {"share_params", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("share_params", args, 2);

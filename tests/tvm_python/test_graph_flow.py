@@ -57,6 +57,8 @@ def test_graph_module_runs_bit_exact(d):
     for k, v in inputs.items():
         assert tuple(shapes[k]) == v.shape and dtypes[k] == str(v.dtype)
         assert m.get_input(m.get_input_index(k)).numpy().tobytes() == v.tobytes()
+    for p in meta["params"]:  # as TVM's: what load_params named is left out, a factory's params stay
+        assert (p in shapes) == (meta["artifact"] == "factory"), p
 
 
 @pytest.mark.parametrize("d", graph_cases(), ids=os.path.basename)

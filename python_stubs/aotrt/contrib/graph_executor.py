@@ -44,6 +44,12 @@ class GraphModule(AotModule):
         """Use ``other``'s arrays (an executor of the same graph) for the params named in ``params_bytes``."""
         self._share_params(other.module, bytearray(params_bytes))
 
+    def get_input_info(self):
+        """({name: shape tuple}, {name: dtype string}) of the inputs, as TVM's: without the params that
+        ``load_params`` named."""
+        info = self.module["get_input_info"]()
+        return {n: tuple(s) for n, s in info["shape"].items()}, dict(info["dtype"])
+
     def debug_get_output(self, node, out):
         raise RuntimeError("Please compile runtime with USE_PROFILER = ON")   # as TVM's GraphModule
 

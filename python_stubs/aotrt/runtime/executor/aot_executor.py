@@ -122,13 +122,13 @@ class AotModule:
 
     def _tensor_info(self, fname, count, name_of, tensor_of):
         f = self._optional(fname)
-        if f is not None:   # {"shape": {name: shape}, "dtype": {name: dtype}}, as TVM's GraphModule
-            info = f()
-            names = [name_of(i) for i in range(count)]
+        names = [name_of(i) for i in range(count)]
+        info = f() if f is not None else None   # {"shape": {name: shape}, "dtype": {name: dtype}}
+        if info is not None and all(n in info["shape"] for n in names):   # (a graph's lacks load_params')
             return {"names": names, "shapes": [list(info["shape"][n]) for n in names],
                     "dtypes": [info["dtype"][n] for n in names]}
         tensors = [tensor_of(i) for i in range(count)]   # runtimes without the info functions
-        return {"names": [name_of(i) for i in range(count)], "shapes": [list(t.shape) for t in tensors],
+        return {"names": names, "shapes": [list(t.shape) for t in tensors],
                 "dtypes": [t.dtype for t in tensors]}
 
     def get_num_inputs(self):
