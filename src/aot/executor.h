@@ -43,24 +43,14 @@ class AotExecutor final : public ExecutorInterface {
   const ModelMetadata& metadata() const { return model_->metadata(); }
   const LoadedModel& model() const { return *model_; }
   const ModelInfo& Info() const override { return model_->info(); }
-  // Index of an input by name (sanitized before lookup). Throws kNotFound ("Invalid input name").
-  size_t InputIndex(const std::string& name) const override;
-  // Index of an output by name (output0, output1, ...). Throws kNotFound.
+  size_t InputIndex(const std::string& name) const override;  // name sanitized before lookup
   size_t OutputIndex(const std::string& name) const override;
-  // Copy `t` into input i after checking shape, device and contiguity (kOutOfRange,
-  // kShapeMismatch, kInvalidArgument); another dtype is converted by ConvertTensor's rule
-  // (aotrt/ndarray.h; kTypeMismatch). Rebinds the input to executor storage.
   void SetInput(size_t i, const DLTensor& t) override;
-  // Use the caller's memory for input/output i from now on (no copy). `keep` (may be undefined)
-  // is held while bound; a raw DLTensor must outlive its binding. Checks also 64-byte alignment.
   void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) override;
   void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) override;
-  // The tensor input/output i currently uses (aliases executor or caller storage).
   NDArray GetInput(size_t i) override;
   NDArray GetOutput(size_t i) const override;
-  // Copy output i into `out` (same shape and dtype required).
   void CopyOutputTo(size_t i, DLTensor* out) const override;
-  // Run the model once. Throws kModelError with the model's message; the executor stays usable.
   // With check_bounds, also kModelError when the model wrote past a workspace pool or block
   // (the reserve absorbed it; it is restored, so the next run is checked afresh).
   void Run() override;

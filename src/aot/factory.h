@@ -15,13 +15,10 @@ namespace aotrt {
 
 class AotExecutorFactoryNode : public ExecutorFactoryNode {
  public:
-  // `executor_floor`: options every executor of this factory gets at least (the load's
-  // LoadOptions::executor, with the environment's additions).
   AotExecutorFactoryNode(std::string module_name, std::shared_ptr<const ParamList> params,
                          const ExecutorOptions& executor_floor)
-      : module_name_(std::move(module_name)), params_(std::move(params)), executor_floor_(executor_floor) {}
+      : ExecutorFactoryNode(std::move(module_name), executor_floor), params_(std::move(params)) {}
   const char* type_key() const override { return "AotExecutorFactory"; }
-  int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
   std::string MissingFunctionHint(const std::string& name) const override;
   // Payload of ABI.md 6.3: u64 count, names, arrays, module name.
@@ -31,7 +28,6 @@ class AotExecutorFactoryNode : public ExecutorFactoryNode {
   // module) and what LoadedModel throws for the params.
   void OnImportsLinked() override;
 
-  const std::string& module_name() const override { return module_name_; }
   void RequireModel() const override { model(); }
   const ModelInfo& info() const override { return model()->info(); }
   // The model; kNotFound when the factory is not linked to a metadata module.
@@ -44,9 +40,7 @@ class AotExecutorFactoryNode : public ExecutorFactoryNode {
   size_t ArenaBytes(const ExecutorOptions& options) const override;
 
  private:
-  std::string module_name_;
   std::shared_ptr<const ParamList> params_;
-  ExecutorOptions executor_floor_;
   std::shared_ptr<const LoadedModel> model_;
 };
 

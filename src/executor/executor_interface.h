@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aotrt/model_info.h"
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
+#include "aotrt/options.h"
 
 namespace aotrt {
 
@@ -30,15 +32,24 @@ class ExecutorInterface {
  public:
   virtual ~ExecutorInterface() = default;
   virtual const ModelInfo& Info() const = 0;
+  // Index of an input / output by name. Throws kNotFound ("Invalid input name", with the valid names).
   virtual size_t InputIndex(const std::string& name) const = 0;
   virtual size_t OutputIndex(const std::string& name) const = 0;
+  // Copy `t` into input i after checking shape, device and contiguity (kOutOfRange,
+  // kShapeMismatch, kInvalidArgument); another dtype is converted by ConvertTensor's rule
+  // (aotrt/ndarray.h; kTypeMismatch). Rebinds the input to executor storage.
   virtual void SetInput(size_t i, const DLTensor& t) = 0;
-  // `keep` (may be undefined) is held while bound; a raw DLTensor's memory must outlive its binding.
+  // Use the caller's memory for input/output i from now on (no copy; checked as SetInput, and for
+  // 64-byte alignment). `keep` (may be undefined) is held while bound; a raw DLTensor's memory
+  // must outlive its binding.
   virtual void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) = 0;
   virtual void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) = 0;
+  // The tensor input/output i currently uses (aliases executor or caller storage).
   virtual NDArray GetInput(size_t i) = 0;
   virtual NDArray GetOutput(size_t i) const = 0;
+  // Copy output i into `out` (same shape and dtype required).
   virtual void CopyOutputTo(size_t i, DLTensor* out) const = 0;
+  // Run the model once. Throws kModelError with the model's message; the executor stays usable.
   virtual void Run() = 0;
   virtual bool check_bounds() const = 0;
 
@@ -64,7 +75,12 @@ class ExecutorModuleNode : public ModuleNode {
 // GraphExecutorFactory): what aotrt::Model wraps.
 class ExecutorFactoryNode : public ModuleNode {
  public:
-  virtual const std::string& module_name() const = 0;
+  // `executor_floor`: options every executor of this factory gets at least (the load's
+  // LoadOptions::executor, with the environment's additions).
+  ExecutorFactoryNode(std::string module_name, const ExecutorOptions& executor_floor)
+      : module_name_(std::move(module_name)), executor_floor_(executor_floor) {}
+  int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
+  const std::string& module_name() const { return module_name_; }
   // Throws kNotFound when the factory is not linked to its model (no metadata module, no library).
   virtual void RequireModel() const = 0;
   virtual const ModelInfo& info() const = 0;
@@ -72,6 +88,10 @@ class ExecutorFactoryNode : public ModuleNode {
   virtual ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) = 0;
   // The bytes of ExecutorOptions::arena an executor with `options` needs.
   virtual size_t ArenaBytes(const ExecutorOptions& options) const = 0;
+
+ protected:
+  const std::string module_name_;
+  const ExecutorOptions executor_floor_;
 };
 
 }  // namespace aotrt
