@@ -97,6 +97,19 @@ std::string ProfileJson(GraphExecutor* ex) {
 }
 
 const std::pair<const char*, Method> kMethods[] = {
+    // As TVM's GraphExecutor: a name the graph does not take is -1 / None here, not an error (TVM's
+    // Python set_input(**params) asks get_input for each param and skips those the graph lacks).
+    {"get_input_index", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgs("get_input_index", args, 1);
+       AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Input key is not a string (got ",
+                     TypeCodeName(args[0].type_code()), ")");
+       const size_t* i = ex->model().FindInput(args[0].AsString());
+       rv->SetInt(i != nullptr ? static_cast<int64_t>(*i) : -1);
+     }},
+    {"get_input", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+       if (args.size() > 0 && args[0].IsString() && ex->model().FindInput(args[0].AsString()) == nullptr) return;
+       ExecutorFunction(ex, "get_input", ObjectPtr<ModuleNode>()).CallPacked(args, rv);
+     }},
     {"get_input_info", [](GraphExecutor* ex, TVMArgs, TVMRetValue* rv) {
        std::vector<TensorInfo> inputs;
        for (size_t i = 0; i < ex->Info().inputs.size(); ++i) {

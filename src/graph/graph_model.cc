@@ -154,11 +154,14 @@ void GraphModel::PlanMemory() {
   }
 }
 
+const size_t* GraphModel::FindInput(const std::string& name) const {
+  const size_t* index = input_index_.Find(name);
+  return index != nullptr ? index : input_index_.Find(SanitizeName(name));
+}
+
 size_t GraphModel::InputIndex(const std::string& name) const {
   AOTRT_REQUIRE(!name.empty(), kInvalidArgument, "Invalid input name. Name is empty");
-  const size_t* index = input_index_.Find(name);
-  if (index == nullptr) index = input_index_.Find(SanitizeName(name));
-  if (index != nullptr) return *index;
+  if (const size_t* index = FindInput(name)) return *index;
   std::string valid;
   for (const TensorInfo& t : inputs_) valid += (valid.empty() ? "'" : ", '") + t.name + "'";
   AOTRT_THROW(kNotFound, "Invalid input name. '", name, "' is not an input of graph '", name_, "' (", what_,

@@ -83,6 +83,7 @@ class GraphModel {
 
   // Index of an input by name (exact, then TVM-sanitized); throws kNotFound naming the valid names.
   size_t InputIndex(const std::string& name) const;
+  const size_t* FindInput(const std::string& name) const;  // InputIndex, or null for another name
   // Index of an output by its node's name, or "name:i"; throws kNotFound.
   size_t OutputIndex(const std::string& name) const;
   // Check `params` against the inputs as the constructor does, for load_params: each bound to its

@@ -108,6 +108,21 @@ TEST(GraphFixtures, ZeroCopyInputAndOutput) {
   EXPECT_AOTRT_ERROR(ex.SetInputZeroCopy(0, t), ErrorCode::kInvalidArgument, {"input 0 ('data')", "aligned"});
 }
 
+// TVM's graph executor answers a name the graph does not take with -1 / None (its Python
+// set_input(**params) relies on it); set_input of such a name stays an error naming the inputs.
+TEST(GraphFixtures, UnknownInputNameIsMinusOneAndNoneAsInTvm) {
+  GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
+  Executor ex = Model::Load(c.library).CreateExecutor();
+  Module m = ex.module();
+  EXPECT_EQ(m.GetFunction("get_input_index").Call<int64_t>("no_such_input"), -1);
+  EXPECT_EQ(m.GetFunction("get_input_index").Call<int64_t>("data"), 0);
+  EXPECT_EQ(m.GetFunction("get_input")("no_such_input").type_code(), kTVMNullptr);
+  EXPECT_TRUE(m.GetFunction("get_input")("data").As<NDArray>().defined());
+  NDArray x = NDArray::Empty({3}, DLDataType{kDLFloat, 32, 1});
+  EXPECT_AOTRT_ERROR(m.GetFunction("set_input")("no_such_input", x), ErrorCode::kNotFound,
+                     {"Invalid input name", "no_such_input", "'data'"});
+}
+
 TEST(GraphFixtures, ExecutorInTheCallersArena) {
   GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
   Model m = Model::Load(c.library);

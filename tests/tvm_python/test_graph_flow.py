@@ -45,7 +45,9 @@ def test_graph_module_runs_bit_exact(d):
     m, _ = graph_module(d, meta)
     assert m.get_num_outputs() == len(expected)
     assert m.get_num_inputs() == len(inputs) + len(meta["params"])  # params count, as in TVM
-    m.set_input(**{k: tvm.nd.array(v) for k, v in inputs.items()})
+    # A name the graph does not take is skipped by TVM's set_input(**params) (get_input gives None).
+    m.set_input(**{k: tvm.nd.array(v) for k, v in inputs.items()}, not_an_input=tvm.nd.array(np.zeros(3, "f")))
+    assert m.get_input_index("not_an_input") == -1
     m.run()
     for i, want in enumerate(expected):
         got = m.get_output(i).numpy()
