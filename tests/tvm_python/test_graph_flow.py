@@ -78,3 +78,27 @@ def test_debug_executor_runs_and_times_every_node(d, tmp_path):
     times = m.run_individual(number=1, repeat=1, min_repeat_ms=0)
     assert len(times) == meta["nodes"]
     assert all(len(r) == 1 and r[0] >= 0 for r in times)
+
+
+def test_classic_triple_the_old_ways():
+    """Programs of the relay.build era: params given with set_input(**load_param_dict(...)), and the
+    debug executor created over mod.so + mod.json (debug_executor.create)."""
+    d = os.path.join(GRAPH_FIXTURES, "g_classic_llvm")
+    if not os.path.isdir(d):
+        pytest.skip("no classic graph export")
+    meta, inputs, expected = load_case(d)
+    lib = tvm.runtime.load_module(os.path.join(d, "mod.so"))
+    graph = open(os.path.join(d, "mod.json")).read()
+    params = tvm.runtime.load_param_dict(bytearray(open(os.path.join(d, "mod.params"), "rb").read()))
+    assert sorted(params.keys()) == sorted(meta["params"])
+    m = graph_executor.create(graph, lib, tvm.cpu(0))
+    m.set_input(**params)
+    m.set_input("data", tvm.nd.array(inputs["data"]))
+    m.run()
+    assert m.get_output(0).numpy().tobytes() == expected[0].tobytes()
+    from tvm.contrib.debugger import debug_executor
+    dbg = debug_executor.create(graph, lib, tvm.cpu(0), dump_root=None)
+    dbg.set_input(**params)
+    dbg.set_input("data", tvm.nd.array(inputs["data"]))
+    dbg.run()
+    assert dbg.get_output(0).numpy().tobytes() == expected[0].tobytes()
