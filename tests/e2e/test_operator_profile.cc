@@ -3,6 +3,7 @@
 // assertions are on shares of samples, never on absolute time, at the default settings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -18,7 +19,11 @@ using namespace aotrt_test;
 
 namespace {
 
-constexpr double kTolerance = 0.05;  // 5 percentage points
+constexpr double kTolerance = 0.05;  // 5 percentage points: the profiler's own error
+
+// What sampling alone may move a share `p` of `n` samples by (99%: 2.58 standard errors). A loaded
+// machine leaves a few hundred samples where an idle one gives ~3,000: the bound widens with it.
+double SamplingError(double p, uint64_t n) { return n > 0 ? 2.58 * std::sqrt(p * (1 - p) / n) : 1.0; }
 
 // Sanitizers instrument the runtime (and the generated models) and delay signals (TSan delivers
 // them at its next interceptor): the shares of a sanitized build say where a sanitized run spends
@@ -81,6 +86,14 @@ void ExpectNamedAttribution(const std::string& name, const OperatorProfile& p) {
   if (!SanitizedTiming()) EXPECT_LT(p.outside.percent, 5.0) << name << "\n" << p.ToTable();
 }
 
+uint64_t MatmulSamples(const OperatorProfile& p) {
+  uint64_t n = 0;
+  for (const OperatorCost& c : p.operators) {
+    for (const char* m : kMatmuls) n += c.name == m ? c.samples : 0;
+  }
+  return n;
+}
+
 void PrintShares(const std::string& name, const OperatorProfile& p) {
   std::map<std::string, double> shares = MatmulShares(p);
   std::printf("[ profile  ] %s: %llu samples, dense shares %.3f %.3f %.3f (truth 0.143 0.286 0.571)\n",
@@ -98,7 +111,8 @@ void ExpectTrueShares(const std::string& name, const OperatorProfile& p) {
   if (SanitizedTiming()) GTEST_SKIP() << "shares of a sanitized build are not the code's costs";
   ASSERT_EQ(shares.size(), 3u) << name << ":\n" << p.ToTable();
   for (int i = 0; i < 3; ++i) {
-    EXPECT_NEAR(shares[kMatmuls[i]], kTruth[i], kTolerance) << name << ": " << kMatmuls[i] << "\n" << p.ToTable();
+    EXPECT_NEAR(shares[kMatmuls[i]], kTruth[i], kTolerance + SamplingError(kTruth[i], MatmulSamples(p)))
+        << name << ": " << kMatmuls[i] << "\n" << p.ToTable();
   }
 }
 
@@ -151,10 +165,13 @@ TEST(OperatorProfile, ParallelOperatorsCountToTheirLauncher) {
 
 TEST(OperatorProfile, TwoProfilesAgree) {
   if (SanitizedTiming()) GTEST_SKIP() << "shares of a sanitized build are not the code's costs";
-  std::map<std::string, double> a = MatmulShares(ProfileCase("profile_costs_c_nousmp"));
-  std::map<std::string, double> b = MatmulShares(ProfileCase("profile_costs_c_nousmp"));
+  OperatorProfile pa = ProfileCase("profile_costs_c_nousmp");
+  OperatorProfile pb = ProfileCase("profile_costs_c_nousmp");
+  std::map<std::string, double> a = MatmulShares(pa), b = MatmulShares(pb);
+  uint64_t n = std::min(MatmulSamples(pa), MatmulSamples(pb));
   for (const char* m : kMatmuls) {
-    EXPECT_NEAR(a[m], b[m], kTolerance) << m;
+    // Each share moves by its own sampling error: their difference by sqrt(2) of it.
+    EXPECT_NEAR(a[m], b[m], kTolerance + std::sqrt(2.0) * SamplingError(a[m], n)) << m;
     std::printf("[ profile  ] two profiles: %s %.3f vs %.3f\n", m, a[m], b[m]);
   }
 }
