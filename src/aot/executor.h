@@ -5,7 +5,7 @@
 // entry function is built once at creation; Run() is a single indirect call with no allocation,
 // lookup or lock. Its packed-function interface is AotExecutorModuleNode (aot/executor_module.h).
 // Its memory comes from the heap, or from one region the caller provides (`arena`, see
-// aot/executor_arena.h): then creation and Run() allocate nothing, its own inputs and outputs live
+// executor/executor_arena.h): then creation and Run() allocate nothing, its own inputs and outputs live
 // in the region (GetInput/GetOutput return views of it), and the run-time workspace of a model
 // without memory planning is served from the rest of the region (backend/arena_workspace.h).
 // Thread-safety: one executor is for one thread at a time; different executors (of the same or
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "aot/executor_arena.h"
+#include "executor/executor_arena.h"
 #include "aot/loaded_model.h"
 #include "aot/pool_buffer.h"
 #include "backend/arena_workspace.h"
@@ -55,11 +55,8 @@ class AotExecutor final : public ExecutorInterface {
   // (the reserve absorbed it; it is restored, so the next run is checked afresh).
   void Run() override;
   bool check_bounds() const override { return check_bounds_; }
-  // In a region: the bytes of it this executor holds for itself (all but the run-time workspace),
-  // and the run-time workspace's size and the most of it one run has taken so far.
-  bool in_arena() const { return arena_.defined(); }
-  size_t arena_used() const { return arena_.used() - arena_workspace_.capacity(); }
-  const ArenaWorkspace& arena_workspace() const { return arena_workspace_; }
+  size_t arena_used() const override { return arena_.used() - arena_workspace_.capacity(); }
+  const ArenaWorkspace* arena_workspace() const override { return &arena_workspace_; }
 
  private:
   struct Slot {

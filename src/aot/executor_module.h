@@ -19,7 +19,7 @@ class AotExecutorModuleNode : public ExecutorModuleNode {
         on_destroyed_(arena.defined() ? nullptr : options.on_destroyed),
         on_destroyed_data_(options.on_destroyed_data) {}
   // An executor on the heap touches no caller memory while it is destroyed: the callback can run
-  // first. (One in an arena calls it after, aot/executor_in_arena.cc.)
+  // first. (One in an arena calls it after, executor/executor_in_arena.cc.)
   ~AotExecutorModuleNode() override {
     if (on_destroyed_) on_destroyed_(on_destroyed_data_);
   }

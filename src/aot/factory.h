@@ -33,7 +33,7 @@ class AotExecutorFactoryNode : public ExecutorFactoryNode {
   // The model; kNotFound when the factory is not linked to a metadata module.
   const std::shared_ptr<const LoadedModel>& model() const;
   // A new executor on `device` with `options`, whose switches the executor floor can turn on; in
-  // options.arena when one is given (aot/executor_in_arena.h). Throws kInvalidArgument (device,
+  // options.arena when one is given (executor/executor_in_arena.h). Throws kInvalidArgument (device,
   // arena), kOutOfMemory.
   ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override;
   // The bytes of arena an executor with `options` needs (Model::ArenaBytes).

@@ -38,12 +38,9 @@ class LoadedModel {
   const std::vector<BoundParam>& bound_params() const { return bound_; }
   // Built at the first call (a load that nobody inspects copies no names into it); any thread.
   const ModelInfo& info() const;
-  // The run-time workspace an executor in an arena needs (aot/executor_in_arena.cc measures it
-  // once and records it here); -1 until measured, -2 when the measuring run failed. Any thread.
-  int64_t arena_workspace_bytes() const { return arena_workspace_bytes_.load(std::memory_order_acquire); }
-  void set_arena_workspace_bytes(int64_t bytes) const {
-    arena_workspace_bytes_.store(bytes, std::memory_order_release);
-  }
+  // The run-time workspace an executor in an arena needs (ArenaBuild::WorkspaceBytes,
+  // executor/executor_in_arena.h). Any thread.
+  std::atomic<int64_t>& arena_workspace_bytes() const { return arena_workspace_bytes_; }
 
  private:
   ObjectPtr<MetadataModuleNode> metadata_module_;  // keeps the library loaded

@@ -16,6 +16,8 @@
 
 namespace aotrt {
 
+class ArenaWorkspace;  // backend/arena_workspace.h
+
 // A contiguous CPU tensor over `data` with `shape`, which it borrows (it must outlive the tensor):
 // how executors pass their buffers to generated code.
 inline DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
@@ -52,6 +54,10 @@ class ExecutorInterface {
   // Run the model once. Throws kModelError with the model's message; the executor stays usable.
   virtual void Run() = 0;
   virtual bool check_bounds() const = 0;
+  // In the caller's arena (ExecutorOptions::arena, executor/executor_in_arena.h): the bytes of it
+  // this executor holds for itself, and the rest, its run-time workspace.
+  virtual size_t arena_used() const { return 0; }
+  virtual const ArenaWorkspace* arena_workspace() const { return nullptr; }
 
   // Operators that run as calls of their own (a graph's nodes), for the measured per-operator
   // profile and the debug executor. An executor whose model is one call (AOT) has none.

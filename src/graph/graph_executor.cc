@@ -19,24 +19,21 @@ void CheckZeroCopy(const char* kind, size_t i, const TensorInfo& spec, const DLT
   CheckZeroCopyAlignment(kind, i, spec.name, t);
 }
 
-// The block of `bytes` the plan lays out: the caller's arena, checked, or null for the heap.
-uint8_t* ArenaBlock(const ExecutorOptions& options, size_t bytes, const GraphModel& model) {
-  if (options.arena == nullptr && options.arena_bytes == 0) return nullptr;
-  auto addr = reinterpret_cast<uintptr_t>(options.arena);
-  AOTRT_REQUIRE(options.arena != nullptr && options.arena_bytes >= bytes, kInvalidArgument, "ExecutorOptions::arena of ",
-                GroupedNumber(options.arena_bytes), " bytes", options.arena ? "" : " (null)",
-                " is too small for an executor of graph '", model.name(), "': it needs ", GroupedNumber(bytes),
-                " bytes (Model::ArenaBytes)");
-  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "ExecutorOptions::arena at 0x", Hex{addr}, " is not ",
-                kAllocAlignment, "-byte aligned");
-  return static_cast<uint8_t*>(options.arena);
-}
-
 }  // namespace
 
 GraphExecutor::GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
-                             const ExecutorOptions& floor)
-    : model_(std::move(model)) {
+                             const ExecutorOptions& floor, ExecutorArena arena)
+    : arena_(arena),
+      memory_(arena_.defined() ? static_cast<std::pmr::memory_resource*>(&arena_) : std::pmr::new_delete_resource()),
+      model_(std::move(model)),
+      entry_data_(memory_),
+      arg_tensors_(memory_),
+      arg_values_(memory_),
+      arg_codes_(memory_),
+      inputs_(memory_),
+      outputs_(memory_),
+      input_arrays_(memory_),
+      output_arrays_(memory_) {
   // TVM's CPU device ignores the id; pinned host memory is host memory.
   AOTRT_REQUIRE(device.device_type == kDLCPU || device.device_type == kDLCUDAHost, kInvalidArgument,
                 "GraphExecutor of '", model_->name(), "' runs on the CPU (device type 1), got device type ",
@@ -45,39 +42,43 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice d
     AOTRT_THROW(kNotFound, "ExecutorOptions::workspace_pools: graph '", model_->name(), "' has no workspace pool '",
                 options.workspace_pools[0].name, "'; its pools: none (a graph's storage is one block)");
   }
-  const GraphMemoryPlan& plan = model_->plan();
-  block_data_ = ArenaBlock(options, plan.block_bytes, *model_);
-  check_bounds_ = options.check_bounds || floor.check_bounds;
+  check_bounds_ = !arena_.defined() && (options.check_bounds || floor.check_bounds);
   num_threads_ = options.num_threads != 0 ? options.num_threads : floor.num_threads;
   AOTRT_REQUIRE(num_threads_ >= 0 && num_threads_ <= kMaxParallelTasks, kInvalidArgument, "ExecutorOptions::num_threads is ",
                 num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
-  if (block_data_ == nullptr) {
+  const GraphMemoryPlan& plan = model_->plan();
+  if (arena_.defined()) {
+    block_data_ = static_cast<uint8_t*>(memory_->allocate(plan.block_bytes, kAllocAlignment));
+    if (!arena_.zeroed()) std::memset(block_data_, 0, plan.block_bytes);  // inputs read as zeros until set
+  } else {
     block_ = NDArray::Empty({static_cast<int64_t>(plan.block_bytes)}, DLDataType{kDLUInt, 8, 1});
     block_data_ = static_cast<uint8_t*>(block_.data());
     if (options.huge_pages || floor.huge_pages) AdviseHugePages(block_data_, plan.block_bytes);
-  } else {
-    std::memset(block_data_, 0, plan.block_bytes);  // inputs read as zeros until set, as on the heap
   }
   const std::vector<GraphArg>& args = model_->args();
   arg_tensors_.resize(args.size());
   arg_values_.resize(args.size());
   arg_codes_.assign(args.size(), kTVMDLTensorHandle);
   const GraphDef& g = model_->graph();
-  for (size_t a = 0; a < args.size(); ++a) {
-    const std::vector<int64_t>& shape = args[a].flat_shape.empty() ? g.shape[args[a].entry] : args[a].flat_shape;
-    arg_tensors_[a] = CpuTensor(nullptr, shape, g.dtype[args[a].entry]);
-    arg_values_[a].v_handle = &arg_tensors_[a];
-  }
   entry_data_.assign(g.NumEntries(), nullptr);
   for (uint32_t eid = 0; eid < entry_data_.size(); ++eid) {
     size_t offset = plan.storage_offset[StorageOf(eid)];
     if (offset != GraphMemoryPlan::kNotInBlock) entry_data_[eid] = block_data_ + offset;
   }
-  for (size_t a = 0; a < args.size(); ++a) arg_tensors_[a].data = entry_data_[args[a].entry];
+  for (size_t a = 0; a < args.size(); ++a) {
+    const std::vector<int64_t>& shape = args[a].flat_shape.empty() ? g.shape[args[a].entry] : args[a].flat_shape;
+    arg_tensors_[a] = CpuTensor(entry_data_[args[a].entry], shape, g.dtype[args[a].entry]);
+    arg_values_[a].v_handle = &arg_tensors_[a];
+  }
   inputs_.resize(model_->inputs().size());
   outputs_.resize(model_->outputs().size());
-  for (size_t i = 0; i < inputs_.size(); ++i) input_arrays_.push_back(EntryView(model_->input_entry(i)));
-  for (size_t i = 0; i < outputs_.size(); ++i) output_arrays_.push_back(EntryView(model_->output_entry(i)));
+  input_arrays_.resize(inputs_.size());
+  output_arrays_.resize(outputs_.size());
+  if (arena_.defined()) {
+    size_t rest = 0;
+    uint8_t* region = arena_.TakeRest(&rest);
+    arena_workspace_ = ArenaWorkspace(region, rest);
+  }
   BindParams(model_->bound_params());
 }
 
@@ -114,7 +115,9 @@ DLTensor GraphExecutor::EntryTensor(uint32_t eid) const {
   return CpuTensor(entry_data_[eid], g.shape[eid], g.dtype[eid]);
 }
 
-NDArray GraphExecutor::Current(const NDArray& array, uint32_t eid) const {
+NDArray GraphExecutor::Current(std::pmr::vector<NDArray>* arrays, size_t i, uint32_t eid) const {
+  NDArray& array = (*arrays)[i];
+  if (!array.defined()) array = EntryView(eid);
   array.handle()->data = entry_data_[eid];
   array.handle()->byte_offset = 0;
   return array;
@@ -188,19 +191,19 @@ NDArray GraphExecutor::GetInput(size_t i) {
   Slot& s = inputs_[i];
   if (s.kind == Slot::kParam) BindOwnInput(i);  // the array returned is writable: not the shared param
   if (s.keep.defined()) return s.keep;
-  return Current(input_arrays_[i], model_->input_entry(i));
+  return Current(&input_arrays_, i, model_->input_entry(i));
 }
 
 NDArray GraphExecutor::InputArray(size_t i) const {
   CheckIndex("input", i, inputs_.size());
   if (inputs_[i].keep.defined()) return inputs_[i].keep;
-  return Current(input_arrays_[i], model_->input_entry(i));
+  return Current(&input_arrays_, i, model_->input_entry(i));
 }
 
 NDArray GraphExecutor::GetOutput(size_t i) const {
   CheckIndex("output", i, outputs_.size());
   if (outputs_[i].keep.defined()) return outputs_[i].keep;
-  return Current(output_arrays_[i], model_->output_entry(i));
+  return Current(&output_arrays_, i, model_->output_entry(i));
 }
 
 void GraphExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
@@ -211,6 +214,13 @@ void GraphExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
 }
 
 void GraphExecutor::RunOp(size_t k) {
+  if (!arena_.defined()) return CallOp(k);
+  arena_workspace_.Reset();  // a failed call never frees its blocks
+  ArenaWorkspaceScope in_region(&arena_workspace_);
+  CallOp(k);
+}
+
+void GraphExecutor::CallOp(size_t k) {
   const GraphOp& op = model_->ops()[k];
   switch (op.kind) {
     case GraphOp::kNop:
@@ -254,14 +264,23 @@ ExecutorInterface::OpDescription GraphExecutor::DescribeOp(size_t k) const {
 
 void GraphExecutor::Run() {
   ScopedThreadLimit threads(num_threads_);
-  if (check_bounds_) return RunChecked();
+  if (check_bounds_) return RunChecked();  // never in a region
+  if (!arena_.defined()) return RunAll();
+  // The run-time workspace comes from the region; a failed run never frees its blocks, so every
+  // run starts with the whole of it.
+  arena_workspace_.Reset();
+  ArenaWorkspaceScope in_region(&arena_workspace_);
+  RunAll();
+}
+
+void GraphExecutor::RunAll() {
   const size_t n = model_->ops().size();
-  for (size_t k = 0; k < n; ++k) RunOp(k);
+  for (size_t k = 0; k < n; ++k) CallOp(k);
 }
 
 void GraphExecutor::RunChecked() {
   WorkspaceBoundsCheck blocks;
-  for (size_t k = 0; k < model_->ops().size(); ++k) RunOp(k);
+  RunAll();
   WorkspaceOverrun w = blocks.overrun();
   AOTRT_REQUIRE(!w.found(), kModelError, "graph '", model_->name(), "' wrote ", GroupedNumber(w.bytes_past),
                 " bytes past a TVMBackendAllocWorkspace block (", GroupedNumber(w.block_bytes), " bytes) in ",

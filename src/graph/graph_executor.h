@@ -1,5 +1,7 @@
 // GraphExecutor: runs a graph model (graph/graph_model.h) with its own storage: one block laid out
-// by the model's memory plan, from the heap or the caller's arena. Each operator's argument
+// by the model's memory plan, from the heap or the caller's arena (`arena`, executor/executor_arena.h:
+// then the block, the argument arrays and the run-time workspace are all the region's, and creation
+// and Run() allocate nothing; the region is sized by executor/executor_in_arena.h). Each operator's argument
 // tensors and its function are set up once at creation, so Run() is a loop of direct calls with
 // no allocation, lookup or lock. Params are the model's, shared by every executor and never
 // written: an input that holds one gets storage of its own when it is first overwritten
@@ -9,10 +11,13 @@
 #pragma once
 
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <vector>
 
 #include "aotrt/options.h"
+#include "backend/arena_workspace.h"
+#include "executor/executor_arena.h"
 #include "executor/executor_interface.h"
 #include "graph/graph_model.h"
 
@@ -20,10 +25,11 @@ namespace aotrt {
 
 class GraphExecutor final : public ExecutorInterface {
  public:
-  // Throws kInvalidArgument (a device other than the CPU; an arena too small or misaligned, naming
-  // the bytes needed; options.workspace_pools, which a graph has none of: kNotFound), kOutOfMemory.
+  // Throws kInvalidArgument (a device other than the CPU; options.workspace_pools, which a graph
+  // has none of: kNotFound), kOutOfMemory; in a region, ArenaExhausted. Neither check_bounds nor
+  // huge_pages applies in a region.
   GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
-                const ExecutorOptions& floor);
+                const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena());
   GraphExecutor(const GraphExecutor&) = delete;
   GraphExecutor& operator=(const GraphExecutor&) = delete;
 
@@ -41,6 +47,8 @@ class GraphExecutor final : public ExecutorInterface {
   // stays usable. With check_bounds, also kModelError for a write past a TVMBackendAllocWorkspace block.
   void Run() override;
   bool check_bounds() const override { return check_bounds_; }
+  size_t arena_used() const override { return arena_.used() - arena_workspace_.capacity(); }
+  const ArenaWorkspace* arena_workspace() const override { return &arena_workspace_; }
 
   // The debug executor's parts (graph/graph_debug.cc): operator `k` of model().ops() alone, and
   // the tensor of node entry `eid` as it is now (a view).
@@ -71,21 +79,27 @@ class GraphExecutor final : public ExecutorInterface {
   void BindOwnInput(size_t i);
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void RunChecked();
-  NDArray Current(const NDArray& array, uint32_t eid) const;
+  void RunAll();
+  void CallOp(size_t k);
+  NDArray Current(std::pmr::vector<NDArray>* arrays, size_t i, uint32_t eid) const;
 
+  ExecutorArena arena_;                // declared first: the containers below may draw on it
+  std::pmr::memory_resource* memory_;  // &arena_, or the heap
   std::shared_ptr<const GraphModel> model_;
   NDArray block_;            // the plan's block on the heap; undefined in an arena
   uint8_t* block_data_ = nullptr;
-  std::vector<void*> entry_data_;  // by entry: where its data is now
-  std::vector<DLTensor> arg_tensors_;
-  std::vector<TVMValue> arg_values_;
-  std::vector<int> arg_codes_;
-  std::vector<Slot> inputs_, outputs_;
-  // What GetInput/GetOutput hand out, made once: the same array every call, as TVM's data_entry_
-  // (a host may free its handle and keep reading an earlier one). Pointed at the storage when handed out.
-  std::vector<NDArray> input_arrays_, output_arrays_;
+  std::pmr::vector<void*> entry_data_;  // by entry: where its data is now
+  std::pmr::vector<DLTensor> arg_tensors_;
+  std::pmr::vector<TVMValue> arg_values_;
+  std::pmr::vector<int> arg_codes_;
+  std::pmr::vector<Slot> inputs_, outputs_;
+  // What GetInput/GetOutput hand out, made at the first: the same array every call, as TVM's
+  // data_entry_ (a host may free its handle and keep reading an earlier one). Pointed at the
+  // storage when handed out.
+  mutable std::pmr::vector<NDArray> input_arrays_, output_arrays_;
   bool check_bounds_ = false;
   int num_threads_ = 0;  // ExecutorOptions::num_threads, else the load's; 0: the pool's default
+  ArenaWorkspace arena_workspace_;  // in a region: the rest of it, for TVMBackendAllocWorkspace
 };
 
 }  // namespace aotrt

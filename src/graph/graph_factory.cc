@@ -2,7 +2,10 @@
 
 #include <dmlc/memory_io.h>
 
+#include <new>
+
 #include "aotrt/container.h"
+#include "executor/executor_in_arena.h"
 #include "base/byte_reader.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
@@ -126,8 +129,44 @@ const std::shared_ptr<const GraphModel>& GraphExecutorFactoryNode::model() const
   return model_;
 }
 
+namespace {
+
+// A GraphExecutor in an arena (executor/executor_in_arena.h).
+class GraphArenaBuild final : public ArenaBuild {
+ public:
+  GraphArenaBuild(const std::shared_ptr<const GraphModel>& model, DLDevice device, const ExecutorOptions& floor)
+      : model_(model), device_(device), floor_(floor) {}
+  std::string Model() const override { return StrCat("graph '", model_->name(), "'"); }
+  size_t NodeBytes() const override { return ArenaNodeBytes<GraphExecutorModuleNode>(); }
+  // The plan's block, and room for the argument arrays and the per-entry and per-tensor words.
+  size_t HeldGuess() const override {
+    size_t words = model_->args().size() + model_->graph().NumEntries() + model_->inputs().size() +
+                   model_->outputs().size();
+    return model_->plan().block_bytes + (size_t{64} << 10) + words * 128;
+  }
+  bool MayUseWorkspace() const override { return true; }  // measured once: a run on zeros
+  std::atomic<int64_t>& WorkspaceBytes() const override { return model_->arena_workspace_bytes(); }
+  ExecutorModuleNode* Place(void* at, ExecutorArena region, const ExecutorOptions& options) const override {
+    return ::new (at) InArena<GraphExecutorModuleNode>(model_, device_, options, floor_, false, region);
+  }
+
+ private:
+  const std::shared_ptr<const GraphModel>& model_;
+  DLDevice device_;
+  const ExecutorOptions& floor_;
+};
+
+}  // namespace
+
 ObjectPtr<ExecutorModuleNode> GraphExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
+  if (options.arena != nullptr || options.arena_bytes != 0) {
+    return CreateExecutorInArena(GraphArenaBuild(model(), device, executor_floor_), options);
+  }
   return MakeObject<GraphExecutorModuleNode>(model(), device, options, executor_floor_);
+}
+
+size_t GraphExecutorFactoryNode::ArenaBytes(const ExecutorOptions& options) const {
+  return ArenaBytesNeeded(GraphArenaBuild(model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
 }
 
 std::string GraphExecutorFactoryNode::MissingFunctionHint(const std::string&) const {

@@ -17,10 +17,12 @@ namespace aotrt {
 class GraphExecutorModuleNode : public ExecutorModuleNode {
  public:
   // `debug`: also the debug executor's functions (tvm.graph_executor_debug.create).
+  // In a region (`arena`), ExecutorOptions::on_destroyed is called once the node's memory is left
+  // (executor/executor_in_arena.h); on the heap, as the node is destroyed.
   GraphExecutorModuleNode(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
-                          const ExecutorOptions& floor, bool debug = false)
-      : executor_(std::move(model), device, options, floor), debug_(debug),
-        on_destroyed_(options.on_destroyed), on_destroyed_data_(options.on_destroyed_data) {}
+                          const ExecutorOptions& floor, bool debug = false, ExecutorArena arena = ExecutorArena())
+      : executor_(std::move(model), device, options, floor, arena), debug_(debug),
+        on_destroyed_(arena.defined() ? nullptr : options.on_destroyed), on_destroyed_data_(options.on_destroyed_data) {}
   ~GraphExecutorModuleNode() override;
   const char* type_key() const override { return debug_ ? "GraphExecutorDebug" : "GraphExecutor"; }
   int GetPropertyMask() const override { return kModuleRunnable; }
@@ -53,7 +55,7 @@ class GraphExecutorFactoryNode : public ExecutorFactoryNode {
   void RequireModel() const override { model(); }
   const ModelInfo& info() const override { return model()->info(); }
   ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override;
-  size_t ArenaBytes(const ExecutorOptions&) const override { return model()->plan().block_bytes; }
+  size_t ArenaBytes(const ExecutorOptions& options) const override;
   const std::shared_ptr<const GraphModel>& model() const;
 
  private:

@@ -5,6 +5,7 @@
 // loaded through it. Any thread may read it.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -71,6 +72,9 @@ class GraphModel {
   const std::vector<uint32_t>& alias_entries(uint32_t root) const { return alias_entries_[root]; }
   const std::vector<uint32_t>& alias_args(uint32_t root) const { return alias_args_[root]; }
   const GraphMemoryPlan& plan() const { return plan_; }
+  // The run-time workspace an executor in an arena needs (ArenaBuild::WorkspaceBytes,
+  // executor/executor_in_arena.h). Any thread.
+  std::atomic<int64_t>& arena_workspace_bytes() const { return arena_workspace_bytes_; }
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
   uint32_t input_entry(size_t i) const { return input_entries_[i]; }
@@ -114,6 +118,7 @@ class GraphModel {
   std::vector<BoundParam> bound_;
   mutable std::once_flag info_built_;
   mutable ModelInfo info_;
+  mutable std::atomic<int64_t> arena_workspace_bytes_{-1};  // a measurement cached, not state
 };
 
 }  // namespace aotrt

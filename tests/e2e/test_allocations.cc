@@ -147,6 +147,26 @@ TEST(Allocations, ArenaExecutorCreateAndRunAllocateNothing) {
   if (!MlfFixturesDir().empty()) EXPECT_EQ(archives, 2);
 }
 
+// Graph exports in caller memory: the storage block, the argument arrays and the run-time
+// workspace are all the arena's, parallel operators included.
+TEST(Allocations, GraphArenaExecutorCreateAndRunAllocateNothing) {
+  if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
+  std::string dir = AOTRT_TEST_GRAPH_FIXTURES_NPY_DIR;
+  if (dir.empty()) GTEST_SKIP() << "../shared/fixtures/graph not present";
+  int checked = 0;
+  for (const std::string& name : ListDir(dir)) {
+    std::ifstream in(dir + "/" + name + "/case.json");
+    if (!in) continue;
+    Case c = LoadCase(dir + "/" + name, nlohmann::json::parse(in).at("artifact").get<std::string>());
+    Model m = Model::Load(c.library);
+    int64_t create_calls = -1;
+    EXPECT_EQ(AllocationsOfCreateAndRunInArena(c, m, &create_calls), 0) << name << ": Run() in an arena allocated";
+    EXPECT_EQ(create_calls, 0) << name << ": CreateExecutor in an arena allocated";
+    ++checked;
+  }
+  EXPECT_GE(checked, 1);
+}
+
 // Load, create, run and free every model variant many times: nothing may stay behind.
 TEST(Allocations, LoadFreeCyclesDoNotLeak) {
   std::vector<Case> cases;

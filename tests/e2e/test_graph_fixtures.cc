@@ -123,23 +123,41 @@ TEST(GraphFixtures, UnknownInputNameIsMinusOneAndNoneAsInTvm) {
                      {"Invalid input name", "no_such_input", "'data'"});
 }
 
+// Everything the executor holds is cut from the caller's memory (Allocations.* counts the heap);
+// the caller hears when the memory is free again; a region one block short is refused naming the
+// size it needs.
 TEST(GraphFixtures, ExecutorInTheCallersArena) {
   GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
   Model m = Model::Load(c.library);
   size_t bytes = m.ArenaBytes();
   void* arena = std::aligned_alloc(64, bytes);
+  int destroyed = 0;
   ExecutorOptions o;
   o.arena = arena;
   o.arena_bytes = bytes;
+  o.on_destroyed = [](void* count) { ++*static_cast<int*>(count); };
+  o.on_destroyed_data = &destroyed;
   {
     Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, o);
     SetCaseInputs(c, ex);
     ex.Run();
     ExpectOutputsMatch(c, ex);
+    EXPECT_EQ(ex.GetOutput(0).data(), ex.GetOutput(0).data());
+    auto at = reinterpret_cast<uintptr_t>(ex.GetOutput(0).data()), base = reinterpret_cast<uintptr_t>(arena);
+    EXPECT_TRUE(at >= base && at < base + bytes) << "the output is not in the arena";
+    OperatorProfileOptions one;  // operator by operator, each with the region's workspace
+    one.runs = 1;
+    EXPECT_EQ(ProfileOperators(ex, one).operators.size(), 4u);
+    ExpectOutputsMatch(c, ex);
+    EXPECT_EQ(destroyed, 0);
   }
+  EXPECT_EQ(destroyed, 1);
   o.arena_bytes = bytes - 64;
+  std::string needed = std::to_string(bytes);
+  for (int i = static_cast<int>(needed.size()) - 3; i > 0; i -= 3) needed.insert(static_cast<size_t>(i), ",");
   EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument,
-                     {"too small", std::to_string(bytes).substr(0, 2)});
+                     {"too small", "graph 'default'", "needs " + needed + " bytes"});
+  EXPECT_EQ(destroyed, 1);  // a refused executor was never the caller's to hear about
   std::free(arena);
 }
 

@@ -3,7 +3,7 @@
 // arrays, slots, inputs, outputs, workspace pools) is cut from the front in creation order, and
 // what is left serves its run-time workspace (backend/arena_workspace.h). Nothing is given back
 // before the executor is destroyed; a region too small throws ArenaExhausted, which the creator
-// turns into an error naming the size needed (aot/executor_in_arena.h).
+// turns into an error naming the size needed (executor/executor_in_arena.h).
 // Not thread-safe: one executor's memory, used while it is created.
 #pragma once
 
