@@ -60,8 +60,9 @@ struct ExecutorOptions {
   };
   std::vector<Pool> workspace_pools;
   // Caller-owned memory: build the executor entirely inside [arena, arena + arena_bytes), for
-  // packed exports and C-interface archives alike. Its object, argument arrays, inputs, outputs and
-  // workspace pools (those not given above) are cut from the front; the rest serves the run-time
+  // packed exports, C-interface archives and graph exports alike. Its object, argument arrays,
+  // inputs, outputs and workspace pools (those not given above; a graph's storage block) are cut
+  // from the front; the rest serves the run-time
   // workspace of a model without memory planning (its TVMBackendAllocWorkspace requests, last-in
   // first-out; parallel workers keep their own pools). Creating and running such an executor
   // allocate nothing from the heap (a param input set by SetInput gets storage of its own then).
