@@ -114,11 +114,6 @@ size_t AotExecutorFactoryNode::ArenaBytes(const ExecutorOptions& options) const 
   return ArenaBytesNeeded(AotArenaBuild(model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
 }
 
-std::string AotExecutorFactoryNode::MissingFunctionHint(const std::string&) const {
-  return "the library's model is '" + module_name_ + "': create an executor with lib[\"" + module_name_ +
-         "\"](device)";
-}
-
 PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == module_name_) {
     return PackedFunc([this, self](TVMArgs args, TVMRetValue* rv) {

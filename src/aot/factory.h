@@ -20,7 +20,6 @@ class AotExecutorFactoryNode : public ExecutorFactoryNode {
       : ExecutorFactoryNode(std::move(module_name), executor_floor), params_(std::move(params)) {}
   const char* type_key() const override { return "AotExecutorFactory"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
-  std::string MissingFunctionHint(const std::string& name) const override;
   // Payload of ABI.md 6.3: u64 count, names, arrays, module name.
   std::string SaveToBinary() const override;
 

@@ -86,6 +86,10 @@ class ExecutorFactoryNode : public ModuleNode {
   ExecutorFactoryNode(std::string module_name, const ExecutorOptions& executor_floor)
       : module_name_(std::move(module_name)), executor_floor_(executor_floor) {}
   int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
+  std::string MissingFunctionHint(const std::string&) const override {
+    return "the library's model is '" + module_name_ + "': create an executor with lib[\"" + module_name_ +
+           "\"](device)";
+  }
   const std::string& module_name() const { return module_name_; }
   // Throws kNotFound when the factory is not linked to its model (no metadata module, no library).
   virtual void RequireModel() const = 0;

@@ -169,11 +169,6 @@ size_t GraphExecutorFactoryNode::ArenaBytes(const ExecutorOptions& options) cons
   return ArenaBytesNeeded(GraphArenaBuild(model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
 }
 
-std::string GraphExecutorFactoryNode::MissingFunctionHint(const std::string&) const {
-  return "the library's model is '" + module_name_ + "': create an executor with lib[\"" + module_name_ +
-         "\"](device)";
-}
-
 PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == module_name_ || name == "debug_create") {
     bool debug = name == "debug_create";

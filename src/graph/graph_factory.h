@@ -45,7 +45,6 @@ class GraphExecutorFactoryNode : public ExecutorFactoryNode {
         params_(std::move(params)) {}
   const char* type_key() const override { return "GraphExecutorFactory"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
-  std::string MissingFunctionHint(const std::string& name) const override;
   // Payload: graph JSON, u64 count, names, arrays, module name (TVM's GraphExecutorFactory).
   std::string SaveToBinary() const override;
   // Parses the graph and resolves its functions in import 0, the library. Throws what
