@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "aot/pool_buffer.h"
+#include "memory/pool_buffer.h"
 #include "aotrt/model.h"
 #include "bench_common.h"
 

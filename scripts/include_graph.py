@@ -12,9 +12,9 @@ siblings and must not include each other. The ranks follow what the code needs:
   - backend/ is what generated code calls (workspace, parallel launch, float16): it needs only
     base/ and memory/, and module/ (library loading fills the context pointers) and aot/ need it.
   - constant_cache/ shares constant pools through files; aot/ (the loaded model) uses it.
-  - executor/ is what every executor offers (the interface, the shared packed functions, the
-    model's description aotrt/model_info.h); aot/ and graph/ implement it, graph/ borrows aot/'s
-    tensor checks and name index, and profiling/ times any executor's operators through it.
+  - executor/ is the one executor and what it runs (a planned model: memory plan and calls), the
+    interface and shared packed functions, the arena; aot/ and graph/ each build their exports
+    into a planned model, and profiling/ times any executor's operators through it.
   - profiling/ and contrib/ are plug-ins over packed functions: they need ffi/ (and may grow to
     need ndarray/), nothing below them includes them; the built-in globals list in c_api/ does.
   - api/ is the front doors of the C++ API (loads, Model), the environment read once

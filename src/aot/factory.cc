@@ -2,7 +2,6 @@
 
 #include <dmlc/memory_io.h>
 
-#include <algorithm>
 #include <new>
 
 #include "executor/executor_in_arena.h"
@@ -44,47 +43,6 @@ ConstantCacheOptions PrivateConstants() {
   return o;
 }
 
-// Whether a run may take run-time workspace: the library calls TVMBackendAllocWorkspace, or
-// packed functions of the runtime (tvm.contrib.sort takes workspace; the model's first call looks
-// each function up once), directly or through context pointers. A library whose dynamic symbols say
-// nothing (a system library) is assumed to.
-bool MayUseRunTimeWorkspace(const ModelProgram& p) {
-  if (p.runtime_imports.empty() && p.context_pointers.empty()) return true;
-  auto has = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
-  for (const char* fn : {"TVMBackendAllocWorkspace", "TVMBackendGetFuncFromEnv", "TVMFuncCall"}) {
-    if (has(p.runtime_imports, fn) || has(p.context_pointers, std::string("__") + fn)) return true;
-  }
-  return false;
-}
-
-// An AotExecutor in an arena (executor/executor_in_arena.h).
-class AotArenaBuild final : public ArenaBuild {
- public:
-  AotArenaBuild(const std::shared_ptr<const LoadedModel>& model, DLDevice device, const ExecutorOptions& floor)
-      : model_(model), device_(device), floor_(floor) {}
-  std::string Model() const override { return model_->metadata().DisplayName(); }
-  size_t NodeBytes() const override { return ArenaNodeBytes<AotExecutorModuleNode>(); }
-  // Room for every buffer of the model and its argument arrays.
-  size_t HeldGuess() const override {
-    const ModelMetadata& md = model_->metadata();
-    size_t bytes = (size_t{64} << 10) + md.NumArgs() * 128;
-    for (const std::vector<TensorSpec>* list : {&md.inputs, &md.outputs, &md.workspace_pools}) {
-      for (const TensorSpec& t : *list) bytes += t.bytes + kAllocAlignment;
-    }
-    return bytes;
-  }
-  bool MayUseWorkspace() const override { return MayUseRunTimeWorkspace(model_->program()); }
-  std::atomic<int64_t>& WorkspaceBytes() const override { return model_->arena_workspace_bytes(); }
-  ExecutorModuleNode* Place(void* at, ExecutorArena region, const ExecutorOptions& options) const override {
-    return ::new (at) InArena<AotExecutorModuleNode>(model_, device_, options, floor_, region);
-  }
-
- private:
-  const std::shared_ptr<const LoadedModel>& model_;
-  DLDevice device_;
-  const ExecutorOptions& floor_;
-};
-
 }  // namespace
 
 void AotExecutorFactoryNode::OnImportsLinked() {
@@ -104,14 +62,12 @@ const std::shared_ptr<const LoadedModel>& AotExecutorFactoryNode::model() const 
 }
 
 ObjectPtr<ExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
-  if (options.arena != nullptr || options.arena_bytes != 0) {
-    return CreateExecutorInArena(AotArenaBuild(model(), device, executor_floor_), options);
-  }
-  return MakeObject<AotExecutorModuleNode>(model(), device, options, executor_floor_);
+  return CreateExecutorOf<AotExecutorModuleNode>(model(), device, options, executor_floor_);
 }
 
 size_t AotExecutorFactoryNode::ArenaBytes(const ExecutorOptions& options) const {
-  return ArenaBytesNeeded(AotArenaBuild(model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
+  return ArenaBytesNeeded(ArenaBuildOf<AotExecutorModuleNode, std::shared_ptr<const LoadedModel>>(
+                              model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
 }
 
 PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {

@@ -1,28 +1,15 @@
 #include "aot/loaded_model.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "base/error_util.h"
 #include "base/device.h"
+#include "executor/executor_functions.h"
+#include "memory/pool_buffer.h"
 
 namespace aotrt {
 namespace {
-
-std::string SpecString(const TensorSpec& s) {
-  return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())) + " " + DataTypeToString(s.dtype);
-}
-
-std::string TensorString(const DLTensor& t) {
-  return (t.ndim == 0 || t.shape ? ShapeToString(t.shape, t.ndim) : std::string("[?]")) + " " + DataTypeToString(t.dtype);
-}
-
-bool SameShape(const TensorSpec& s, const DLTensor& t) {
-  if (static_cast<size_t>(t.ndim) != s.shape.size()) return false;
-  for (int d = 0; d < t.ndim; ++d) {
-    if (t.shape[d] != s.shape[d]) return false;
-  }
-  return true;
-}
 
 std::vector<NamedBytes> ToNamedBytes(const std::vector<TensorSpec>& specs) {
   std::vector<NamedBytes> out;
@@ -33,32 +20,62 @@ std::vector<NamedBytes> ToNamedBytes(const std::vector<TensorSpec>& specs) {
 
 }  // namespace
 
-void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorSpec& spec, const DLTensor& t, bool convertible) {
-  AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kInvalidArgument, kind, " ", i, " ('",
-                spec.name, "'): expected a tensor on CPU 0, got device type ", static_cast<int>(t.device.device_type),
-                " id ", t.device.device_id);
-  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
-                "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
-  if (convertible) CheckConversion(t.dtype, spec.dtype, StrCat(kind, " ", i, " ('", spec.name, "')"));
-  AOTRT_REQUIRE(convertible || DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
-                DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecString(spec),
-                ", got ", TensorString(t), ")");
-  AOTRT_REQUIRE(SameShape(spec, t), kShapeMismatch, kind, " ", i, " ('", spec.name, "'): expected shape ",
-                ShapeToString(spec.shape.data(), static_cast<int>(spec.shape.size())), ", got ",
-                ShapeToString(t.shape, t.ndim), " (dtype ", DataTypeToString(t.dtype), ")");
-  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, kind, " ", i, " ('", spec.name, "'): tensor is not contiguous");
-  AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
-}
-
 LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadata_module,
                          std::shared_ptr<const ParamList> params)
-    : metadata_module_(std::move(metadata_module)),
+    : PlannedModel(std::move(name), metadata_module->program()->library_name,
+                   metadata_module->program()->md.DisplayName()),
+      metadata_module_(std::move(metadata_module)),
       program_(metadata_module_->program()),
       params_(params ? std::move(params) : std::make_shared<const ParamList>()) {
+  AddEntryCall();
+  Finish(MatchFactoryParams());
+}
+
+void LoadedModel::AddEntryCall() {
   const ModelMetadata& md = program_->md;
-  // As TVM's factory, which sets each param as an input: a name that is not an input is an error.
+  std::vector<uint32_t> args, writes;
+  auto add = [&](const TensorSpec& t) {
+    args.push_back(AddEntry(t.shape, t.dtype, static_cast<uint32_t>(args.size()), StrCat(md.DisplayName(), ": '", t.name, "'")));
+    return args.back();
+  };
+  for (const TensorSpec& t : md.inputs) AddInput(add(t), t.name);
+  input_index_ = md.input_index;  // by sanitized name, as TVM looks them up
+  for (const TensorSpec& t : md.outputs) {
+    AddOutput(add(t), t.name);
+    writes.push_back(args.back());
+  }
+  for (const PoolArg& p : md.pool_args) {
+    if (p.is_constant_pool) {
+      // shared; the entry only reads it
+      ShareEntry(add(TensorSpec{"constant pool", program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1}, 0}),
+                 const_cast<uint8_t*>(program_->constant_pool.data()));
+      continue;
+    }
+    const TensorSpec& spec = md.workspace_pools[p.workspace_index];
+    AddPool(add(spec), spec.name, PoolDisplayName(spec.name));
+    writes.push_back(args.back());
+  }
+  PlannedCall call;
+  call.function = md.EntryName();
+  if (program_->c_run) {
+    call.kind = PlannedCall::kCRun;
+    call.c_run = program_->c_run;
+    call.c_inputs = static_cast<uint32_t>(md.inputs.size());
+    call.c_outputs = static_cast<uint32_t>(md.outputs.size());
+  } else if (program_->entry) {
+    call.fn = program_->entry;
+  } else {
+    call.kind = PlannedCall::kPacked;
+    call.packed = program_->entry_packed;
+  }
+  AddCall(std::move(call), args, writes);
+}
+
+// As TVM's factory, which sets each param as an input: a name that is not an input is an error.
+std::vector<PlannedModel::BoundParam> LoadedModel::MatchFactoryParams() const {
+  const ModelMetadata& md = program_->md;
   std::vector<bool> filled(md.inputs.size(), false);
-  bound_.reserve(params_->size());
+  std::vector<BoundParam> bound;
   for (const NamedArray& p : *params_) {
     AOTRT_REQUIRE(!p.name.empty(), kInvalidArgument, "factory param with an empty name for ", md.DisplayName());
     const size_t* input = md.input_index.Find(SanitizeName(p.name));
@@ -70,16 +87,32 @@ LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadat
                   "' fills input ", *input, " ('", md.inputs[*input].name, "') a second time");
     filled[*input] = true;
     CheckTensorAgainstSpec("param for input", *input, md.inputs[*input], p.array.tensor());
-    bound_.push_back({*input, p.array});
+    bound.push_back({*input, p.array});
   }
-  name_ = std::move(name);
+  return bound;
+}
+
+void LoadedModel::CheckDevice(DLDevice device) const {
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(device), kInvalidArgument,
+                "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
+                " id ", device.device_id);
+}
+
+bool LoadedModel::MayUseWorkspace() const {
+  const ModelProgram& p = *program_;
+  if (p.runtime_imports.empty() && p.context_pointers.empty()) return true;
+  auto has = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+  for (const char* fn : {"TVMBackendAllocWorkspace", "TVMBackendGetFuncFromEnv", "TVMFuncCall"}) {
+    if (has(p.runtime_imports, fn) || has(p.context_pointers, std::string("__") + fn)) return true;
+  }
+  return false;
 }
 
 const ModelInfo& LoadedModel::info() const {
   std::call_once(info_built_, [this] {
     const ModelMetadata& md = program_->md;
     ModelInfo info;
-    info.name = name_;
+    info.name = name();
     info.symbol_prefix = md.mod_name;
     info.library = program_->library_name;
     info.inputs = md.inputs;
@@ -90,9 +123,10 @@ const ModelInfo& LoadedModel::info() const {
     info.workspace_bytes = program_->WorkspaceBytes();
     info.slack_bytes = program_->WorkspaceSlackBytes();
     std::vector<bool> filled(md.inputs.size(), false);
-    for (size_t k = 0; k < bound_.size(); ++k) {  // bound_[k] is the param (*params_)[k]
-      filled[bound_[k].input] = true;
-      info.params.push_back(md.inputs[bound_[k].input]);
+    const std::vector<BoundParam>& bound = bound_params();
+    for (size_t k = 0; k < bound.size(); ++k) {  // bound[k] is the param (*params_)[k]
+      filled[bound[k].input] = true;
+      info.params.push_back(md.inputs[bound[k].input]);
       info.params.back().name = (*params_)[k].name;
     }
     for (size_t i = 0; i < md.inputs.size(); ++i) info.io_bytes += filled[i] ? 0 : md.inputs[i].bytes;

@@ -161,16 +161,6 @@ std::string ModelMetadata::DisplayName() const {
   return "model '" + user + "'";
 }
 
-std::string SanitizeName(const std::string& name) {
-  std::string s = name;
-  for (char& c : s) {
-    // ASCII letters and digits, as TVM's sanitizer keeps them, whatever the locale
-    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (!keep) c = '_';
-  }
-  return s;
-}
-
 ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, const std::string& what) {
   AOTRT_REQUIRE(raw != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
   ModelMetadata md;

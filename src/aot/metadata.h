@@ -10,7 +10,7 @@
 #include <dlpack/dlpack.h>
 #include <tvm/runtime/metadata_types.h>
 
-#include "aot/name_index.h"
+#include "base/name_index.h"
 #include "aotrt/model_info.h"
 #include "aotrt/ndarray.h"
 #include "module/loader/address_bounds.h"
@@ -76,8 +76,5 @@ struct ConstantPoolPlan {
 // Parse every constant's serialized NDArray header. Throws kFormatError naming the constant, or
 // for a pool over TVM's limit of 2^31 bytes.
 ConstantPoolPlan PlanConstantPool(const ModelMetadata& md, const std::string& what);
-
-// TVM's SanitizeName: every character that is not alphanumeric becomes '_'.
-std::string SanitizeName(const std::string& name);
 
 }  // namespace aotrt

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "base/error_util.h"
-#include "aot/pool_buffer.h"
+#include "memory/pool_buffer.h"
 #include "memory/tail_slack.h"
 #include "module/loader/elf_symbols.h"
 #include "module/library_module.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "executor/executor_interface.h"
-#include "aot/loaded_model.h"
+#include "executor/executor_functions.h"
 #include "aotrt/model.h"
 #include "base/error_util.h"
 

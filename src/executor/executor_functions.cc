@@ -2,6 +2,7 @@
 #include "executor/executor_functions.h"
 
 #include "aotrt/container.h"
+#include "base/device.h"
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -13,6 +14,22 @@ void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
   AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ",
                 min == max ? std::to_string(min) : StrCat(min, " to ", max), " argument", max == 1 ? "" : "s", ", got ",
                 args.size());
+}
+
+std::string SpecString(const TensorInfo& s) {
+  return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())) + " " + DataTypeToString(s.dtype);
+}
+
+std::string TensorString(const DLTensor& t) {
+  return (t.ndim == 0 || t.shape ? ShapeToString(t.shape, t.ndim) : std::string("[?]")) + " " + DataTypeToString(t.dtype);
+}
+
+bool SameShape(const TensorInfo& s, const DLTensor& t) {
+  if (static_cast<size_t>(t.ndim) != s.shape.size()) return false;
+  for (int d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] != s.shape[d]) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -39,6 +56,23 @@ NDArray KeepAlive(TVMArgValue a) {
 }
 
 }  // namespace
+
+void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t, bool convertible) {
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kInvalidArgument, kind, " ", i, " ('",
+                spec.name, "'): expected a tensor on CPU 0, got device type ", static_cast<int>(t.device.device_type),
+                " id ", t.device.device_id);
+  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
+                "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
+  if (convertible) CheckConversion(t.dtype, spec.dtype, StrCat(kind, " ", i, " ('", spec.name, "')"));
+  AOTRT_REQUIRE(convertible || DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
+                DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecString(spec),
+                ", got ", TensorString(t), ")");
+  AOTRT_REQUIRE(SameShape(spec, t), kShapeMismatch, kind, " ", i, " ('", spec.name, "'): expected shape ",
+                ShapeToString(spec.shape.data(), static_cast<int>(spec.shape.size())), ", got ",
+                ShapeToString(t.shape, t.ndim), " (dtype ", DataTypeToString(t.dtype), ")");
+  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, kind, " ", i, " ('", spec.name, "'): tensor is not contiguous");
+  AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
+}
 
 void CheckZeroCopyAlignment(const char* kind, size_t i, const std::string& name, const DLTensor& t) {
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;

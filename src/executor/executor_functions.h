@@ -19,6 +19,13 @@ size_t InputIndexArg(ExecutorInterface* ex, TVMArgValue a);
 void SetNDArrayResult(TVMRetValue* rv, const NDArray& a);
 // Zero-copy memory must be 64-byte aligned: kInvalidArgument naming `kind` `i` ('name') otherwise.
 void CheckZeroCopyAlignment(const char* kind, size_t i, const std::string& name, const DLTensor& t);
+// Check `t` against the tensor `spec` of the model: CPU 0 (kInvalidArgument), dtype
+// (kTypeMismatch: the same dtype, or with `convertible` one the conversion rule may accept,
+// CheckConversion in aotrt/ndarray.h), shape (kShapeMismatch), contiguous and with data
+// (kInvalidArgument). Messages begin with "<kind> <index> ('<name>')".
+void CheckTensorAgainstSpec(const char* kind, size_t index, const TensorInfo& spec, const DLTensor& t,
+                            bool convertible = false);
+
 // GraphExecutor's get_input_info convention: {"shape": Map<String, ShapeTuple>, "dtype": Map<String, String>}.
 void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs);
 

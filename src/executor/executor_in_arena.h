@@ -7,13 +7,13 @@
 // reference like any other; the memory is never freed.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <string>
+#include <new>
 
 #include "executor/executor_arena.h"
 #include "executor/executor_interface.h"
+#include "executor/planned_model.h"
 
 namespace aotrt {
 
@@ -39,13 +39,8 @@ constexpr size_t ArenaNodeBytes() {
 // Made on the stack by CreateExecutor / ArenaBytes (it allocates nothing).
 class ArenaBuild {
  public:
-  virtual std::string Model() const = 0;  // names the model in messages
-  virtual size_t NodeBytes() const = 0;   // ArenaNodeBytes<the node>()
-  virtual size_t HeldGuess() const = 0;   // a first guess of what the executor cuts from the region
-  virtual bool MayUseWorkspace() const = 0;  // whether a run may call TVMBackendAllocWorkspace
-  // The model's run-time workspace in an arena, measured once: -1 until measured, -2 when the
-  // measuring run failed.
-  virtual std::atomic<int64_t>& WorkspaceBytes() const = 0;
+  virtual const PlannedModel& model() const = 0;
+  virtual size_t NodeBytes() const = 0;  // ArenaNodeBytes<the node>()
   // Constructs the InArena node at `at`, its executor drawing on `region` (throws ArenaExhausted
   // when the region is too small).
   virtual ExecutorModuleNode* Place(void* at, ExecutorArena region, const ExecutorOptions& options) const = 0;
@@ -54,15 +49,46 @@ class ArenaBuild {
   ~ArenaBuild() = default;
 };
 
+// The ArenaBuild of executor module `Node`, made as Node(model, device, options, floor, region).
+template <class Node, class ModelPtr>
+class ArenaBuildOf final : public ArenaBuild {
+ public:
+  ArenaBuildOf(const ModelPtr& model, DLDevice device, const ExecutorOptions& floor)
+      : model_(model), device_(device), floor_(floor) {}
+  const PlannedModel& model() const override { return *model_; }
+  size_t NodeBytes() const override { return ArenaNodeBytes<Node>(); }
+  ExecutorModuleNode* Place(void* at, ExecutorArena region, const ExecutorOptions& options) const override {
+    return ::new (at) InArena<Node>(model_, device_, options, floor_, region);
+  }
+
+ private:
+  const ModelPtr& model_;
+  DLDevice device_;
+  const ExecutorOptions& floor_;
+};
+
 // An executor in options.arena / arena_bytes. Allocates nothing from the heap once the model's
 // run-time workspace has been measured (ArenaBytesNeeded, or the first call here). Throws
 // kInvalidArgument (null or unaligned arena; too small, naming the bytes needed), kModelError (the
 // measuring run failed) and what the executor's constructor throws.
 ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ArenaBuild& build, const ExecutorOptions& options);
 
-// The arena bytes an executor with `options` (its arena ignored) needs. Builds one in scratch
-// memory; the first time per model also runs it once on zeros to measure its run-time workspace.
-// Throws kModelError (that run failed), kOutOfMemory, and what the executor's constructor throws.
+// The arena bytes an executor with `options` (its arena ignored) needs: the node, what the
+// executor holds (read from the model's plan, PlannedExecutor::ArenaHeldBytes) and its run-time
+// workspace. The first time per model whose runs may take workspace, an executor is built in
+// scratch memory and run once on zeros to measure it. Throws kModelError (that run failed),
+// kOutOfMemory, and what the executor's constructor throws.
 size_t ArenaBytesNeeded(const ArenaBuild& build, const ExecutorOptions& options);
+
+// A factory's new executor module `Node` of `model`: in options.arena when one is given, else on
+// the heap. Throws what CreateExecutorInArena and the executor's constructor throw.
+template <class Node, class ModelPtr>
+ObjectPtr<ExecutorModuleNode> CreateExecutorOf(const ModelPtr& model, DLDevice device, const ExecutorOptions& options,
+                                               const ExecutorOptions& floor) {
+  if (options.arena != nullptr || options.arena_bytes != 0) {
+    return CreateExecutorInArena(ArenaBuildOf<Node, ModelPtr>(model, device, floor), options);
+  }
+  return MakeObject<Node>(model, device, options, floor);
+}
 
 }  // namespace aotrt

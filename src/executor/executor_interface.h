@@ -1,6 +1,6 @@
 // What every executor offers, whatever runs the model (the AOT entry function, a graph of
 // operator calls): the calls aotrt::Executor (aotrt/model.h) and the executors' packed functions
-// make. Implementations: AotExecutor (aot/executor.h), GraphExecutor (graph/graph_executor.h).
+// make. The one implementation is PlannedExecutor (executor/planned_executor.h), for AOT and graph models.
 // Errors and thread-safety as aotrt::Executor documents them.
 #pragma once
 

@@ -69,7 +69,7 @@ void CreateGlobal(TVMArgs args, TVMRetValue* rv) {
   DLDevice dev = DevicesFrom(args, first, fn);
   Module lib(args[1].AsModule());
   auto model = MakeGraphModel("default", args[0].AsString(), lib, {});
-  rv->SetObject(MakeObject<GraphExecutorModuleNode>(model, dev, ExecutorOptions(), ExecutorOptions(), kDebug),
+  rv->SetObject(MakeObject<GraphExecutorModuleNode>(model, dev, ExecutorOptions(), ExecutorOptions(), ExecutorArena(), kDebug),
                 kTVMModuleHandle);
 }
 
@@ -129,44 +129,13 @@ const std::shared_ptr<const GraphModel>& GraphExecutorFactoryNode::model() const
   return model_;
 }
 
-namespace {
-
-// A GraphExecutor in an arena (executor/executor_in_arena.h).
-class GraphArenaBuild final : public ArenaBuild {
- public:
-  GraphArenaBuild(const std::shared_ptr<const GraphModel>& model, DLDevice device, const ExecutorOptions& floor)
-      : model_(model), device_(device), floor_(floor) {}
-  std::string Model() const override { return StrCat("graph '", model_->name(), "'"); }
-  size_t NodeBytes() const override { return ArenaNodeBytes<GraphExecutorModuleNode>(); }
-  // The plan's block, and room for the argument arrays and the per-entry and per-tensor words.
-  size_t HeldGuess() const override {
-    size_t words = model_->args().size() + model_->graph().NumEntries() + model_->inputs().size() +
-                   model_->outputs().size();
-    return model_->plan().block_bytes + (size_t{64} << 10) + words * 128;
-  }
-  bool MayUseWorkspace() const override { return true; }  // measured once: a run on zeros
-  std::atomic<int64_t>& WorkspaceBytes() const override { return model_->arena_workspace_bytes(); }
-  ExecutorModuleNode* Place(void* at, ExecutorArena region, const ExecutorOptions& options) const override {
-    return ::new (at) InArena<GraphExecutorModuleNode>(model_, device_, options, floor_, false, region);
-  }
-
- private:
-  const std::shared_ptr<const GraphModel>& model_;
-  DLDevice device_;
-  const ExecutorOptions& floor_;
-};
-
-}  // namespace
-
 ObjectPtr<ExecutorModuleNode> GraphExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
-  if (options.arena != nullptr || options.arena_bytes != 0) {
-    return CreateExecutorInArena(GraphArenaBuild(model(), device, executor_floor_), options);
-  }
-  return MakeObject<GraphExecutorModuleNode>(model(), device, options, executor_floor_);
+  return CreateExecutorOf<GraphExecutorModuleNode>(model(), device, options, executor_floor_);
 }
 
 size_t GraphExecutorFactoryNode::ArenaBytes(const ExecutorOptions& options) const {
-  return ArenaBytesNeeded(GraphArenaBuild(model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
+  return ArenaBytesNeeded(ArenaBuildOf<GraphExecutorModuleNode, std::shared_ptr<const GraphModel>>(
+                              model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
 }
 
 PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
@@ -188,7 +157,7 @@ PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const 
                       module_name_, "' runs on the CPU only, got ", DeviceList(args, first));
       }
       rv->SetObject(MakeObject<GraphExecutorModuleNode>(model(), args[first].AsDevice(), ExecutorOptions(),
-                                                        executor_floor_, debug),
+                                                        executor_floor_, ExecutorArena(), debug),
                     kTVMModuleHandle);
     });
   }

@@ -10,7 +10,8 @@
 #include "aotrt/module.h"
 #include "aotrt/options.h"
 #include "executor/executor_interface.h"
-#include "graph/graph_executor.h"
+#include "executor/planned_executor.h"
+#include "graph/graph_model.h"
 
 namespace aotrt {
 
@@ -20,17 +21,19 @@ class GraphExecutorModuleNode : public ExecutorModuleNode {
   // In a region (`arena`), ExecutorOptions::on_destroyed is called once the node's memory is left
   // (executor/executor_in_arena.h); on the heap, as the node is destroyed.
   GraphExecutorModuleNode(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
-                          const ExecutorOptions& floor, bool debug = false, ExecutorArena arena = ExecutorArena())
-      : executor_(std::move(model), device, options, floor, arena), debug_(debug),
+                          const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena(), bool debug = false)
+      : model_(model), executor_(std::move(model), device, options, floor, arena), debug_(debug),
         on_destroyed_(arena.defined() ? nullptr : options.on_destroyed), on_destroyed_data_(options.on_destroyed_data) {}
   ~GraphExecutorModuleNode() override;
   const char* type_key() const override { return debug_ ? "GraphExecutorDebug" : "GraphExecutor"; }
   int GetPropertyMask() const override { return kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
-  GraphExecutor& executor() override { return executor_; }
+  PlannedExecutor& executor() override { return executor_; }
+  const GraphModel& model() const { return *model_; }
 
  private:
-  GraphExecutor executor_;
+  std::shared_ptr<const GraphModel> model_;
+  PlannedExecutor executor_;
   bool debug_;
   void (*on_destroyed_)(void*);
   void* on_destroyed_data_;

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "aot/loaded_model.h"
 #include "aotrt/container.h"
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
@@ -16,7 +15,10 @@
 namespace aotrt {
 namespace {
 
-using Method = void (*)(GraphExecutor* ex, TVMArgs args, TVMRetValue* rv);
+using Method = void (*)(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv);
+
+// The graph of a GraphExecutor module's executor.
+const GraphModel& Graph(const PlannedExecutor* ex) { return static_cast<const GraphModel&>(ex->model()); }
 
 void RequireArgs(const char* fn, TVMArgs args, int n) {
   AOTRT_REQUIRE(args.size() == n, kInvalidArgument, fn, " takes ", n, " argument", n == 1 ? "" : "s", ", got ",
@@ -29,8 +31,8 @@ std::vector<NamedArray> ParamsArg(TVMArgValue a) {
 }
 
 // A graph node by index or name.
-uint32_t NodeArg(const GraphExecutor* ex, TVMArgValue a) {
-  const std::vector<GraphNode>& nodes = ex->model().graph().nodes;
+uint32_t NodeArg(const PlannedExecutor* ex, TVMArgValue a) {
+  const std::vector<GraphNode>& nodes = Graph(ex).graph().nodes;
   if (a.IsString()) {
     std::string name = a.AsString();
     for (uint32_t nid = 0; nid < nodes.size(); ++nid) {
@@ -45,8 +47,8 @@ uint32_t NodeArg(const GraphExecutor* ex, TVMArgValue a) {
 }
 
 // Runs every operator up to and including node `nid`, in graph order.
-void RunThrough(GraphExecutor* ex, uint32_t nid) {
-  const std::vector<GraphOp>& ops = ex->model().ops();
+void RunThrough(PlannedExecutor* ex, uint32_t nid) {
+  const std::vector<PlannedCall>& ops = ex->model().calls();
   for (size_t k = 0; k < ops.size() && ops[k].node_id <= nid; ++k) ex->RunOp(k);
 }
 
@@ -65,8 +67,8 @@ TimeEvaluatorOptions TimingArgs(TVMArgs args, int first) {
 }
 
 // `repeat` doubles, the mean seconds of node `nid` per call in each measurement (0 for an input node).
-std::string TimeNode(GraphExecutor* ex, uint32_t nid, const TimeEvaluatorOptions& o) {
-  const std::vector<GraphOp>& ops = ex->model().ops();
+std::string TimeNode(PlannedExecutor* ex, uint32_t nid, const TimeEvaluatorOptions& o) {
+  const std::vector<PlannedCall>& ops = ex->model().calls();
   for (size_t k = 0; k < ops.size(); ++k) {
     if (ops[k].node_id != nid) continue;
     PackedFunc run_op([ex, k](TVMArgs, TVMRetValue*) { ex->RunOp(k); });
@@ -79,7 +81,7 @@ std::string TimeNode(GraphExecutor* ex, uint32_t nid, const TimeEvaluatorOptions
 
 // One run's per-node times as TVM's profiling report JSON (Report.from_json reads it): the debug
 // executor's profile_rpc, and profile (TVM returns the Report object itself; aotrt its JSON).
-std::string ProfileJson(GraphExecutor* ex) {
+std::string ProfileJson(PlannedExecutor* ex) {
   OperatorProfileOptions o;
   o.runs = 1;
   o.warmup = 3;  // as TVM
@@ -99,35 +101,35 @@ std::string ProfileJson(GraphExecutor* ex) {
 const std::pair<const char*, Method> kMethods[] = {
     // As TVM's GraphExecutor: a name the graph does not take is -1 / None here, not an error (TVM's
     // Python set_input(**params) asks get_input for each param and skips those the graph lacks).
-    {"get_input_index", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_input_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_input_index", args, 1);
        AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Input key is not a string (got ",
                      TypeCodeName(args[0].type_code()), ")");
        const size_t* i = ex->model().FindInput(args[0].AsString());
        rv->SetInt(i != nullptr ? static_cast<int64_t>(*i) : -1);
      }},
-    {"get_input", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        if (args.size() > 0 && args[0].IsString() && ex->model().FindInput(args[0].AsString()) == nullptr) return;
        ExecutorFunction(ex, "get_input", ObjectPtr<ModuleNode>()).CallPacked(args, rv);
      }},
-    {"get_input_info", [](GraphExecutor* ex, TVMArgs, TVMRetValue* rv) {
+    {"get_input_info", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
        std::vector<TensorInfo> inputs;
        for (size_t i = 0; i < ex->Info().inputs.size(); ++i) {
          if (!ex->LoadedParam(i)) inputs.push_back(ex->Info().inputs[i]);
        }
        SetTensorInfoResult(rv, inputs);
      }},
-    {"load_params", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
+    {"load_params", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("load_params", args, 1);
-       std::vector<GraphModel::BoundParam> params = ex->model().MatchParams(ParamsArg(args[0]));
+       std::vector<PlannedModel::BoundParam> params = Graph(ex).MatchParams(ParamsArg(args[0]));
        ex->BindParams(params);
        ex->NoteLoadedParams(params);
      }},
-    {"share_params", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
+    {"share_params", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("share_params", args, 2);
        auto* other = dynamic_cast<GraphExecutorModuleNode*>(args[0].AsModule().get());
        AOTRT_REQUIRE(other != nullptr, kInvalidArgument, "share_params: argument 0 is not a GraphExecutor module");
-       std::vector<GraphModel::BoundParam> shared;
+       std::vector<PlannedModel::BoundParam> shared;
        for (const NamedArray& p : ParamsArg(args[1])) {
          size_t i = ex->model().InputIndex(p.name);
          shared.push_back({i, other->executor().InputArray(other->executor().InputIndex(p.name))});
@@ -135,7 +137,7 @@ const std::pair<const char*, Method> kMethods[] = {
        }
        ex->BindParams(shared);
      }},
-    {"run_from_inputs", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"run_from_inputs", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        AOTRT_REQUIRE(args.size() >= 2 && args.size() % 2 == 0, kInvalidArgument,
                      "run_from_inputs takes (device_type, device_id, input, tensor, ...): an even number of arguments");
        for (int i = 2; i < args.size(); i += 2) ex->SetInput(InputIndexArg(ex, args[i]), *args[i + 1].AsDLTensor());
@@ -152,20 +154,20 @@ const std::pair<const char*, Method> kMethods[] = {
 };
 
 const std::pair<const char*, Method> kDebugMethods[] = {
-    {"execute_node", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
+    {"execute_node", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("execute_node", args, 1);
        RunThrough(ex, NodeArg(ex, args[0]));
      }},
-    {"debug_get_output", [](GraphExecutor* ex, TVMArgs args, TVMRetValue*) {
+    {"debug_get_output", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("debug_get_output", args, 2);
        uint32_t nid = NodeArg(ex, args[0]);
        RunThrough(ex, nid);
-       CopyTensorBytes(ex->EntryView(ex->model().graph().EntryId(nid, 0)).tensor(), args[1].AsDLTensor());
+       CopyTensorBytes(ex->EntryView(Graph(ex).graph().EntryId(nid, 0)).tensor(), args[1].AsDLTensor());
      }},
-    {"get_node_output", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_node_output", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_node_output", args, 2);
        uint32_t nid = NodeArg(ex, args[0]);
-       const GraphDef& g = ex->model().graph();
+       const GraphDef& g = Graph(ex).graph();
        int64_t k = args[1].AsInt();
        AOTRT_REQUIRE(k >= 0 && k < static_cast<int64_t>(g.node_row_ptr[nid + 1] - g.node_row_ptr[nid]), kOutOfRange,
                      "node ", nid, " ('", g.nodes[nid].name, "') has no output ", k);
@@ -174,26 +176,26 @@ const std::pair<const char*, Method> kDebugMethods[] = {
        CopyTensorBytes(ex->EntryView(eid).tensor(), copy.handle());
        SetNDArrayResult(rv, copy);
      }},
-    {"run_individual", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"run_individual", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("run_individual", args, 6);
        TimeEvaluatorOptions o = TimingArgs(args, 0);
        ex->Run();  // warm-up, as TVM
-       size_t n = ex->model().graph().nodes.size();
+       size_t n = Graph(ex).graph().nodes.size();
        std::string blob(sizeof(int64_t), '\0');
        std::memcpy(&blob[0], &n, sizeof(int64_t));
        for (uint32_t nid = 0; nid < n; ++nid) blob += TimeNode(ex, nid, o);
        rv->SetBytes(std::move(blob));
      }},
-    {"profile", [](GraphExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
-    {"profile_rpc", [](GraphExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
-    {"run_individual_node", [](GraphExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+    {"profile", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
+    {"profile_rpc", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
+    {"run_individual_node", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("run_individual_node", args, 7);
        rv->SetBytes(TimeNode(ex, NodeArg(ex, args[0]), TimingArgs(args, 1)));
      }},
 };
 
 PackedFunc Find(const std::pair<const char*, Method>* begin, const std::pair<const char*, Method>* end,
-                GraphExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
+                PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
   for (auto* m = begin; m != end; ++m) {
     if (name != m->first) continue;
     Method method = m->second;

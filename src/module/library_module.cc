@@ -70,7 +70,7 @@ namespace {
 
 // Library module nodes by library identity; the nodes unregister themselves when destroyed. A
 // vector searched in order: a process holds a few libraries, and a hash map would be the load's
-// only use of libstdc++'s rehash code (aot/name_index.h says what that costs).
+// only use of libstdc++'s rehash code (base/name_index.h says what that costs).
 struct LiveLibraries {
   using Entry = std::pair<const void*, LibraryModuleNode*>;
   std::mutex mu;

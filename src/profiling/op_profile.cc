@@ -22,11 +22,11 @@ constexpr size_t kMaxSamples = size_t{1} << 22;  // 64 MiB of samples at most
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-AotExecutor& ExecutorOf(const Module& m) {
+AotExecutorModuleNode& ExecutorOf(const Module& m) {
   AOTRT_REQUIRE(m.defined() && m.type_key() == "AotExecutor", kInvalidArgument,
                 "ProfileOperators: expected an AotExecutor or GraphExecutor (factory[\"<model>\"](device)), got ",
                 m.defined() ? "a " + std::string(m.type_key()) + " module" : std::string("an empty one"));
-  return static_cast<AotExecutorModuleNode*>(m.operator->())->executor();
+  return *static_cast<AotExecutorModuleNode*>(m.operator->());
 }
 
 // Samples the profile will hold at most: the planned time over the period, twice, plus slack.
@@ -54,17 +54,19 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   ValidateOperatorProfileOptions(opt);
   auto* node = dynamic_cast<ExecutorModuleNode*>(executor_module.node().get());
   if (node != nullptr && node->executor().NumOps() > 0) return ProfileMeasured(node->executor(), opt);
-  AotExecutor& impl = ExecutorOf(executor_module);
-  const ModelProgram& program = impl.model().program();
+  AotExecutorModuleNode& aot = ExecutorOf(executor_module);
+  ExecutorInterface& impl = aot.executor();
+  const LoadedModel& model = aot.model();
+  const ModelProgram& program = model.program();
   // The library holding the model's code: the packed entry's, or a C-interface archive's compiled one.
   const void* code_address = program.entry ? reinterpret_cast<const void*>(program.entry)
                                            : reinterpret_cast<const void*>(program.c_run);
-  AOTRT_REQUIRE(code_address != nullptr, kNotImplemented, "ProfileOperators: model ", impl.model().name(),
+  AOTRT_REQUIRE(code_address != nullptr, kNotImplemented, "ProfileOperators: model ", model.name(),
                 " is not called through a function of a loaded library, which the profiler needs");
   CodeMap code = CodeMap::ForAddress(code_address);
 
   OperatorProfile profile;
-  profile.model = impl.model().name();
+  profile.model = model.name();
   profile.library = code.path();
   profile.symbol_table = code.table();
   profile.period_us = opt.period_us;
@@ -107,7 +109,7 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
     profile.run_ms_median = PercentileSorted(times, 50);
   }
   profile.dropped = sampler.dropped();
-  profiling_internal::AttributeSamples(code, sampler.Samples(), impl.model().info().symbol_prefix, &profile);
+  profiling_internal::AttributeSamples(code, sampler.Samples(), model.info().symbol_prefix, &profile);
   return profile;
 }
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "aot/name_index.h"
+#include "base/name_index.h"
 
 using aotrt::NameIndex;
 

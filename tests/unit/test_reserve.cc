@@ -14,7 +14,7 @@
 #include <string>
 #include <tvm/runtime/c_backend_api.h>
 
-#include "aot/pool_buffer.h"
+#include "memory/pool_buffer.h"
 #include "backend/workspace.h"
 #include "memory/guard_fault.h"
 #include "memory/reserve.h"

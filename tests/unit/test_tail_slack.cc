@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "aot/pool_buffer.h"
+#include "memory/pool_buffer.h"
 #include "memory/tail_slack.h"
 
 using namespace aotrt;

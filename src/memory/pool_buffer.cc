@@ -1,4 +1,4 @@
-#include "aot/pool_buffer.h"
+#include "memory/pool_buffer.h"
 
 #include <cctype>
 #include <utility>

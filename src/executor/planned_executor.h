@@ -1,11 +1,13 @@
-// GraphExecutor: runs a graph model (graph/graph_model.h) with its own storage: one block laid out
-// by the model's memory plan, from the heap or the caller's arena (`arena`, executor/executor_arena.h:
-// then the block, the argument arrays and the run-time workspace are all the region's, and creation
-// and Run() allocate nothing; the region is sized by executor/executor_in_arena.h). Each operator's argument
-// tensors and its function are set up once at creation, so Run() is a loop of direct calls with
-// no allocation, lookup or lock. Params are the model's, shared by every executor and never
-// written: an input that holds one gets storage of its own when it is first overwritten
-// (set_input, load_params) or handed out writable (get_input).
+// PlannedExecutor: runs a PlannedModel (executor/planned_model.h), an AOT or a graph export, with
+// its own storage: one block laid out by the model's memory plan, plus the model's workspace
+// pools. The memory comes from the heap (the block; each pool a mapping with its reserve,
+// memory/reserve.h, unless the caller gives the pool) or all of it from the caller's arena
+// (`arena`, executor/executor_arena.h: then the block, the pools, the argument arrays and the
+// run-time workspace are the region's, and creation and Run() allocate nothing; the region is sized
+// by executor/executor_in_arena.h). Each call's argument tensors are set up once at creation, so
+// Run() is a loop of direct calls with no allocation, lookup or lock. Params and constants are the
+// model's, shared by every executor and never written: an input that holds a param gets storage of
+// its own when it is first overwritten (set_input, load_params) or handed out writable (get_input).
 // Thread-safety: one executor is for one thread at a time; different executors (of the same or
 // different models) may run concurrently on different threads.
 #pragma once
@@ -19,21 +21,28 @@
 #include "backend/arena_workspace.h"
 #include "executor/executor_arena.h"
 #include "executor/executor_interface.h"
-#include "graph/graph_model.h"
+#include "executor/planned_model.h"
+#include "memory/pool_buffer.h"
 
 namespace aotrt {
 
-class GraphExecutor final : public ExecutorInterface {
+class PlannedExecutor final : public ExecutorInterface {
  public:
-  // Throws kInvalidArgument (a device other than the CPU; options.workspace_pools, which a graph
-  // has none of: kNotFound), kOutOfMemory; in a region, ArenaExhausted. Neither check_bounds nor
-  // huge_pages applies in a region.
-  GraphExecutor(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
-                const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena());
-  GraphExecutor(const GraphExecutor&) = delete;
-  GraphExecutor& operator=(const GraphExecutor&) = delete;
+  // Throws kInvalidArgument (the device, as the model checks it; a caller's workspace pool too
+  // small or unaligned), kNotFound (a workspace pool the model does not have), kOutOfMemory; in a
+  // region, ArenaExhausted. options.check_bounds: after every run, look for writes past the
+  // workspace pools and TVMBackendAllocWorkspace blocks; options.huge_pages: advise huge pages for
+  // the block and pools (aotrt/options.h). `floor` (the load's executor options) turns those on
+  // too; in a region neither applies (the caller's memory has no reserve and is the caller's to advise).
+  PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDevice device, const ExecutorOptions& options,
+                  const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena());
+  PlannedExecutor(const PlannedExecutor&) = delete;
+  PlannedExecutor& operator=(const PlannedExecutor&) = delete;
+  // The most an executor of `model` with `options` cuts from a region (the block, the pools it is
+  // not given, the bookkeeping): what Model::ArenaBytes adds to the run-time workspace.
+  static size_t ArenaHeldBytes(const PlannedModel& model, const ExecutorOptions& options);
 
-  const GraphModel& model() const { return *model_; }
+  const PlannedModel& model() const { return *model_; }
   const ModelInfo& Info() const override { return model_->info(); }
   size_t InputIndex(const std::string& name) const override { return model_->InputIndex(name); }
   size_t OutputIndex(const std::string& name) const override { return model_->OutputIndex(name); }
@@ -43,26 +52,27 @@ class GraphExecutor final : public ExecutorInterface {
   NDArray GetInput(size_t i) override;
   NDArray GetOutput(size_t i) const override;
   void CopyOutputTo(size_t i, DLTensor* out) const override;
-  // Every operator in graph order. Throws kModelError naming the node that failed; the executor
-  // stays usable. With check_bounds, also kModelError for a write past a TVMBackendAllocWorkspace block.
+  // Every call in order. Throws kModelError naming the call that failed; the executor stays
+  // usable. With check_bounds, also kModelError for a write past a workspace pool or a
+  // TVMBackendAllocWorkspace block (the reserve absorbed it and is restored).
   void Run() override;
   bool check_bounds() const override { return check_bounds_; }
   size_t arena_used() const override { return arena_.used() - arena_workspace_.capacity(); }
   const ArenaWorkspace* arena_workspace() const override { return &arena_workspace_; }
 
-  // The debug executor's parts (graph/graph_debug.cc): operator `k` of model().ops() alone, and
-  // the tensor of node entry `eid` as it is now (a view).
-  size_t NumOps() const override { return model_->ops().size(); }
+  // The debug executor's parts (graph/graph_functions.cc): call `k` of model().calls() alone, and
+  // the tensor of entry `eid` as it is now (a view).
+  size_t NumOps() const override { return model_->calls_are_operators() ? model_->calls().size() : 0; }
   void RunOp(size_t k) override;
   OpDescription DescribeOp(size_t k) const override;
   NDArray EntryView(uint32_t eid) const;
   // Input i as it is bound now, without making it writable (share_params reads it).
   NDArray InputArray(size_t i) const;
   // load_params / share_params: bind each param to its input in place of the input's contents.
-  void BindParams(const std::vector<GraphModel::BoundParam>& params);
+  void BindParams(const std::vector<PlannedModel::BoundParam>& params);
   // Inputs named by a load_params call so far: TVM's get_input_info leaves them out (the
   // factory's own params, set at create, stay in).
-  void NoteLoadedParams(const std::vector<GraphModel::BoundParam>& params);
+  void NoteLoadedParams(const std::vector<PlannedModel::BoundParam>& params);
   bool LoadedParam(size_t i) const { return inputs_[i].loaded_param; }
 
  private:
@@ -73,9 +83,9 @@ class GraphExecutor final : public ExecutorInterface {
     NDArray own_heap;  // own storage of an input whose storage is a shared param's, made on first write
     bool loaded_param = false;  // named by load_params
   };
-  uint32_t StorageOf(uint32_t eid) const { return model_->graph().storage_id[eid]; }
   DLTensor EntryTensor(uint32_t eid) const;
   void Rebind(uint32_t eid, void* data);  // eid's tensor (its alias group) now at `data`
+  void PlacePools(const ExecutorOptions& options);
   void BindOwnInput(size_t i);
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void RunChecked();
@@ -85,19 +95,22 @@ class GraphExecutor final : public ExecutorInterface {
 
   ExecutorArena arena_;                // declared first: the containers below may draw on it
   std::pmr::memory_resource* memory_;  // &arena_, or the heap
-  std::shared_ptr<const GraphModel> model_;
+  std::shared_ptr<const PlannedModel> model_;
   NDArray block_;            // the plan's block on the heap; undefined in an arena
   uint8_t* block_data_ = nullptr;
+  std::pmr::vector<PoolBuffer> pool_buffers_;  // the workspace pools on the heap that the caller did not give
   std::pmr::vector<void*> entry_data_;  // by entry: where its data is now
   std::pmr::vector<DLTensor> arg_tensors_;
   std::pmr::vector<TVMValue> arg_values_;
   std::pmr::vector<int> arg_codes_;
+  std::pmr::vector<void*> raw_args_;    // kCRun calls: each argument's data pointer
   std::pmr::vector<Slot> inputs_, outputs_;
   // What GetInput/GetOutput hand out, made at the first: the same array every call, as TVM's
   // data_entry_ (a host may free its handle and keep reading an earlier one). Pointed at the
   // storage when handed out.
   mutable std::pmr::vector<NDArray> input_arrays_, output_arrays_;
   bool check_bounds_ = false;
+  bool huge_pages_ = false;
   int num_threads_ = 0;  // ExecutorOptions::num_threads, else the load's; 0: the pool's default
   ArenaWorkspace arena_workspace_;  // in a region: the rest of it, for TVMBackendAllocWorkspace
 };

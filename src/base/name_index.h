@@ -45,4 +45,14 @@ class NameIndex {
   std::vector<Entry> entries_;  // sorted by name, names unique
 };
 
+// TVM's SanitizeName: every character that is not alphanumeric becomes '_'.
+inline std::string SanitizeName(std::string name) {
+  for (char& c : name) {
+    // ASCII letters and digits, as TVM's sanitizer keeps them, whatever the locale
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!keep) c = '_';
+  }
+  return name;
+}
+
 }  // namespace aotrt

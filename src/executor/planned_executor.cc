@@ -1,0 +1,389 @@
+#include "executor/planned_executor.h"
+
+#include <cstring>
+
+#include "backend/thread_pool.h"
+#include "backend/workspace.h"
+#include "base/error_util.h"
+#include "base/last_error.h"
+#include "executor/executor_functions.h"
+#include "memory/tail_slack.h"
+#include "memory/zeroed_memory.h"
+
+namespace aotrt {
+namespace {
+
+void CheckZeroCopy(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t) {
+  CheckTensorAgainstSpec(kind, i, spec, t);
+  CheckZeroCopyAlignment(kind, i, spec.name, t);
+}
+
+// The caller's memory for workspace pool `pool` (ExecutorOptions::workspace_pools), checked, or null.
+void* CallerPool(const ExecutorOptions& options, const PlannedPool& pool, size_t bytes, const std::string& model) {
+  for (const ExecutorOptions::Pool& p : options.workspace_pools) {
+    if (p.name != pool.var_name && p.name != pool.name) continue;
+    auto addr = reinterpret_cast<uintptr_t>(p.data);
+    AOTRT_REQUIRE(p.data != nullptr && p.bytes >= bytes, kInvalidArgument, "workspace pool '", p.name, "' of ", model,
+                  " needs ", bytes, " bytes; the caller's memory has ", p.bytes, p.data ? "" : " and is null");
+    AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "workspace pool '", p.name, "' of ", model,
+                  ": the caller's memory at 0x", Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
+    return p.data;
+  }
+  return nullptr;
+}
+
+// "model 'm' wrote 1,247,056 bytes past <buffer>", "... wrote zeros up to 8,192 bytes past <buffer>",
+// or "... wrote 24 bytes past <buffer> (and zeros up to 8,192 bytes past)".
+std::string OverrunMessage(const std::string& model, const Overrun& o, const std::string& buffer) {
+  if (o.bytes_past == 0) return StrCat(model, " wrote zeros up to ", GroupedNumber(o.zeros_to), " bytes past ", buffer);
+  std::string s = StrCat(model, " wrote ", GroupedNumber(o.bytes_past), " byte", o.bytes_past == 1 ? "" : "s", " past ", buffer);
+  if (o.zeros_to > o.bytes_past) s += StrCat(" (and zeros up to ", GroupedNumber(o.zeros_to), " bytes past)");
+  return s;
+}
+
+template <class T>
+size_t ArrayBytes(size_t n) {
+  return n * sizeof(T) + kAllocAlignment;  // each array may start up to an alignment further on
+}
+
+}  // namespace
+
+PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDevice device,
+                                 const ExecutorOptions& options, const ExecutorOptions& floor, ExecutorArena arena)
+    : arena_(arena),
+      memory_(arena_.defined() ? static_cast<std::pmr::memory_resource*>(&arena_) : std::pmr::new_delete_resource()),
+      model_(std::move(model)),
+      pool_buffers_(memory_),
+      entry_data_(memory_),
+      arg_tensors_(memory_),
+      arg_values_(memory_),
+      arg_codes_(memory_),
+      raw_args_(memory_),
+      inputs_(memory_),
+      outputs_(memory_),
+      input_arrays_(memory_),
+      output_arrays_(memory_),
+      check_bounds_(!arena_.defined() && (options.check_bounds || floor.check_bounds)),
+      huge_pages_(!arena_.defined() && (options.huge_pages || floor.huge_pages)),
+      num_threads_(options.num_threads != 0 ? options.num_threads : floor.num_threads) {
+  model_->CheckDevice(device);
+  AOTRT_REQUIRE(num_threads_ >= 0 && num_threads_ <= kMaxParallelTasks, kInvalidArgument, "ExecutorOptions::num_threads is ",
+                num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
+  const MemoryPlan& plan = model_->plan();
+  if (arena_.defined()) {
+    block_data_ = static_cast<uint8_t*>(memory_->allocate(plan.block_bytes, kAllocAlignment));
+    if (!arena_.zeroed()) std::memset(block_data_, 0, plan.block_bytes);  // inputs read as zeros until set
+  } else {
+    block_ = NDArray::Empty({static_cast<int64_t>(plan.block_bytes)}, DLDataType{kDLUInt, 8, 1});
+    block_data_ = static_cast<uint8_t*>(block_.data());
+    if (huge_pages_) AdviseHugePages(block_data_, plan.block_bytes);
+  }
+  entry_data_.assign(model_->num_entries(), nullptr);
+  for (uint32_t eid = 0; eid < entry_data_.size(); ++eid) {
+    size_t offset = plan.storage_offset[model_->storage(eid)];
+    if (offset != MemoryPlan::kNotInBlock) entry_data_[eid] = block_data_ + offset;
+  }
+  const std::vector<PlannedArg>& args = model_->args();
+  arg_tensors_.resize(args.size());
+  arg_values_.resize(args.size());
+  arg_codes_.assign(args.size(), kTVMDLTensorHandle);
+  for (size_t a = 0; a < args.size(); ++a) {
+    uint32_t eid = args[a].entry;
+    arg_tensors_[a] = CpuTensor(entry_data_[eid], args[a].flat_shape.empty() ? model_->shape(eid) : args[a].flat_shape,
+                                model_->dtype(eid));
+    arg_values_[a].v_handle = &arg_tensors_[a];
+  }
+  for (const PlannedCall& c : model_->calls()) {
+    if (c.kind == PlannedCall::kCRun) raw_args_.resize(args.size());
+  }
+  inputs_.resize(model_->inputs().size());
+  outputs_.resize(model_->outputs().size());
+  input_arrays_.resize(inputs_.size());
+  output_arrays_.resize(outputs_.size());
+  for (const PlannedModel::SharedEntry& s : model_->shared_entries()) Rebind(s.entry, s.data);
+  PlacePools(options);
+  if (arena_.defined()) {
+    size_t rest = 0;
+    uint8_t* region = arena_.TakeRest(&rest);
+    arena_workspace_ = ArenaWorkspace(region, rest);
+  }
+  BindParams(model_->bound_params());
+}
+
+size_t PlannedExecutor::ArenaHeldBytes(const PlannedModel& m, const ExecutorOptions& options) {
+  size_t args = m.args().size(), ins = m.inputs().size(), outs = m.outputs().size();
+  size_t bytes = m.plan().block_bytes + kAllocAlignment + ArrayBytes<void*>(m.num_entries()) +
+                 ArrayBytes<DLTensor>(args) + ArrayBytes<TVMValue>(args) + ArrayBytes<int>(args) +
+                 ArrayBytes<void*>(args) + ArrayBytes<Slot>(ins + outs) * 2 + ArrayBytes<NDArray>(ins + outs) * 2;
+  for (const PlannedPool& p : m.pools()) {
+    size_t pool_bytes = m.plan().storage_bytes[m.storage(p.entry)];
+    if (CallerPool(options, p, pool_bytes, m.display()) == nullptr) bytes += pool_bytes + kAllocAlignment;
+  }
+  return bytes;
+}
+
+// Each workspace pool: the caller's memory, or the region's, or a mapping with its reserve.
+void PlannedExecutor::PlacePools(const ExecutorOptions& options) {
+  const std::vector<PlannedPool>& pools = model_->pools();
+  for (const ExecutorOptions::Pool& given : options.workspace_pools) {
+    bool known = false;
+    std::string names;
+    for (const PlannedPool& p : pools) {
+      known = known || given.name == p.var_name || given.name == p.name;
+      names += (names.empty() ? "'" : ", '") + p.name + "'";
+    }
+    AOTRT_REQUIRE(known, kNotFound, "ExecutorOptions::workspace_pools: ", model_->display(), " has no workspace pool '",
+                  given.name, "'; its pools: ", names.empty() ? "none" : names);
+  }
+  if (!arena_.defined()) pool_buffers_.reserve(pools.size());
+  for (const PlannedPool& p : pools) {
+    size_t bytes = model_->plan().storage_bytes[model_->storage(p.entry)];
+    void* memory = CallerPool(options, p, bytes, model_->display());
+    if (memory == nullptr && arena_.defined()) {
+      memory = memory_->allocate(bytes, kAllocAlignment);
+      if (!arena_.zeroed()) std::memset(memory, 0, bytes);
+    } else if (memory == nullptr) {
+      pool_buffers_.emplace_back(p.name, bytes, StrCat("workspace pool '", p.name, "' (", GroupedNumber(bytes),
+                                                       " bytes) of ", model_->display(), " (", model_->what(), ")"));
+      memory = pool_buffers_.back().data();
+      if (huge_pages_) AdviseHugePages(memory, bytes);  // not the reserve
+    }
+    Rebind(p.entry, memory);
+  }
+}
+
+void PlannedExecutor::Rebind(uint32_t eid, void* data) {
+  uint32_t root = model_->alias_root(eid);
+  for (uint32_t e : model_->alias_entries(root)) entry_data_[e] = data;
+  for (uint32_t a : model_->alias_args(root)) arg_tensors_[a].data = data;
+}
+
+// A param shared with the model's other executors is pointed at where it is read only; where a
+// call writes its storage it is copied in.
+void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& params) {
+  for (const PlannedModel::BoundParam& p : params) {
+    uint32_t eid = model_->input_entry(p.input);
+    Slot& s = inputs_[p.input];
+    if (!model_->read_only(model_->storage(eid))) {
+      BindOwnInput(p.input);
+      DLTensor own = EntryTensor(eid);
+      CopyTensorBytes(p.array.tensor(), &own);
+      continue;
+    }
+    Rebind(eid, p.array.data());
+    s.kind = Slot::kParam;
+    s.keep = p.array;
+  }
+}
+
+void PlannedExecutor::NoteLoadedParams(const std::vector<PlannedModel::BoundParam>& params) {
+  for (const PlannedModel::BoundParam& p : params) inputs_[p.input].loaded_param = true;
+}
+
+DLTensor PlannedExecutor::EntryTensor(uint32_t eid) const {
+  return CpuTensor(entry_data_[eid], model_->shape(eid), model_->dtype(eid));
+}
+
+NDArray PlannedExecutor::Current(std::pmr::vector<NDArray>* arrays, size_t i, uint32_t eid) const {
+  NDArray& array = (*arrays)[i];
+  if (!array.defined()) array = EntryView(eid);
+  array.handle()->data = entry_data_[eid];
+  array.handle()->byte_offset = 0;
+  return array;
+}
+
+NDArray PlannedExecutor::EntryView(uint32_t eid) const {
+  size_t offset = model_->plan().storage_offset[model_->storage(eid)];
+  if (block_.defined() && entry_data_[eid] == block_data_ + offset) {
+    return block_.CreateView(model_->shape(eid), model_->dtype(eid), offset);
+  }
+  return NDArray::Borrow(EntryTensor(eid));
+}
+
+// Input i on storage of this executor's own (block, or a heap array where the plan leaves the
+// storage to a shared param), keeping the value it has.
+void PlannedExecutor::BindOwnInput(size_t i) {
+  Slot& s = inputs_[i];
+  if (s.kind == Slot::kOwn) return;
+  uint32_t eid = model_->input_entry(i);
+  size_t offset = model_->plan().storage_offset[model_->storage(eid)];
+  const TensorInfo& spec = model_->inputs()[i];
+  void* own = nullptr;
+  if (offset != MemoryPlan::kNotInBlock) {
+    own = block_data_ + offset;
+  } else {
+    // From the heap even for an executor in a region (the region holds no second copy of the params).
+    if (!s.own_heap.defined()) {
+      s.own_heap = NDArray::Empty(spec.shape, spec.dtype);
+      if (huge_pages_) AdviseHugePages(s.own_heap.data(), s.own_heap.NumBytes());
+    }
+    own = s.own_heap.data();
+  }
+  if (s.kind == Slot::kParam) {
+    DLTensor to = CpuTensor(own, spec.shape, spec.dtype);
+    CopyTensorBytes(s.keep.tensor(), &to);
+  }
+  Rebind(eid, own);
+  s.kind = Slot::kOwn;
+  s.keep = NDArray();
+}
+
+void PlannedExecutor::CheckIndex(const char* kind, size_t i, size_t n) const {
+  AOTRT_REQUIRE(i < n, kOutOfRange, kind, " index ", i, " out of range: ", model_->display(), " has ", n, " ", kind,
+                n == 1 ? "" : "s");
+}
+
+void PlannedExecutor::SetInput(size_t i, const DLTensor& t) {
+  CheckIndex("input", i, inputs_.size());
+  const TensorInfo& spec = model_->inputs()[i];
+  CheckTensorAgainstSpec("input", i, spec, t, /*convertible=*/true);
+  BindOwnInput(i);
+  DLTensor own = EntryTensor(model_->input_entry(i));
+  if (DataTypeEqual(t.dtype, spec.dtype)) return CopyTensorBytes(t, &own);
+  // Another dtype: the one conversion rule (aotrt/ndarray.h). Every value is checked before the
+  // input is touched, so a refused value leaves the input as it was.
+  ConvertTensor(t, &own, StrCat("input ", i, " ('", spec.name, "')"));
+}
+
+void PlannedExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
+  CheckIndex("input", i, inputs_.size());
+  CheckZeroCopy("input", i, model_->inputs()[i], t);
+  Rebind(model_->input_entry(i), static_cast<uint8_t*>(t.data) + t.byte_offset);
+  inputs_[i].kind = Slot::kCaller;
+  inputs_[i].keep = std::move(keep);
+}
+
+void PlannedExecutor::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
+  CheckIndex("output", i, outputs_.size());
+  CheckZeroCopy("output", i, model_->outputs()[i], t);
+  Rebind(model_->output_entry(i), static_cast<uint8_t*>(t.data) + t.byte_offset);
+  outputs_[i].kind = Slot::kCaller;
+  outputs_[i].keep = std::move(keep);
+}
+
+NDArray PlannedExecutor::GetInput(size_t i) {
+  CheckIndex("input", i, inputs_.size());
+  Slot& s = inputs_[i];
+  if (s.kind == Slot::kParam) BindOwnInput(i);  // the array returned is writable: not the shared param
+  if (s.keep.defined()) return s.keep;
+  return Current(&input_arrays_, i, model_->input_entry(i));
+}
+
+NDArray PlannedExecutor::InputArray(size_t i) const {
+  CheckIndex("input", i, inputs_.size());
+  if (inputs_[i].keep.defined()) return inputs_[i].keep;
+  return Current(&input_arrays_, i, model_->input_entry(i));
+}
+
+NDArray PlannedExecutor::GetOutput(size_t i) const {
+  CheckIndex("output", i, outputs_.size());
+  if (outputs_[i].keep.defined()) return outputs_[i].keep;
+  return Current(&output_arrays_, i, model_->output_entry(i));
+}
+
+void PlannedExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
+  CheckIndex("output", i, outputs_.size());
+  AOTRT_REQUIRE(out != nullptr, kInvalidArgument, "get_output(", i, ", out): out is null");
+  CheckTensorAgainstSpec("output", i, model_->outputs()[i], *out);
+  CopyTensorBytes(EntryTensor(model_->output_entry(i)), out);
+}
+
+void PlannedExecutor::RunOp(size_t k) {
+  if (!arena_.defined()) return CallOp(k);
+  arena_workspace_.Reset();  // a failed call never frees its blocks
+  ArenaWorkspaceScope in_region(&arena_workspace_);
+  CallOp(k);
+}
+
+void PlannedExecutor::CallOp(size_t k) {
+  const PlannedCall& op = model_->calls()[k];
+  TVMValue* values = &arg_values_[op.first_arg];
+  int* codes = &arg_codes_[op.first_arg];
+  const int n = static_cast<int>(op.num_args);
+  switch (op.kind) {
+    case PlannedCall::kNop:
+      return;
+    case PlannedCall::kCopy:
+      return CopyTensorBytes(arg_tensors_[op.first_arg], &arg_tensors_[op.first_arg + 1]);
+    case PlannedCall::kPacked: {
+      TVMRetValue rv;
+      return op.packed.CallPacked(TVMArgs(values, codes, n), &rv);
+    }
+    case PlannedCall::kCall:
+    case PlannedCall::kCRun:
+      break;
+  }
+  TVMValue ret;
+  int ret_code = kTVMNullptr;
+  uint64_t errors_before = LastErrorSequence();
+  size_t workspace_mark = WorkspaceMark();
+  int rc;
+  if (op.kind == PlannedCall::kCRun) {
+    void** raw = &raw_args_[op.first_arg];
+    for (int a = 0; a < n; ++a) raw[a] = arg_tensors_[op.first_arg + a].data;
+    rc = op.c_run(raw, raw + op.c_inputs, raw + op.c_inputs + op.c_outputs);
+  } else {
+    rc = op.fn(values, codes, n, &ret, &ret_code, nullptr);
+  }
+  if (rc == 0) return;
+  WorkspaceReleaseTo(workspace_mark);
+  ThrowIfPythonErrorSince(errors_before);
+  const char* msg = LastErrorMessageSince(errors_before);
+  std::string call = op.node.empty() ? "" : StrCat(": node ", op.node_id, " ('", op.node, "', function ", op.function, ")");
+  AOTRT_THROW(kModelError, model_->display(), " (", model_->what(), ")", call, " failed: ",
+              msg ? msg : "it returned an error without a message");
+}
+
+ExecutorInterface::OpDescription PlannedExecutor::DescribeOp(size_t k) const {
+  const PlannedCall& op = model_->calls()[k];
+  OpDescription d{op.node, op.function, ""};
+  for (uint32_t a = op.first_arg; a < op.first_arg + op.num_args; ++a) {
+    uint32_t eid = model_->args()[a].entry;
+    const std::vector<int64_t>& shape = model_->shape(eid);
+    d.shapes += StrCat(a > op.first_arg ? ", " : "", DataTypeToString(model_->dtype(eid)),
+                       ShapeToString(shape.data(), static_cast<int>(shape.size())));
+  }
+  return d;
+}
+
+void PlannedExecutor::Run() {
+  ScopedThreadLimit threads(num_threads_);
+  if (check_bounds_) return RunChecked();  // never in a region
+  if (!arena_.defined()) return RunAll();
+  // The run-time workspace comes from the region; a failed run never frees its blocks, so every
+  // run starts with the whole of it.
+  arena_workspace_.Reset();
+  ArenaWorkspaceScope in_region(&arena_workspace_);
+  RunAll();
+}
+
+void PlannedExecutor::RunAll() {
+  const size_t n = model_->calls().size();
+  for (size_t k = 0; k < n; ++k) CallOp(k);
+}
+
+void PlannedExecutor::RunChecked() {
+  WorkspaceBoundsCheck blocks;
+  try {
+    RunAll();
+  } catch (...) {
+    for (PoolBuffer& p : pool_buffers_) p.TakeOverrun();  // the next run is checked afresh
+    throw;
+  }
+  std::string what;
+  for (PoolBuffer& p : pool_buffers_) {
+    Overrun o = p.TakeOverrun();
+    if (o.found() && what.empty()) {
+      what = OverrunMessage(model_->display(), o, StrCat("workspace pool '", p.name(), "' (", GroupedNumber(p.bytes()), " bytes)"));
+    }
+  }
+  WorkspaceOverrun w = blocks.overrun();
+  if (w.found() && what.empty()) {
+    what = OverrunMessage(model_->display(), Overrun{w.bytes_past, w.zeros_to},
+                          StrCat("a TVMBackendAllocWorkspace block (", GroupedNumber(w.block_bytes), " bytes)"));
+  }
+  AOTRT_REQUIRE(what.empty(), kModelError, what, " in ", model_->what(),
+                ": a bug in the model's generated code (the runtime's reserve absorbed the write)");
+}
+
+}  // namespace aotrt

@@ -1,0 +1,116 @@
+#include "executor/planned_model.h"
+
+#include <algorithm>
+
+#include "base/name_index.h"
+#include "base/error_util.h"
+
+namespace aotrt {
+namespace {
+
+constexpr size_t kMaxEntryBytes = size_t{1} << 40;
+
+size_t EntryBytes(const std::vector<int64_t>& shape, DLDataType t, const std::string& where) {
+  size_t n = 1;
+  for (int64_t d : shape) {
+    AOTRT_REQUIRE(d == 0 || n <= kMaxEntryBytes / static_cast<size_t>(d), kFormatError, where, " has absurd shape ",
+                  ShapeToString(shape.data(), static_cast<int>(shape.size())));
+    n *= static_cast<size_t>(d);
+  }
+  size_t bits = size_t{t.bits} * t.lanes;
+  return n * ((bits + 7) / 8);
+}
+
+}  // namespace
+
+uint32_t PlannedModel::AddEntry(std::vector<int64_t> shape, DLDataType dtype, uint32_t storage, const std::string& where) {
+  size_t bytes = EntryBytes(shape, dtype, where);
+  auto eid = static_cast<uint32_t>(entries_.size());
+  entries_.push_back({std::move(shape), dtype, storage, bytes});
+  alias_root_.push_back(eid);
+  return eid;
+}
+
+void PlannedModel::AddInput(uint32_t eid, std::string name) {
+  AOTRT_REQUIRE(input_index_.Insert(name, inputs_.size()) == nullptr, kFormatError, what_, ": two inputs of ", display_,
+                " are named '", name, "'");
+  input_entries_.push_back(eid);
+  inputs_.push_back(TensorInfo{std::move(name), shape(eid), dtype(eid), entry_bytes(eid)});
+}
+
+void PlannedModel::AddOutput(uint32_t eid, std::string name) {
+  output_index_.Insert(name, outputs_.size());  // the first output of a name answers to it
+  output_entries_.push_back(eid);
+  outputs_.push_back(TensorInfo{std::move(name), shape(eid), dtype(eid), entry_bytes(eid)});
+}
+
+void PlannedModel::AddCall(PlannedCall call, const std::vector<uint32_t>& args, const std::vector<uint32_t>& writes,
+                           bool flatten) {
+  call.first_arg = static_cast<uint32_t>(args_.size());
+  call.num_args = static_cast<uint32_t>(args.size());
+  for (uint32_t eid : args) {
+    PlannedArg a{eid, {}};
+    if (flatten) {
+      int64_t n = 1;
+      for (int64_t d : shape(eid)) n *= d;  // bounded: AddEntry checked the entry's size
+      a.flat_shape = {n};
+    }
+    args_.push_back(std::move(a));
+  }
+  for (uint32_t eid : writes) {
+    if (storage(eid) >= written_.size()) written_.resize(storage(eid) + 1, false);
+    written_[storage(eid)] = true;
+  }
+  calls_.push_back(std::move(call));
+}
+
+// Every storage gets the size of its largest entry; the storages that shared params or constants
+// fill and the workspace pools stay out of the block, the rest are laid out 64-byte aligned.
+void PlannedModel::Finish(std::vector<BoundParam> bound) {
+  bound_ = std::move(bound);
+  alias_entries_.resize(entries_.size());
+  alias_args_.resize(entries_.size());
+  for (uint32_t e = 0; e < alias_root_.size(); ++e) alias_entries_[alias_root_[e]].push_back(e);
+  for (uint32_t a = 0; a < args_.size(); ++a) alias_args_[alias_root_[args_[a].entry]].push_back(a);
+  uint32_t storages = 0;
+  for (const Entry& e : entries_) storages = std::max(storages, e.storage + 1);
+  plan_.storage_bytes.assign(storages, 0);
+  for (const Entry& e : entries_) plan_.storage_bytes[e.storage] = std::max(plan_.storage_bytes[e.storage], e.bytes);
+  plan_.storage_offset.assign(storages, 0);
+  for (const BoundParam& p : bound_) {
+    uint32_t sid = storage(input_entries_[p.input]);
+    if (read_only(sid)) plan_.storage_offset[sid] = MemoryPlan::kNotInBlock;
+  }
+  for (const SharedEntry& s : shared_) plan_.storage_offset[storage(s.entry)] = MemoryPlan::kNotInBlock;
+  for (const PlannedPool& p : pools_) plan_.storage_offset[storage(p.entry)] = MemoryPlan::kNotInBlock;
+  for (size_t sid = 0; sid < storages; ++sid) {
+    if (plan_.storage_offset[sid] == MemoryPlan::kNotInBlock) continue;
+    plan_.storage_offset[sid] = plan_.block_bytes;
+    plan_.block_bytes += (plan_.storage_bytes[sid] + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
+  }
+}
+
+const size_t* PlannedModel::FindInput(const std::string& name) const {
+  const size_t* index = input_index_.Find(name);
+  return index != nullptr ? index : input_index_.Find(SanitizeName(name));
+}
+
+size_t PlannedModel::InputIndex(const std::string& name) const {
+  AOTRT_REQUIRE(!name.empty(), kInvalidArgument, "Invalid input name. Name is empty");
+  if (const size_t* index = FindInput(name)) return *index;
+  std::string valid;
+  for (const TensorInfo& t : inputs_) valid += (valid.empty() ? "'" : ", '") + t.name + "'";
+  std::string sanitized = SanitizeName(name);
+  AOTRT_THROW(kNotFound, "Invalid input name. '", name, "'", sanitized != name ? " (sanitized '" + sanitized + "')" : "",
+              " is not an input of ", display_, " (", what_, "); valid names: ", valid.empty() ? "none" : valid);
+}
+
+size_t PlannedModel::OutputIndex(const std::string& name) const {
+  if (const size_t* index = output_index_.Find(name)) return *index;
+  std::string names;
+  for (const TensorInfo& o : outputs_) names += (names.empty() ? "'" : ", '") + o.name + "'";
+  AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", display_, " (", what_,
+              "); its outputs are ", names.empty() ? "none" : names);
+}
+
+}  // namespace aotrt

@@ -1,0 +1,164 @@
+// PlannedModel: a model as the executor runs it (executor/planned_executor.h), whatever its export.
+// Its tensors ("entries") live in storages laid out by one memory plan, and a list of calls runs
+// it, each call with its own argument tensors. A graph export is one call per operator node
+// (graph/graph_model.h); an AOT export is one call of its entry function, its workspace pools and
+// constant pool being entries too (aot/loaded_model.h). Built and validated at load; immutable and
+// shared (std::shared_ptr<const PlannedModel>) by the factory and every executor, which keep the
+// library loaded through it. Any thread may read it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tvm/runtime/c_backend_api.h>
+
+#include "base/name_index.h"
+#include "aotrt/model_info.h"
+#include "aotrt/module.h"
+#include "aotrt/ndarray.h"
+
+namespace aotrt {
+
+struct PlannedCall {
+  enum Kind { kCall, kPacked, kNop, kCopy, kCRun };
+  // A Model Library Format archive's C interface: raw data pointers, inputs | outputs | pools.
+  using CRunFunc = int32_t (*)(void** inputs, void** outputs, void** pools);
+  Kind kind = kCall;
+  uint32_t node_id = 0;   // the graph node
+  std::string node;       // its name in messages; empty for an AOT model's one call
+  std::string function;   // the library function called
+  TVMBackendPackedCFunc fn = nullptr;  // kCall: the library's symbol, called directly
+  PackedFunc packed;                   // kPacked: a function found only through the module
+  CRunFunc c_run = nullptr;            // kCRun
+  uint32_t c_inputs = 0, c_outputs = 0;
+  uint32_t first_arg = 0;              // into PlannedModel::args()
+  uint32_t num_args = 0;
+};
+
+// One argument of one call: the entry it passes and the shape it passes it with.
+struct PlannedArg {
+  uint32_t entry = 0;
+  std::vector<int64_t> flat_shape;  // {elements} when the call takes its data flat, else empty
+};
+
+// Where each storage lives in an executor's block.
+struct MemoryPlan {
+  // Not in the block: a storage that a shared param or constant fills, or a workspace pool (the
+  // executor's own mapping with a reserve, the caller's memory, or the arena).
+  static constexpr size_t kNotInBlock = ~size_t{0};
+  std::vector<size_t> storage_bytes;   // by storage id: the largest entry placed in it
+  std::vector<size_t> storage_offset;  // by storage id: 64-byte aligned offset, or kNotInBlock
+  size_t block_bytes = 0;
+};
+
+// An AOT workspace pool: a storage of its own, which the caller may provide (ExecutorOptions::
+// workspace_pools) and which on the heap is followed by a reserve (memory/reserve.h).
+struct PlannedPool {
+  uint32_t entry = 0;
+  std::string var_name;  // as the metadata names it: "global_workspace_0_var"
+  std::string name;      // as users name it: "global_workspace"
+};
+
+class PlannedModel {
+ public:
+  struct BoundParam {
+    size_t input;   // index of the input the param fills
+    NDArray array;  // shared by every executor until it overwrites that input
+  };
+  virtual ~PlannedModel() = default;
+
+  const std::string& name() const { return name_; }
+  const std::string& what() const { return what_; }        // the library, in messages
+  const std::string& display() const { return display_; }  // "graph 'x'", "model 'x'", in messages
+  // Built at the first call; any thread.
+  virtual const ModelInfo& info() const = 0;
+  // Throws kInvalidArgument for a device the executor cannot run on.
+  virtual void CheckDevice(DLDevice device) const = 0;
+  // Whether a run may call TVMBackendAllocWorkspace (sizing an arena measures it when it may).
+  virtual bool MayUseWorkspace() const { return true; }
+  // Whether the calls are the model's operators, each to be profiled and debugged on its own (a
+  // graph's nodes), or the model is one call (AOT).
+  virtual bool calls_are_operators() const { return true; }
+
+  size_t num_entries() const { return entries_.size(); }
+  const std::vector<int64_t>& shape(uint32_t eid) const { return entries_[eid].shape; }
+  DLDataType dtype(uint32_t eid) const { return entries_[eid].dtype; }
+  uint32_t storage(uint32_t eid) const { return entries_[eid].storage; }
+  const std::vector<PlannedCall>& calls() const { return calls_; }
+  const std::vector<PlannedArg>& args() const { return args_; }
+  // Entries that are one tensor (an entry and what __nop nodes make of it) share their data.
+  // alias_entries/alias_args list a group's entries and the indices into args() passing them:
+  // what rebinding the tensor (zero-copy, a param) rewrites.
+  uint32_t alias_root(uint32_t eid) const { return alias_root_[eid]; }
+  const std::vector<uint32_t>& alias_entries(uint32_t root) const { return alias_entries_[root]; }
+  const std::vector<uint32_t>& alias_args(uint32_t root) const { return alias_args_[root]; }
+  const MemoryPlan& plan() const { return plan_; }
+  // Whether no call writes storage `sid` (a param there can be shared instead of copied).
+  bool read_only(uint32_t sid) const { return sid >= written_.size() || !written_[sid]; }
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  uint32_t input_entry(size_t i) const { return input_entries_[i]; }
+  uint32_t output_entry(size_t i) const { return output_entries_[i]; }
+  const std::vector<BoundParam>& bound_params() const { return bound_; }
+  const std::vector<PlannedPool>& pools() const { return pools_; }
+  // Entries every executor points at the same read-only memory (an AOT model's constant pool).
+  struct SharedEntry {
+    uint32_t entry;
+    void* data;
+  };
+  const std::vector<SharedEntry>& shared_entries() const { return shared_; }
+  // The run-time workspace an executor in an arena needs, measured once (executor_in_arena.h).
+  std::atomic<int64_t>& arena_workspace_bytes() const { return arena_workspace_bytes_; }
+
+  // Index of an input by name (exact, then TVM-sanitized); throws kNotFound naming the valid names.
+  size_t InputIndex(const std::string& name) const;
+  const size_t* FindInput(const std::string& name) const;  // InputIndex, or null for another name
+  // Index of an output by name; throws kNotFound naming the valid names.
+  size_t OutputIndex(const std::string& name) const;
+
+ protected:
+  PlannedModel(std::string name, std::string what, std::string display)
+      : name_(std::move(name)), what_(std::move(what)), display_(std::move(display)) {}
+  // Building, in this order: entries, inputs and outputs, calls, then Finish.
+  // AddEntry throws kFormatError for a shape whose size is absurd (`where` names the entry).
+  uint32_t AddEntry(std::vector<int64_t> shape, DLDataType dtype, uint32_t storage, const std::string& where);
+  size_t entry_bytes(uint32_t eid) const { return entries_[eid].bytes; }
+  void AddInput(uint32_t eid, std::string name);  // kFormatError when two inputs share the name
+  void AddOutput(uint32_t eid, std::string name);
+  void AddPool(uint32_t eid, std::string var_name, std::string name) { pools_.push_back({eid, std::move(var_name), std::move(name)}); }
+  void ShareEntry(uint32_t eid, void* data) { shared_.push_back({eid, data}); }
+  // A call passing `args` (flat when `flatten`), writing the storages of the entries `writes`.
+  void AddCall(PlannedCall call, const std::vector<uint32_t>& args, const std::vector<uint32_t>& writes,
+               bool flatten = false);
+  void Alias(uint32_t eid, uint32_t same_as) { alias_root_[eid] = alias_root_[same_as]; }
+  // Groups the aliases and lays out the plan, with `bound` filling their inputs.
+  void Finish(std::vector<BoundParam> bound);
+
+  NameIndex input_index_, output_index_;
+
+ private:
+  struct Entry {
+    std::vector<int64_t> shape;
+    DLDataType dtype;
+    uint32_t storage;
+    size_t bytes;
+  };
+  std::string name_, what_, display_;
+  std::vector<Entry> entries_;
+  std::vector<PlannedCall> calls_;
+  std::vector<PlannedArg> args_;
+  std::vector<uint32_t> alias_root_;
+  std::vector<std::vector<uint32_t>> alias_entries_, alias_args_;
+  std::vector<bool> written_;
+  MemoryPlan plan_;
+  std::vector<TensorInfo> inputs_, outputs_;
+  std::vector<uint32_t> input_entries_, output_entries_;
+  std::vector<BoundParam> bound_;
+  std::vector<PlannedPool> pools_;
+  std::vector<SharedEntry> shared_;
+  mutable std::atomic<int64_t> arena_workspace_bytes_{-1};  // a measurement cached, not state
+};
+
+}  // namespace aotrt
