@@ -4,7 +4,6 @@
 
 #include <new>
 
-#include "executor/executor_in_arena.h"
 #include "aot/metadata.h"
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
@@ -46,28 +45,12 @@ ConstantCacheOptions PrivateConstants() {
 }  // namespace
 
 void AotExecutorFactoryNode::OnImportsLinked() {
-  AOTRT_REQUIRE(!imports().empty(), kNotFound, "AotExecutorFactory '", module_name_,
-                "' has no imported metadata module: Expected a module with PackedFunc get_metadata");
+  AOTRT_REQUIRE(!imports().empty(), kNotFound, "AotExecutorFactory '", module_name_, "' ", NoModelReason());
   const ObjectPtr<ModuleNode>& import = imports()[0];
   auto* md = dynamic_cast<MetadataModuleNode*>(import.get());
   AOTRT_REQUIRE(md != nullptr, kNotFound, "AotExecutorFactory '", module_name_, "': import 0 is a '",
                 import->type_key(), "' module: Expected a module with PackedFunc get_metadata");
   model_ = std::make_shared<const LoadedModel>(module_name_, ObjectPtr<MetadataModuleNode>(md), params_);
-}
-
-const std::shared_ptr<const LoadedModel>& AotExecutorFactoryNode::model() const {
-  AOTRT_REQUIRE(model_ != nullptr, kNotFound, "AotExecutorFactory '", module_name_,
-                "' has no imported metadata module: Expected a module with PackedFunc get_metadata");
-  return model_;
-}
-
-ObjectPtr<ExecutorModuleNode> AotExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
-  return CreateExecutorOf<AotExecutorModuleNode>(model(), device, options, executor_floor_);
-}
-
-size_t AotExecutorFactoryNode::ArenaBytes(const ExecutorOptions& options) const {
-  return ArenaBytesNeeded(ArenaBuildOf<AotExecutorModuleNode, std::shared_ptr<const LoadedModel>>(
-                              model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
 }
 
 PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
@@ -151,13 +134,7 @@ void CreateFactory(TVMArgs args, TVMRetValue* rv) {
                 "tvm.aot_executor_factory.create needs a module, a name and name/NDArray pairs; got ", args.size(),
                 " arguments");
   ObjectPtr<ModuleNode> lib = args[0].AsModule();
-  auto params = std::make_shared<ParamList>();
-  for (int i = 2; i < args.size(); i += 2) {
-    DLTensor* t = args[i + 1].AsDLTensor();
-    NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
-    copy.CopyFrom(*t);
-    params->push_back({args[i].AsString(), copy});
-  }
+  auto params = std::make_shared<ParamList>(CopiedNamedArrays(args, 2));
   auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params, ExecutorOptions());
   if (dynamic_cast<MetadataModuleNode*>(lib.get()) == nullptr) {
     // Given the code module itself: put the metadata module TVM expects in between.

@@ -9,15 +9,15 @@
 
 #include "aot/executor_module.h"
 #include "aotrt/module.h"
-#include "executor/executor_interface.h"
+#include "executor/executor_factory.h"
 
 namespace aotrt {
 
-class AotExecutorFactoryNode : public ExecutorFactoryNode {
+class AotExecutorFactoryNode : public ExecutorFactoryOf<AotExecutorModuleNode, LoadedModel> {
  public:
   AotExecutorFactoryNode(std::string module_name, std::shared_ptr<const ParamList> params,
                          const ExecutorOptions& executor_floor)
-      : ExecutorFactoryNode(std::move(module_name), executor_floor), params_(std::move(params)) {}
+      : ExecutorFactoryOf(std::move(module_name), executor_floor), params_(std::move(params)) {}
   const char* type_key() const override { return "AotExecutorFactory"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
   // Payload of ABI.md 6.3: u64 count, names, arrays, module name.
@@ -27,20 +27,11 @@ class AotExecutorFactoryNode : public ExecutorFactoryNode {
   // module) and what LoadedModel throws for the params.
   void OnImportsLinked() override;
 
-  void RequireModel() const override { model(); }
-  const ModelInfo& info() const override { return model()->info(); }
-  // The model; kNotFound when the factory is not linked to a metadata module.
-  const std::shared_ptr<const LoadedModel>& model() const;
-  // A new executor on `device` with `options`, whose switches the executor floor can turn on; in
-  // options.arena when one is given (executor/executor_in_arena.h). Throws kInvalidArgument (device,
-  // arena), kOutOfMemory.
-  ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override;
-  // The bytes of arena an executor with `options` needs (Model::ArenaBytes).
-  size_t ArenaBytes(const ExecutorOptions& options) const override;
-
  private:
+  std::string NoModelReason() const override {
+    return "has no imported metadata module: Expected a module with PackedFunc get_metadata";
+  }
   std::shared_ptr<const ParamList> params_;
-  std::shared_ptr<const LoadedModel> model_;
 };
 
 }  // namespace aotrt

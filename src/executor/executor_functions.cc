@@ -74,6 +74,17 @@ void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorInfo& spec, 
   AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
 }
 
+std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first) {
+  std::vector<NamedArray> arrays;
+  for (int i = first; i + 1 < args.size(); i += 2) {
+    DLTensor* t = args[i + 1].AsDLTensor();
+    NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
+    copy.CopyFrom(*t);
+    arrays.push_back({args[i].AsString(), copy});
+  }
+  return arrays;
+}
+
 void CheckZeroCopyAlignment(const char* kind, size_t i, const std::string& name, const DLTensor& t) {
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", name, "'): zero-copy tensor data at 0x",

@@ -17,6 +17,8 @@ PackedFunc ExecutorFunction(ExecutorInterface* ex, const std::string& name, cons
 // The index an argument names: an input name (InputIndex's rules) or a non-negative index.
 size_t InputIndexArg(ExecutorInterface* ex, TVMArgValue a);
 void SetNDArrayResult(TVMRetValue* rv, const NDArray& a);
+// The (name, array) pairs from args[first] on (a factory's create global), each array copied.
+std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first);
 // Zero-copy memory must be 64-byte aligned: kInvalidArgument naming `kind` `i` ('name') otherwise.
 void CheckZeroCopyAlignment(const char* kind, size_t i, const std::string& name, const DLTensor& t);
 // Check `t` against the tensor `spec` of the model: CPU 0 (kInvalidArgument), dtype

@@ -80,15 +80,4 @@ ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ArenaBuild& build, con
 // kOutOfMemory, and what the executor's constructor throws.
 size_t ArenaBytesNeeded(const ArenaBuild& build, const ExecutorOptions& options);
 
-// A factory's new executor module `Node` of `model`: in options.arena when one is given, else on
-// the heap. Throws what CreateExecutorInArena and the executor's constructor throw.
-template <class Node, class ModelPtr>
-ObjectPtr<ExecutorModuleNode> CreateExecutorOf(const ModelPtr& model, DLDevice device, const ExecutorOptions& options,
-                                               const ExecutorOptions& floor) {
-  if (options.arena != nullptr || options.arena_bytes != 0) {
-    return CreateExecutorInArena(ArenaBuildOf<Node, ModelPtr>(model, device, floor), options);
-  }
-  return MakeObject<Node>(model, device, options, floor);
-}
-
 }  // namespace aotrt

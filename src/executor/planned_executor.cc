@@ -78,6 +78,24 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
     block_data_ = static_cast<uint8_t*>(block_.data());
     if (huge_pages_) AdviseHugePages(block_data_, plan.block_bytes);
   }
+  SetUpArgs();
+  inputs_.resize(model_->inputs().size());
+  outputs_.resize(model_->outputs().size());
+  input_arrays_.resize(inputs_.size());
+  output_arrays_.resize(outputs_.size());
+  for (const PlannedModel::SharedEntry& s : model_->shared_entries()) Rebind(s.entry, s.data);
+  PlacePools(options);
+  if (arena_.defined()) {
+    size_t rest = 0;
+    uint8_t* region = arena_.TakeRest(&rest);
+    arena_workspace_ = ArenaWorkspace(region, rest);
+  }
+  BindParams(model_->bound_params());
+}
+
+// Each entry where the plan puts it, and the argument tensors of every call over them.
+void PlannedExecutor::SetUpArgs() {
+  const MemoryPlan& plan = model_->plan();
   entry_data_.assign(model_->num_entries(), nullptr);
   for (uint32_t eid = 0; eid < entry_data_.size(); ++eid) {
     size_t offset = plan.storage_offset[model_->storage(eid)];
@@ -96,18 +114,6 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
   for (const PlannedCall& c : model_->calls()) {
     if (c.kind == PlannedCall::kCRun) raw_args_.resize(args.size());
   }
-  inputs_.resize(model_->inputs().size());
-  outputs_.resize(model_->outputs().size());
-  input_arrays_.resize(inputs_.size());
-  output_arrays_.resize(outputs_.size());
-  for (const PlannedModel::SharedEntry& s : model_->shared_entries()) Rebind(s.entry, s.data);
-  PlacePools(options);
-  if (arena_.defined()) {
-    size_t rest = 0;
-    uint8_t* region = arena_.TakeRest(&rest);
-    arena_workspace_ = ArenaWorkspace(region, rest);
-  }
-  BindParams(model_->bound_params());
 }
 
 size_t PlannedExecutor::ArenaHeldBytes(const PlannedModel& m, const ExecutorOptions& options) {

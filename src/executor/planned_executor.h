@@ -85,6 +85,7 @@ class PlannedExecutor final : public ExecutorInterface {
   };
   DLTensor EntryTensor(uint32_t eid) const;
   void Rebind(uint32_t eid, void* data);  // eid's tensor (its alias group) now at `data`
+  void SetUpArgs();
   void PlacePools(const ExecutorOptions& options);
   void BindOwnInput(size_t i);
   void CheckIndex(const char* kind, size_t i, size_t n) const;

@@ -5,8 +5,8 @@
 #include <new>
 
 #include "aotrt/container.h"
-#include "executor/executor_in_arena.h"
 #include "base/byte_reader.h"
+#include "executor/executor_functions.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
 #include "module/loader/load.h"
@@ -78,14 +78,7 @@ void CreateFactoryGlobal(TVMArgs args, TVMRetValue* rv) {
   AOTRT_REQUIRE(args.size() >= 3 && (args.size() - 3) % 2 == 0, kInvalidArgument,
                 "tvm.graph_executor_factory.create takes (graph_json, module, module_name, name, array, ...), got ",
                 args.size(), " arguments");
-  std::vector<NamedArray> params;
-  for (int i = 3; i < args.size(); i += 2) {
-    DLTensor* t = args[i + 1].AsDLTensor();
-    NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
-    copy.CopyFrom(*t);
-    params.push_back({args[i].AsString(), copy});
-  }
-  auto factory = MakeObject<GraphExecutorFactoryNode>(args[0].AsString(), std::move(params), args[2].AsString(),
+  auto factory = MakeObject<GraphExecutorFactoryNode>(args[0].AsString(), CopiedNamedArrays(args, 3), args[2].AsString(),
                                                       ExecutorOptions());
   factory->Import(args[1].AsModule());
   factory->OnImportsLinked();
@@ -118,24 +111,8 @@ GraphExecutorModuleNode::~GraphExecutorModuleNode() {
 }
 
 void GraphExecutorFactoryNode::OnImportsLinked() {
-  AOTRT_REQUIRE(!imports().empty(), kNotFound, "GraphExecutorFactory '", module_name_,
-                "' has no imported library of operators");
+  AOTRT_REQUIRE(!imports().empty(), kNotFound, "GraphExecutorFactory '", module_name_, "' ", NoModelReason());
   model_ = MakeGraphModel(module_name_, graph_json_, Module(imports()[0]), params_);
-}
-
-const std::shared_ptr<const GraphModel>& GraphExecutorFactoryNode::model() const {
-  AOTRT_REQUIRE(model_ != nullptr, kNotFound, "GraphExecutorFactory '", module_name_,
-                "' has no imported library of operators");
-  return model_;
-}
-
-ObjectPtr<ExecutorModuleNode> GraphExecutorFactoryNode::CreateExecutor(DLDevice device, const ExecutorOptions& options) {
-  return CreateExecutorOf<GraphExecutorModuleNode>(model(), device, options, executor_floor_);
-}
-
-size_t GraphExecutorFactoryNode::ArenaBytes(const ExecutorOptions& options) const {
-  return ArenaBytesNeeded(ArenaBuildOf<GraphExecutorModuleNode, std::shared_ptr<const GraphModel>>(
-                              model(), DLDevice{kDLCPU, 0}, executor_floor_), options);
 }
 
 PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {

@@ -9,7 +9,7 @@
 
 #include "aotrt/module.h"
 #include "aotrt/options.h"
-#include "executor/executor_interface.h"
+#include "executor/executor_factory.h"
 #include "executor/planned_executor.h"
 #include "graph/graph_model.h"
 
@@ -39,12 +39,12 @@ class GraphExecutorModuleNode : public ExecutorModuleNode {
   void* on_destroyed_data_;
 };
 
-class GraphExecutorFactoryNode : public ExecutorFactoryNode {
+class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphExecutorModuleNode, GraphModel> {
  public:
   // The model is built when the library is linked (OnImportsLinked).
   GraphExecutorFactoryNode(std::string graph_json, std::vector<NamedArray> params, std::string module_name,
                            const ExecutorOptions& executor_floor)
-      : ExecutorFactoryNode(std::move(module_name), executor_floor), graph_json_(std::move(graph_json)),
+      : ExecutorFactoryOf(std::move(module_name), executor_floor), graph_json_(std::move(graph_json)),
         params_(std::move(params)) {}
   const char* type_key() const override { return "GraphExecutorFactory"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
@@ -54,17 +54,10 @@ class GraphExecutorFactoryNode : public ExecutorFactoryNode {
   // ParseGraphJson and GraphModel throw; kNotFound without an import.
   void OnImportsLinked() override;
 
-  void RequireModel() const override { model(); }
-  const ModelInfo& info() const override { return model()->info(); }
-  ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override;
-  size_t ArenaBytes(const ExecutorOptions& options) const override;
-  const std::shared_ptr<const GraphModel>& model() const;
-
  private:
+  std::string NoModelReason() const override { return "has no imported library of operators"; }
   std::string graph_json_;
   std::vector<NamedArray> params_;
-  std::string what_;  // names the library in messages
-  std::shared_ptr<const GraphModel> model_;
 };
 
 // A graph model over `library` (the module whose functions the graph names): what

@@ -36,6 +36,33 @@ size_t Capacity(const OperatorProfileOptions& opt, double run_ms) {
   return static_cast<size_t>(std::min(n, static_cast<double>(kMaxSamples)));
 }
 
+// The runs of a profile, timed, with `sampler` recording while they run.
+std::vector<double> SampledRuns(ExecutorInterface& impl, const OperatorProfileOptions& opt, PcSampler* sampler,
+                                OperatorProfile* profile) {
+  std::vector<double> times;
+  times.reserve(static_cast<size_t>(std::min(opt.runs > 0 ? opt.runs : 1024, 1 << 20)));
+  sampler->Start();
+  auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
+  try {
+    for (int run = 0; opt.runs > 0 ? run < opt.runs : Clock::now() < until; ++run) {
+      if (InterruptRequested()) {
+        profile->interrupted = true;
+        break;
+      }
+      auto t = Clock::now();
+      PcSampler::SetRecording(true);
+      impl.Run();
+      PcSampler::SetRecording(false);
+      times.push_back(Ms(Clock::now() - t));
+    }
+  } catch (...) {
+    PcSampler::SetRecording(false);
+    throw;  // the sampler's destructor stops it
+  }
+  sampler->Stop();
+  return times;
+}
+
 }  // namespace
 
 void ValidateOperatorProfileOptions(const OperatorProfileOptions& opt) {
@@ -76,30 +103,8 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
     impl.Run();
     warm_ms = Ms(Clock::now() - t);
   }
-  std::vector<double> times;
-  times.reserve(static_cast<size_t>(std::min(opt.runs > 0 ? opt.runs : 1024, 1 << 20)));
   PcSampler sampler(opt.period_us, Capacity(opt, warm_ms));
-  sampler.Start();
-  auto start = Clock::now();
-  auto until = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
-  try {
-    for (int run = 0; opt.runs > 0 ? run < opt.runs : Clock::now() < until; ++run) {
-      if (InterruptRequested()) {
-        profile.interrupted = true;
-        break;
-      }
-      auto t = Clock::now();
-      PcSampler::SetRecording(true);
-      impl.Run();
-      PcSampler::SetRecording(false);
-      times.push_back(Ms(Clock::now() - t));
-    }
-  } catch (...) {
-    PcSampler::SetRecording(false);
-    throw;  // the sampler's destructor stops it
-  }
-  sampler.Stop();
-
+  std::vector<double> times = SampledRuns(impl, opt, &sampler, &profile);
   profile.runs = static_cast<int>(times.size());
   if (!times.empty()) {
     double sum = 0;

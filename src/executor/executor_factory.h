@@ -1,0 +1,45 @@
+// What the AOT and graph factories share: a model built once the library is linked, and
+// executors of it, on the heap or in the caller's arena (executor/executor_in_arena.h).
+// Immutable after loading: safe to use from several threads.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/error_util.h"
+#include "executor/executor_in_arena.h"
+#include "executor/executor_interface.h"
+
+namespace aotrt {
+
+// A factory of `Node` executor modules, each made as Node(model, device, options, floor[, arena]).
+template <class Node, class Model>
+class ExecutorFactoryOf : public ExecutorFactoryNode {
+ public:
+  using ExecutorFactoryNode::ExecutorFactoryNode;
+  void RequireModel() const override { model(); }
+  const ModelInfo& info() const override { return model()->info(); }
+  // The model; kNotFound when the factory is not linked to its library (NoModelReason says why).
+  const std::shared_ptr<const Model>& model() const {
+    if (model_ == nullptr) AOTRT_THROW(kNotFound, type_key(), " '", module_name_, "' ", NoModelReason());
+    return model_;
+  }
+  // A new executor on `device` with `options`, whose switches the executor floor can turn on; in
+  // options.arena when one is given. Throws kInvalidArgument (device, arena), kOutOfMemory.
+  ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override {
+    if (options.arena != nullptr || options.arena_bytes != 0) return CreateExecutorInArena(Build(device), options);
+    return MakeObject<Node>(model(), device, options, executor_floor_);
+  }
+  size_t ArenaBytes(const ExecutorOptions& options) const override {
+    return ArenaBytesNeeded(Build(DLDevice{kDLCPU, 0}), options);
+  }
+
+ protected:
+  virtual std::string NoModelReason() const = 0;
+  std::shared_ptr<const Model> model_;  // set by OnImportsLinked
+
+ private:
+  ArenaBuildOf<Node, std::shared_ptr<const Model>> Build(DLDevice device) const { return {model(), device, executor_floor_}; }
+};
+
+}  // namespace aotrt
