@@ -29,7 +29,7 @@
 
 namespace aotrt {
 
-class ExecutorInterface;
+class PlannedExecutor;
 
 // A default-constructed (empty) Executor or Model throws kInvalidArgument from every call.
 class AOTRT_API Executor {
@@ -94,7 +94,7 @@ class AOTRT_API Executor {
  private:
   friend class Model;
   explicit Executor(Module module) : module_(std::move(module)) {}
-  ExecutorInterface& impl() const;  // kInvalidArgument when empty
+  PlannedExecutor& impl() const;  // kInvalidArgument when empty
   Module module_;                   // an AotExecutor or GraphExecutor module
 };
 

@@ -25,7 +25,7 @@ std::vector<NDArray> CopyOutputs(const Executor& ex) {
 }  // namespace
 
 std::vector<NDArray> Executor::Run(const std::vector<DLTensor>& inputs) {
-  ExecutorInterface& ex = impl();
+  PlannedExecutor& ex = impl();
   const std::vector<TensorInfo>& specs = ex.Info().inputs;
   AOTRT_REQUIRE(inputs.size() == specs.size(), kInvalidArgument, "Run(inputs): the model has ", specs.size(),
                 " input", specs.size() == 1 ? "" : "s", ", got ", inputs.size(),
@@ -37,7 +37,7 @@ std::vector<NDArray> Executor::Run(const std::vector<DLTensor>& inputs) {
 }
 
 std::vector<NDArray> Executor::Run(const std::vector<std::pair<std::string, DLTensor>>& inputs) {
-  ExecutorInterface& ex = impl();
+  PlannedExecutor& ex = impl();
   const std::vector<TensorInfo>& specs = ex.Info().inputs;
   std::vector<size_t> index(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) {

@@ -67,7 +67,7 @@ size_t Model::ArenaBytes(const ExecutorOptions& options) const {
   return RethrowOutOfMemoryAsError("Model::ArenaBytes", [&] { return factory.ArenaBytes(options); });
 }
 
-ExecutorInterface& Executor::impl() const {
+PlannedExecutor& Executor::impl() const {
   AOTRT_REQUIRE(module_.defined(), kInvalidArgument, "empty aotrt::Executor: assign one from Model::CreateExecutor first");
   return static_cast<ExecutorModuleNode&>(*module_.node()).executor();
 }

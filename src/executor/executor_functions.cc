@@ -8,7 +8,7 @@
 namespace aotrt {
 namespace {
 
-using Method = void (*)(ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv);
+using Method = void (*)(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv);
 
 void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
   AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ",
@@ -34,7 +34,7 @@ bool SameShape(const TensorInfo& s, const DLTensor& t) {
 
 }  // namespace
 
-size_t InputIndexArg(ExecutorInterface* ex, TVMArgValue a) {
+size_t InputIndexArg(PlannedExecutor* ex, TVMArgValue a) {
   if (a.IsString()) return ex->InputIndex(a.AsString());
   int64_t i = a.AsInt();
   AOTRT_REQUIRE(i >= 0, kOutOfRange, "input index ", i, " is negative");
@@ -43,7 +43,7 @@ size_t InputIndexArg(ExecutorInterface* ex, TVMArgValue a) {
 
 namespace {
 
-size_t OutputArg(ExecutorInterface* ex, TVMArgValue a) {
+size_t OutputArg(PlannedExecutor* ex, TVMArgValue a) {
   if (a.IsString()) return ex->OutputIndex(a.AsString());
   int64_t i = a.AsInt();
   AOTRT_REQUIRE(i >= 0, kOutOfRange, "output index ", i, " is negative");
@@ -109,19 +109,19 @@ void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs) 
 namespace {
 
 const std::pair<const char*, Method> kMethods[] = {
-    {"set_input", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue*) {
+    {"set_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("set_input", args, 2, 2);
        ex->SetInput(InputIndexArg(ex, args[0]), *args[1].AsDLTensor());
      }},
-    {"set_input_zero_copy", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue*) {
+    {"set_input_zero_copy", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("set_input_zero_copy", args, 2, 2);
        ex->SetInputZeroCopy(InputIndexArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
      }},
-    {"set_output_zero_copy", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue*) {
+    {"set_output_zero_copy", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgs("set_output_zero_copy", args, 2, 2);
        ex->SetOutputZeroCopy(OutputArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
      }},
-    {"get_input", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_input", args, 1, 2);
        NDArray in = ex->GetInput(InputIndexArg(ex, args[0]));
        if (args.size() == 2) {
@@ -134,7 +134,7 @@ const std::pair<const char*, Method> kMethods[] = {
          SetNDArrayResult(rv, in);
        }
      }},
-    {"get_output", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_output", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "get_output takes 1 or 2 arguments, got 0");
        size_t i = OutputArg(ex, args[0]);
        if (args.size() == 2) {
@@ -143,25 +143,25 @@ const std::pair<const char*, Method> kMethods[] = {
          SetNDArrayResult(rv, ex->GetOutput(i));
        }
      }},
-    {"get_num_inputs", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+    {"get_num_inputs", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
        rv->SetInt(static_cast<int64_t>(ex->Info().inputs.size()));
      }},
-    {"get_num_outputs", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+    {"get_num_outputs", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
        rv->SetInt(static_cast<int64_t>(ex->Info().outputs.size()));
      }},
-    {"get_input_index", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_input_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_input_index", args, 1, 1);
        AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Input key is not a string (got ",
                      TypeCodeName(args[0].type_code()), ")");
        rv->SetInt(static_cast<int64_t>(ex->InputIndex(args[0].AsString())));
      }},
-    {"get_output_index", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_output_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_output_index", args, 1, 1);
        AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Output key is not a string (got ",
                      TypeCodeName(args[0].type_code()), ")");
        rv->SetInt(static_cast<int64_t>(ex->OutputIndex(args[0].AsString())));
      }},
-    {"get_input_name", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_input_name", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_input_name", args, 1, 1);
        int64_t i = args[0].AsInt();
        const auto& in = ex->Info().inputs;
@@ -169,7 +169,7 @@ const std::pair<const char*, Method> kMethods[] = {
                      " of ", in.size());
        rv->SetString(in[i].name);
      }},
-    {"get_output_name", [](ExecutorInterface* ex, TVMArgs args, TVMRetValue* rv) {
+    {"get_output_name", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgs("get_output_name", args, 1, 1);
        int64_t i = args[0].AsInt();
        const auto& out = ex->Info().outputs;
@@ -177,30 +177,30 @@ const std::pair<const char*, Method> kMethods[] = {
                      " of ", out.size());
        rv->SetString(out[i].name);
      }},
-    {"get_input_info", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+    {"get_input_info", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
        SetTensorInfoResult(rv, ex->Info().inputs);
      }},
-    {"get_output_info", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+    {"get_output_info", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
        SetTensorInfoResult(rv, ex->Info().outputs);
      }},
-    {"get_workspace_size", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+    {"get_workspace_size", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
        rv->SetInt(static_cast<int64_t>(ex->Info().workspace_bytes));
      }},
-    {"get_constant_size", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+    {"get_constant_size", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
        rv->SetInt(static_cast<int64_t>(ex->Info().constant_bytes));
      }},
-    {"get_params_size", [](ExecutorInterface* ex, TVMArgs, TVMRetValue* rv) {
+    {"get_params_size", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
        rv->SetInt(static_cast<int64_t>(ex->Info().param_bytes));
      }},
 };
 
 }  // namespace
 
-PackedFunc ExecutorFunction(ExecutorInterface* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
+PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "run") {  // the hot path: no std::function, no method table
     auto thunk = [](void* ctx, TVMArgs args, TVMRetValue*) {
       if (args.size() != 0) RequireArgs("run", args, 0, 0);
-      static_cast<ExecutorInterface*>(ctx)->Run();
+      static_cast<PlannedExecutor*>(ctx)->Run();
     };
     return PackedFunc(thunk, ex, self);
   }

@@ -1,5 +1,5 @@
 // The packed functions every executor module offers (set_input, run, get_output, ...: ABI.md 8.2,
-// plus what TVM leaves out), over ExecutorInterface, and the helpers the executor modules' own
+// plus what TVM leaves out), over PlannedExecutor, and the helpers the executor modules' own
 // functions share.
 #pragma once
 
@@ -12,10 +12,10 @@ namespace aotrt {
 
 // The function `name` of executor `ex`, which `self` (its module) keeps alive; empty when `name`
 // is not one of the shared functions.
-PackedFunc ExecutorFunction(ExecutorInterface* ex, const std::string& name, const ObjectPtr<ModuleNode>& self);
+PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self);
 
 // The index an argument names: an input name (InputIndex's rules) or a non-negative index.
-size_t InputIndexArg(ExecutorInterface* ex, TVMArgValue a);
+size_t InputIndexArg(PlannedExecutor* ex, TVMArgValue a);
 void SetNDArrayResult(TVMRetValue* rv, const NDArray& a);
 // The (name, array) pairs from args[first] on (a factory's create global), each array copied.
 std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first);

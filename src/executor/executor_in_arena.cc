@@ -70,7 +70,7 @@ size_t MeasureWorkspace(const ArenaBuild& b) {
   for (size_t workspace = size_t{1} << 30;; workspace *= 4) {
     ScratchRegion scratch(HeldBytes(b, ExecutorOptions()) + workspace);
     ObjectPtr<ExecutorModuleNode> node = BuildIn(scratch.data(), scratch.bytes(), /*zeroed=*/true, b, ExecutorOptions());
-    ExecutorInterface& ex = node->executor();
+    PlannedExecutor& ex = node->executor();
     try {
       ex.Run();
       return ex.arena_workspace()->peak();

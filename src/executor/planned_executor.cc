@@ -340,7 +340,7 @@ void PlannedExecutor::CallOp(size_t k) {
               msg ? msg : "it returned an error without a message");
 }
 
-ExecutorInterface::OpDescription PlannedExecutor::DescribeOp(size_t k) const {
+PlannedExecutor::OpDescription PlannedExecutor::DescribeOp(size_t k) const {
   const PlannedCall& op = model_->calls()[k];
   OpDescription d{op.node, op.function, ""};
   for (uint32_t a = op.first_arg; a < op.first_arg + op.num_args; ++a) {

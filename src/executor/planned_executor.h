@@ -20,13 +20,26 @@
 #include "aotrt/options.h"
 #include "backend/arena_workspace.h"
 #include "executor/executor_arena.h"
-#include "executor/executor_interface.h"
 #include "executor/planned_model.h"
 #include "memory/pool_buffer.h"
 
 namespace aotrt {
 
-class PlannedExecutor final : public ExecutorInterface {
+// A contiguous CPU tensor over `data` with `shape`, which it borrows (it must outlive the tensor):
+// how the executor passes its buffers to generated code.
+inline DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
+  DLTensor t{};
+  t.data = data;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = dtype;
+  t.shape = const_cast<int64_t*>(shape.data());
+  return t;
+}
+
+// The calls aotrt::Executor (aotrt/model.h) and the executor modules' packed functions make;
+// errors and thread-safety as aotrt::Executor documents them.
+class PlannedExecutor {
  public:
   // Throws kInvalidArgument (the device, as the model checks it; a caller's workspace pool too
   // small or unaligned), kNotFound (a workspace pool the model does not have), kOutOfMemory; in a
@@ -43,28 +56,46 @@ class PlannedExecutor final : public ExecutorInterface {
   static size_t ArenaHeldBytes(const PlannedModel& model, const ExecutorOptions& options);
 
   const PlannedModel& model() const { return *model_; }
-  const ModelInfo& Info() const override { return model_->info(); }
-  size_t InputIndex(const std::string& name) const override { return model_->InputIndex(name); }
-  size_t OutputIndex(const std::string& name) const override { return model_->OutputIndex(name); }
-  void SetInput(size_t i, const DLTensor& t) override;
-  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) override;
-  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) override;
-  NDArray GetInput(size_t i) override;
-  NDArray GetOutput(size_t i) const override;
-  void CopyOutputTo(size_t i, DLTensor* out) const override;
+  const ModelInfo& Info() const { return model_->info(); }
+  // Index of an input / output by name. Throws kNotFound ("Invalid input name", with the valid names).
+  size_t InputIndex(const std::string& name) const { return model_->InputIndex(name); }
+  size_t OutputIndex(const std::string& name) const { return model_->OutputIndex(name); }
+  // Copy `t` into input i after checking shape, device and contiguity (kOutOfRange,
+  // kShapeMismatch, kInvalidArgument); another dtype is converted by ConvertTensor's rule
+  // (aotrt/ndarray.h; kTypeMismatch). Rebinds the input to executor storage.
+  void SetInput(size_t i, const DLTensor& t);
+  // Use the caller's memory for input/output i from now on (no copy; checked as SetInput, and for
+  // 64-byte alignment). `keep` (may be undefined) is held while bound; a raw DLTensor's memory
+  // must outlive its binding.
+  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep);
+  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep);
+  // The tensor input/output i currently uses (aliases executor or caller storage).
+  NDArray GetInput(size_t i);
+  NDArray GetOutput(size_t i) const;
+  // Copy output i into `out` (same shape and dtype required).
+  void CopyOutputTo(size_t i, DLTensor* out) const;
   // Every call in order. Throws kModelError naming the call that failed; the executor stays
   // usable. With check_bounds, also kModelError for a write past a workspace pool or a
   // TVMBackendAllocWorkspace block (the reserve absorbed it and is restored).
-  void Run() override;
-  bool check_bounds() const override { return check_bounds_; }
-  size_t arena_used() const override { return arena_.used() - arena_workspace_.capacity(); }
-  const ArenaWorkspace* arena_workspace() const override { return &arena_workspace_; }
+  void Run();
+  bool check_bounds() const { return check_bounds_; }
+  // In the caller's arena: the bytes of it this executor holds for itself, and the rest, its
+  // run-time workspace (empty on the heap).
+  size_t arena_used() const { return arena_.used() - arena_workspace_.capacity(); }
+  const ArenaWorkspace* arena_workspace() const { return &arena_workspace_; }
 
-  // The debug executor's parts (graph/graph_functions.cc): call `k` of model().calls() alone, and
-  // the tensor of entry `eid` as it is now (a view).
-  size_t NumOps() const override { return model_->calls_are_operators() ? model_->calls().size() : 0; }
-  void RunOp(size_t k) override;
-  OpDescription DescribeOp(size_t k) const override;
+  // Operators that run as calls of their own (a graph's nodes), for the measured per-operator
+  // profile and the debug executor (graph/graph_functions.cc). A model that is one call (AOT) has
+  // none. RunOp runs call `k` of model().calls() alone; EntryView is the tensor of entry `eid` as
+  // it is now (a view).
+  struct OpDescription {
+    std::string name;      // the node
+    std::string function;  // the library function it calls
+    std::string shapes;    // its arguments, "float32[1, 16, 56, 56], ..."
+  };
+  size_t NumOps() const { return model_->calls_are_operators() ? model_->calls().size() : 0; }
+  void RunOp(size_t k);
+  OpDescription DescribeOp(size_t k) const;
   NDArray EntryView(uint32_t eid) const;
   // Input i as it is bound now, without making it writable (share_params reads it).
   NDArray InputArray(size_t i) const;

@@ -14,7 +14,7 @@ double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(
 
 }  // namespace
 
-OperatorProfile ProfileMeasured(ExecutorInterface& ex, const OperatorProfileOptions& opt) {
+OperatorProfile ProfileMeasured(PlannedExecutor& ex, const OperatorProfileOptions& opt) {
   ValidateOperatorProfileOptions(opt);
   const size_t n = ex.NumOps();
   for (int i = 0; i < opt.warmup; ++i) ex.Run();
@@ -48,7 +48,7 @@ OperatorProfile ProfileMeasured(ExecutorInterface& ex, const OperatorProfileOpti
   p.run_ms_median = PercentileSorted(runs, 50);
   double nodes_ms = 0;
   for (size_t k = 0; k < n; ++k) {
-    ExecutorInterface::OpDescription op = ex.DescribeOp(k);
+    PlannedExecutor::OpDescription op = ex.DescribeOp(k);
     OperatorCost c;
     c.name = std::move(op.name);
     c.symbol = std::move(op.function);

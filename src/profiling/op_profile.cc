@@ -37,7 +37,7 @@ size_t Capacity(const OperatorProfileOptions& opt, double run_ms) {
 }
 
 // The runs of a profile, timed, with `sampler` recording while they run.
-std::vector<double> SampledRuns(ExecutorInterface& impl, const OperatorProfileOptions& opt, PcSampler* sampler,
+std::vector<double> SampledRuns(PlannedExecutor& impl, const OperatorProfileOptions& opt, PcSampler* sampler,
                                 OperatorProfile* profile) {
   std::vector<double> times;
   times.reserve(static_cast<size_t>(std::min(opt.runs > 0 ? opt.runs : 1024, 1 << 20)));
@@ -82,7 +82,7 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   auto* node = dynamic_cast<ExecutorModuleNode*>(executor_module.node().get());
   if (node != nullptr && node->executor().NumOps() > 0) return ProfileMeasured(node->executor(), opt);
   AotExecutorModuleNode& aot = ExecutorOf(executor_module);
-  ExecutorInterface& impl = aot.executor();
+  PlannedExecutor& impl = aot.executor();
   const LoadedModel& model = aot.model();
   const ModelProgram& program = model.program();
   // The library holding the model's code: the packed entry's, or a C-interface archive's compiled one.
