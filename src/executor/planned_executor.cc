@@ -41,9 +41,10 @@ std::string OverrunMessage(const std::string& model, const Overrun& o, const std
   return s;
 }
 
+// The most of a region an array of n T takes: it may start up to its alignment further on.
 template <class T>
 size_t ArrayBytes(size_t n) {
-  return n * sizeof(T) + kAllocAlignment;  // each array may start up to an alignment further on
+  return n * sizeof(T) + alignof(T) - 1;
 }
 
 }  // namespace
@@ -118,12 +119,15 @@ void PlannedExecutor::SetUpArgs() {
 
 size_t PlannedExecutor::ArenaHeldBytes(const PlannedModel& m, const ExecutorOptions& options) {
   size_t args = m.args().size(), ins = m.inputs().size(), outs = m.outputs().size();
-  size_t bytes = m.plan().block_bytes + kAllocAlignment + ArrayBytes<void*>(m.num_entries()) +
+  bool c_run = false;
+  for (const PlannedCall& c : m.calls()) c_run = c_run || c.kind == PlannedCall::kCRun;
+  size_t bytes = m.plan().block_bytes + kAllocAlignment - 1 + ArrayBytes<void*>(m.num_entries()) +
                  ArrayBytes<DLTensor>(args) + ArrayBytes<TVMValue>(args) + ArrayBytes<int>(args) +
-                 ArrayBytes<void*>(args) + ArrayBytes<Slot>(ins + outs) * 2 + ArrayBytes<NDArray>(ins + outs) * 2;
+                 (c_run ? ArrayBytes<void*>(args) : 0) + ArrayBytes<Slot>(ins) + ArrayBytes<Slot>(outs) +
+                 ArrayBytes<NDArray>(ins) + ArrayBytes<NDArray>(outs);
   for (const PlannedPool& p : m.pools()) {
     size_t pool_bytes = m.plan().storage_bytes[m.storage(p.entry)];
-    if (CallerPool(options, p, pool_bytes, m.display()) == nullptr) bytes += pool_bytes + kAllocAlignment;
+    if (CallerPool(options, p, pool_bytes, m.display()) == nullptr) bytes += pool_bytes + kAllocAlignment - 1;
   }
   return bytes;
 }
