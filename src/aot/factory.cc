@@ -162,7 +162,7 @@ constexpr BinaryLoaderDef kLoaders[] = {
 
 }  // namespace
 
-extern const GlobalTable kAotGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
-extern const BinaryLoaderTable kAotBinaryLoaders{kLoaders, sizeof(kLoaders) / sizeof(kLoaders[0])};
+extern const GlobalTable kAotGlobals{kDefs};
+extern const BinaryLoaderTable kAotBinaryLoaders{kLoaders};
 
 }  // namespace aotrt

@@ -62,6 +62,6 @@ constexpr GlobalDef kDefs[] = {
 
 }  // namespace
 
-extern const GlobalTable kLoadGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const GlobalTable kLoadGlobals{kDefs};
 
 }  // namespace aotrt

@@ -108,6 +108,6 @@ constexpr GlobalDef kDefs[] = {
 
 }  // namespace
 
-extern const GlobalTable kRuntimeGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const GlobalTable kRuntimeGlobals{kDefs};
 
 }  // namespace aotrt

@@ -249,6 +249,6 @@ constexpr GlobalDef kDefs[] = {
     {"tvm.contrib.sort.topk", Topk},
 };
 
-extern const GlobalTable kContribGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const GlobalTable kContribGlobals{kDefs};
 
 }  // namespace aotrt

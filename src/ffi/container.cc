@@ -181,6 +181,6 @@ constexpr GlobalDef kDefs[] = {
 
 }  // namespace
 
-extern const GlobalTable kContainerGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const GlobalTable kContainerGlobals{kDefs};
 
 }  // namespace aotrt

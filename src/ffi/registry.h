@@ -17,6 +17,8 @@ struct GlobalDef {
   GlobalFn fn;
 };
 struct GlobalTable {
+  template <size_t N>
+  constexpr GlobalTable(const GlobalDef (&table)[N]) : defs(table), size(N) {}
   const GlobalDef* defs;
   size_t size;
 };

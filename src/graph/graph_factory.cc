@@ -224,12 +224,12 @@ constexpr BinaryLoaderDef kLoaders[] = {
 
 }  // namespace
 
-extern const GlobalTable kGraphGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
-extern const BinaryLoaderTable kGraphBinaryLoaders{kLoaders, sizeof(kLoaders) / sizeof(kLoaders[0])};
+extern const GlobalTable kGraphGlobals{kDefs};
+extern const BinaryLoaderTable kGraphBinaryLoaders{kLoaders};
 
 namespace {
 constexpr FileLoaderDef kFileLoaders[] = {{"graph", LoadGraphPackage}};
 }  // namespace
-extern const FileLoaderTable kGraphFileLoaders{kFileLoaders, sizeof(kFileLoaders) / sizeof(kFileLoaders[0])};
+extern const FileLoaderTable kGraphFileLoaders{kFileLoaders};
 
 }  // namespace aotrt

@@ -67,6 +67,6 @@ constexpr GlobalDef kDefs[] = {
 
 }  // namespace
 
-extern const GlobalTable kModuleGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const GlobalTable kModuleGlobals{kDefs};
 
 }  // namespace aotrt

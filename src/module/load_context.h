@@ -45,6 +45,8 @@ struct BinaryLoaderDef {
 // A compile-time table of built-in loaders (the top layer lists every table of each kind).
 template <typename Def>
 struct LoaderTable {
+  template <size_t N>
+  constexpr LoaderTable(const Def (&table)[N]) : defs(table), size(N) {}
   const Def* defs;
   size_t size;
 };

@@ -132,6 +132,6 @@ constexpr GlobalDef kDefs[] = {
 
 }  // namespace
 
-extern const GlobalTable kNDArrayGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const GlobalTable kNDArrayGlobals{kDefs};
 
 }  // namespace aotrt

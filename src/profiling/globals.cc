@@ -93,6 +93,6 @@ constexpr GlobalDef kDefs[] = {
 
 }  // namespace
 
-extern const GlobalTable kProfilingGlobals{kDefs, sizeof(kDefs) / sizeof(kDefs[0])};
+extern const GlobalTable kProfilingGlobals{kDefs};
 
 }  // namespace aotrt

@@ -40,11 +40,13 @@ def test_sample(args, tmp):
     if rc == 0:
         check_report(json.loads(out), "digits")
     csv_path = os.path.join(tmp, "ops.csv")
-    rc, out, err = aotrt(args, "profile", args.sample, "--random", "--runs", "2000", "--csv", csv_path,
+    # 100,000 runs of the ~1 us sample span ~0.1 s: ~100 samples at the 1 ms period (2,000 runs
+    # spanned ~2 ms and now and then caught none).
+    rc, out, err = aotrt(args, "profile", args.sample, "--random", "--runs", "100000", "--csv", csv_path,
                          "--bench-duration", "0.1")
     check(rc == 0, "profile --runs --csv exit %d: %s" % (rc, err))
     for needle in ("Operator", "Percent", "+-95%", "Mean ms", "Samples", "(outside operators", "Total (mean run)",
-                   "2000 runs", "bench ", "unprofiled runs"):
+                   "100000 runs", "bench ", "unprofiled runs"):
         check(needle in out, "profile table: %r not in %r" % (needle, out))
     with open(csv_path) as f:
         rows = list(csv.reader(f))

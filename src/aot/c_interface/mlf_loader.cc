@@ -231,6 +231,6 @@ constexpr FileLoaderDef kLoaders[] = {
 
 }  // namespace
 
-extern const FileLoaderTable kCInterfaceFileLoaders{kLoaders, sizeof(kLoaders) / sizeof(kLoaders[0])};
+extern const FileLoaderTable kCInterfaceFileLoaders{kLoaders};
 
 }  // namespace aotrt
