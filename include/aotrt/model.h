@@ -127,12 +127,13 @@ class AOTRT_API Model {
   // LoadOptions::executor. kInvalidArgument: not CPU 0.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
   // The bytes of ExecutorOptions::arena an executor created with `options` needs (its arena and
-  // arena_bytes are ignored here): what the executor holds (read from the model's memory plan),
-  // plus, for a model whose run takes TVMBackendAllocWorkspace scratch, the most of it one run takes. That part is measured once per
-  // model, the first time it is asked for (here or by a CreateExecutor in an arena): one executor
-  // built in scratch memory runs once on zero inputs (TVM's generated code asks for the same sizes
-  // every run); that first call allocates from the heap and takes one run's time, later ones take
-  // microseconds. Throws kModelError when the measuring run fails, kOutOfMemory.
+  // arena_bytes are ignored here), a multiple of 64: what the executor holds (read from the
+  // model's memory plan), plus, for a model whose run takes TVMBackendAllocWorkspace scratch, the
+  // most of it one run takes. That part is measured once per model, the first time it is asked
+  // for (here or by a CreateExecutor in an arena): one executor built in scratch memory runs once
+  // on zero inputs (TVM's generated code asks for the same sizes every run); that first call
+  // allocates from the heap and takes one run's time, later ones take microseconds. Throws
+  // kModelError when the measuring run fails, kOutOfMemory.
   size_t ArenaBytes(const ExecutorOptions& options = ExecutorOptions()) const;
 
   // Everything about the model: tensors, memory per executor and shared, runtime symbols.

@@ -118,7 +118,8 @@ void RunArenaDestroyedCallback(void* node) {
 }
 
 size_t ArenaBytesNeeded(const ArenaBuild& b, const ExecutorOptions& options) {
-  return HeldBytes(b, options) + RunTimeWorkspaceBytes(b, /*strict=*/true);
+  size_t bytes = HeldBytes(b, options) + RunTimeWorkspaceBytes(b, /*strict=*/true);
+  return (bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;  // what aligned_alloc(64, n) takes
 }
 
 ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ArenaBuild& b, const ExecutorOptions& options) {

@@ -73,9 +73,9 @@ class ArenaBuildOf final : public ArenaBuild {
 // measuring run failed) and what the executor's constructor throws.
 ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ArenaBuild& build, const ExecutorOptions& options);
 
-// The arena bytes an executor with `options` (its arena ignored) needs: the node, what the
-// executor holds (read from the model's plan, PlannedExecutor::ArenaHeldBytes) and its run-time
-// workspace. The first time per model whose runs may take workspace, an executor is built in
+// The arena bytes an executor with `options` (its arena ignored) needs, rounded up to a multiple
+// of 64 (what aligned_alloc takes): the node, what the executor holds (read from the model's plan,
+// PlannedExecutor::ArenaHeldBytes) and its run-time workspace. The first time per model whose runs may take workspace, an executor is built in
 // scratch memory and run once on zeros to measure it. Throws kModelError (that run failed),
 // kOutOfMemory, and what the executor's constructor throws.
 size_t ArenaBytesNeeded(const ArenaBuild& build, const ExecutorOptions& options);

@@ -133,7 +133,7 @@ TEST(PlannedExecutor, AWritePastAPoolLandsInItsReserveAndCheckingNamesIt) {
 TEST(PlannedExecutor, TheArenaItHoldsIsWithinWhatThePlanSays) {
   auto m = std::make_shared<HandModel>();
   size_t held = PlannedExecutor::ArenaHeldBytes(*m, ExecutorOptions());
-  void* region = std::aligned_alloc(64, held);
+  void* region = std::aligned_alloc(64, (held + 63) / 64 * 64);
   {
     PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, ExecutorOptions(), ExecutorOptions(),
                        ExecutorArena(static_cast<uint8_t*>(region), held));
