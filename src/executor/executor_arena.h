@@ -2,8 +2,9 @@
 // (ExecutorOptions::arena). In a region, everything the executor holds (its own object, argument
 // arrays, slots, inputs, outputs, workspace pools) is cut from the front in creation order, and
 // what is left serves its run-time workspace (backend/arena_workspace.h). Nothing is given back
-// before the executor is destroyed; a region too small throws ArenaExhausted, which the creator
-// turns into an error naming the size needed (executor/executor_in_arena.h).
+// before the executor is destroyed. The creator refuses a region smaller than the model's plan
+// says, naming the size needed (executor/executor_in_arena.h); running past the end anyway throws
+// ArenaExhausted, which the creator reports as an internal error.
 // Not thread-safe: one executor's memory, used while it is created.
 #pragma once
 

@@ -41,8 +41,8 @@ class ArenaBuild {
  public:
   virtual const PlannedModel& model() const = 0;
   virtual size_t NodeBytes() const = 0;  // ArenaNodeBytes<the node>()
-  // Constructs the InArena node at `at`, its executor drawing on `region` (throws ArenaExhausted
-  // when the region is too small).
+  // Constructs the InArena node at `at`, its executor drawing on `region` (ArenaExhausted past
+  // the region's end: the region was not sized by the plan).
   virtual ExecutorModuleNode* Place(void* at, ExecutorArena region, const ExecutorOptions& options) const = 0;
 
  protected:
@@ -75,8 +75,9 @@ ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ArenaBuild& build, con
 
 // The arena bytes an executor with `options` (its arena ignored) needs, rounded up to a multiple
 // of 64 (what aligned_alloc takes): the node, what the executor holds (read from the model's plan,
-// PlannedExecutor::ArenaHeldBytes) and its run-time workspace. The first time per model whose runs may take workspace, an executor is built in
-// scratch memory and run once on zeros to measure it. Throws kModelError (that run failed),
+// PlannedExecutor::ArenaHeldBytes) and its run-time workspace. The first time per model whose
+// runs may take workspace, an executor is built in scratch memory and run once on zeros to
+// measure it. Throws kModelError (that run failed),
 // kOutOfMemory, and what the executor's constructor throws.
 size_t ArenaBytesNeeded(const ArenaBuild& build, const ExecutorOptions& options);
 

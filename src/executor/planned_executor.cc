@@ -13,11 +13,6 @@
 namespace aotrt {
 namespace {
 
-void CheckZeroCopy(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t) {
-  CheckTensorAgainstSpec(kind, i, spec, t);
-  CheckZeroCopyAlignment(kind, i, spec.name, t);
-}
-
 // The caller's memory for workspace pool `pool` (ExecutorOptions::workspace_pools), checked, or null.
 void* CallerPool(const ExecutorOptions& options, const PlannedPool& pool, size_t bytes, const std::string& model) {
   for (const ExecutorOptions::Pool& p : options.workspace_pools) {
@@ -112,18 +107,14 @@ void PlannedExecutor::SetUpArgs() {
                                 model_->dtype(eid));
     arg_values_[a].v_handle = &arg_tensors_[a];
   }
-  for (const PlannedCall& c : model_->calls()) {
-    if (c.kind == PlannedCall::kCRun) raw_args_.resize(args.size());
-  }
+  if (model_->HasCall(PlannedCall::kCRun)) raw_args_.resize(args.size());
 }
 
 size_t PlannedExecutor::ArenaHeldBytes(const PlannedModel& m, const ExecutorOptions& options) {
   size_t args = m.args().size(), ins = m.inputs().size(), outs = m.outputs().size();
-  bool c_run = false;
-  for (const PlannedCall& c : m.calls()) c_run = c_run || c.kind == PlannedCall::kCRun;
   size_t bytes = m.plan().block_bytes + kAllocAlignment - 1 + ArrayBytes<void*>(m.num_entries()) +
                  ArrayBytes<DLTensor>(args) + ArrayBytes<TVMValue>(args) + ArrayBytes<int>(args) +
-                 (c_run ? ArrayBytes<void*>(args) : 0) + ArrayBytes<Slot>(ins) + ArrayBytes<Slot>(outs) +
+                 (m.HasCall(PlannedCall::kCRun) ? ArrayBytes<void*>(args) : 0) + ArrayBytes<Slot>(ins) + ArrayBytes<Slot>(outs) +
                  ArrayBytes<NDArray>(ins) + ArrayBytes<NDArray>(outs);
   for (const PlannedPool& p : m.pools()) {
     size_t pool_bytes = m.plan().storage_bytes[m.storage(p.entry)];
@@ -257,18 +248,22 @@ void PlannedExecutor::SetInput(size_t i, const DLTensor& t) {
 
 void PlannedExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("input", i, inputs_.size());
-  CheckZeroCopy("input", i, model_->inputs()[i], t);
-  Rebind(model_->input_entry(i), static_cast<uint8_t*>(t.data) + t.byte_offset);
-  inputs_[i].kind = Slot::kCaller;
-  inputs_[i].keep = std::move(keep);
+  BindCallerMemory("input", i, &inputs_[i], model_->inputs()[i], model_->input_entry(i), t, std::move(keep));
 }
 
 void PlannedExecutor::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
   CheckIndex("output", i, outputs_.size());
-  CheckZeroCopy("output", i, model_->outputs()[i], t);
-  Rebind(model_->output_entry(i), static_cast<uint8_t*>(t.data) + t.byte_offset);
-  outputs_[i].kind = Slot::kCaller;
-  outputs_[i].keep = std::move(keep);
+  BindCallerMemory("output", i, &outputs_[i], model_->outputs()[i], model_->output_entry(i), t, std::move(keep));
+}
+
+// Input or output i (`slot`, tensor `spec` at entry `eid`) on the caller's memory from now on.
+void PlannedExecutor::BindCallerMemory(const char* kind, size_t i, Slot* slot, const TensorInfo& spec, uint32_t eid,
+                                       const DLTensor& t, NDArray keep) {
+  CheckTensorAgainstSpec(kind, i, spec, t);
+  CheckZeroCopyAlignment(kind, i, spec.name, t);
+  Rebind(eid, static_cast<uint8_t*>(t.data) + t.byte_offset);
+  slot->kind = Slot::kCaller;
+  slot->keep = std::move(keep);
 }
 
 NDArray PlannedExecutor::GetInput(size_t i) {

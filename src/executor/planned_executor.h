@@ -119,6 +119,8 @@ class PlannedExecutor {
   void SetUpArgs();
   void PlacePools(const ExecutorOptions& options);
   void BindOwnInput(size_t i);
+  void BindCallerMemory(const char* kind, size_t i, Slot* slot, const TensorInfo& spec, uint32_t eid, const DLTensor& t,
+                        NDArray keep);
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void RunChecked();
   void RunAll();
@@ -135,7 +137,7 @@ class PlannedExecutor {
   std::pmr::vector<DLTensor> arg_tensors_;
   std::pmr::vector<TVMValue> arg_values_;
   std::pmr::vector<int> arg_codes_;
-  std::pmr::vector<void*> raw_args_;    // kCRun calls: each argument's data pointer
+  std::pmr::vector<void*> raw_args_;    // kCRun calls: each argument's data pointer (empty without them)
   std::pmr::vector<Slot> inputs_, outputs_;
   // What GetInput/GetOutput hand out, made at the first: the same array every call, as TVM's
   // data_entry_ (a host may free its handle and keep reading an earlier one). Pointed at the

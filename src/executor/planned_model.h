@@ -87,6 +87,12 @@ class PlannedModel {
   DLDataType dtype(uint32_t eid) const { return entries_[eid].dtype; }
   uint32_t storage(uint32_t eid) const { return entries_[eid].storage; }
   const std::vector<PlannedCall>& calls() const { return calls_; }
+  bool HasCall(PlannedCall::Kind kind) const {
+    for (const PlannedCall& c : calls_) {
+      if (c.kind == kind) return true;
+    }
+    return false;
+  }
   const std::vector<PlannedArg>& args() const { return args_; }
   // Entries that are one tensor (an entry and what __nop nodes make of it) share their data.
   // alias_entries/alias_args list a group's entries and the indices into args() passing them:
