@@ -12,7 +12,6 @@
 #include <string>
 
 #include "bench_common.h"
-#include "module/loader/elf_symbols.h"
 #include "module/loader/shared_library.h"
 
 namespace {

@@ -68,30 +68,7 @@ PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const Ob
       rv->SetObject(CreateExecutor(args[0].AsDevice(), ExecutorOptions()), kTVMModuleHandle);
     });
   }
-  if (name == "list_module_names") {
-    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      std::vector<ObjectPtr<Object>> items{MakeObject<StringObj>(module_name_)};
-      rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
-    });
-  }
-  if (name == "remove_params") {
-    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      auto copy = MakeObject<AotExecutorFactoryNode>(module_name_, std::make_shared<ParamList>(), executor_floor_);
-      if (!imports().empty()) {
-        copy->Import(imports()[0]);
-        copy->OnImportsLinked();
-      }
-      rv->SetObject(copy, kTVMModuleHandle);
-    });
-  }
-  if (name == "get_params") {  // Map<String, NDArray>, as the params globals
-    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      std::vector<MapObj::Item> items;
-      for (const NamedArray& p : *params_) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
-      rv->SetObject(MakeObject<MapObj>(std::move(items)));
-    });
-  }
-  return PackedFunc();
+  return FactoryFunction(name, self);
 }
 
 std::string AotExecutorFactoryNode::SaveToBinary() const {

@@ -31,6 +31,10 @@ class AotExecutorFactoryNode : public ExecutorFactoryOf<AotExecutorModuleNode, L
   std::string NoModelReason() const override {
     return "has no imported metadata module: Expected a module with PackedFunc get_metadata";
   }
+  const ParamList& params() const override { return *params_; }
+  ObjectPtr<ExecutorFactoryNode> WithoutParams() const override {
+    return MakeObject<AotExecutorFactoryNode>(module_name_, std::make_shared<ParamList>(), executor_floor_);
+  }
   std::shared_ptr<const ParamList> params_;
 };
 

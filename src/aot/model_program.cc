@@ -5,7 +5,7 @@
 #include "base/error_util.h"
 #include "memory/pool_buffer.h"
 #include "memory/tail_slack.h"
-#include "module/loader/elf_symbols.h"
+#include "module/loader/shared_library.h"
 #include "module/library_module.h"
 #include "module/model_contract.h"
 

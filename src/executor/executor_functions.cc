@@ -213,4 +213,31 @@ PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const 
   return PackedFunc();
 }
 
+PackedFunc ExecutorFactoryNode::FactoryFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  if (name == "list_module_names") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      std::vector<ObjectPtr<Object>> items{MakeObject<StringObj>(module_name_)};
+      rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
+    });
+  }
+  if (name == "get_params") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      std::vector<MapObj::Item> items;
+      for (const NamedArray& p : params()) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
+      rv->SetObject(MakeObject<MapObj>(std::move(items)));
+    });
+  }
+  if (name == "remove_params") {
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
+      ObjectPtr<ExecutorFactoryNode> copy = WithoutParams();
+      if (!imports().empty()) {
+        copy->Import(imports()[0]);
+        copy->OnImportsLinked();
+      }
+      rv->SetObject(copy, kTVMModuleHandle);
+    });
+  }
+  return PackedFunc();
+}
+
 }  // namespace aotrt

@@ -45,6 +45,13 @@ class ExecutorFactoryNode : public ModuleNode {
   virtual size_t ArenaBytes(const ExecutorOptions& options) const = 0;
 
  protected:
+  // The functions both factories have (list_module_names, get_params: Map<String, NDArray>, and
+  // remove_params: WithoutParams()), which `self` keeps alive; empty for another name.
+  PackedFunc FactoryFunction(const std::string& name, const ObjectPtr<ModuleNode>& self);
+  virtual const std::vector<NamedArray>& params() const = 0;
+  // A copy of this factory without its params, importing the same module.
+  virtual ObjectPtr<ExecutorFactoryNode> WithoutParams() const = 0;
+
   const std::string module_name_;
   const ExecutorOptions executor_floor_;
 };

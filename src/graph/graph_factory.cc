@@ -141,31 +141,7 @@ PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const 
   if (name == "get_graph_json") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetString(graph_json_); });
   }
-  if (name == "get_graph_params" || name == "get_params") {
-    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      std::vector<MapObj::Item> items;
-      for (const NamedArray& p : params_) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
-      rv->SetObject(MakeObject<MapObj>(std::move(items)));
-    });
-  }
-  if (name == "list_module_names") {
-    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      std::vector<ObjectPtr<Object>> items{MakeObject<StringObj>(module_name_)};
-      rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
-    });
-  }
-  if (name == "remove_params") {
-    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      auto copy = MakeObject<GraphExecutorFactoryNode>(graph_json_, std::vector<NamedArray>(), module_name_,
-                                                       executor_floor_);
-      if (!imports().empty()) {
-        copy->Import(imports()[0]);
-        copy->OnImportsLinked();
-      }
-      rv->SetObject(copy, kTVMModuleHandle);
-    });
-  }
-  return PackedFunc();
+  return FactoryFunction(name == "get_graph_params" ? "get_params" : name, self);
 }
 
 std::string GraphExecutorFactoryNode::SaveToBinary() const {
@@ -222,14 +198,12 @@ constexpr BinaryLoaderDef kLoaders[] = {
     {"GraphRuntimeFactory", LoadFactoryBinary},
 };
 
+constexpr FileLoaderDef kFileLoaders[] = {{"graph", LoadGraphPackage}};
+
 }  // namespace
 
 extern const GlobalTable kGraphGlobals{kDefs};
 extern const BinaryLoaderTable kGraphBinaryLoaders{kLoaders};
-
-namespace {
-constexpr FileLoaderDef kFileLoaders[] = {{"graph", LoadGraphPackage}};
-}  // namespace
 extern const FileLoaderTable kGraphFileLoaders{kFileLoaders};
 
 }  // namespace aotrt

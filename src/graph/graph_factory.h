@@ -56,6 +56,10 @@ class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphExecutorModuleNod
 
  private:
   std::string NoModelReason() const override { return "has no imported library of operators"; }
+  const std::vector<NamedArray>& params() const override { return params_; }
+  ObjectPtr<ExecutorFactoryNode> WithoutParams() const override {
+    return MakeObject<GraphExecutorFactoryNode>(graph_json_, std::vector<NamedArray>(), module_name_, executor_floor_);
+  }
   std::string graph_json_;
   std::vector<NamedArray> params_;
 };

@@ -11,7 +11,7 @@
 
 #include "base/error_util.h"
 #include "base/mapped_file.h"
-#include "module/loader/elf_symbols.h"
+#include "module/loader/shared_library.h"
 
 namespace aotrt {
 namespace profiling_internal {

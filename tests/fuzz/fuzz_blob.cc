@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "aotrt/error.h"
-#include "module/blob.h"
+#include "module/loader/load.h"
 #include "module/library_module.h"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "aotrt/error.h"
-#include "module/loader/elf_symbols.h"
+#include "module/loader/shared_library.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

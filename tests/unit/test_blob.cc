@@ -8,7 +8,7 @@
 
 #include "aotrt/container.h"
 #include "aotrt/error.h"
-#include "module/blob.h"
+#include "module/loader/load.h"
 #include "module/library_module.h"
 #include "aotrt/ndarray.h"
 #include "aotrt/packed_func.h"

@@ -9,7 +9,7 @@
 
 #include "aotrt/error.h"
 #include "common/expect_error.h"
-#include "module/loader/elf_symbols.h"
+#include "module/loader/shared_library.h"
 
 using namespace aotrt;
 

@@ -18,8 +18,6 @@
 
 #include "aotrt/error.h"
 #include "common/expect_error.h"
-#include "module/loader/elf_file.h"
-#include "module/loader/elf_symbols.h"
 #include "module/loader/shared_library.h"
 #include "module/symbol_source.h"
 

@@ -1,7 +1,9 @@
-// Loading model libraries: from a file, from memory, or a library already opened (SymbolSource).
+// Loading model libraries: from a file, from memory, or a library already opened (SymbolSource),
+// and the module tree packed in a library's blob `__tvm_dev_mblob` (ABI.md 5.2, 5.3).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -24,5 +26,20 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
 Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx);
 // How a library loaded from `size` bytes in memory is named in messages.
 std::string InMemoryName(size_t size);
+
+
+// Rebuild the module tree from `blob` (the symbol's bytes, `avail` of them readable; the 8-byte
+// length header comes first). `lib` is the library module that `_lib` entries stand for; `ctx`
+// is the load's (passed to each binary loader; its display_name names the library in messages).
+// Each entry is read by a host-registered `runtime.module.loadbinary_<key>` if there is one (the
+// packed path: a dmlc::Stream* handle and the bytes left), else by the built-in typed loader of
+// that key (load_context.h). A legacy blob without an import tree hangs every module off
+// `legacy_root` (a library module of this load only; `lib` may be shared by several loads).
+// Returns the root. Throws kFormatError or kNotFound (loader).
+ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
+                                        const ObjectPtr<ModuleNode>& legacy_root, const LoadContext& ctx);
+
+// Name of the global that loads modules of `type_key` from a blob: runtime.module.loadbinary_<key>.
+std::string BinaryLoaderName(const std::string& type_key);
 
 }  // namespace aotrt

@@ -12,10 +12,9 @@
 #include <vector>
 
 #include "base/error_util.h"
-#include "module/loader/elf_file.h"
+#include "module/loader/shared_library.h"
 #include "base/temp_dir.h"
 #include "module/loader/archive_reader.h"
-#include "module/loader/shared_library.h"
 
 extern char** environ;
 

@@ -1,24 +1,274 @@
-// Opening model libraries with dlopen, with checks that turn every failure into a clear error.
+// ELF shared libraries: reading them (bounded) and opening them with dlopen.
 #include "module/loader/shared_library.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "aotrt/half.h"
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/mapped_file.h"
-#include "module/loader/elf_file.h"
-#include "module/loader/elf_symbols.h"
-#include "module/loader/symbol_hints.h"
+#include "base/unique_fd.h"
 #include "module/loader/system_lib.h"
 #include "module/model_contract.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
+
+Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what) {
+  AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
+                ": not an ELF file (bad magic); expected a shared library");
+  auto eh = ReadElfAt<Elf64_Ehdr>(base, size, 0, what, "header");
+  AOTRT_REQUIRE(eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB, kFormatError, what,
+                ": not a 64-bit little-endian ELF file");
+  return eh;
+}
+
 namespace {
+
+// Calls `visit` for every named symbol of one symbol table and its string table.
+void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab, size_t strtab_size,
+                     const std::string& what, const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
+  uint64_t count = symtab_size / sizeof(Elf64_Sym);
+  for (uint64_t k = 1; k < count; ++k) {
+    auto sym = ReadElfAt<Elf64_Sym>(symtab, symtab_size, k * sizeof(Elf64_Sym), what, "symbol");
+    if (sym.st_name == 0 || sym.st_name >= strtab_size) continue;
+    const char* name = strtab + sym.st_name;
+    size_t length = strnlen(name, strtab_size - sym.st_name);
+    if (length < strtab_size - sym.st_name) visit(std::string_view(name, length), sym);  // unterminated: not a name
+  }
+}
+
+}  // namespace
+
+void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
+                      const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
+  const char* base = static_cast<const char*>(data);
+  // The `bytes` bytes at `offset`, which must lie inside the file (else kFormatError naming `field`).
+  auto at = [&](uint64_t offset, uint64_t bytes, const char* field) {
+    AOTRT_REQUIRE(offset <= size && bytes <= size - offset, kFormatError, what, ": ELF ", field, " at offset ", offset,
+                  " (", bytes, " bytes) lies outside the ", size, "-byte file");
+    return base + offset;
+  };
+  Elf64_Ehdr eh = ReadElfHeader(base, size, what);
+  if (eh.e_shnum == 0) return;  // no section headers: no symbols listed
+  AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr), kFormatError, what, ": unexpected ELF section header size ",
+                eh.e_shentsize);
+  const uint64_t sections_size = uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr);
+  const char* sections = at(eh.e_shoff, sections_size, "section header");
+  for (uint64_t i = 0; i < eh.e_shnum; ++i) {
+    auto sh = ReadElfAt<Elf64_Shdr>(sections, sections_size, i * sizeof(Elf64_Shdr), what, "section header");
+    if (sh.sh_type != section_type) continue;
+    AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link,
+                  " of ", eh.e_shnum);
+    auto strtab = ReadElfAt<Elf64_Shdr>(sections, sections_size, sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
+    const char* strings = at(strtab.sh_offset, strtab.sh_size, "symbol string table");
+    const char* symbols = at(sh.sh_offset, sh.sh_size, "symbol table");
+    ForEachSymbolIn(symbols, sh.sh_size, strings, strtab.sh_size, what, visit);
+  }
+}
+
+namespace {
+
+// Files a dynamic symbol under `out`'s defined or (strong) undefined ones.
+void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSymbols* out) {
+  if (sym.st_shndx == SHN_UNDEF) {
+    // Weak references may stay unresolved (the dynamic linker makes them null).
+    if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out->undefined.push_back(name);
+  } else {
+    out->defined.push_back({name, sym.st_size});
+  }
+}
+
+}  // namespace
+
+ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
+  ElfDynamicSymbols out;
+  ForEachElfSymbol(data, size, what, SHT_DYNSYM,
+                   [&out](std::string_view name, const Elf64_Sym& sym) { AddDynamicSymbol(name, sym, &out); });
+  return out;
+}
+
+void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what) {
+  Elf64_Ehdr eh = ReadElfHeader(base, avail, what);
+  AOTRT_REQUIRE(eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0, kFormatError, what,
+                ": unexpected ELF program header size ", eh.e_phentsize);
+  for (uint64_t i = 0; i < eh.e_phnum; ++i) {
+    auto ph = ReadElfAt<Elf64_Phdr>(base, avail, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
+    if (ph.p_type != PT_LOAD) continue;
+    AOTRT_REQUIRE(ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset, kFormatError, what, ": ELF segment ", i,
+                  " (PT_LOAD) covers file bytes [", ph.p_offset, ", ", ph.p_offset + ph.p_filesz,
+                  ") but the file has only ", size, " bytes: the file is truncated");
+    AOTRT_REQUIRE(ph.p_filesz <= ph.p_memsz, kFormatError, what, ": ELF segment ", i, " (PT_LOAD) has ", ph.p_filesz,
+                  " file bytes but only ", ph.p_memsz, " bytes in memory");
+  }
+}
+
+uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name) {
+  uint64_t value = 0;
+  ForEachElfSymbol(data, size, what, SHT_SYMTAB, [&](std::string_view n, const Elf64_Sym& sym) {
+    int type = ELF64_ST_TYPE(sym.st_info), bind = ELF64_ST_BIND(sym.st_info);
+    bool usable = sym.st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_OBJECT) &&
+                  (bind == STB_GLOBAL || bind == STB_WEAK);
+    if (value == 0 && usable && n == name) value = sym.st_value;
+  });
+  return value;
+}
+
+namespace {
+
+// The ELF header and the program headers of the libraries linkers write (64 + ~10 x 56 bytes).
+constexpr size_t kHeadBytes = 1024;
+
+// pread of all `bytes` bytes at `offset`; throws kIOError naming `field`.
+void ReadInto(int fd, char* out, uint64_t offset, size_t bytes, const char* field, const std::string& what) {
+  size_t done = 0;
+  while (done < bytes) {
+    ssize_t n = ::pread(fd, out + done, bytes - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      AOTRT_THROW(kIOError, what, ": cannot read ", field, " at offset ", offset + done, ": ",
+                  n < 0 ? std::strerror(errno) : "the file ended early (changed while loading?)");
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+// The processor this library runs on, as ELF names it; 0: one it does not know (nothing checked).
+#if defined(__x86_64__)
+constexpr uint16_t kHostMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr uint16_t kHostMachine = EM_AARCH64;
+#elif defined(__riscv) && __riscv_xlen == 64
+constexpr uint16_t kHostMachine = EM_RISCV;
+#elif defined(__powerpc64__)
+constexpr uint16_t kHostMachine = EM_PPC64;
+#elif defined(__s390x__)
+constexpr uint16_t kHostMachine = EM_S390;
+#else
+constexpr uint16_t kHostMachine = 0;
+#endif
+
+std::string MachineName(uint16_t m) {
+  switch (m) {
+    case EM_X86_64: return "x86-64 (EM_X86_64)";
+    case EM_AARCH64: return "AArch64 (EM_AARCH64)";
+    case EM_386: return "32-bit x86 (EM_386)";
+    case EM_ARM: return "32-bit Arm (EM_ARM)";
+    case EM_RISCV: return "RISC-V (EM_RISCV)";
+    case EM_PPC64: return "64-bit POWER (EM_PPC64)";
+    case EM_S390: return "IBM Z (EM_S390)";
+    default: return "processor number " + std::to_string(m) + " (e_machine)";
+  }
+}
+
+}  // namespace
+
+void CheckElfMachine(const char* head, size_t size, const std::string& what) {
+  // e_machine: bytes 18-19 in ELF32 and ELF64 alike, in the file's byte order.
+  if (size < 20 || std::memcmp(head, ELFMAG, SELFMAG) != 0 || kHostMachine == 0) return;
+  const bool known = (head[EI_CLASS] == ELFCLASS32 || head[EI_CLASS] == ELFCLASS64) &&
+                     (head[EI_DATA] == ELFDATA2LSB || head[EI_DATA] == ELFDATA2MSB);
+  if (!known) return;  // a class or byte order ELF does not define: not ELF enough to name a processor
+  const auto* b = reinterpret_cast<const unsigned char*>(head);
+  uint16_t m = head[EI_DATA] == ELFDATA2MSB ? uint16_t(b[18] << 8 | b[19]) : uint16_t(b[19] << 8 | b[18]);
+  AOTRT_REQUIRE(m == kHostMachine, kFormatError, what, " was built for ", MachineName(m), "; this process runs on ",
+                MachineName(kHostMachine), ": export the model for this processor, or run it on one it was built for");
+}
+
+void CheckElfObjectFile(const std::string& path, const std::string& what) {
+  UniqueFd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  AOTRT_REQUIRE(f.fd >= 0, kIOError, what, ": cannot open: ", std::strerror(errno));
+  char head[20];
+  ssize_t n = ::pread(f.fd, head, sizeof head, 0);
+  CheckElfMachine(head, n > 0 ? static_cast<size_t>(n) : 0, what);
+}
+
+void CheckSharedLibraryFile(const std::string& path, const std::string& what) {
+  UniqueFd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) {
+    int err = errno;
+    if (err == ENOENT) AOTRT_THROW(kNotFound, what, ": no such file");
+    AOTRT_THROW(kIOError, what, ": cannot open: ", std::strerror(err));
+  }
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) AOTRT_THROW(kIOError, what, ": not a regular file");
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  char head[kHeadBytes];
+  size_t head_size = static_cast<size_t>(std::min<uint64_t>(size, kHeadBytes));
+  ReadInto(f.fd, head, 0, head_size, "header", what);
+  CheckElfMachine(head, head_size, what);
+  Elf64_Ehdr eh = ReadElfHeader(head, head_size, what);
+  const uint64_t table_bytes = uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
+  if (eh.e_phnum == 0 || (eh.e_phoff <= head_size && table_bytes <= head_size - eh.e_phoff)) {
+    CheckElfSegments(head, head_size, size, what);
+    return;
+  }
+  // Program headers past the first KiB (no linker puts them there, but the format allows it): the
+  // header and the program headers, read into one buffer of at most 3.6 MiB (e_phnum < 65536).
+  AOTRT_REQUIRE(eh.e_phoff <= size && table_bytes <= size - eh.e_phoff, kFormatError, what,
+                ": ELF program headers at offset ", eh.e_phoff, " (", eh.e_phnum, " of them) lie outside the ", size,
+                "-byte file");
+  const uint64_t table_at = eh.e_phoff;
+  std::unique_ptr<char[]> headers(new char[sizeof eh + table_bytes]);
+  eh.e_phoff = sizeof eh;  // the copy holds the table right after the header
+  std::memcpy(headers.get(), &eh, sizeof eh);
+  ReadInto(f.fd, headers.get() + sizeof eh, table_at, static_cast<size_t>(table_bytes),
+           "program headers", what);
+  CheckElfSegments(headers.get(), sizeof eh + table_bytes, size, what);
+}
+
+namespace {
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// libm functions TVM's code generators call (float, double and long double forms).
+bool IsMathFunction(const std::string& s) {
+  static const char* const kNames[] = {
+      "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "hypot",
+      "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
+      "atanh", "erf", "erfc", "lgamma", "tgamma", "floor", "ceil", "round", "trunc", "rint", "nearbyint",
+      "fmod", "remainder", "fma", "fmin", "fmax", "fabs", "copysign", "ldexp", "frexp", "modf", "nextafter",
+      "sincos", "lround", "llround", "lrint", "llrint"};
+  for (const char* n : kNames) {
+    size_t len = std::strlen(n);
+    if (s.compare(0, len, n) == 0 && (s.size() == len || (s.size() == len + 1 && (s[len] == 'f' || s[len] == 'l')))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// What usually provides a symbol a model library leaves undefined, e.g. for `expf`: "the C math
+// library (libm.so.6): link the model with -lm". A guess from the name, for the message only.
+std::string SymbolProviderHint(const std::string& s) {
+  if (StartsWith(s, "TVM")) {
+    return "a TVM runtime function that aotrt does not provide (the model may need a newer or extended runtime)";
+  }
+  if (s == "__gnu_f2h_ieee" || s == "__gnu_h2f_ieee" || s == "__truncdfhf2" || s == "__extendhfsf2" ||
+      s == "__truncsfhf2" || StartsWith(s, "__truncxfhf") || StartsWith(s, "__extendhf")) {
+    return "a float16 conversion helper from the TVM runtime or compiler-rt";
+  }
+  if (IsMathFunction(s)) return "the C math library (libm.so.6): link the model with -lm";
+  if (StartsWith(s, "__kmpc_") || StartsWith(s, "omp_") || StartsWith(s, "GOMP_")) {
+    return "an OpenMP runtime (libomp or libgomp): the model was built for TVM with OpenMP";
+  }
+  if (StartsWith(s, "_Z") || StartsWith(s, "__cxa_")) return "the C++ runtime (libstdc++ or libc++)";
+  if (StartsWith(s, "__") && s.find("_chk") != std::string::npos) return "the C library (a newer glibc)";
+  return "a library the model was built against but does not list as needed (check how it was linked: "
+         "`readelf -d` shows its NEEDED libraries), or the application that was meant to load it";
+}
 
 // Models call the float16 helpers, aotrt never does: this reference pulls backend/half.o out of the
 // static library into every application that loads models (its loader runs this check); linked
@@ -30,7 +280,7 @@ __attribute__((used)) void* const kHalfHelpers[] = {reinterpret_cast<void*>(&__g
 // Whether aotrt itself defines `name` (then a failure to resolve it is a visibility problem).
 bool DefinedByAotrt(const std::string& name) {
   Dl_info info{};
-  if (!::dladdr(reinterpret_cast<void*>(&SymbolProviderHint), &info) || !info.dli_fname) return false;
+  if (!::dladdr(reinterpret_cast<void*>(&DefinedByAotrt), &info) || !info.dli_fname) return false;
   void* self = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   if (!self) return false;
   bool found = ::dlsym(self, name.c_str()) != nullptr;
@@ -127,7 +377,7 @@ void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, c
   std::string missing;
   size_t count = 0;
   for (std::string_view name : syms.undefined) {
-    const char* s = name.data();  // NUL-terminated in place (elf_symbols.h)
+    const char* s = name.data();  // NUL-terminated in place (ElfSymbol)
     if ((global && ::dlsym(global, s)) || ::dlsym(handle, s)) continue;
     std::string hint = DefinedByAotrt(s)
                            ? "defined by aotrt but not visible in the process's global scope: link the application "
