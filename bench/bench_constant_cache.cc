@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "constant_cache/constant_cache.h"
@@ -49,12 +50,21 @@ long MinorFaults() {
 
 std::string Key() { return "bench"; }
 
+aotrt::ConstantPoolMemory GetPool(const std::function<std::string()>& key, const aotrt::ConstantCacheOptions& options) {
+  aotrt::ConstantPoolSource source;
+  source.bytes_min = source.bytes_max = kBytes;
+  source.key = [&key] { return key() + "|bytes=" + std::to_string(kBytes); };
+  source.plan = [] { return kBytes; };
+  source.fill = Fill;
+  return aotrt::GetConstantPool(source, options, "bench");
+}
+
 enum class Mode { kHit, kMiss };
 
 void Run(benchmark::State& state, aotrt::ConstantCacheOptions options, Mode mode) {
   TempCache cache;
   options.directory = cache.dir;
-  aotrt::GetConstantPool(kBytes, Key, Fill, options, "bench");  // warm
+  GetPool(Key, options);  // warm
   long faults = 0;
   for (auto _ : state) {
     if (mode != Mode::kHit) {
@@ -64,7 +74,7 @@ void Run(benchmark::State& state, aotrt::ConstantCacheOptions options, Mode mode
       state.ResumeTiming();
     }
     long f0 = MinorFaults();
-    aotrt::ConstantPoolMemory m = aotrt::GetConstantPool(kBytes, Key, Fill, options, "bench");
+    aotrt::ConstantPoolMemory m = GetPool(Key, options);
     benchmark::DoNotOptimize(TouchPages(m.data(), m.bytes()));
     faults += MinorFaults() - f0;
     state.PauseTiming();
@@ -83,7 +93,7 @@ void BM_CacheHitInNewProcess(benchmark::State& state) {
   std::string model = cache.dir + "/model.so";
   { FILE* f = std::fopen(model.c_str(), "w"); if (f) std::fclose(f); }
   auto key = [&] { return aotrt::FileIdentityKey(model); };
-  aotrt::GetConstantPool(kBytes, key, Fill, options, "bench");
+  GetPool(key, options);
   double faults = 0;
   for (auto _ : state) {
     int fds[2];
@@ -92,7 +102,7 @@ void BM_CacheHitInNewProcess(benchmark::State& state) {
     if (pid == 0) {
       long f0 = MinorFaults();
       auto t0 = std::chrono::steady_clock::now();
-      aotrt::ConstantPoolMemory m = aotrt::GetConstantPool(kBytes, key, Fill, options, "bench");
+      aotrt::ConstantPoolMemory m = GetPool(key, options);
       double r[2] = {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                      static_cast<double>(MinorFaults() - f0)};
       if (m.source() != aotrt::ConstantSource::kMappedCache) r[0] = -1;

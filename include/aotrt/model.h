@@ -67,7 +67,7 @@ class AOTRT_API Executor {
   // Whether Run() checks for writes past the workspace (ExecutorOptions, AOTRT_CHECK_BOUNDS).
   bool ChecksBounds() const;
 
-  // One-call inference (src/api/executor_one_call.cc): copy the inputs in with SetInput's
+  // One-call inference (src/api/model.cc): copy the inputs in with SetInput's
   // checks, Run(), and return every output as a new array in output order. The outputs are
   // COPIES owned by the caller (64-byte aligned, CPU): later runs do not change them and they may
   // outlive the executor. That costs one copy per output; for no copy at all, use

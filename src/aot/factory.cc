@@ -8,6 +8,7 @@
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
+#include "executor/executor_functions.h"
 #include "ffi/registry.h"
 #include "module/load_context.h"
 #include "ndarray/serialize.h"
@@ -19,11 +20,7 @@ std::string DeviceString(DLDevice d) { return StrCat("(type ", static_cast<int>(
 
 // The factory's payload (ABI.md 6.3); its executors get at least the load's executor options.
 ObjectPtr<ModuleNode> LoadFactoryBinary(BoundedReader& r, const LoadContext& ctx) {
-  uint64_t count = r.ReadCount("params count", 8);
-  std::vector<std::string> names = r.ReadStringVector("params names");
-  if (names.size() != count) r.Fail(StrCat("params count ", count, " does not match ", names.size(), " names"));
-  auto params = std::make_shared<ParamList>();
-  for (uint64_t i = 0; i < count; ++i) params->push_back({names[i], ReadNDArray(r)});
+  auto params = std::make_shared<ParamList>(ReadFactoryParams(r));
   std::string module_name = r.ReadString("module name");
   if (module_name.empty()) r.Fail("module name is empty");
   return MakeObject<AotExecutorFactoryNode>(module_name, params, ctx.options.executor);
@@ -75,11 +72,7 @@ std::string AotExecutorFactoryNode::SaveToBinary() const {
   std::string out;
   dmlc::MemoryStringStream mem(&out);
   dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
-  std::vector<std::string> names;
-  for (const NamedArray& p : *params_) names.push_back(p.name);
-  s->Write(static_cast<uint64_t>(names.size()));
-  s->Write(names);
-  for (const NamedArray& p : *params_) WriteNDArray(s, p.array.tensor());
+  WriteFactoryParams(s, *params_);
   s->Write(module_name_);
   return out;
 }

@@ -1,19 +1,19 @@
 // AotExecutorFactory: the root module of an AOT export. Holds the model name and params and
 // imports the metadata module; once linked (OnImportsLinked) it holds the LoadedModel, and
-// `factory[<model name>](device)` creates an executor of it (aot/executor_module.h).
+// `factory[<model name>](device)` creates an executor of it (executor/executor_interface.h).
 // Immutable after loading: safe to use from several threads.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "aot/executor_module.h"
+#include "aot/loaded_model.h"
 #include "aotrt/module.h"
 #include "executor/executor_factory.h"
 
 namespace aotrt {
 
-class AotExecutorFactoryNode : public ExecutorFactoryOf<AotExecutorModuleNode, LoadedModel> {
+class AotExecutorFactoryNode : public ExecutorFactoryOf<LoadedModel> {
  public:
   AotExecutorFactoryNode(std::string module_name, std::shared_ptr<const ParamList> params,
                          const ExecutorOptions& executor_floor)

@@ -18,6 +18,13 @@ std::vector<NamedBytes> ToNamedBytes(const std::vector<TensorSpec>& specs) {
   return out;
 }
 
+// Bytes of all arrays in `params`.
+size_t ParamListBytes(const ParamList& params) {
+  size_t total = 0;
+  for (const NamedArray& p : params) total += p.array.NumBytes();
+  return total;
+}
+
 }  // namespace
 
 LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadata_module,
@@ -145,12 +152,6 @@ const ModelInfo& LoadedModel::info() const {
     info_ = std::move(info);
   });
   return info_;
-}
-
-size_t ParamListBytes(const ParamList& params) {
-  size_t total = 0;
-  for (const NamedArray& p : params) total += p.array.NumBytes();
-  return total;
 }
 
 }  // namespace aotrt

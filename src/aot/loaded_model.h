@@ -41,6 +41,7 @@ class LoadedModel final : public PlannedModel {
   // say nothing (a system library) is assumed to.
   bool MayUseWorkspace() const override;
   bool calls_are_operators() const override { return false; }
+  const char* ExecutorTypeKey(bool) const override { return "AotExecutor"; }
 
  private:
   // The entry's arguments as entries, each its own storage: inputs, outputs, then the pools
@@ -55,7 +56,5 @@ class LoadedModel final : public PlannedModel {
   mutable ModelInfo info_;  // a view of the above, built once by info()
 };
 
-// Bytes of all arrays in `params`.
-size_t ParamListBytes(const ParamList& params);
 
 }  // namespace aotrt

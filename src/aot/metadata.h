@@ -47,7 +47,6 @@ struct ModelMetadata {
   // The name the user gave the model (TVM's mod_name, e.g. default; mangled as tvmgen_<name>),
   // quoted for messages: "model 'default'".
   std::string DisplayName() const;
-  size_t NumArgs() const { return inputs.size() + outputs.size() + pool_args.size(); }
 };
 
 // Validate every count, pointer, name, shape and dtype; throws Error(kFormatError) naming `what`

@@ -12,30 +12,10 @@
 namespace aotrt {
 namespace {
 
-// The library module defining `symbol` among the imports of `node`, depth first.
-LibraryModuleNode* FindLibraryDefining(ModuleNode* node, const std::string& symbol) {
-  for (const auto& m : node->imports()) {
-    if (auto* lib = dynamic_cast<LibraryModuleNode*>(m.get())) {
-      if (lib->library().Lookup(symbol)) return lib;
-    }
-    if (LibraryModuleNode* found = FindLibraryDefining(m.get(), symbol)) return found;
-  }
-  return nullptr;
-}
-
-// The first library module among the imports of `node`, depth first, or nullptr.
-LibraryModuleNode* FirstLibrary(ModuleNode* node) {
-  for (const auto& m : node->imports()) {
-    if (auto* lib = dynamic_cast<LibraryModuleNode*>(m.get())) return lib;
-    if (LibraryModuleNode* found = FirstLibrary(m.get())) return found;
-  }
-  return nullptr;
-}
-
 const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what) {
   PackedFunc get = self.GetFunction(contract::kGetCMetadata, true);
   if (!get) {
-    LibraryModuleNode* lib = FirstLibrary(self.node().get());
+    LibraryModuleNode* lib = FindLibraryModule(self.node().get());
     std::string hint = lib ? lib->library().MissingSymbolHint(contract::kGetCMetadata) : std::string();
     AOTRT_THROW(kNotFound, what, ": Unable to locate get_c_metadata PackedFunc", hint.empty() ? "" : ": ", hint);
   }
@@ -133,19 +113,19 @@ const std::shared_ptr<const ModelProgram>& MetadataModuleNode::program() const {
 void MetadataModuleNode::OnImportsLinked() {
   if (imports().empty() || program_) return;  // a legacy blob's (pre-import-tree): no model to build, as TVM
   auto p = std::make_shared<ModelProgram>();
-  LibraryModuleNode* first = FirstLibrary(this);
+  LibraryModuleNode* first = FindLibraryModule(this);
   p->library_name = first && !first->library().name().empty() ? first->library().name() : "model";
   if (first) CollectRuntimeSymbols(first->library(), p.get());
   Module self{ObjectPtr<ModuleNode>(this)};
   p->raw = FetchRawMetadata(self, p->library_name);
   // Every pointer of the metadata must lie in the library that returned it.
-  LibraryModuleNode* md_lib = FindLibraryDefining(this, contract::kGetCMetadata);
+  LibraryModuleNode* md_lib = FindLibraryModule(this, contract::kGetCMetadata);
   if (!md_lib) md_lib = first;
   p->md = ReadMetadata(p->raw, md_lib ? md_lib->library().Segments() : AddressBounds(), p->library_name);
   if (!p->md.constants.empty()) p->constant_pool = LoadConstantPool(p->md, md_lib, cache_, p->library_name);
   p->constant_pool_shape = {static_cast<int64_t>(p->constant_pool.bytes())};  // 0 without constants
   std::string entry = p->md.EntryName();
-  if (LibraryModuleNode* lib = FindLibraryDefining(this, entry)) {
+  if (LibraryModuleNode* lib = FindLibraryModule(this, entry)) {
     p->entry = reinterpret_cast<TVMBackendPackedCFunc>(lib->library().Lookup(entry));
   } else {
     p->entry_packed = self.GetFunction(entry, true);

@@ -7,12 +7,10 @@
 
 namespace aotrt {
 
-std::string CacheDirectory(const LoadOptions& options) {
-  return RuntimeConfig::FromEnvironment().MakeLoadContext(options, "").options.cache_dir;
-}
+std::string CacheDirectory(const LoadOptions& options) { return FrontDoorLoadContext(options, "").options.cache_dir; }
 
 uint64_t CacheMaxBytes(const LoadOptions& options) {
-  uint64_t max = RuntimeConfig::FromEnvironment().MakeLoadContext(options, "").options.cache_max_bytes;
+  uint64_t max = FrontDoorLoadContext(options, "").options.cache_max_bytes;
   return max != 0 ? max : kDefaultCacheMaxBytes;
 }
 

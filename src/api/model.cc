@@ -1,12 +1,18 @@
-// The C++ API (aotrt/model.h) over the factory and executor modules.
+// The C++ API (aotrt/model.h) over the factory and executor modules, and its entry to the
+// operator profiler (aotrt/profiling.h: it takes the public Executor, which lives in this layer).
 #include "aotrt/model.h"
 
+#include <algorithm>
+
+#include "aotrt/profiling.h"
+#include "executor/executor_functions.h"
 #include "executor/executor_interface.h"
 #include "graph/graph_factory.h"
 #include "api/runtime_config.h"
 #include "base/error_util.h"
 #include "memory/guard_call.h"
 #include "module/loader/load.h"
+#include "profiling/internal.h"
 
 namespace aotrt {
 namespace {
@@ -14,6 +20,18 @@ namespace {
 ExecutorFactoryNode& FactoryOf(const Module& m) {
   AOTRT_REQUIRE(m.defined(), kInvalidArgument, "empty aotrt::Model: assign one from Model::Load first");
   return static_cast<ExecutorFactoryNode&>(*m.node());  // checked by FromModule
+}
+
+// Copies of every output, in output order.
+std::vector<NDArray> CopyOutputs(const Executor& ex) {
+  std::vector<NDArray> out;
+  out.reserve(ex.NumOutputs());
+  for (size_t i = 0; i < ex.NumOutputs(); ++i) {
+    const TensorInfo& info = ex.Output(i);
+    out.push_back(NDArray::Empty(info.shape, info.dtype));
+    ex.CopyOutputTo(i, out.back().handle());
+  }
+  return out;
 }
 
 }  // namespace
@@ -99,5 +117,39 @@ NDArray Executor::GetOutput(size_t index) const { return impl().GetOutput(index)
 void Executor::CopyOutputTo(size_t index, DLTensor* out) const { impl().CopyOutputTo(index, out); }
 void Executor::Run() { impl().Run(); }  // allocates nothing: no bad_alloc to translate
 bool Executor::ChecksBounds() const { return impl().check_bounds(); }
+
+// One-call inference: every input checked, then copied in, one run, and every output copied out
+// into a new array (include/aotrt/model.h says why copies).
+std::vector<NDArray> Executor::Run(const std::vector<DLTensor>& inputs) {
+  PlannedExecutor& ex = impl();
+  const std::vector<TensorInfo>& specs = ex.Info().inputs;
+  AOTRT_REQUIRE(inputs.size() == specs.size(), kInvalidArgument, "Run(inputs): the model has ", specs.size(),
+                " input", specs.size() == 1 ? "" : "s", ", got ", inputs.size(),
+                " (by position every input is needed; name them to give only some)");
+  for (size_t i = 0; i < inputs.size(); ++i) CheckTensorAgainstSpec("input", i, specs[i], inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i) ex.SetInput(i, inputs[i]);
+  ex.Run();
+  return CopyOutputs(*this);
+}
+
+std::vector<NDArray> Executor::Run(const std::vector<std::pair<std::string, DLTensor>>& inputs) {
+  PlannedExecutor& ex = impl();
+  const std::vector<TensorInfo>& specs = ex.Info().inputs;
+  std::vector<size_t> index(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    index[k] = ex.InputIndex(inputs[k].first);
+    AOTRT_REQUIRE(std::find(index.begin(), index.begin() + k, index[k]) == index.begin() + k, kInvalidArgument,
+                  "Run(inputs): input ", index[k], " ('", specs[index[k]].name, "') is given twice (as '",
+                  inputs[k].first, "')");
+    CheckTensorAgainstSpec("input", index[k], specs[index[k]], inputs[k].second);
+  }
+  for (size_t k = 0; k < inputs.size(); ++k) ex.SetInput(index[k], inputs[k].second);
+  ex.Run();
+  return CopyOutputs(*this);
+}
+
+OperatorProfile ProfileOperators(Executor& executor, const OperatorProfileOptions& opt) {
+  return profiling_internal::ProfileExecutorModule(executor.module(), opt);
+}
 
 }  // namespace aotrt

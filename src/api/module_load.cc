@@ -26,15 +26,11 @@ Module Module::SystemLib(const std::string& prefix) {
 
 namespace {
 
-void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
-  AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ", min,
-                min == max ? "" : StrCat(" to ", max), " arguments, got ", args.size());
-}
 
 // runtime.module.loadfile_<kFormat>(path[, format]): TVM's loaders of a file of that format.
 template <const char* kFormat, const char* kName>
 void LoadFileAs(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs(kName, args, 1, 2);
+  RequireArgCount(kName, args, 1, 2);
   rv->SetObject(Module::LoadFromFile(args[0].AsString(), kFormat).node());
 }
 
@@ -47,7 +43,7 @@ void SystemLibGlobal(TVMArgs args, TVMRetValue* rv) {
 }
 
 void LoadFromFileGlobal(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.ModuleLoadFromFile", args, 1, 2);
+  RequireArgCount("runtime.ModuleLoadFromFile", args, 1, 2);
   std::string fmt = args.size() > 1 ? args[1].AsString() : "";
   rv->SetObject(Module::LoadFromFile(args[0].AsString(), fmt).node());
 }

@@ -1,17 +1,12 @@
 #include "backend/arena_workspace.h"
 
-#include <cstring>
-
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "memory/tail_slack.h"
 
 namespace aotrt {
-namespace {
 
-__thread ArenaWorkspace* t_arena_workspace __attribute__((tls_model("initial-exec"))) = nullptr;
-
-}  // namespace
+static __thread ArenaWorkspace* t_arena_workspace __attribute__((tls_model("initial-exec"))) = nullptr;
 
 ArenaWorkspace::ArenaWorkspace(uint8_t* data, size_t bytes) {
   size_t skip = (kArenaBlockHeader - reinterpret_cast<uintptr_t>(data) % kArenaBlockHeader) % kArenaBlockHeader;

@@ -56,7 +56,6 @@ class ArenaWorkspace {
   bool exhausted_ = false;
 };
 
-
 // Routes this thread's TVMBackendAllocWorkspace / FreeWorkspace to `ws` while alive; nests.
 class ArenaWorkspaceScope {
  public:

@@ -18,7 +18,6 @@
 namespace aotrt {
 namespace {
 
-constexpr int kMaxTasks = kMaxParallelTasks;
 constexpr int kPauseSpins = 2000;  // tens of microseconds: the tasks of a launch end close together
 constexpr int kYields = 20000;     // milliseconds on an idle machine: the gap between two operators
 
@@ -148,13 +147,17 @@ class Pool {
   }
 
   int Run(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
+    if (!f) {
+      SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: null task function");
+      return -1;
+    }
     if (t_in_task) {
       SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: nested parallel launch from inside a task");
       return -1;
     }
-    if (num_task < 0 || num_task > kMaxTasks) {
+    if (num_task < 0 || num_task > kMaxParallelTasks) {
       SetLastError(ErrorCode::kInvalidArgument,
-                   StrCat("TVMBackendParallelLaunch: num_task ", num_task, " not in [0, ", kMaxTasks, "]"));
+                   StrCat("TVMBackendParallelLaunch: num_task ", num_task, " not in [0, ", kMaxParallelTasks, "]"));
       return -1;
     }
     t_launch_caller = reinterpret_cast<uintptr_t>(caller_pc);  // all of the launch is the operator's
@@ -286,11 +289,9 @@ int DefaultNumThreads() {
   return hw > 0 ? hw : 1;
 }
 
-void SetNumThreads(int n) { g_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed); }
-
-void SetEnvironmentNumThreads(int n) {
-  g_env_num_threads.store(n > 0 && n <= kMaxTasks ? n : 0, std::memory_order_relaxed);
-}
+static int CountOrZero(int n) { return n > 0 && n <= kMaxParallelTasks ? n : 0; }
+void SetNumThreads(int n) { g_num_threads.store(CountOrZero(n), std::memory_order_relaxed); }
+void SetEnvironmentNumThreads(int n) { g_env_num_threads.store(CountOrZero(n), std::memory_order_relaxed); }
 
 __thread ThreadRequest t_thread_request __attribute__((tls_model("initial-exec"))) = {0, false, false};
 
@@ -302,10 +303,6 @@ void EndCountedRequest() {
 uintptr_t CurrentParallelLaunchCaller() { return t_launch_caller; }
 
 int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
-  if (!f) {
-    SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: null task function");
-    return -1;
-  }
   return GlobalPool().Run(f, cdata, num_task, caller_pc);
 }
 

@@ -1,14 +1,10 @@
-// The thread pool behind TVMBackendParallelLaunch / TVMBackendParallelBarrier.
-//
-// One process-wide set of workers shared by every launch in flight: launches from different
-// threads run at the same time. A launch of n tasks runs task 0 on the launching thread and tasks
-// 1..n-1 on n-1 idle workers reserved for it alone, so its tasks all run concurrently (they may
-// wait for each other at a barrier). num_task 0, what generated code asks for, lets the pool choose
-// n: the thread's limit (ScopedThreadLimit) or the default count, split among the requests running
-// at the same time, and never more than the idle workers plus the caller: such a launch never
-// waits for another and the cores are shared, not oversubscribed. An explicit num_task gets
-// exactly that many tasks (workers are added when too few are idle). A launch from inside a task
-// is refused with an error instead of deadlocking.
+// The thread pool behind TVMBackendParallelLaunch / TVMBackendParallelBarrier: one process-wide
+// set of workers shared by every launch in flight (README "Request threads and operator threads").
+// A launch of n tasks runs task 0 on the caller and the rest on n-1 idle workers reserved for it,
+// so its tasks run concurrently. An explicit num_task gets exactly n (workers are added); num_task 0
+// lets the pool choose n: the thread's ScopedThreadLimit, else the default count split among the
+// running requests, at most the idle workers plus the caller. A launch from inside a task is an
+// error, not a deadlock.
 #pragma once
 
 #include <tvm/runtime/c_backend_api.h>
@@ -20,7 +16,7 @@ namespace aotrt {
 // 0, or -1 with a last error ("Task i error: ..." per failed task). `caller_pc` is the return
 // address in the generated operator that launched (TVMBackendParallelLaunch's own), kept for
 // CurrentParallelLaunchCaller while the launch runs. Thread-safe.
-int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc = nullptr);
+int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc);
 // The caller_pc of the parallel launch the calling thread is running now, or 0 when it runs none.
 // One per-thread load: async-signal-safe, for the operator profiler's signal handler, which runs
 // on the interrupted thread (src/profiling/pc_sampler.cc).
@@ -29,11 +25,10 @@ int ParallelBarrier(int task_id, TVMParallelGroupEnv* penv);
 // The most tasks one launch may ask for.
 constexpr int kMaxParallelTasks = 1024;
 
-// Threads used when num_task is 0: SetNumThreads's count, else the environment's
-// (SetEnvironmentNumThreads: TVM_NUM_THREADS, else OMP_NUM_THREADS, set by the top layer when
-// libaotrt is loaded), else the hardware's (halved on x86-64, as TVM does, to count physical cores).
-// SetNumThreads(n > 0) overrides that count (TVM's config_threadpool); 0 restores it. Both setters
-// ignore counts outside [1, kMaxParallelTasks] (they restore the next default). Thread-safe.
+// Threads used when num_task is 0: SetNumThreads's count (TVM's config_threadpool), else
+// SetEnvironmentNumThreads's (TVM_NUM_THREADS / OMP_NUM_THREADS, from the top layer), else the
+// hardware's (halved on x86-64, as TVM does). A setter given 0, or a count outside
+// [1, kMaxParallelTasks], restores the next default. Thread-safe.
 int DefaultNumThreads();
 void SetNumThreads(int n);
 void SetEnvironmentNumThreads(int n);
@@ -41,10 +36,8 @@ void SetEnvironmentNumThreads(int n);
 // One request (an executor's Run) on this thread, for its lifetime: launches of num_task 0 from
 // this thread use at most `num_threads` threads (ExecutorOptions::num_threads), the caller's
 // included; 0, or a count outside [1, kMaxParallelTasks], means the default count shared with the
-// other requests running (those inside a ScopedThreadLimit on other threads that have launched
-// with num_task 0). Nests: the inner scope's count holds until it ends; the outermost is the
-// request. Costs a run without such launches no shared write. Not movable; create and destroy on
-// one thread.
+// other running requests. Nests (the outermost is the request). Costs a run without such launches
+// no shared write. Create and destroy on one thread.
 class ScopedThreadLimit {
  public:
   explicit ScopedThreadLimit(int num_threads);

@@ -1,6 +1,5 @@
 #include "backend/workspace.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -19,26 +18,12 @@ namespace aotrt {
 __thread size_t t_workspace_blocks_in_use __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
+
 struct CheckState {
   bool active;
   WorkspaceOverrun first;
 };
 __thread CheckState t_check __attribute__((tls_model("initial-exec"))) = {false, {0, 0, 0}};
-}  // namespace
-
-WorkspaceBoundsCheck::WorkspaceBoundsCheck() : saved_active_(t_check.active), saved_first_(t_check.first) {
-  t_check.active = true;
-  t_check.first = WorkspaceOverrun{0, 0, 0};
-}
-
-WorkspaceBoundsCheck::~WorkspaceBoundsCheck() {
-  t_check.active = saved_active_;
-  t_check.first = saved_first_;
-}
-
-WorkspaceOverrun WorkspaceBoundsCheck::overrun() const { return t_check.first; }
-
-namespace {
 
 constexpr size_t kPageSize = 4096;
 constexpr size_t kWorkspaceAlignment = 64;
@@ -179,10 +164,7 @@ class WorkspacePool {
     for (size_t i = used_.size(); i-- > 0;) {
       if (used_[i].ptr != ptr) continue;
       Check(used_[i]);
-      requested_ -= used_[i].requested;
-      free_.push_back(used_[i]);
-      used_.erase(used_.begin() + static_cast<std::ptrdiff_t>(i));
-      t_workspace_blocks_in_use = used_.size();
+      Retire(i);
       return true;
     }
     SetLastError(ErrorCode::kInvalidArgument,
@@ -191,12 +173,7 @@ class WorkspacePool {
   }
 
   void ReleaseTo(size_t mark) {
-    while (used_.size() > mark) {
-      requested_ -= used_.back().requested;
-      free_.push_back(used_.back());
-      used_.pop_back();
-    }
-    t_workspace_blocks_in_use = used_.size();
+    while (used_.size() > mark) Retire(used_.size() - 1);
   }
 
   size_t bytes() const { return bytes_; }
@@ -204,6 +181,14 @@ class WorkspacePool {
   void ResetPeak() { requested_peak_ = requested_; }
 
  private:
+  // Moves used block i to the free list (reserved in Alloc: cannot throw).
+  void Retire(size_t i) {
+    requested_ -= used_[i].requested;
+    free_.push_back(used_[i]);
+    used_.erase(used_.begin() + static_cast<std::ptrdiff_t>(i));
+    t_workspace_blocks_in_use = used_.size();
+  }
+
   std::vector<Block> free_;
   std::vector<Block> used_;
   size_t bytes_ = 0;
@@ -217,6 +202,18 @@ WorkspacePool& ThreadPool() {
 }
 
 }  // namespace
+
+WorkspaceBoundsCheck::WorkspaceBoundsCheck() : saved_active_(t_check.active), saved_first_(t_check.first) {
+  t_check.active = true;
+  t_check.first = WorkspaceOverrun{0, 0, 0};
+}
+
+WorkspaceBoundsCheck::~WorkspaceBoundsCheck() {
+  t_check.active = saved_active_;
+  t_check.first = saved_first_;
+}
+
+WorkspaceOverrun WorkspaceBoundsCheck::overrun() const { return t_check.first; }
 
 void* WorkspaceAlloc(uint64_t nbytes) {
   if (ArenaWorkspace* arena = CurrentArenaWorkspace()) return arena->Alloc(nbytes);

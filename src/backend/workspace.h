@@ -1,15 +1,11 @@
 // Per-thread workspace memory for generated code (TVMBackendAllocWorkspace / FreeWorkspace).
 //
-// Each thread owns a pool of 64-byte aligned blocks with room after the request for the model's
-// own bugs (memory/reserve.h), at least as large as the request: a request of 64 KiB or more gets a
-// mapping of its own, with a reserve of its own size committed only where written and a PROT_NONE
-// guard after it; a smaller one a heap block of twice the request plus a cache line, rounded up to
-// 4 KiB (never written by the runtime unless checking). Freed blocks are kept and reused best-fit
-// (a block serves requests it keeps that room for), so a warm pool serves a model's allocations
-// without a system call. A request no free block serves replaces the largest free block that is
-// too small (as TVM's WorkspacePool does), so a pool holds about the live peak of the model's
-// requests rather than every size it once served. Blocks are released when the thread exits. Not shared between threads: a
-// block must be freed on the thread that allocated it.
+// Each thread owns a pool of 64-byte aligned blocks with room after the request, at least as large
+// as the request, for the model's own bugs (memory/reserve.h): 64 KiB or more gets a mapping of its
+// own with a reserve and a PROT_NONE guard, less a heap block. Freed blocks are reused best-fit and a
+// miss replaces the largest free block too small for it (as TVM's WorkspacePool; bench/README.md
+// "Memory without planning"), so a warm pool serves a run without a system call. Blocks are released
+// when the thread exits; a block must be freed on the thread that allocated it.
 #pragma once
 
 #include <cstddef>
@@ -28,11 +24,9 @@ extern __thread size_t t_workspace_blocks_in_use __attribute__((tls_model("initi
 inline size_t WorkspaceMark() { return t_workspace_blocks_in_use; }
 void WorkspaceReleaseTo(size_t mark);
 // Checking mode for the blocks of one model run (the executor's check_bounds): while an object
-// of this class lives, blocks allocated on this thread are armed (a canary from the request to the
-// end of the block; for mapped blocks, the reserve after it given back, memory/reserve.h) and
-// checked when freed. The first
-// damaged block is recorded. Scoped to the thread that creates it; nests (the outer check resumes
-// when an inner one ends). Blocks freed through WorkspaceReleaseTo are not checked.
+// of this class lives, blocks allocated on this thread are armed (a canary after the request; for
+// mapped blocks, the reserve given back, memory/reserve.h) and checked when freed; the first damaged
+// block is recorded. Scoped to the creating thread; nests. WorkspaceReleaseTo does not check.
 struct WorkspaceOverrun {
   size_t bytes_past;   // 0: no byte past the request found changed
   size_t block_bytes;  // the bytes the model asked for

@@ -15,4 +15,7 @@ inline size_t PageSize() {
   return page;
 }
 
+// `v` rounded up to a multiple of `to`; less than `v` when that overflows.
+inline size_t RoundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
+
 }  // namespace aotrt

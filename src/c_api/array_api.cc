@@ -25,6 +25,13 @@ void RequireCpuDevice(int device_type, int device_id, const char* fn) {
                 device_id);
 }
 
+// The dtype of C ints; kInvalidArgument naming `fn` when one does not fit its field.
+DLDataType DTypeFromC(int code, int bits, int lanes, const char* fn) {
+  AOTRT_REQUIRE(code >= 0 && code < 256 && bits > 0 && bits < 256 && lanes > 0 && lanes < 65536, kInvalidArgument, fn,
+                ": invalid dtype (code ", code, ", bits ", bits, ", lanes ", lanes, ")");
+  return DLDataType{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
+}
+
 }  // namespace
 
 extern "C" {
@@ -37,11 +44,7 @@ int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_
                 kMaxNdim, "]");
   AOTRT_REQUIRE(ndim == 0 || shape, kInvalidArgument, "TVMArrayAlloc: null shape for ndim ", ndim);
   RequireCpuDevice(device_type, device_id, "TVMArrayAlloc");
-  AOTRT_REQUIRE(dtype_code >= 0 && dtype_code < 256 && dtype_bits > 0 && dtype_bits < 256 && dtype_lanes > 0 &&
-                    dtype_lanes < 65536,
-                kInvalidArgument, "TVMArrayAlloc: invalid dtype (code ", dtype_code, ", bits ", dtype_bits, ", lanes ",
-                dtype_lanes, ")");
-  DLDataType t{static_cast<uint8_t>(dtype_code), static_cast<uint8_t>(dtype_bits), static_cast<uint16_t>(dtype_lanes)};
+  DLDataType t = DTypeFromC(dtype_code, dtype_bits, dtype_lanes, "TVMArrayAlloc");
   NDArray a = NDArray::Empty(std::vector<int64_t>(shape, shape + ndim), t,
                              DLDevice{device_type == kDLCPU ? kDLCPU : kDLCUDAHost, device_id});
   *out = &ObjectPtr<NDArrayObj>(a.object()).release()->dl_tensor;
@@ -99,12 +102,9 @@ int AOTRTArrayCopyConverted(const DLTensor* from, DLTensor* to, const char* what
 int AOTRTCheckConversion(int from_code, int from_bits, int from_lanes, int to_code, int to_bits, int to_lanes,
                          const char* what) {
   AOTRT_API_BEGIN();
-  auto dtype = [](int code, int bits, int lanes) {
-    AOTRT_REQUIRE(code >= 0 && code < 256 && bits > 0 && bits < 256 && lanes > 0 && lanes < 65536, kInvalidArgument,
-                  "AOTRTCheckConversion: invalid dtype (code ", code, ", bits ", bits, ", lanes ", lanes, ")");
-    return DLDataType{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
-  };
-  CheckConversion(dtype(from_code, from_bits, from_lanes), dtype(to_code, to_bits, to_lanes), what ? what : "tensor");
+  const char* fn = "AOTRTCheckConversion";
+  CheckConversion(DTypeFromC(from_code, from_bits, from_lanes, fn), DTypeFromC(to_code, to_bits, to_lanes, fn),
+                  what ? what : "tensor");
   AOTRT_API_END();
 }
 

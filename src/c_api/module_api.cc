@@ -1,14 +1,15 @@
-// C ABI: modules and functions (ABI.md 3).
+// C ABI: modules and functions (ABI.md 3), and models' executors with options (caller pools,
+// caller-owned arenas) through the C++ Model API.
 #include <tvm/runtime/c_runtime_api.h>
 
-#include "aotrt/c_api.h"
 #include <memory>
 
+#include "aotrt/c_api.h"
+#include "aotrt/model.h"
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "c_api/api_guard.h"
-#include "c_api/c_options.h"
 #include "ffi/handle.h"
 #include "ffi/registry.h"
 
@@ -38,25 +39,63 @@ struct CFunc {
   }
 };
 
-bool Flag(int32_t v, const char* field) { return CFlag(v, "AOTRTLoadOptions", field); }
+// Reading the versioned option structs: kInvalidArgument unless `struct_size` is this library's
+// sizeof the struct named `type`.
+void RequireStructSize(uint32_t struct_size, size_t expected, const char* type) {
+  AOTRT_REQUIRE(struct_size == expected, kInvalidArgument, type, ".struct_size is ", struct_size, ": expected ", expected,
+                " (initialize the struct with ", type, "Init of this library's header)");
+}
+
+// A 0/1 field `type`.`field`; kInvalidArgument for anything else.
+bool CFlag(int32_t v, const char* type, const char* field) {
+  AOTRT_REQUIRE(v == 0 || v == 1, kInvalidArgument, type, ".", field, " is ", v, ": expected 0 or 1");
+  return v == 1;
+}
 
 LoadOptions LoadOptionsFromC(const AOTRTLoadOptions* c) {
   LoadOptions o;
   if (!c) return o;
-  RequireStructSize(c->struct_size, sizeof(AOTRTLoadOptions), "AOTRTLoadOptions");
-  o.constant_cache = Flag(c->constant_cache, "constant_cache");
-  o.verify_constant_cache = Flag(c->verify_constant_cache, "verify_constant_cache");
+  const char* t = "AOTRTLoadOptions";
+  RequireStructSize(c->struct_size, sizeof(AOTRTLoadOptions), t);
+  o.constant_cache = CFlag(c->constant_cache, t, "constant_cache");
+  o.verify_constant_cache = CFlag(c->verify_constant_cache, t, "verify_constant_cache");
   o.cache_dir = c->cache_dir ? c->cache_dir : "";
   o.cache_max_bytes = c->cache_max_bytes;
-  o.executor.check_bounds = Flag(c->check_bounds, "check_bounds");
-  o.executor.huge_pages = Flag(c->huge_pages, "huge_pages");
+  o.executor.check_bounds = CFlag(c->check_bounds, t, "check_bounds");
+  o.executor.huge_pages = CFlag(c->huge_pages, t, "huge_pages");
   o.c_compiler = c->c_compiler ? c->c_compiler : "";
-  o.compile_cache = Flag(c->compile_cache, "compile_cache");
+  o.compile_cache = CFlag(c->compile_cache, t, "compile_cache");
   o.c_library = c->c_library ? c->c_library : "";
   AOTRT_REQUIRE(c->num_threads >= 0 && c->num_threads <= 1024, kInvalidArgument, "AOTRTLoadOptions.num_threads is ",
                 c->num_threads, ": expected 0 (the default) or a thread count in [1, 1024]");
   o.executor.num_threads = c->num_threads;
   return o;
+}
+
+ExecutorOptions ExecutorOptionsFromC(const AOTRTExecutorOptions* c) {
+  ExecutorOptions o;
+  if (!c) return o;
+  const char* t = "AOTRTExecutorOptions";
+  RequireStructSize(c->struct_size, sizeof(AOTRTExecutorOptions), t);
+  o.check_bounds = CFlag(c->check_bounds, t, "check_bounds");
+  o.huge_pages = CFlag(c->huge_pages, t, "huge_pages");
+  AOTRT_REQUIRE(c->workspace_pools != nullptr || c->num_workspace_pools == 0, kInvalidArgument,
+                "AOTRTExecutorOptions.workspace_pools is null with num_workspace_pools ", c->num_workspace_pools);
+  for (size_t i = 0; i < c->num_workspace_pools; ++i) {
+    const AOTRTWorkspacePool& p = c->workspace_pools[i];
+    AOTRT_REQUIRE(p.name != nullptr, kInvalidArgument, "AOTRTExecutorOptions.workspace_pools[", i, "].name is null");
+    o.workspace_pools.push_back(ExecutorOptions::Pool{p.name, p.data, p.bytes});
+  }
+  o.arena = c->arena;
+  o.arena_bytes = c->arena_bytes;
+  o.on_destroyed = c->on_destroyed;
+  o.on_destroyed_data = c->on_destroyed_data;
+  o.num_threads = c->num_threads;  // checked by the executor
+  return o;
+}
+
+Model ModelOf(TVMModuleHandle factory, const char* fn) {
+  return Model::FromModule(Module(ObjectPtr<ModuleNode>(AsModule(factory, fn))));
 }
 
 }  // namespace
@@ -232,6 +271,35 @@ int TVMFuncRemoveGlobal(const char* name) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(name, kInvalidArgument, "TVMFuncRemoveGlobal: null name");
   Registry::Global().Remove(name);
+  AOTRT_API_END();
+}
+
+void AOTRTExecutorOptionsInit(AOTRTExecutorOptions* options) {
+  if (!options) return;
+  ExecutorOptions d;
+  *options = AOTRTExecutorOptions{};
+  options->struct_size = sizeof(AOTRTExecutorOptions);
+  options->check_bounds = d.check_bounds;
+  options->huge_pages = d.huge_pages;
+}
+
+int AOTRTExecutorCreate(TVMModuleHandle factory, int device_type, int device_id, const AOTRTExecutorOptions* options,
+                        TVMModuleHandle* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(out != nullptr, kInvalidArgument, "AOTRTExecutorCreate: null out");
+  *out = nullptr;
+  Model m = ModelOf(factory, "AOTRTExecutorCreate");
+  DLDevice device{static_cast<DLDeviceType>(device_type), device_id};
+  Executor ex = m.CreateExecutor(device, ExecutorOptionsFromC(options));
+  *out = ObjectPtr<ModuleNode>(ex.module().node()).release();
+  AOTRT_API_END();
+}
+
+int AOTRTExecutorArenaBytes(TVMModuleHandle factory, const AOTRTExecutorOptions* options, size_t* out) {
+  AOTRT_API_BEGIN();
+  AOTRT_REQUIRE(out != nullptr, kInvalidArgument, "AOTRTExecutorArenaBytes: null out");
+  *out = 0;
+  *out = ModelOf(factory, "AOTRTExecutorArenaBytes").ArenaBytes(ExecutorOptionsFromC(options));
   AOTRT_API_END();
 }
 

@@ -11,7 +11,6 @@
 
 using namespace aotrt;
 
-
 extern "C" {
 
 int TVMObjectGetTypeIndex(TVMObjectHandle obj, unsigned* out_tindex) {

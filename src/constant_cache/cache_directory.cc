@@ -52,6 +52,21 @@ bool RequireDirectory(const std::string& dir, const char* verb) {
   return true;
 }
 
+// Takes the exclusive flock on `fd`, waiting at most `wait_ms` (polled every 0.5-10 ms); false when
+// that timed out. True also when the file system has no flock: the caller goes ahead unserialised,
+// as without a lock file.
+bool LockWithin(int fd, int wait_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  auto pause = std::chrono::microseconds(500);
+  for (;;) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 || (errno != EWOULDBLOCK && errno != EINTR)) return true;
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
+    pause = std::min(pause * 2, std::chrono::microseconds(10000));  // wakes within 10 ms of a release
+  }
+}
+
 }  // namespace
 
 CacheEntryKind CacheEntryKindOf(const std::string& name) {
@@ -73,19 +88,6 @@ const char* CacheEntryKindName(CacheEntryKind kind) {
     case CacheEntryKind::kOther: return "other";
   }
   return "other";
-}
-
-LockResult LockWithin(int fd, int wait_ms) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  auto pause = std::chrono::microseconds(500);
-  for (;;) {
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return LockResult::kLocked;
-    if (errno != EWOULDBLOCK && errno != EINTR) return LockResult::kUnsupported;
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return LockResult::kTimedOut;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
-    pause = std::min(pause * 2, std::chrono::microseconds(10000));  // wakes within 10 ms of a release
-  }
 }
 
 void PruneCacheDirectory(const std::string& dir, const std::string& keep, uint64_t max_bytes,
@@ -166,7 +168,7 @@ CacheClearResult ClearCacheDirectory(const std::string& dir, int lock_wait_ms) {
   if (!RequireDirectory(dir, "clear")) return out;
   UniqueFd lock(::open((dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   AOTRT_REQUIRE(lock.fd >= 0, kIOError, "cannot clear the cache: cannot open ", dir, "/.lock: ", std::strerror(errno));
-  AOTRT_REQUIRE(LockWithin(lock.fd, lock_wait_ms) != LockResult::kTimedOut, kIOError,
+  AOTRT_REQUIRE(LockWithin(lock.fd, lock_wait_ms), kIOError,
                 "cannot clear the cache: another process has held ", dir, "/.lock for over ", lock_wait_ms,
                 " ms (a writer still at work); try again");
   std::vector<std::string> names;

@@ -22,12 +22,6 @@ extern const char kAliasSuffix[];  // ".aotrt-alias" (pools: kPoolSuffix, consta
 // What the file called `name` is, by its name alone.
 CacheEntryKind CacheEntryKindOf(const std::string& name);
 
-// Takes the exclusive flock on `fd`, waiting at most `wait_ms` (polled every 0.5-10 ms). kLocked,
-// kUnsupported (the file system has no flock: the caller goes ahead unserialised, as without a
-// lock file) or kTimedOut.
-enum class LockResult { kLocked, kUnsupported, kTimedOut };
-LockResult LockWithin(int fd, int wait_ms);
-
 // Removes the least recently used pool files of `dir` (oldest modification time first, never
 // `keep`) while their sizes add up to more than `max_bytes`, then every alias whose pool is gone.
 // Call with the directory locked. `log(message)` reports each removal.

@@ -68,6 +68,30 @@ bool LinkAlias(const std::string& dir, const std::string& alias, const std::stri
   return true;
 }
 
+// Maps into *out the pool that `alias` (a symbolic link to "<content hash>.aotrt-pool" in `dir`)
+// names when it is valid, of [bytes_min, bytes_max] usable bytes, and its header names the same
+// content; *out then reports kMappedCache from `alias`. The link is read, not followed: a target
+// elsewhere or a damaged file is a miss (false, with a debug log unless the alias is missing).
+bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t bytes_min, size_t bytes_max,
+                     bool verify, const std::string& what, ConstantPoolMemory* out) {
+  char target[64];
+  ssize_t n = ::readlink(alias.c_str(), target, sizeof target);
+  PoolFileSpec spec;
+  spec.bytes = bytes_min;
+  spec.bytes_max = bytes_max;
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof target ||
+      !ParsePoolFileName(std::string(target, static_cast<size_t>(n)), &spec)) {
+    if (n >= 0 || errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", alias, ": not an alias");
+    return false;
+  }
+  std::string pool = dir + "/" + std::string(target, static_cast<size_t>(n));
+  time_t modified = 0;
+  if (!MapPoolFile(pool, spec, verify, what, ConstantSource::kMappedCache, out, &modified)) return false;
+  MarkUsed(pool, modified);
+  out->Relabel(ConstantSource::kMappedCache, alias);
+  return true;
+}
+
 enum class Existing { kNone, kSame, kCollision };
 
 // Whether the pool file `path` of `spec` holds exactly `copy`'s bytes, compared byte for byte (the
@@ -123,26 +147,6 @@ bool WriteCacheFile(const std::string& dir, const std::string& alias, const Cons
 }
 
 }  // namespace
-
-bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t bytes_min, size_t bytes_max,
-                     bool verify, const std::string& what, ConstantPoolMemory* out) {
-  char target[64];
-  ssize_t n = ::readlink(alias.c_str(), target, sizeof target);
-  PoolFileSpec spec;
-  spec.bytes = bytes_min;
-  spec.bytes_max = bytes_max;
-  if (n <= 0 || static_cast<size_t>(n) >= sizeof target ||
-      !ParsePoolFileName(std::string(target, static_cast<size_t>(n)), &spec)) {
-    if (n >= 0 || errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", alias, ": not an alias");
-    return false;
-  }
-  std::string pool = dir + "/" + std::string(target, static_cast<size_t>(n));
-  time_t modified = 0;
-  if (!MapPoolFile(pool, spec, verify, what, ConstantSource::kMappedCache, out, &modified)) return false;
-  MarkUsed(pool, modified);
-  out->Relabel(ConstantSource::kMappedCache, alias);
-  return true;
-}
 
 bool MakeDirectories(const std::string& dir) {
   for (size_t i = 1; i <= dir.size(); ++i) {
@@ -212,21 +216,6 @@ ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const Const
   ConstantPoolMemory copy = PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
   if (WriteCacheFile(dir, alias, copy, options, what)) copy.Relabel(ConstantSource::kBuiltCache, alias);
   return copy;
-}
-
-ConstantPoolMemory GetConstantPool(size_t bytes, const std::function<std::string()>& key,
-                                   const std::function<void(uint8_t*)>& fill, const ConstantCacheOptions& options,
-                                   const std::string& what) {
-  ConstantPoolSource source;
-  source.bytes_min = source.bytes_max = bytes;
-  source.key = [&] {
-    std::string k = key();
-    StrAppend(k, "|bytes=", bytes);
-    return k;
-  };
-  source.plan = [bytes] { return bytes; };
-  source.fill = fill;
-  return GetConstantPool(source, options, what);
 }
 
 }  // namespace aotrt

@@ -36,7 +36,6 @@ constexpr size_t kSampleBlock = 512;
 constexpr size_t kSampleCount = 16;
 constexpr time_t kStaleTempSeconds = 3600;
 constexpr size_t kBuiltForBytes = 256;
-const char* const kTempPrefix = kPoolTempPrefix;
 
 struct FileHeader {
   char magic[8];
@@ -71,19 +70,26 @@ uint64_t SampleHash(const uint8_t* payload, size_t n) {
   return XXH3_64bits_digest(&state);
 }
 
-// pread of all `n` bytes at `at`; false on an error or a short file.
-bool ReadAll(int fd, void* dst, size_t n, size_t at) {
-  auto* p = static_cast<uint8_t*>(dst);
+// `io` (pread or pwrite) of all `n` bytes at `at`; false on an error (errno set) or when no more
+// bytes go through (a short file, a full disk: errno ENOSPC).
+template <typename Byte, typename Io>
+bool AllAt(Io io, int fd, Byte* p, size_t n, size_t at) {
   while (n > 0) {
-    ssize_t r = ::pread(fd, p, n, static_cast<off_t>(at));
+    ssize_t r = io(fd, p, n, static_cast<off_t>(at));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
+    if (r <= 0) {
+      if (r == 0) errno = ENOSPC;
+      return false;
+    }
     p += r;
     n -= static_cast<size_t>(r);
     at += static_cast<size_t>(r);
   }
   return true;
 }
+
+bool ReadAll(int fd, void* dst, size_t n, size_t at) { return AllAt(::pread, fd, static_cast<uint8_t*>(dst), n, at); }
+bool WriteAll(int fd, const uint8_t* p, size_t n, size_t at) { return AllAt(::pwrite, fd, p, n, at); }
 
 // SampleHash of the payload of the open pool file `fd`, read with pread (bench/README.md says why
 // not from the mapping). False on a read error.
@@ -110,7 +116,7 @@ const char* InvalidHeader(const FileHeader& h, uint64_t file_bytes, const PoolFi
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "not a constant pool file (magic)";
   if (h.header_hash != HeaderHash(h)) return "header checksum mismatch";
   if (h.format_version != kFormatVersion || h.layout_version != kConstantCacheLayoutVersion) return "other version";
-  if (e.key_known && (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1])) return "other key";
+  if (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1]) return "other key";
   if (e.bytes_max == 0) {
     if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
   } else if (h.bytes < e.bytes || h.bytes > e.bytes_max || h.slack != TailSlack(static_cast<size_t>(h.bytes))) {
@@ -154,7 +160,7 @@ void RemoveStaleTemps(const std::string& dir, bool locked) {
   time_t now = std::time(nullptr);
   while (struct dirent* ent = ::readdir(d)) {
     struct stat st;
-    if (std::strncmp(ent->d_name, kTempPrefix, std::strlen(kTempPrefix)) == 0 &&
+    if (std::strncmp(ent->d_name, kPoolTempPrefix, std::strlen(kPoolTempPrefix)) == 0 &&
         ::fstatat(::dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
         (locked || now - st.st_mtime > kStaleTempSeconds)) {
       ::unlinkat(::dirfd(d), ent->d_name, 0);
@@ -167,32 +173,14 @@ void RemoveStaleTemps(const std::string& dir, bool locked) {
 int CreateTemp(const std::string& dir, const PoolFileSpec& e, std::string* tmp) {
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; attempt < 8; ++attempt) {
-    *tmp = StrCat(dir, "/", kTempPrefix, e.Name(), "-", ::getpid(), "-", counter++);
+    *tmp = StrCat(dir, "/", kPoolTempPrefix, e.Name(), "-", ::getpid(), "-", counter++);
     int fd = ::open(tmp->c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   return -1;
 }
 
-// pwrite of all `n` bytes at `at`; false with errno set.
-bool WriteAll(int fd, const uint8_t* p, size_t n, size_t at) {
-  while (n > 0) {
-    ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(at));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = ENOSPC;
-      return false;
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-    at += static_cast<size_t>(w);
-  }
-  return true;
-}
-
 }  // namespace
-
-size_t PoolFileSpec::FileBytes() const { return kHeaderBytes + bytes + slack; }
 
 std::string PoolFileSpec::Name() const {
   return StrCat(Hex{key_hash[1], 16}, Hex{key_hash[0], 16});

@@ -1,22 +1,10 @@
-// The constant cache's file format (constant_cache/constant_cache.h decides when it is used).
-//
-// A pool file is `<directory>/<32 hex digits>.aotrt-pool`, named by its content (constant_cache.h):
-// a 4 KiB header (magic, format and layout versions, the content hash, payload and slack sizes,
-// an xxh3 hash of the payload, a hash of sampled blocks, the model it was first built for, a hash
-// of the header) followed by the payload at a page boundary (the pool's bytes, then its tail slack
-// filled with the canary: memory/tail_slack.h), mapped directly.
-//
-// Opening checks the exact file size, the header and 16 sampled 512-byte payload blocks (first,
-// last and evenly spaced ones: catches truncated, foreign and zeroed files, and damage wider than a
-// fifteenth of the pool, at a cost independent of the pool size). Hashing the whole payload costs
-// time proportional to the weights at every load, so it is done only on request (`verify`); a bit
-// flipped inside an unsampled block is otherwise not seen, except in a file last changed before
-// this boot began, whose first map in a boot hashes it whole (files are not fsynced: a crash may
-// have cut it short). Files are mapped without MAP_POPULATE: a load does no work proportional to
-// the weights.
-//
-// Writing: to a temporary file created O_EXCL in the same directory, with large pwrite()s, then
-// renamed over the final name; not fsynced, as said above (the load waits for the write). Temporary files of dead writers are removed when a new one is created.
+// The constant cache's file format and its checks (constant_cache.h decides when it is used;
+// README, 'The constant cache'). A pool file, `<directory>/<32 hex digits>.aotrt-pool` named by its
+// content, is a 4 KiB header (FileHeader in the .cc) followed by the payload at a page boundary (the
+// pool's bytes, then its tail slack filled with the canary: memory/tail_slack.h), mapped directly,
+// without MAP_POPULATE. Opening checks the exact file size, the header and 16 sampled 512-byte
+// payload blocks; the whole payload is hashed only on request (`verify`) and at the first map in a
+// boot of a file last changed before it (files are not fsynced: a crash may have cut it short).
 // Callers serialise writers (constant_cache.cc holds the directory lock).
 #pragma once
 
@@ -43,12 +31,10 @@ constexpr char kPoolTempPrefix[] = ".tmp-";
 struct PoolFileSpec {
   uint64_t key_hash[2] = {0, 0};  // the content hash (constant_cache.cc)
   size_t bytes = 0, slack = 0;    // usable bytes, canary bytes after them
-  bool key_known = true;          // false: any content hash
   // > 0: the usable bytes are not known exactly, only to lie in [bytes, bytes_max] (a hit, which
   // does not parse the constants): the header's are taken, with their slack (TailSlack). `slack`
   // is then unused.
   size_t bytes_max = 0;
-  size_t FileBytes() const;
   std::string Name() const;  // <32 hex digits of key_hash>
 };
 
@@ -62,10 +48,11 @@ bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec);
 bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify, const std::string& what,
                  ConstantSource source, ConstantPoolMemory* out, time_t* modified = nullptr);
 
-// Writes `payload` (bytes + slack) as the pool file `path` in `dir`: temporary file, rename; `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for
-// listings. Temporaries of dead writers are removed first: all of them when `dir` is locked
-// (`locked`: no other writer can be running), else those older than an hour. False, with a debug
-// log, on any failure of the file system (the temporary is removed).
+// Writes `payload` (bytes + slack) as the pool file `path` in `dir` (temporary file, rename);
+// `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for listings.
+// Temporaries of dead writers are removed first: all of them when `dir` is locked (`locked`: no
+// other writer can be running), else those older than an hour. False, with a debug log, on any
+// failure of the file system (the temporary is removed).
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& spec, const uint8_t* payload,
                    const std::string& built_for, bool locked, const std::string& what);
 

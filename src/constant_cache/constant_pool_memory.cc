@@ -10,34 +10,13 @@ namespace aotrt {
 ConstantPoolMemory ConstantPoolMemory::Adopt(void* map, size_t map_bytes, size_t offset, size_t bytes, size_t slack,
                                              Source source, std::string path) {
   ConstantPoolMemory m;
-  m.map_ = std::shared_ptr<void>(map, [map_bytes](void* p) { ::munmap(p, map_bytes); });
-  m.data_ = static_cast<const uint8_t*>(map) + offset;
+  m.data_ = std::shared_ptr<const uint8_t>(static_cast<const uint8_t*>(map) + offset,
+                                           [map, map_bytes](const uint8_t*) { ::munmap(map, map_bytes); });
   m.bytes_ = bytes;
   m.slack_ = slack;
   m.source_ = source;
   m.path_ = std::move(path);
   return m;
-}
-
-ConstantPoolMemory& ConstantPoolMemory::operator=(ConstantPoolMemory&& o) noexcept {
-  if (this != &o) {
-    Reset();
-    map_ = std::move(o.map_);
-    data_ = o.data_;
-    bytes_ = o.bytes_;
-    slack_ = o.slack_;
-    source_ = o.source_;
-    path_ = std::move(o.path_);
-    o.data_ = nullptr;
-    o.bytes_ = o.slack_ = 0;
-    o.source_ = Source::kNone;
-  }
-  return *this;
-}
-
-void ConstantPoolMemory::Reset() {
-  map_.reset();
-  data_ = nullptr;
 }
 
 ConstantPoolMemory PrivateConstantPool(size_t bytes, size_t slack, const std::function<void(uint8_t*)>& fill,

@@ -13,7 +13,8 @@
 namespace aotrt {
 
 // bytes() usable bytes followed by slack() canary bytes (memory/tail_slack.h), the data 4096-byte
-// aligned. Move-only; the mapping is unmapped with this object (pointers into it die with it). Thread-safe to read from any number of threads.
+// aligned. Move-only; the mapping is unmapped with this object (pointers into it die with it).
+// Thread-safe to read from any number of threads.
 class ConstantPoolMemory {
  public:
   using Source = ConstantSource;  // public (aotrt/model_info.h): inspect and ModelInfo report it
@@ -23,13 +24,10 @@ class ConstantPoolMemory {
   // map + offset. `path` names the cache file ("" for a private copy).
   static ConstantPoolMemory Adopt(void* map, size_t map_bytes, size_t offset, size_t bytes, size_t slack,
                                   Source source, std::string path);
-  ConstantPoolMemory(ConstantPoolMemory&& other) noexcept { *this = std::move(other); }
-  ConstantPoolMemory& operator=(ConstantPoolMemory&& other) noexcept;
-  ConstantPoolMemory(const ConstantPoolMemory&) = delete;
-  ConstantPoolMemory& operator=(const ConstantPoolMemory&) = delete;
-  ~ConstantPoolMemory() { Reset(); }
+  ConstantPoolMemory(ConstantPoolMemory&&) noexcept = default;  // the moved-from data() is nullptr
+  ConstantPoolMemory& operator=(ConstantPoolMemory&&) noexcept = default;
 
-  const uint8_t* data() const { return data_; }
+  const uint8_t* data() const { return data_.get(); }
   size_t bytes() const { return bytes_; }
   size_t slack() const { return slack_; }
   // Where the memory came from (for inspect and benchmarks): an existing cache file, a cache file
@@ -44,9 +42,7 @@ class ConstantPoolMemory {
   }
 
  private:
-  void Reset();
-  std::shared_ptr<void> map_;  // the whole mapping (header included for files); munmap on release
-  const uint8_t* data_ = nullptr;
+  std::shared_ptr<const uint8_t> data_;  // the pool; its deleter unmaps the whole mapping
   size_t bytes_ = 0;
   size_t slack_ = 0;
   Source source_ = Source::kNone;

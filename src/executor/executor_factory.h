@@ -12,8 +12,8 @@
 
 namespace aotrt {
 
-// A factory of `Node` executor modules, each made as Node(model, device, options, floor[, arena]).
-template <class Node, class Model>
+// A factory of executors of a `Model`.
+template <class Model>
 class ExecutorFactoryOf : public ExecutorFactoryNode {
  public:
   using ExecutorFactoryNode::ExecutorFactoryNode;
@@ -27,19 +27,20 @@ class ExecutorFactoryOf : public ExecutorFactoryNode {
   // A new executor on `device` with `options`, whose switches the executor floor can turn on; in
   // options.arena when one is given. Throws kInvalidArgument (device, arena), kOutOfMemory.
   ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override {
-    if (options.arena != nullptr || options.arena_bytes != 0) return CreateExecutorInArena(Build(device), options);
-    return MakeObject<Node>(model(), device, options, executor_floor_);
+    std::shared_ptr<const PlannedModel> planned = model();
+    if (options.arena != nullptr || options.arena_bytes != 0) {
+      return CreateExecutorInArena({planned, device, executor_floor_}, options);
+    }
+    return MakeObject<ExecutorModuleNode>(planned, device, options, executor_floor_);
   }
   size_t ArenaBytes(const ExecutorOptions& options) const override {
-    return ArenaBytesNeeded(Build(DLDevice{kDLCPU, 0}), options);
+    std::shared_ptr<const PlannedModel> planned = model();
+    return ArenaBytesNeeded({planned, DLDevice{kDLCPU, 0}, executor_floor_}, options);
   }
 
  protected:
   virtual std::string NoModelReason() const = 0;
   std::shared_ptr<const Model> model_;  // set by OnImportsLinked
-
- private:
-  ArenaBuildOf<Node, std::shared_ptr<const Model>> Build(DLDevice device) const { return {model(), device, executor_floor_}; }
 };
 
 }  // namespace aotrt

@@ -4,17 +4,13 @@
 #include "aotrt/container.h"
 #include "base/device.h"
 #include "base/error_util.h"
+#include "ffi/registry.h"
 
 namespace aotrt {
 namespace {
 
 using Method = void (*)(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv);
 
-void RequireArgs(const char* fn, TVMArgs args, int min, int max) {
-  AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ",
-                min == max ? std::to_string(min) : StrCat(min, " to ", max), " argument", max == 1 ? "" : "s", ", got ",
-                args.size());
-}
 
 std::string SpecString(const TensorInfo& s) {
   return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())) + " " + DataTypeToString(s.dtype);
@@ -110,19 +106,19 @@ namespace {
 
 const std::pair<const char*, Method> kMethods[] = {
     {"set_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgs("set_input", args, 2, 2);
+       RequireArgCount("set_input", args, 2, 2);
        ex->SetInput(InputIndexArg(ex, args[0]), *args[1].AsDLTensor());
      }},
     {"set_input_zero_copy", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgs("set_input_zero_copy", args, 2, 2);
+       RequireArgCount("set_input_zero_copy", args, 2, 2);
        ex->SetInputZeroCopy(InputIndexArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
      }},
     {"set_output_zero_copy", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgs("set_output_zero_copy", args, 2, 2);
+       RequireArgCount("set_output_zero_copy", args, 2, 2);
        ex->SetOutputZeroCopy(OutputArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
      }},
     {"get_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("get_input", args, 1, 2);
+       RequireArgCount("get_input", args, 1, 2);
        NDArray in = ex->GetInput(InputIndexArg(ex, args[0]));
        if (args.size() == 2) {
          DLTensor* out = args[1].AsDLTensor();
@@ -150,19 +146,19 @@ const std::pair<const char*, Method> kMethods[] = {
        rv->SetInt(static_cast<int64_t>(ex->Info().outputs.size()));
      }},
     {"get_input_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("get_input_index", args, 1, 1);
+       RequireArgCount("get_input_index", args, 1, 1);
        AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Input key is not a string (got ",
                      TypeCodeName(args[0].type_code()), ")");
        rv->SetInt(static_cast<int64_t>(ex->InputIndex(args[0].AsString())));
      }},
     {"get_output_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("get_output_index", args, 1, 1);
+       RequireArgCount("get_output_index", args, 1, 1);
        AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Output key is not a string (got ",
                      TypeCodeName(args[0].type_code()), ")");
        rv->SetInt(static_cast<int64_t>(ex->OutputIndex(args[0].AsString())));
      }},
     {"get_input_name", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("get_input_name", args, 1, 1);
+       RequireArgCount("get_input_name", args, 1, 1);
        int64_t i = args[0].AsInt();
        const auto& in = ex->Info().inputs;
        AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(in.size()), kOutOfRange, "Index out of range: input ", i,
@@ -170,7 +166,7 @@ const std::pair<const char*, Method> kMethods[] = {
        rv->SetString(in[i].name);
      }},
     {"get_output_name", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("get_output_name", args, 1, 1);
+       RequireArgCount("get_output_name", args, 1, 1);
        int64_t i = args[0].AsInt();
        const auto& out = ex->Info().outputs;
        AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(out.size()), kOutOfRange, "Index out of range: output ", i,
@@ -199,7 +195,7 @@ const std::pair<const char*, Method> kMethods[] = {
 PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "run") {  // the hot path: no std::function, no method table
     auto thunk = [](void* ctx, TVMArgs args, TVMRetValue*) {
-      if (args.size() != 0) RequireArgs("run", args, 0, 0);
+      if (args.size() != 0) RequireArgCount("run", args, 0, 0);
       static_cast<PlannedExecutor*>(ctx)->Run();
     };
     return PackedFunc(thunk, ex, self);
@@ -211,6 +207,11 @@ PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const 
     }
   }
   return PackedFunc();
+}
+
+PackedFunc ExecutorModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  if (PackedFunc f = model_->ExecutorModuleFunction(&executor_, name, self, debug_)) return f;
+  return ExecutorFunction(&executor_, name, self);
 }
 
 PackedFunc ExecutorFactoryNode::FactoryFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {

@@ -23,14 +23,14 @@ static_assert(sizeof(DestroyedCallback) <= kArenaCallbackBytes, "the callback mu
 
 // The callback and the node at the front of [data, data + bytes) (at least HeldBytes), the rest
 // its executor's region.
-ObjectPtr<ExecutorModuleNode> BuildIn(uint8_t* data, size_t bytes, bool zeroed, const ArenaBuild& b,
+ObjectPtr<ExecutorModuleNode> BuildIn(uint8_t* data, size_t bytes, bool zeroed, const ExecutorRecipe& b,
                                       const ExecutorOptions& options) {
-  ExecutorArena region(data + b.NodeBytes(), bytes - b.NodeBytes(), zeroed);
+  ExecutorArena region(data + kArenaNodeBytes, bytes - kArenaNodeBytes, zeroed);
   ExecutorModuleNode* node = nullptr;
   try {
-    node = b.Place(data + kArenaCallbackBytes, region, options);
+    node = ::new (data + kArenaCallbackBytes) ExecutorModuleInArena(b.model, b.device, options, b.floor, region);
   } catch (const ArenaExhausted&) {
-    AOTRT_THROW(kInternal, "an executor of ", b.model().display(), " took more of its arena than its plan says");
+    AOTRT_THROW(kInternal, "an executor of ", b.model->display(), " took more of its arena than its plan says");
   }
   // Armed only once the node exists: a node that failed to build was never anyone's to report.
   ::new (data) DestroyedCallback{options.on_destroyed, options.on_destroyed_data};
@@ -59,14 +59,14 @@ class ScratchRegion {
 };
 
 // The bytes an executor with `options` takes at the front of its arena.
-size_t HeldBytes(const ArenaBuild& b, const ExecutorOptions& options) {
-  return b.NodeBytes() + PlannedExecutor::ArenaHeldBytes(b.model(), options);
+size_t HeldBytes(const ExecutorRecipe& b, const ExecutorOptions& options) {
+  return kArenaNodeBytes + PlannedExecutor::ArenaHeldBytes(*b.model, options);
 }
 
 // Builds an executor in scratch memory and runs it once on zeros: the run-time workspace it took.
 // Grows the scratch while it is too small.
-size_t MeasureWorkspace(const ArenaBuild& b) {
-  const std::string& model = b.model().display();
+size_t MeasureWorkspace(const ExecutorRecipe& b) {
+  const std::string& model = b.model->display();
   for (size_t workspace = size_t{1} << 30;; workspace *= 4) {
     ScratchRegion scratch(HeldBytes(b, ExecutorOptions()) + workspace);
     ObjectPtr<ExecutorModuleNode> node = BuildIn(scratch.data(), scratch.bytes(), /*zeroed=*/true, b, ExecutorOptions());
@@ -88,13 +88,13 @@ size_t MeasureWorkspace(const ArenaBuild& b) {
 // The run-time workspace an executor in an arena needs: measured once per model. When the
 // measuring run fails, `strict` rethrows its error (every time, so ArenaBytes keeps saying why);
 // otherwise the need counts as unknown (0): a run that finds the arena short fails naming it.
-size_t RunTimeWorkspaceBytes(const ArenaBuild& b, bool strict) {
+size_t RunTimeWorkspaceBytes(const ExecutorRecipe& b, bool strict) {
   constexpr int64_t kUnmeasured = -1, kRunFailed = -2;
-  std::atomic<int64_t>& measured = b.model().arena_workspace_bytes();
+  std::atomic<int64_t>& measured = b.model->arena_workspace_bytes();
   int64_t known = measured.load(std::memory_order_acquire);
   if (known >= 0) return static_cast<size_t>(known);
   if (known == kRunFailed && !strict) return 0;
-  if (known == kUnmeasured && !b.model().MayUseWorkspace()) {
+  if (known == kUnmeasured && !b.model->MayUseWorkspace()) {
     measured.store(0, std::memory_order_release);
     return 0;
   }
@@ -117,22 +117,22 @@ void RunArenaDestroyedCallback(void* node) {
   if (cb->fn) cb->fn(cb->data);
 }
 
-size_t ArenaBytesNeeded(const ArenaBuild& b, const ExecutorOptions& options) {
+size_t ArenaBytesNeeded(const ExecutorRecipe& b, const ExecutorOptions& options) {
   size_t bytes = HeldBytes(b, options) + RunTimeWorkspaceBytes(b, /*strict=*/true);
   return (bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;  // what aligned_alloc(64, n) takes
 }
 
-ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ArenaBuild& b, const ExecutorOptions& options) {
+ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ExecutorRecipe& b, const ExecutorOptions& options) {
   auto* data = static_cast<uint8_t*>(options.arena);
   auto addr = reinterpret_cast<uintptr_t>(data);
   AOTRT_REQUIRE(data != nullptr, kInvalidArgument, "ExecutorOptions::arena is null with arena_bytes ",
-                GroupedNumber(options.arena_bytes), ": give the memory for an executor of ", b.model().display(),
+                GroupedNumber(options.arena_bytes), ": give the memory for an executor of ", b.model->display(),
                 " (Model::ArenaBytes says how much), or neither for the heap");
   AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "ExecutorOptions::arena at 0x", Hex{addr}, " is not ",
                 kAllocAlignment, "-byte aligned");
   AOTRT_REQUIRE(options.arena_bytes >= HeldBytes(b, options) + RunTimeWorkspaceBytes(b, /*strict=*/false),
                 kInvalidArgument, "ExecutorOptions::arena of ", GroupedNumber(options.arena_bytes),
-                " bytes is too small for an executor of ", b.model().display(), ": it needs ",
+                " bytes is too small for an executor of ", b.model->display(), ": it needs ",
                 GroupedNumber(ArenaBytesNeeded(b, options)), " bytes (Model::ArenaBytes)");
   return BuildIn(data, options.arena_bytes, /*zeroed=*/false, b, options);
 }

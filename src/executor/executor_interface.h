@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,10 +17,36 @@
 
 namespace aotrt {
 
-// A module that runs a model (TVM's AotExecutor and GraphExecutor modules).
+// A module that runs a model (TVM's AotExecutor, GraphExecutor and debug executor modules): the
+// executor behind TVM's packed-function interface (ABI.md 8.2, plus what TVM leaves out, and what
+// the model adds: PlannedModel::ExecutorModuleFunction). Every function forwards to the executor,
+// with its threading rules.
 class ExecutorModuleNode : public ModuleNode {
  public:
-  virtual PlannedExecutor& executor() = 0;
+  // `debug`: the debug executor (tvm.graph_executor_debug.create). In a region (`arena`),
+  // ExecutorOptions::on_destroyed is called once the node's memory is left
+  // (executor/executor_in_arena.h); on the heap, as the node is destroyed.
+  ExecutorModuleNode(std::shared_ptr<const PlannedModel> model, DLDevice device, const ExecutorOptions& options,
+                     const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena(), bool debug = false)
+      : model_(model), executor_(std::move(model), device, options, floor, arena), debug_(debug),
+        on_destroyed_(arena.defined() ? nullptr : options.on_destroyed), on_destroyed_data_(options.on_destroyed_data) {}
+  // An executor on the heap touches no caller memory while it is destroyed: the callback runs
+  // first. (One in an arena calls it after, executor/executor_in_arena.cc.)
+  ~ExecutorModuleNode() override {
+    if (on_destroyed_) on_destroyed_(on_destroyed_data_);
+  }
+  const char* type_key() const override { return model_->ExecutorTypeKey(debug_); }
+  int GetPropertyMask() const override { return kModuleRunnable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  PlannedExecutor& executor() { return executor_; }
+  const PlannedModel& model() const { return *model_; }
+
+ private:
+  std::shared_ptr<const PlannedModel> model_;
+  PlannedExecutor executor_;
+  bool debug_;
+  void (*on_destroyed_)(void*);
+  void* on_destroyed_data_;
 };
 
 // A module that creates executors of one model (TVM's AotExecutorFactory and

@@ -4,6 +4,7 @@
 
 #include "base/name_index.h"
 #include "base/error_util.h"
+#include "aotrt/model_info.h"
 
 namespace aotrt {
 namespace {
@@ -111,6 +112,16 @@ size_t PlannedModel::OutputIndex(const std::string& name) const {
   for (const TensorInfo& o : outputs_) names += (names.empty() ? "'" : ", '") + o.name + "'";
   AOTRT_THROW(kNotFound, "Invalid output name. '", name, "' is not an output of ", display_, " (", what_,
               "); its outputs are ", names.empty() ? "none" : names);
+}
+
+const char* ConstantSourceName(ConstantSource source) {
+  switch (source) {
+    case ConstantSource::kNone: return "none";
+    case ConstantSource::kMappedCache: return "mapped from cache";
+    case ConstantSource::kBuiltCache: return "own copy, cache file written";
+    case ConstantSource::kPrivateCopy: return "private copy";
+  }
+  return "unknown";
 }
 
 }  // namespace aotrt

@@ -21,6 +21,8 @@
 
 namespace aotrt {
 
+class PlannedExecutor;
+
 struct PlannedCall {
   enum Kind { kCall, kPacked, kNop, kCopy, kCRun };
   // A Model Library Format archive's C interface: raw data pointers, inputs | outputs | pools.
@@ -81,6 +83,15 @@ class PlannedModel {
   // Whether the calls are the model's operators, each to be profiled and debugged on its own (a
   // graph's nodes), or the model is one call (AOT).
   virtual bool calls_are_operators() const { return true; }
+  // TVM's type key of this model's executor modules ("AotExecutor", "GraphExecutor",
+  // "GraphExecutorDebug" for the debug executor).
+  virtual const char* ExecutorTypeKey(bool debug) const = 0;
+  // An executor module's function `name` beyond those every executor has (executor_functions.h),
+  // the debug executor's too when `debug`, which `self` keeps alive; empty when none.
+  virtual PackedFunc ExecutorModuleFunction(PlannedExecutor* ex, const std::string& name,
+                                            const ObjectPtr<ModuleNode>& self, bool debug) const {
+    return PackedFunc();
+  }
 
   size_t num_entries() const { return entries_.size(); }
   const std::vector<int64_t>& shape(uint32_t eid) const { return entries_[eid].shape; }

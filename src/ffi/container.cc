@@ -43,11 +43,6 @@ const ObjectPtr<Object>* MapObj::Find(const std::string& key) const {
 
 namespace {
 
-void RequireArgs(const char* fn, TVMArgs args, int n) {
-  AOTRT_REQUIRE(args.size() == n, kInvalidArgument, fn, " takes ", n, " argument", n == 1 ? "" : "s", ", got ",
-                args.size());
-}
-
 // Index argument i checked against size (TVM's "out of bound" ICHECKs, as errors).
 size_t IndexArg(const char* fn, TVMArgs args, int i, size_t size) {
   int64_t idx = args[i].AsInt();
@@ -74,21 +69,21 @@ std::vector<ObjectPtr<Object>> ObjectArgs(TVMArgs args, int first) {
 }
 
 void String(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.String", args, 1);
+  RequireArgCount("runtime.String", args, 1);
   rv->SetObject(MakeObject<StringObj>(args[0].AsString()));
 }
 void GetFFIString(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.GetFFIString", args, 1);
+  RequireArgCount("runtime.GetFFIString", args, 1);
   rv->SetString(args[0].AsString());
 }
 
 void Array(TVMArgs args, TVMRetValue* rv) { rv->SetObject(MakeObject<ArrayObj>(ObjectArgs(args, 0))); }
 void ArraySize(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.ArraySize", args, 1);
+  RequireArgCount("runtime.ArraySize", args, 1);
   rv->SetInt(static_cast<int64_t>(Arg<ArrayObj>(args, 0, kTypeArray, "Array")->items.size()));
 }
 void ArrayGetItem(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.ArrayGetItem", args, 2);
+  RequireArgCount("runtime.ArrayGetItem", args, 2);
   const auto& items = Arg<ArrayObj>(args, 0, kTypeArray, "Array")->items;
   rv->SetObject(items[IndexArg("runtime.ArrayGetItem", args, 1, items.size())]);
 }
@@ -102,21 +97,21 @@ void Map(TVMArgs args, TVMRetValue* rv) {
 }
 const MapObj* MapArg(TVMArgs args) { return Arg<MapObj>(args, 0, kTypeMap, "Map"); }
 void MapSize(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.MapSize", args, 1);
+  RequireArgCount("runtime.MapSize", args, 1);
   rv->SetInt(static_cast<int64_t>(MapArg(args)->items().size()));
 }
 void MapGetItem(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.MapGetItem", args, 2);
+  RequireArgCount("runtime.MapGetItem", args, 2);
   const ObjectPtr<Object>* v = MapArg(args)->Find(args[1].AsObject().get());
   AOTRT_REQUIRE(v, kNotFound, "cannot find the corresponding key in the Map");
   rv->SetObject(*v);
 }
 void MapCount(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.MapCount", args, 2);
+  RequireArgCount("runtime.MapCount", args, 2);
   rv->SetInt(MapArg(args)->Find(args[1].AsObject().get()) ? 1 : 0);
 }
 void MapItems(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.MapItems", args, 1);
+  RequireArgCount("runtime.MapItems", args, 1);
   std::vector<ObjectPtr<Object>> flat;
   for (const auto& kv : MapArg(args)->items()) {
     flat.push_back(kv.first);
@@ -131,11 +126,11 @@ void ShapeTuple(TVMArgs args, TVMRetValue* rv) {
   rv->SetObject(MakeObject<ShapeTupleObj>(std::move(dims)));
 }
 void GetShapeTupleSize(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.GetShapeTupleSize", args, 1);
+  RequireArgCount("runtime.GetShapeTupleSize", args, 1);
   rv->SetInt(static_cast<int64_t>(Arg<ShapeTupleObj>(args, 0, kTypeShapeTuple, "ShapeTuple")->dims.size()));
 }
 void GetShapeTupleElem(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.GetShapeTupleElem", args, 2);
+  RequireArgCount("runtime.GetShapeTupleElem", args, 2);
   const auto& dims = Arg<ShapeTupleObj>(args, 0, kTypeShapeTuple, "ShapeTuple")->dims;
   rv->SetInt(dims[IndexArg("runtime.GetShapeTupleElem", args, 1, dims.size())]);
 }
@@ -148,21 +143,21 @@ void ADT(TVMArgs args, TVMRetValue* rv) {
 void Tuple(TVMArgs args, TVMRetValue* rv) { rv->SetObject(MakeObject<ADTObj>(0, ObjectArgs(args, 0))); }
 const ADTObj* ADTArg(TVMArgs args) { return Arg<ADTObj>(args, 0, kTypeADT, "ADT"); }
 void GetADTTag(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.GetADTTag", args, 1);
+  RequireArgCount("runtime.GetADTTag", args, 1);
   rv->SetInt(ADTArg(args)->tag);
 }
 void GetADTSize(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.GetADTSize", args, 1);
+  RequireArgCount("runtime.GetADTSize", args, 1);
   rv->SetInt(static_cast<int64_t>(ADTArg(args)->fields.size()));
 }
 void GetADTFields(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.GetADTFields", args, 2);
+  RequireArgCount("runtime.GetADTFields", args, 2);
   const auto& fields = ADTArg(args)->fields;
   rv->SetObject(fields[IndexArg("runtime.GetADTFields", args, 1, fields.size())]);
 }
 
 void ObjectPtrHash(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.ObjectPtrHash", args, 1);
+  RequireArgCount("runtime.ObjectPtrHash", args, 1);
   rv->SetInt(static_cast<int64_t>(reinterpret_cast<uintptr_t>(args[0].AsObject().get())));
 }
 

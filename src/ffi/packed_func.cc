@@ -245,48 +245,28 @@ void TVMRetValue::SetFromC(TVMValue value, int code) {
   }
 }
 
-namespace {
-struct ReturnStorage {
-  std::string str;
-  TVMByteArray bytes{nullptr, 0};
-};
-ReturnStorage& TlsReturn() {
-  static thread_local ReturnStorage storage;
-  return storage;
-}
-}  // namespace
-
 void TVMRetValue::MoveToC(TVMValue* value, int* code) {
-  switch (code_) {
-    case kTVMStr: {
-      ReturnStorage& s = TlsReturn();
-      s.str.swap(*str_);
-      value->v_str = s.str.c_str();
-      *code = kTVMStr;
-      break;
-    }
-    case kTVMBytes: {
-      ReturnStorage& s = TlsReturn();
-      s.str.swap(*str_);
-      s.bytes.data = s.str.data();
-      s.bytes.size = s.str.size();
-      value->v_handle = &s.bytes;
-      *code = kTVMBytes;
-      break;
-    }
-    case kTVMDataType: {
-      ReturnStorage& s = TlsReturn();
-      s.str = DataTypeToString(value_.v_type);
-      value->v_str = s.str.c_str();
-      *code = kTVMStr;
-      break;
-    }
-    default:
-      *value = value_;
-      *code = code_;
-      object_ = nullptr;  // ownership goes with the handle
-      break;
+  if (code_ != kTVMStr && code_ != kTVMBytes && code_ != kTVMDataType) {
+    *value = value_;
+    *code = code_;
+    Release();  // ownership goes with the handle
+    return;
   }
+  // Text, bytes and dtypes (as a string) move to this thread's storage.
+  static thread_local std::string t_str;
+  static thread_local TVMByteArray t_bytes;
+  if (code_ == kTVMDataType) {
+    t_str = DataTypeToString(value_.v_type);
+  } else {
+    t_str.swap(*str_);
+  }
+  t_bytes = TVMByteArray{t_str.data(), t_str.size()};
+  if (code_ == kTVMBytes) {
+    value->v_handle = &t_bytes;
+  } else {
+    value->v_str = t_str.c_str();
+  }
+  *code = code_ == kTVMBytes ? kTVMBytes : kTVMStr;
   Clear();
 }
 

@@ -89,6 +89,13 @@ std::vector<std::string> Registry::ListNames() const {
   return names;
 }
 
+void RequireArgCount(const char* fn, TVMArgs args, int min, int max) {
+  if (max < 0) max = min;
+  AOTRT_REQUIRE(args.size() >= min && args.size() <= max, kInvalidArgument, fn, " takes ",
+                min == max ? std::to_string(min) : StrCat(min, " to ", max), " argument", max == 1 ? "" : "s", ", got ",
+                args.size());
+}
+
 PackedFunc GetGlobalFunction(const std::string& name) { return Registry::Global().Get(name); }
 
 void RegisterGlobalFunction(const std::string& name, PackedFunc f, bool override) {

@@ -23,6 +23,10 @@ struct GlobalTable {
   size_t size;
 };
 
+// Throws kInvalidArgument ("<fn> takes <min>[ to <max>] argument(s), got <n>") unless `args` has
+// from `min` to `max` arguments (`max` < 0: exactly `min`).
+void RequireArgCount(const char* fn, TVMArgs args, int min, int max = -1);
+
 // Defined by the top layer: every table of built-in globals.
 extern const GlobalTable* const kBuiltinGlobalTables[];
 extern const size_t kNumBuiltinGlobalTables;

@@ -19,27 +19,24 @@ namespace {
 
 // How a library is named in messages: its file, or its module type.
 std::string LibraryName(const Module& lib) {
-  if (const auto* l = dynamic_cast<const LibraryModuleNode*>(lib.node().get())) return l->library().name();
-  for (const auto& m : lib.node()->imports()) {
-    if (const auto* l = dynamic_cast<const LibraryModuleNode*>(m.get())) return l->library().name();
-  }
+  if (const LibraryModuleNode* l = FindLibraryModule(lib.node().get())) return l->library().name();
   return StrCat("a '", lib.type_key(), "' module");
+}
+
+// A graph model over `library` (the module whose functions the graph names): what
+// tvm.graph_executor.create and Model::LoadGraph build. Throws as ParseGraphJson and GraphModel.
+std::shared_ptr<const GraphModel> MakeGraphModel(const std::string& name, const std::string& graph_json,
+                                                 const Module& library, std::vector<NamedArray> params) {
+  AOTRT_REQUIRE(library.defined(), kInvalidArgument, "graph '", name, "': no library module given");
+  std::string what = LibraryName(library);
+  GraphDef graph = ParseGraphJson(graph_json, StrCat("graph JSON of ", what));
+  return std::make_shared<const GraphModel>(name, std::move(graph), library, std::move(params), what);
 }
 
 // The factory's payload: graph JSON, params (u64 count, names, arrays), module name.
 ObjectPtr<ModuleNode> LoadFactoryBinary(BoundedReader& r, const LoadContext& ctx) {
   std::string json = r.ReadString("graph JSON");
-  uint64_t count = r.ReadCount("params count", 8);
-  std::vector<std::string> names = r.ReadStringVector("params names");
-  if (names.size() != count) r.Fail(StrCat("params count ", count, " does not match ", names.size(), " names"));
-  std::vector<NamedArray> params;
-  for (uint64_t i = 0; i < count; ++i) {
-    try {
-      params.push_back({names[i], ReadNDArray(r)});
-    } catch (const Error& e) {
-      r.Fail(StrCat("param '", names[i], "': ", e.what()));
-    }
-  }
+  std::vector<NamedArray> params = ReadFactoryParams(r);
   std::string module_name = r.ReadString("module name");
   if (module_name.empty()) r.Fail("module name is empty");
   return MakeObject<GraphExecutorFactoryNode>(std::move(json), std::move(params), std::move(module_name),
@@ -69,7 +66,7 @@ void CreateGlobal(TVMArgs args, TVMRetValue* rv) {
   DLDevice dev = DevicesFrom(args, first, fn);
   Module lib(args[1].AsModule());
   auto model = MakeGraphModel("default", args[0].AsString(), lib, {});
-  rv->SetObject(MakeObject<GraphExecutorModuleNode>(model, dev, ExecutorOptions(), ExecutorOptions(), ExecutorArena(), kDebug),
+  rv->SetObject(MakeObject<ExecutorModuleNode>(model, dev, ExecutorOptions(), ExecutorOptions(), ExecutorArena(), kDebug),
                 kTVMModuleHandle);
 }
 
@@ -98,18 +95,6 @@ std::string DeviceList(TVMArgs args, int first) {
 
 }  // namespace
 
-std::shared_ptr<const GraphModel> MakeGraphModel(const std::string& name, const std::string& graph_json,
-                                                 const Module& library, std::vector<NamedArray> params) {
-  AOTRT_REQUIRE(library.defined(), kInvalidArgument, "graph '", name, "': no library module given");
-  std::string what = LibraryName(library);
-  GraphDef graph = ParseGraphJson(graph_json, StrCat("graph JSON of ", what));
-  return std::make_shared<const GraphModel>(name, std::move(graph), library, std::move(params), what);
-}
-
-GraphExecutorModuleNode::~GraphExecutorModuleNode() {
-  if (on_destroyed_) on_destroyed_(on_destroyed_data_);  // runs before executor_ is destroyed: touches none of it
-}
-
 void GraphExecutorFactoryNode::OnImportsLinked() {
   AOTRT_REQUIRE(!imports().empty(), kNotFound, "GraphExecutorFactory '", module_name_, "' ", NoModelReason());
   model_ = MakeGraphModel(module_name_, graph_json_, Module(imports()[0]), params_);
@@ -133,8 +118,8 @@ PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const 
         AOTRT_REQUIRE(d.device_type == kDLCPU || d.device_type == kDLCUDAHost, kInvalidArgument, "GraphExecutor of '",
                       module_name_, "' runs on the CPU only, got ", DeviceList(args, first));
       }
-      rv->SetObject(MakeObject<GraphExecutorModuleNode>(model(), args[first].AsDevice(), ExecutorOptions(),
-                                                        executor_floor_, ExecutorArena(), debug),
+      rv->SetObject(MakeObject<ExecutorModuleNode>(model(), args[first].AsDevice(), ExecutorOptions(), executor_floor_,
+                                                   ExecutorArena(), debug),
                     kTVMModuleHandle);
     });
   }
@@ -149,11 +134,7 @@ std::string GraphExecutorFactoryNode::SaveToBinary() const {
   dmlc::MemoryStringStream mem(&out);
   dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
   s->Write(graph_json_);
-  std::vector<std::string> names;
-  for (const NamedArray& p : params_) names.push_back(p.name);
-  s->Write(static_cast<uint64_t>(names.size()));
-  s->Write(names);
-  for (const NamedArray& p : params_) WriteNDArray(s, p.array.tensor());
+  WriteFactoryParams(s, params_);
   s->Write(module_name_);
   return out;
 }

@@ -1,6 +1,6 @@
-// The graph executor's modules: GraphExecutorFactory, the root of a graph export's library (graph
-// JSON, module name, params; it imports the library of operators), and GraphExecutor, as
-// factory["<name>"](device) and tvm.graph_executor.create return it.
+// GraphExecutorFactory, the root of a graph export's library (graph JSON, module name, params; it
+// imports the library of operators): factory["<name>"](device) makes a GraphExecutor module
+// (executor/executor_interface.h) of its GraphModel.
 // The factory is immutable after loading: safe to use from several threads.
 #pragma once
 
@@ -15,31 +15,7 @@
 
 namespace aotrt {
 
-class GraphExecutorModuleNode : public ExecutorModuleNode {
- public:
-  // `debug`: also the debug executor's functions (tvm.graph_executor_debug.create).
-  // In a region (`arena`), ExecutorOptions::on_destroyed is called once the node's memory is left
-  // (executor/executor_in_arena.h); on the heap, as the node is destroyed.
-  GraphExecutorModuleNode(std::shared_ptr<const GraphModel> model, DLDevice device, const ExecutorOptions& options,
-                          const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena(), bool debug = false)
-      : model_(model), executor_(std::move(model), device, options, floor, arena), debug_(debug),
-        on_destroyed_(arena.defined() ? nullptr : options.on_destroyed), on_destroyed_data_(options.on_destroyed_data) {}
-  ~GraphExecutorModuleNode() override;
-  const char* type_key() const override { return debug_ ? "GraphExecutorDebug" : "GraphExecutor"; }
-  int GetPropertyMask() const override { return kModuleRunnable; }
-  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
-  PlannedExecutor& executor() override { return executor_; }
-  const GraphModel& model() const { return *model_; }
-
- private:
-  std::shared_ptr<const GraphModel> model_;
-  PlannedExecutor executor_;
-  bool debug_;
-  void (*on_destroyed_)(void*);
-  void* on_destroyed_data_;
-};
-
-class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphExecutorModuleNode, GraphModel> {
+class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphModel> {
  public:
   // The model is built when the library is linked (OnImportsLinked).
   GraphExecutorFactoryNode(std::string graph_json, std::vector<NamedArray> params, std::string module_name,
@@ -64,10 +40,6 @@ class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphExecutorModuleNod
   std::vector<NamedArray> params_;
 };
 
-// A graph model over `library` (the module whose functions the graph names): what
-// tvm.graph_executor.create and Model::LoadGraph build. Throws as ParseGraphJson and GraphModel.
-std::shared_ptr<const GraphModel> MakeGraphModel(const std::string& name, const std::string& graph_json,
-                                                 const Module& library, std::vector<NamedArray> params);
 
 // The factory over an already loaded library of operators (relay.build's classic triple): the
 // graph JSON text and the params file's bytes ("" for none), named "default" as TVM names it.

@@ -7,10 +7,11 @@
 #include "aotrt/container.h"
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
+#include "ffi/registry.h"
 #include "executor/executor_functions.h"
 #include "base/json_fields.h"
 #include "graph/graph_factory.h"
-#include "profiling/measured_profile.h"
+#include "profiling/internal.h"
 
 namespace aotrt {
 namespace {
@@ -20,10 +21,6 @@ using Method = void (*)(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv);
 // The graph of a GraphExecutor module's executor.
 const GraphModel& Graph(const PlannedExecutor* ex) { return static_cast<const GraphModel&>(ex->model()); }
 
-void RequireArgs(const char* fn, TVMArgs args, int n) {
-  AOTRT_REQUIRE(args.size() == n, kInvalidArgument, fn, " takes ", n, " argument", n == 1 ? "" : "s", ", got ",
-                args.size());
-}
 
 std::vector<NamedArray> ParamsArg(TVMArgValue a) {
   std::string bytes = a.AsString();
@@ -102,7 +99,7 @@ const std::pair<const char*, Method> kMethods[] = {
     // As TVM's GraphExecutor: a name the graph does not take is -1 / None here, not an error (TVM's
     // Python set_input(**params) asks get_input for each param and skips those the graph lacks).
     {"get_input_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("get_input_index", args, 1);
+       RequireArgCount("get_input_index", args, 1);
        AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Input key is not a string (got ",
                      TypeCodeName(args[0].type_code()), ")");
        const size_t* i = ex->model().FindInput(args[0].AsString());
@@ -120,15 +117,16 @@ const std::pair<const char*, Method> kMethods[] = {
        SetTensorInfoResult(rv, inputs);
      }},
     {"load_params", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgs("load_params", args, 1);
+       RequireArgCount("load_params", args, 1);
        std::vector<PlannedModel::BoundParam> params = Graph(ex).MatchParams(ParamsArg(args[0]));
        ex->BindParams(params);
        ex->NoteLoadedParams(params);
      }},
     {"share_params", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgs("share_params", args, 2);
-       auto* other = dynamic_cast<GraphExecutorModuleNode*>(args[0].AsModule().get());
-       AOTRT_REQUIRE(other != nullptr, kInvalidArgument, "share_params: argument 0 is not a GraphExecutor module");
+       RequireArgCount("share_params", args, 2);
+       auto* other = dynamic_cast<ExecutorModuleNode*>(args[0].AsModule().get());
+       AOTRT_REQUIRE(other != nullptr && dynamic_cast<const GraphModel*>(&other->model()) != nullptr, kInvalidArgument,
+                     "share_params: argument 0 is not a GraphExecutor module");
        std::vector<PlannedModel::BoundParam> shared;
        for (const NamedArray& p : ParamsArg(args[1])) {
          size_t i = ex->model().InputIndex(p.name);
@@ -155,17 +153,17 @@ const std::pair<const char*, Method> kMethods[] = {
 
 const std::pair<const char*, Method> kDebugMethods[] = {
     {"execute_node", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgs("execute_node", args, 1);
+       RequireArgCount("execute_node", args, 1);
        RunThrough(ex, NodeArg(ex, args[0]));
      }},
     {"debug_get_output", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgs("debug_get_output", args, 2);
+       RequireArgCount("debug_get_output", args, 2);
        uint32_t nid = NodeArg(ex, args[0]);
        RunThrough(ex, nid);
        CopyTensorBytes(ex->EntryView(Graph(ex).graph().EntryId(nid, 0)).tensor(), args[1].AsDLTensor());
      }},
     {"get_node_output", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("get_node_output", args, 2);
+       RequireArgCount("get_node_output", args, 2);
        uint32_t nid = NodeArg(ex, args[0]);
        const GraphDef& g = Graph(ex).graph();
        int64_t k = args[1].AsInt();
@@ -177,7 +175,7 @@ const std::pair<const char*, Method> kDebugMethods[] = {
        SetNDArrayResult(rv, copy);
      }},
     {"run_individual", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("run_individual", args, 6);
+       RequireArgCount("run_individual", args, 6);
        TimeEvaluatorOptions o = TimingArgs(args, 0);
        ex->Run();  // warm-up, as TVM
        size_t n = Graph(ex).graph().nodes.size();
@@ -189,7 +187,7 @@ const std::pair<const char*, Method> kDebugMethods[] = {
     {"profile", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
     {"profile_rpc", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
     {"run_individual_node", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgs("run_individual_node", args, 7);
+       RequireArgCount("run_individual_node", args, 7);
        rv->SetBytes(TimeNode(ex, NodeArg(ex, args[0]), TimingArgs(args, 1)));
      }},
 };
@@ -206,12 +204,11 @@ PackedFunc Find(const std::pair<const char*, Method>* begin, const std::pair<con
 
 }  // namespace
 
-PackedFunc GraphExecutorModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
-  if (PackedFunc f = Find(std::begin(kMethods), std::end(kMethods), &executor_, name, self)) return f;
-  if (debug_) {
-    if (PackedFunc f = Find(std::begin(kDebugMethods), std::end(kDebugMethods), &executor_, name, self)) return f;
-  }
-  return ExecutorFunction(&executor_, name, self);
+PackedFunc GraphModel::ExecutorModuleFunction(PlannedExecutor* ex, const std::string& name,
+                                              const ObjectPtr<ModuleNode>& self, bool debug) const {
+  if (PackedFunc f = Find(std::begin(kMethods), std::end(kMethods), ex, name, self)) return f;
+  if (debug) return Find(std::begin(kDebugMethods), std::end(kDebugMethods), ex, name, self);
+  return PackedFunc();
 }
 
 }  // namespace aotrt

@@ -5,21 +5,6 @@
 #include "module/library_module.h"
 
 namespace aotrt {
-namespace {
-
-// The library module defining `symbol`: `node` itself or one of its imports, depth first.
-LibraryModuleNode* LibraryDefining(ModuleNode* node, const std::string& symbol) {
-  if (auto* lib = dynamic_cast<LibraryModuleNode*>(node)) {
-    if (lib->library().Lookup(symbol)) return lib;
-  }
-  for (const auto& m : node->imports()) {
-    if (LibraryModuleNode* found = LibraryDefining(m.get(), symbol)) return found;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 GraphModel::GraphModel(std::string name, GraphDef graph, Module library, std::vector<NamedArray> params,
                        std::string what)
     : PlannedModel(name, what, StrCat("graph '", name, "'")), graph_(std::move(graph)), library_(std::move(library)),
@@ -59,7 +44,7 @@ void GraphModel::AddNodeCalls() {
       op.kind = PlannedCall::kCopy;
       AOTRT_REQUIRE(args.size() == 2 && entry_bytes(args[0]) == entry_bytes(args[1]), kFormatError, where,
                     ": __copy needs one input and one output of the same size");
-    } else if (LibraryModuleNode* lib = LibraryDefining(library_.node().get(), node.func_name)) {
+    } else if (LibraryModuleNode* lib = FindLibraryModule(library_.node().get(), node.func_name)) {
       op.fn = reinterpret_cast<TVMBackendPackedCFunc>(lib->library().Lookup(node.func_name));
     } else {
       op.kind = PlannedCall::kPacked;

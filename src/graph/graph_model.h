@@ -28,6 +28,11 @@ class GraphModel final : public PlannedModel {
   const ModelInfo& info() const override;
   // TVM's CPU device ignores the id; pinned host memory is host memory.
   void CheckDevice(DLDevice device) const override;
+  const char* ExecutorTypeKey(bool debug) const override { return debug ? "GraphExecutorDebug" : "GraphExecutor"; }
+  // The GraphExecutor's functions with TVM v0.14's names and semantics, and the debug executor's
+  // (graph/graph_functions.cc).
+  PackedFunc ExecutorModuleFunction(PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self,
+                                    bool debug) const override;
   // Check `params` against the inputs as the constructor does, for load_params: each bound to its
   // input's index.
   std::vector<BoundParam> MatchParams(const std::vector<NamedArray>& params) const;

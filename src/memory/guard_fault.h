@@ -1,19 +1,10 @@
-// What happens when generated code writes past even the reserve after a buffer (memory/reserve.h):
-// it reaches the PROT_NONE guard pages there and faults. The process cannot go on (the code that
-// faulted cannot be resumed, and unwinding out of it would skip the frames of whatever called it,
-// e.g. a parallel launch on other threads), so the fault stays fatal. On request
-// (AOTRT_REPORT_GUARD_FAULTS=1, ReportGuardFaults) it is not silent: a SIGSEGV handler, installed
-// when the first guard is registered after that, recognises an address in a registered guard and
-// writes one line to stderr before the process dies as it would have:
-//
-//   aotrt: fatal: generated code wrote 5,262,000 bytes past workspace pool 'global_workspace'
-//   (5,233,328 bytes) of model 'default' (/models/m.so), beyond the 5,234,688-byte reserve after it;
-//   the faulting instruction is in tvmgen_default_fused_nn_conv2d (/models/m.so) ...
-//
-// then hands the signal on: to the handler installed before (e.g. Python's faulthandler, a
-// sanitizer), else to the default action (the process is killed by SIGSEGV, with a core dump
-// where enabled). Faults at other addresses go to the previous handler untouched. By default no
-// handler is installed: a library does not take a process-wide signal unasked.
+// The report of a write past even the reserve after a buffer (memory/reserve.h) into its PROT_NONE
+// guard (README, 'When a model writes past its memory'). The fault stays fatal. On request
+// (AOTRT_REPORT_GUARD_FAULTS=1, ReportGuardFaults) a SIGSEGV handler recognises an address in a
+// registered guard, writes one line to stderr naming the buffer and the faulting function, then
+// hands the signal on (to the handler installed before, else the default action); faults at other
+// addresses go to the previous handler untouched. No handler by default: a library does not take a
+// process-wide signal unasked.
 #pragma once
 
 #include <cstddef>

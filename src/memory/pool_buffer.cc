@@ -34,7 +34,7 @@ PoolBuffer::~PoolBuffer() { UnmapReserved(&span_); }
 Overrun PoolBuffer::TakeOverrun() { return aotrt::TakeOverrun(span_, bytes_); }
 
 size_t PoolSlackBytes(size_t bytes) {
-  size_t capacity = ((bytes == 0 ? 1 : bytes) + PageSize() - 1) / PageSize() * PageSize();
+  size_t capacity = RoundUp(bytes == 0 ? 1 : bytes, PageSize());
   return capacity - bytes + ReserveBytes(capacity);
 }
 

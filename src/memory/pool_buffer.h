@@ -1,9 +1,6 @@
-// Memory of one USMP workspace pool passed to a model's entry function (one per executor):
-// `bytes` usable bytes, page aligned and zero, followed by the rest of its last page (the canary)
-// and a reserve as large as the pool, committed only where written, then a guard
-// (memory/reserve.h). A write past the pool by up to its own size lands in memory the runtime
-// owns; TakeOverrun (checking mode) says how far one went.
-// Move-only; owns its mapping. Not thread-safe: a workspace pool belongs to one executor.
+// One USMP workspace pool passed to a model's entry function (one per executor), mapped with its
+// reserve and guard (memory/reserve.h). Move-only; owns its mapping. Not thread-safe: a workspace
+// pool belongs to one executor.
 #pragma once
 
 #include <cstddef>

@@ -15,12 +15,6 @@
 namespace aotrt {
 namespace {
 
-bool RoundUp(size_t v, size_t to, size_t* out) {
-  if (v > SIZE_MAX - (to - 1)) return false;
-  *out = (v + to - 1) / to * to;
-  return true;
-}
-
 // 1 + the index of the last byte of [p, p + n) that is not zero; 0 when all are. n: a multiple of 8.
 size_t LastNonZero(const uint8_t* p, size_t n) {
   size_t i = n;
@@ -73,28 +67,22 @@ bool ReadsMapTheZeroPage() {
 }
 
 size_t ReserveBytes(size_t bytes) {
-  size_t r = PageSize();
-  return bytes > PageSize() && RoundUp(bytes, PageSize(), &r) ? r : PageSize();
+  size_t r = RoundUp(bytes, PageSize());
+  return bytes > PageSize() && r >= bytes ? r : PageSize();
 }
 
 ReservedSpan MapReserved(size_t bytes, const char* label) {
   ReservedSpan s;
-  size_t capacity;
-  if (!RoundUp(bytes == 0 ? 1 : bytes, PageSize(), &capacity)) return s;
+  size_t capacity = RoundUp(bytes == 0 ? 1 : bytes, PageSize());
+  if (capacity < bytes) return s;
   size_t reserve = ReserveBytes(capacity);
-  size_t align = capacity >= kHugePage ? kHugePage : PageSize();
   size_t total = capacity + reserve;
-  if (total < capacity || total + kGuardBytes < total || total + kGuardBytes + align < total) return s;
+  if (total < capacity || total + kGuardBytes < total) return s;
   total += kGuardBytes;
-  size_t span = total + (align - PageSize());
   // Address space first (PROT_NONE costs nothing), then the buffer and the reserve inside it.
-  void* raw = ::mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (raw == MAP_FAILED) return s;
-  uintptr_t start = reinterpret_cast<uintptr_t>(raw);
-  uintptr_t base = (start + align - 1) / align * align;
-  if (base > start) ::munmap(raw, base - start);
-  if (start + span > base + total) ::munmap(reinterpret_cast<void*>(base + total), start + span - (base + total));
-  auto* data = reinterpret_cast<uint8_t*>(base);
+  auto* data = static_cast<uint8_t*>(
+      MapAligned(total, capacity >= kHugePage ? kHugePage : PageSize(), PROT_NONE, MAP_NORESERVE));
+  if (data == nullptr) return s;
   bool ok = ::mmap(data, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED &&
             ::mmap(data + capacity, reserve, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) != MAP_FAILED;

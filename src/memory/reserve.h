@@ -1,34 +1,16 @@
 // Memory the runtime hands to generated code (workspace pools, TVMBackendAllocWorkspace blocks of
-// 64 KiB and more), with room after it for the model's own bugs.
-//
-// TVM's memory planning can under-size a buffer, and the code writing it then stores past its end:
-// 24 bytes past a pool (issue 10), 1,247,056 bytes (24%) past the 5,233,328-byte workspace pool of
-// a vectorized MobileNet built for llvm (issue 26). One reservation of address space holds:
+// 64 KiB and more) with a reserve after it, so that a model writing past its memory lands where
+// nothing lives, and checking mode finds out how far it went (README, 'When a model writes past
+// its memory'; costs in bench/README.md). One reservation of address space holds:
 //
 //   [data, data + bytes)                 the buffer: read-write, zero; page aligned (2 MiB aligned
 //                                        from 2 MiB, for transparent huge pages)
 //   [data + bytes, data + capacity)      the rest of its last page: the canary (memory/tail_slack.h)
-//   [capacity, capacity + reserve)       the reserve: read-write, zero, committed lazily
+//   [capacity, capacity + reserve)       the reserve: read-write, zero, MAP_NORESERVE and
+//                                        MADV_NOHUGEPAGE, so resident only where written
 //   [capacity + reserve, + kGuardBytes)  the guard: PROT_NONE (memory/guard_fault.h)
 //
-// The reserve is the buffer's own size (rounded up to pages): every buffer the planner placed in
-// a pool is at most the pool's size, so a write past the pool by up to a whole buffer's length
-// (a loop bound or vector width that is wrong by up to 2x) lands in the reserve. It costs address
-// space only: anonymous pages that are never touched are neither resident nor private memory
-// (test_reserve.cc reads /proc/self/smaps to show it). It is mapped MAP_NORESERVE (not counted
-// against the commit limit under the default heuristic overcommit; under vm.overcommit_memory=2
-// Linux counts it anyway) and MADV_NOHUGEPAGE (so that a huge page of the buffer cannot spill
-// resident memory into it). A write into the reserve makes only the pages it touches resident.
-// A write past the reserve faults on the guard: fatal, with a message (memory/guard_fault.h).
-//
-// Checking mode (ExecutorOptions::check_bounds) finds writes anywhere past the buffer without
-// making the reserve resident: the canary in the last page is compared; of the reserve, mincore()
-// lists the resident pages (untouched ones are not) and only those are read. A byte that is no
-// longer the canary, or no longer zero in the reserve, was written; the count of bytes past is up
-// to the last such byte. Pages written with zeros only are found through /proc/self/pagemap (a
-// written page is the process's own; a page only read is the shared zero page). Restoring
-// refills the canary and gives the touched reserve pages back (MADV_DONTNEED), so the next check
-// starts afresh and a model that wrote past once does not keep the memory.
+// MapReserved and UnmapReserved are thread-safe; the checks on one span, one thread at a time.
 #pragma once
 
 #include <cstddef>

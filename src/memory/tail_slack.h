@@ -1,13 +1,7 @@
-// Canary bytes, and tail slack for the constant pool.
-//
-// The canary fills the part of a buffer's last page (or a reused block's pages) after what the
-// model may use, so that checking mode (AOTRT_CHECK_BOUNDS, executor option) can see writes there:
-// a byte that is no longer the canary was written (a write that stores exactly the canary byte
-// goes unseen). Workspace pools and blocks also get a lazily committed reserve after their pages
-// (memory/reserve.h), where the mark of a write is a byte no longer zero.
-//
-// TailSlack sizes the slack the shared constant pool keeps after its bytes (filled with the
-// canary, read-only, not checked): at least a cache line, to the next page from 64 KiB on.
+// The canary that fills the rest of a buffer's last page (or a reused block's pages) after what the
+// model may use, so that checking mode sees writes there (README, 'When a model writes past its
+// memory'; a write of exactly the canary byte goes unseen), and the tail slack the shared constant
+// pool keeps after its bytes (canary-filled, read-only, not checked).
 #pragma once
 
 #include <cstddef>

@@ -9,15 +9,11 @@
 #include "base/page_size.h"
 
 namespace aotrt {
-namespace {
-uintptr_t RoundUp(uintptr_t v, size_t to) { return (v + to - 1) / to * to; }
 
-// A fresh mapping of `size` bytes (a multiple of PageSize()) starting on a multiple of `align`: the
-// reservation is over-sized by align - PageSize(), then its unaligned head and tail are returned.
-void* MapAligned(size_t size, size_t align) {
+void* MapAligned(size_t size, size_t align, int prot, int flags) {
   size_t reserve = size + (align > PageSize() ? align - PageSize() : 0);
   if (reserve < size) return nullptr;
-  void* raw = ::mmap(nullptr, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* raw = ::mmap(nullptr, reserve, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
   if (raw == MAP_FAILED) return nullptr;
   uintptr_t start = reinterpret_cast<uintptr_t>(raw);
   uintptr_t aligned = RoundUp(start, align);
@@ -27,20 +23,17 @@ void* MapAligned(size_t size, size_t align) {
   return reinterpret_cast<void*>(aligned);
 }
 
-}  // namespace
-
 void* AllocZeroed(size_t bytes, size_t align, size_t* mapped) {
   *mapped = 0;
   if (bytes >= kMappedFrom && align <= PageSize()) {
     size_t size = RoundUp(bytes, PageSize());
     if (size < bytes) return nullptr;
-    void* p = MapAligned(size, size >= kHugePage ? kHugePage : PageSize());
+    void* p = MapAligned(size, size >= kHugePage ? kHugePage : PageSize(), PROT_READ | PROT_WRITE, 0);
     if (p == nullptr) return nullptr;
     *mapped = size;
     return p;
   }
-  size_t size = bytes == 0 ? align : (bytes + align - 1) / align * align;
-  void* p = std::aligned_alloc(align, size);
+  void* p = std::aligned_alloc(align, bytes == 0 ? align : RoundUp(bytes, align));
   if (p) std::memset(p, 0, bytes);
   return p;
 }

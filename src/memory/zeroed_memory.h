@@ -18,6 +18,10 @@ constexpr size_t kHugePage = 2 * 1024 * 1024;
 void* AllocZeroed(size_t bytes, size_t align, size_t* mapped);
 void FreeZeroed(void* p, size_t mapped);
 
+// A fresh mmap(prot, MAP_PRIVATE | MAP_ANONYMOUS | flags) of `size` bytes (a multiple of
+// PageSize()) starting on a multiple of `align` (a power of two); nullptr on failure. munmap frees it.
+void* MapAligned(size_t size, size_t align, int prot, int flags);
+
 // madvise(MADV_HUGEPAGE) on the whole 2 MiB pages inside [p, p + bytes) of a mapping from
 // AllocZeroed. Not the default: a huge page can be slow to obtain (bench/README.md). Returns the
 // bytes advised (0: none, or refused).

@@ -1,21 +1,23 @@
 #include "module/library_module.h"
 
+#include <tvm/runtime/c_backend_api.h>
+
 #include <algorithm>
 #include <mutex>
 #include <utility>
 #include <vector>
 
-#include "module/model_contract.h"
-
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "ffi/registry.h"
-#include "module/context_pointers.h"
+#include "module/model_contract.h"
 
 namespace aotrt {
 
-PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, ObjectPtr<Object> keep) {
+// Wrap an exported TVMBackendPackedCFunc; `keep` stays alive as long as the function.
+// A non-zero return becomes Error(kModelError) carrying the message the model set.
+static PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, ObjectPtr<Object> keep) {
   return PackedFunc([f, name = std::move(name), keep = std::move(keep)](TVMArgs args, TVMRetValue* rv) {
     TVMValue ret;
     ret.v_handle = nullptr;
@@ -68,6 +70,47 @@ PackedFuncObj* LibraryModuleNode::GetFuncFromEnv(const std::string& name) {
 
 namespace {
 
+struct ContextPointer {
+  const char* name;
+  void* value;
+};
+
+// The `__TVM*` function pointers of llvm exports (ABI.md 2.1) and what aotrt writes into them.
+const ContextPointer kContextPointers[] = {
+    {"__TVMFuncCall", reinterpret_cast<void*>(&TVMFuncCall)},
+    {"__TVMAPISetLastError", reinterpret_cast<void*>(&TVMAPISetLastError)},
+    {"__TVMBackendGetFuncFromEnv", reinterpret_cast<void*>(&TVMBackendGetFuncFromEnv)},
+    {"__TVMBackendParallelLaunch", reinterpret_cast<void*>(&TVMBackendParallelLaunch)},
+    {"__TVMBackendParallelBarrier", reinterpret_cast<void*>(&TVMBackendParallelBarrier)},
+    {"__TVMBackendAllocWorkspace", reinterpret_cast<void*>(&TVMBackendAllocWorkspace)},
+    {"__TVMBackendFreeWorkspace", reinterpret_cast<void*>(&TVMBackendFreeWorkspace)},
+};
+
+// Every context variable `lib` defines (ABI.md 2.1: the `__TVM*` pointers and `__tvm_module_ctx`)
+// must be a writable pointer slot inside the library: one in read-only data or outside the library
+// would fault when written. Throws kFormatError naming the library and the symbol.
+void CheckWritableSlots(const SymbolSource& lib) {
+  AddressBounds bounds = lib.Segments();
+  auto check = [&](const char* name) {
+    if (void* slot = lib.Lookup(name)) {
+      try {
+        bounds.RequireWritable(slot, sizeof(void*), name);
+      } catch (const Error& e) {
+        AOTRT_THROW(kFormatError, lib.name(), ": ", e.what());
+      }
+    }
+  };
+  for (const ContextPointer& p : kContextPointers) check(p.name);
+  check(contract::kModuleContext);
+}
+
+// Write aotrt's backend functions into the library's `__TVM*` context pointers that exist.
+void FillContextPointers(const SymbolSource& lib) {
+  for (const ContextPointer& p : kContextPointers) {
+    if (auto* slot = static_cast<void**>(lib.Lookup(p.name))) *slot = p.value;
+  }
+}
+
 // Library module nodes by library identity; the nodes unregister themselves when destroyed. A
 // vector searched in order: a process holds a few libraries, and a hash map would be the load's
 // only use of libstdc++'s rehash code (base/name_index.h says what that costs).
@@ -94,6 +137,15 @@ void FillLibraryContext(LibraryModuleNode* node) {
 }
 
 }  // namespace
+
+LibraryModuleNode* FindLibraryModule(ModuleNode* node, const std::string& symbol) {
+  auto* lib = dynamic_cast<LibraryModuleNode*>(node);
+  if (lib && (symbol.empty() || lib->library().Lookup(symbol))) return lib;
+  for (const auto& m : node->imports()) {
+    if (LibraryModuleNode* found = FindLibraryModule(m.get(), symbol)) return found;
+  }
+  return nullptr;
+}
 
 ObjectPtr<LibraryModuleNode> AcquireLibraryModule(std::shared_ptr<SymbolSource> lib) {
   CheckWritableSlots(*lib);  // before any node exists: its destructor takes the lock below

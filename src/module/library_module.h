@@ -37,9 +37,10 @@ class LibraryModuleNode : public ModuleNode {
   std::map<std::string, PackedFunc> env_cache_;
 };
 
-// Wrap an exported TVMBackendPackedCFunc; `keep` stays alive as long as the function.
-// A non-zero return becomes Error(kModelError) carrying the message the model set.
-PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name, ObjectPtr<Object> keep);
+
+// The library module that defines `symbol` ("": any library module) in the tree under `node`,
+// `node` first, then its imports depth first; nullptr when none.
+LibraryModuleNode* FindLibraryModule(ModuleNode* node, const std::string& symbol = "");
 
 // The library module of `lib`. Loads of one library share one node, because they share the
 // library's globals: the context pointers and __tvm_module_ctx are written once, by the load that

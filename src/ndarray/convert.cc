@@ -161,71 +161,53 @@ void ConvertAll(const void* src, void* dst, int64_t n, Failure* why) {
   }
 }
 
-template <typename From>
-void DispatchTo(DLDataType to, const void* src, void* dst, int64_t n, Failure* why) {
-  switch (KindOf(to)) {
-    case Kind::kBool:
-      if constexpr (From::kind == Kind::kBool) return ConvertAll<From, Bool>(src, dst, n, why);
-      break;
+// Calls visit(T{}) with the element type T of `t` (a tag above); false for a dtype without one.
+template <typename Visit>
+bool WithElementType(DLDataType t, Visit&& visit) {
+  switch (KindOf(t)) {
+    case Kind::kBool: return visit(Bool{}), true;
     case Kind::kInt:
-      if constexpr (From::kind != Kind::kFloat) {
-        switch (to.bits) {
-          case 8: return ConvertAll<From, Int<int8_t>>(src, dst, n, why);
-          case 16: return ConvertAll<From, Int<int16_t>>(src, dst, n, why);
-          case 32: return ConvertAll<From, Int<int32_t>>(src, dst, n, why);
-          default: return ConvertAll<From, Int<int64_t>>(src, dst, n, why);
-        }
+      switch (t.bits) {
+        case 8: return visit(Int<int8_t>{}), true;
+        case 16: return visit(Int<int16_t>{}), true;
+        case 32: return visit(Int<int32_t>{}), true;
+        default: return visit(Int<int64_t>{}), true;
       }
-      break;
     case Kind::kUInt:
-      if constexpr (From::kind != Kind::kFloat) {
-        switch (to.bits) {
-          case 8: return ConvertAll<From, Int<uint8_t>>(src, dst, n, why);
-          case 16: return ConvertAll<From, Int<uint16_t>>(src, dst, n, why);
-          case 32: return ConvertAll<From, Int<uint32_t>>(src, dst, n, why);
-          default: return ConvertAll<From, Int<uint64_t>>(src, dst, n, why);
-        }
+      switch (t.bits) {
+        case 8: return visit(Int<uint8_t>{}), true;
+        case 16: return visit(Int<uint16_t>{}), true;
+        case 32: return visit(Int<uint32_t>{}), true;
+        default: return visit(Int<uint64_t>{}), true;
       }
-      break;
     case Kind::kFloat:
-      switch (to.bits) {
-        case 16: return ConvertAll<From, Half>(src, dst, n, why);
-        case 32: return ConvertAll<From, Float<float>>(src, dst, n, why);
-        default: return ConvertAll<From, Float<double>>(src, dst, n, why);
+      switch (t.bits) {
+        case 16: return visit(Half{}), true;
+        case 32: return visit(Float<float>{}), true;
+        default: return visit(Float<double>{}), true;
       }
     case Kind::kOther:
       break;
   }
-  AOTRT_THROW(kInternal, "ConvertTensor: no conversion (checked before)");
+  return false;
 }
 
+// Bool converts only to bool, float only to float (the rule is checked per dtype before this).
 void Dispatch(DLDataType from, DLDataType to, const void* src, void* dst, int64_t n, Failure* why) {
-  switch (KindOf(from)) {
-    case Kind::kBool: return DispatchTo<Bool>(to, src, dst, n, why);
-    case Kind::kInt:
-      switch (from.bits) {
-        case 8: return DispatchTo<Int<int8_t>>(to, src, dst, n, why);
-        case 16: return DispatchTo<Int<int16_t>>(to, src, dst, n, why);
-        case 32: return DispatchTo<Int<int32_t>>(to, src, dst, n, why);
-        default: return DispatchTo<Int<int64_t>>(to, src, dst, n, why);
+  bool converted = false;
+  WithElementType(from, [&](auto from_tag) {
+    using From = decltype(from_tag);
+    WithElementType(to, [&](auto to_tag) {
+      using To = decltype(to_tag);
+      constexpr bool allowed = To::kind == Kind::kBool ? From::kind == Kind::kBool
+                                                       : To::kind == Kind::kFloat || From::kind != Kind::kFloat;
+      if constexpr (allowed) {
+        ConvertAll<From, To>(src, dst, n, why);
+        converted = true;
       }
-    case Kind::kUInt:
-      switch (from.bits) {
-        case 8: return DispatchTo<Int<uint8_t>>(to, src, dst, n, why);
-        case 16: return DispatchTo<Int<uint16_t>>(to, src, dst, n, why);
-        case 32: return DispatchTo<Int<uint32_t>>(to, src, dst, n, why);
-        default: return DispatchTo<Int<uint64_t>>(to, src, dst, n, why);
-      }
-    case Kind::kFloat:
-      switch (from.bits) {
-        case 16: return DispatchTo<Half>(to, src, dst, n, why);
-        case 32: return DispatchTo<Float<float>>(to, src, dst, n, why);
-        default: return DispatchTo<Float<double>>(to, src, dst, n, why);
-      }
-    case Kind::kOther:
-      break;
-  }
-  AOTRT_THROW(kInternal, "ConvertTensor: no conversion (checked before)");
+    });
+  });
+  if (!converted) AOTRT_THROW(kInternal, "ConvertTensor: no conversion (checked before)");
 }
 
 // "[1, 4]" for flat index 9 of shape [2, 5]; "[9]" without a shape.

@@ -28,9 +28,12 @@ std::vector<NamedArray> ParamsFromMap(TVMArgValue arg) {
   return params;
 }
 
-void ReturnMap(std::vector<NamedArray> params, TVMRetValue* rv) {
+// The params file in `bytes`, returned as a Map<String, NDArray>.
+void ReturnParams(const std::string& bytes, TVMRetValue* rv) {
   std::vector<MapObj::Item> items;
-  for (NamedArray& p : params) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
+  for (NamedArray& p : LoadParams(bytes.data(), bytes.size())) {
+    items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
+  }
   rv->SetObject(MakeObject<MapObj>(std::move(items)));
 }
 
@@ -52,17 +55,13 @@ std::string ReadFile(const std::string& path, const char* what) {
   return bytes;
 }
 
-void RequireArgs(const char* fn, TVMArgs args, int n) {
-  AOTRT_REQUIRE(args.size() == n, kInvalidArgument, fn, " takes ", n, " arguments, got ", args.size());
-}
-
 void SaveParamsGlobal(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.SaveParams", args, 1);
+  RequireArgCount("runtime.SaveParams", args, 1);
   rv->SetBytes(SaveParams(ParamsFromMap(args[0])));
 }
 
 void SaveParamsToFile(TVMArgs args, TVMRetValue*) {
-  RequireArgs("runtime.SaveParamsToFile", args, 2);
+  RequireArgCount("runtime.SaveParamsToFile", args, 2);
   std::string bytes = SaveParams(ParamsFromMap(args[0]));
   std::string path = args[1].AsString();
   std::ofstream out(path, std::ios::binary);
@@ -73,15 +72,13 @@ void SaveParamsToFile(TVMArgs args, TVMRetValue*) {
 }
 
 void LoadParamsGlobal(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.LoadParams", args, 1);
-  std::string bytes = args[0].AsString();
-  ReturnMap(LoadParams(bytes.data(), bytes.size()), rv);
+  RequireArgCount("runtime.LoadParams", args, 1);
+  ReturnParams(args[0].AsString(), rv);
 }
 
 void LoadParamsFromFile(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.LoadParamsFromFile", args, 1);
-  std::string bytes = ReadFile(args[0].AsString(), "runtime.LoadParamsFromFile: params file");
-  ReturnMap(LoadParams(bytes.data(), bytes.size()), rv);
+  RequireArgCount("runtime.LoadParamsFromFile", args, 1);
+  ReturnParams(ReadFile(args[0].AsString(), "runtime.LoadParamsFromFile: params file"), rv);
 }
 
 // TVM's VerifyDataType: lanes >= 1; bits a power of two multiple of 8, or 1/4-bit integers.
@@ -96,7 +93,7 @@ DLDataType AllocDataType(TVMArgValue arg) {
 
 // (ShapeTuple shape, dtype, Device, scope: null, "" or "global")
 void AllocWithScope(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.TVMArrayAllocWithScope", args, 4);
+  RequireArgCount("runtime.TVMArrayAllocWithScope", args, 4);
   const auto* shape = static_cast<const ShapeTupleObj*>(args[0].AsObjectOf(kTypeShapeTuple, "ShapeTuple"));
   DLDataType dtype = AllocDataType(args[1]);
   DLDevice dev = args[2].AsDevice();
@@ -110,7 +107,7 @@ void AllocWithScope(TVMArgs args, TVMRetValue* rv) {
 
 // (NDArray, ShapeTuple): same dtype and bytes, a view holding the source alive.
 void CreateView(TVMArgs args, TVMRetValue* rv) {
-  RequireArgs("runtime.TVMArrayCreateView", args, 2);
+  RequireArgCount("runtime.TVMArrayCreateView", args, 2);
   NDArrayObj* src = args[0].AsNDArrayObjOrNull();
   AOTRT_REQUIRE(src, kTypeMismatch, "runtime.TVMArrayCreateView: argument 0 must be an NDArray, got ",
                 TypeCodeName(args[0].type_code()));

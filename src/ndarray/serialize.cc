@@ -6,6 +6,10 @@
 #include <unordered_map>
 
 namespace aotrt {
+namespace {
+
+constexpr uint64_t kNDArrayMagic = 0xDD5E40F096B4A13FULL;
+constexpr uint64_t kParamsMagic = 0xF7E58D4F05049CB7ULL;
 
 void WriteNDArray(dmlc::Stream* s, const DLTensor& t) {
   AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kInvalidArgument, "can only save CPU tensors, got device type ",
@@ -23,6 +27,8 @@ void WriteNDArray(dmlc::Stream* s, const DLTensor& t) {
   if (nbytes) s->Write(static_cast<const char*>(t.data) + t.byte_offset, nbytes);
 }
 
+// The header of the NDArray at the reader's position, validated, with its data known to follow in
+// full; the reader is left at the data. Throws kFormatError.
 NDArrayHeader ReadNDArrayHeader(BoundedReader& r) {
   uint64_t magic = r.Read<uint64_t>("NDArray magic");
   if (magic != kNDArrayMagic) {
@@ -76,6 +82,36 @@ NDArray ReadNDArray(BoundedReader& r) {
   return arr;
 }
 
+// The names of `params` and their arrays, with the u64 count of both before the names (a
+// factory's payload) or between the names and the arrays (a params file).
+void WriteNamedArrays(dmlc::Stream* s, const std::vector<NamedArray>& params, bool count_first) {
+  std::vector<std::string> names;
+  for (const NamedArray& p : params) names.push_back(p.name);
+  if (count_first) s->Write(static_cast<uint64_t>(names.size()));
+  s->Write(names);
+  if (!count_first) s->Write(static_cast<uint64_t>(names.size()));
+  for (const NamedArray& p : params) WriteNDArray(s, p.array.tensor());
+}
+
+// The arrays following `names`, one per name. One that does not read throws kFormatError
+// "<label> '<name>': <why>", through r.Fail (which adds the reader's name and offset) when `at_byte`.
+std::vector<NamedArray> ReadNamedArrays(BoundedReader& r, const std::vector<std::string>& names, const char* label,
+                                        bool at_byte) {
+  std::vector<NamedArray> out;
+  out.reserve(names.size());
+  for (const std::string& name : names) {
+    try {
+      out.push_back({name, ReadNDArray(r)});
+    } catch (const Error& e) {
+      if (at_byte) r.Fail(StrCat(label, " '", name, "': ", e.what()));
+      AOTRT_THROW(kFormatError, label, " '", name, "': ", e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 SerializedNDArray ViewSerializedNDArray(const void* data, size_t size) {
   SpanStream s(data, size);
   BoundedReader r(&s, size, "NDArray");
@@ -83,16 +119,19 @@ SerializedNDArray ViewSerializedNDArray(const void* data, size_t size) {
   return SerializedNDArray{std::move(h), static_cast<const char*>(data) + r.offset()};
 }
 
-void WriteNamedArrays(dmlc::Stream* s, const std::vector<NamedArray>& arrays) {
-  s->Write(static_cast<uint64_t>(arrays.size()));
-  for (const NamedArray& a : arrays) WriteNDArray(s, a.array.tensor());
+void WriteFactoryParams(dmlc::Stream* s, const std::vector<NamedArray>& params) { WriteNamedArrays(s, params, true); }
+
+std::vector<NamedArray> ReadFactoryParams(BoundedReader& r) {
+  uint64_t count = r.ReadCount("params count", 8);
+  std::vector<std::string> names = r.ReadStringVector("params names");
+  if (names.size() != count) r.Fail(StrCat("params count ", count, " does not match ", names.size(), " names"));
+  return ReadNamedArrays(r, names, "param", true);
 }
 
 std::string SaveNDArray(const DLTensor& t) {
   std::string out;
   dmlc::MemoryStringStream mem(&out);
-  dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
-  WriteNDArray(s, t);
+  WriteNDArray(&mem, t);
   return out;
 }
 
@@ -108,10 +147,7 @@ std::string SaveParams(const std::vector<NamedArray>& params) {
   dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
   s->Write(kParamsMagic);
   s->Write(uint64_t{0});
-  std::vector<std::string> names;
-  for (const NamedArray& p : params) names.push_back(p.name);
-  s->Write(names);
-  WriteNamedArrays(s, params);
+  WriteNamedArrays(s, params, false);
   return out;
 }
 
@@ -137,15 +173,7 @@ std::vector<NamedArray> LoadParams(const void* data, size_t size) {
                     ins.first->second, " and ", i, ")"));
     }
   }
-  std::vector<NamedArray> out;
-  out.reserve(count);
-  for (uint64_t i = 0; i < count; ++i) {
-    try {
-      out.push_back({names[i], ReadNDArray(r)});
-    } catch (const Error& e) {
-      AOTRT_THROW(kFormatError, "parameter '", names[i], "': ", e.what());
-    }
-  }
+  std::vector<NamedArray> out = ReadNamedArrays(r, names, "parameter", false);
   if (r.remaining() != 0) {
     r.Fail(StrCat("Invalid parameters file format: ", r.remaining(), " bytes of unexpected data after the last ",
                   "parameter", count ? " ('" + names.back() + "')" : std::string()));

@@ -3,13 +3,12 @@
 
 #include <dmlc/io.h>
 
+#include <vector>
+
 #include "aotrt/ndarray.h"
 #include "base/byte_reader.h"
 
 namespace aotrt {
-
-constexpr uint64_t kNDArrayMagic = 0xDD5E40F096B4A13FULL;
-constexpr uint64_t kParamsMagic = 0xF7E58D4F05049CB7ULL;
 
 struct NDArrayHeader {
   std::vector<int64_t> shape;
@@ -23,14 +22,11 @@ struct SerializedNDArray {
   const void* data;
 };
 
-void WriteNDArray(dmlc::Stream* s, const DLTensor& t);
-// The header of the NDArray at the reader's position, validated, with its data known to follow in
-// full; the reader is left at the data. Throws kFormatError.
-NDArrayHeader ReadNDArrayHeader(BoundedReader& r);
-NDArray ReadNDArray(BoundedReader& r);
+// The params of a factory's payload (ABI.md 6.3): u64 count, the names, the arrays. The reader
+// throws kFormatError naming what is wrong (a count that does not match, the param that is bad).
+void WriteFactoryParams(dmlc::Stream* s, const std::vector<NamedArray>& params);
+std::vector<NamedArray> ReadFactoryParams(BoundedReader& r);
 // The NDArray serialized in [data, data + size), without copying its data. Throws kFormatError.
 SerializedNDArray ViewSerializedNDArray(const void* data, size_t size);
-// The u64-counted list of `names.size()` arrays following a name list (params and factory payload).
-void WriteNamedArrays(dmlc::Stream* s, const std::vector<NamedArray>& arrays);
 
 }  // namespace aotrt

@@ -1,66 +1,87 @@
-// Benchmark(): every call timed on its own, then statistics over the samples.
+// Benchmark(): every call timed on its own, then statistics over the samples, and their JSON form.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
 
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
 #include "profiling/internal.h"
 
 namespace aotrt {
-namespace {
 
-using Clock = std::chrono::steady_clock;
+double PercentileSorted(const std::vector<double>& sorted, double q) {
+  AOTRT_REQUIRE(!sorted.empty(), kInvalidArgument, "percentile of an empty sample");
+  AOTRT_REQUIRE(q >= 0.0 && q <= 100.0, kInvalidArgument, "percentile ", q, " is outside [0, 100]");
+  double pos = q / 100.0 * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
 
-}  // namespace
+void ComputeStats(BenchmarkStats* s) {
+  const std::vector<double>& x = s->samples;
+  if (x.empty()) {
+    s->min = s->max = s->mean = s->median = s->std = s->p50 = s->p90 = s->p99 = s->p999 = 0.0;
+    return;
+  }
+  std::vector<double> sorted(x);
+  std::sort(sorted.begin(), sorted.end());
+  const double n = static_cast<double>(x.size());
+  s->min = sorted.front();
+  s->max = sorted.back();
+  s->mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  double sq = 0.0;
+  for (double v : x) sq += (v - s->mean) * (v - s->mean);
+  s->std = std::sqrt(sq / n);
+  s->median = PercentileSorted(sorted, 50.0);
+  s->p50 = s->median;
+  s->p90 = PercentileSorted(sorted, 90.0);
+  s->p99 = PercentileSorted(sorted, 99.0);
+  s->p999 = PercentileSorted(sorted, 99.9);
+}
+
+// nlohmann writes a NaN or infinity (which JSON lacks) as null.
+std::string BenchmarkStatsToJson(const BenchmarkStats& s) {
+  return nlohmann::ordered_json{{"samples", s.samples}, {"repeats", s.repeats}, {"min", s.min},
+                                {"max", s.max},         {"mean", s.mean},       {"median", s.median},
+                                {"std", s.std},         {"p50", s.p50},         {"p90", s.p90},
+                                {"p99", s.p99},         {"p999", s.p999},       {"number", s.number},
+                                {"repeat", s.repeat}}
+      .dump();
+}
 
 void ValidateBenchmarkOptions(const BenchmarkOptions& o) {
-  AOTRT_REQUIRE(o.warmup >= 0, kInvalidArgument, "benchmark: warmup must be >= 0, got ", o.warmup);
-  AOTRT_REQUIRE(o.number >= 1, kInvalidArgument, "benchmark: number must be >= 1, got ", o.number);
-  profiling_internal::RequireAtMost("benchmark", "min_repeat_ms", o.min_repeat_ms, kMaxTimingMs);
-  profiling_internal::RequireAtMost("benchmark", "cooldown_interval_ms", o.cooldown_interval_ms, kMaxTimingMs);
-  AOTRT_REQUIRE(o.repeat >= 1, kInvalidArgument, "benchmark: repeat must be >= 1, got ", o.repeat);
-  AOTRT_REQUIRE(o.min_repeat_ms >= 0, kInvalidArgument, "benchmark: min_repeat_ms must be >= 0, got ",
-                o.min_repeat_ms);
-  AOTRT_REQUIRE(o.cooldown_interval_ms >= 0, kInvalidArgument, "benchmark: cooldown_interval_ms must be >= 0, got ",
-                o.cooldown_interval_ms);
-  AOTRT_REQUIRE(o.cache_flush_bytes >= 0, kInvalidArgument, "benchmark: cache_flush_bytes must be >= 0, got ",
-                o.cache_flush_bytes);
+  using profiling_internal::RequireInRange;
+  const char* w = "benchmark";
+  RequireInRange(w, "warmup", o.warmup, 0);
+  RequireInRange(w, "number", o.number, 1);
+  RequireInRange(w, "min_repeat_ms", o.min_repeat_ms, INT64_MIN, kMaxTimingMs);
+  RequireInRange(w, "cooldown_interval_ms", o.cooldown_interval_ms, INT64_MIN, kMaxTimingMs);
+  RequireInRange(w, "repeat", o.repeat, 1);
+  RequireInRange(w, "min_repeat_ms", o.min_repeat_ms, 0);
+  RequireInRange(w, "cooldown_interval_ms", o.cooldown_interval_ms, 0);
+  RequireInRange(w, "cache_flush_bytes", o.cache_flush_bytes, 0);
   AOTRT_REQUIRE(static_cast<int64_t>(o.number) * o.repeat <= kMaxBenchmarkSamples, kInvalidArgument,
                 "benchmark: number * repeat = ", static_cast<int64_t>(o.number) * o.repeat, " exceeds the limit of ",
                 kMaxBenchmarkSamples, " samples");
 }
 
-namespace {
-
-// TVM's calibration: time batches of `number` calls, growing it until a batch lasts min_repeat_ms
-// (at most 100 batches measuring 0 ns). The result is capped so that number * repeat samples fit.
-int Calibrate(const PackedFunc& f, TVMArgs args, int number, int repeat, int min_repeat_ms) {
-  const int64_t cap = kMaxBenchmarkSamples / repeat;
-  TVMRetValue discard;
-  double duration_ms = 0.0;
-  int zero_times = 0;
-  do {
-    if (duration_ms > 0.0) number = profiling_internal::GrowNumber(number, min_repeat_ms, duration_ms);
-    if (number >= cap) return static_cast<int>(cap);
-    Clock::time_point start = Clock::now();
-    for (int j = 0; j < number; ++j) {
-      f.CallPacked(args, &discard);
-      if (InterruptRequested()) return number;  // Benchmark() stops before its first repeat
-    }
-    int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-    if (ns == 0) ++zero_times;
-    duration_ms = static_cast<double>(ns) / 1e6;
-  } while (duration_ms < min_repeat_ms && zero_times < 100);
-  return number;
-}
-
-}  // namespace
-
 BenchmarkStats Benchmark(const PackedFunc& f, TVMArgs args, const BenchmarkOptions& o) {
+  using Clock = std::chrono::steady_clock;
   AOTRT_REQUIRE(static_cast<bool>(f), kInvalidArgument, "benchmark: the function to time is empty");
   ValidateBenchmarkOptions(o);
   TVMRetValue discard;
   for (int i = 0; i < o.warmup && !InterruptRequested(); ++i) f.CallPacked(args, &discard);
-  int number = o.min_repeat_ms > 0 ? Calibrate(f, args, o.number, o.repeat, o.min_repeat_ms) : o.number;
+  // Calibrated as TVM does (at most 100 batches measuring 0 ns), capped so that number * repeat
+  // samples fit; an interrupt request here stops Benchmark() before its first repeat.
+  int number = o.number;
+  if (o.min_repeat_ms > 0) {
+    profiling_internal::TimeBatches(f, args, &number, o.min_repeat_ms, 100, nullptr, kMaxBenchmarkSamples / o.repeat);
+  }
 
   BenchmarkStats s;
   s.number = number;

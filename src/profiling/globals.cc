@@ -1,11 +1,12 @@
-// Global functions of the profiling layer: runtime.RPCTimeEvaluator (TVM's contract, ABI.md 9.1;
-// its arguments are decoded in rpc_time_evaluator_args.cc), cache_flush_cpu_non_first_arg,
+// Global functions of the profiling layer: runtime.RPCTimeEvaluator (TVM's contract, ABI.md 9.1,
+// in every layout TVM's Python `Module.time_evaluator` has sent), cache_flush_cpu_non_first_arg,
 // aotrt.profiling.Benchmark (per-call samples as JSON) and aotrt.profiling.ProfileOperators (the
 // per-operator profile as JSON).
 #include <climits>
 
 #include "aotrt/module.h"
 #include "aotrt/profiling.h"
+#include "base/device.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
 #include "profiling/internal.h"
@@ -13,20 +14,42 @@
 namespace aotrt {
 namespace {
 
+constexpr const char* kRpcFn = "runtime.RPCTimeEvaluator";
+
 int IntArg(const char* fn, TVMArgs args, int i, const char* name) {
   int64_t v = args[i].AsInt();
   AOTRT_REQUIRE(v >= INT_MIN && v <= INT_MAX, kOutOfRange, fn, ": ", name, " = ", v, " does not fit in an int");
   return static_cast<int>(v);
 }
 
-// Argument 0 of both factories: a module, or null for the global registry.
+// runtime.RPCTimeEvaluator's option at `index`, or `fallback` when the layout has none (index < 0).
+int IntArgOr(TVMArgs args, int index, const char* name, int fallback) {
+  return index < 0 ? fallback : IntArg(kRpcFn, args, index, name);
+}
+
+// Argument 0 of the factories: a module, or null for the global registry.
 Module ModuleArg(TVMArgs args) {
   if (args[0].type_code() == kTVMNullptr) return Module();
   return Module(args[0].AsModule());
 }
 
-void RequireCount(const char* fn, TVMArgs args, int n) {
-  AOTRT_REQUIRE(args.size() == n, kInvalidArgument, fn, " takes ", n, " arguments, got ", args.size());
+
+// Where each option of runtime.RPCTimeEvaluator sits in one layout (12 arguments: v0.14+; 11:
+// v0.10-v0.13, no cache_flush_bytes; 10: v0.9, nor limit_zero_time_iterations); -1: the layout
+// has none, TVM's default applies.
+struct Layout {
+  int limit_zero_time_iterations, cooldown_interval_ms, repeats_to_cooldown, cache_flush_bytes, f_preproc;
+};
+
+Layout LayoutFor(int num_args) {
+  switch (num_args) {
+    case 12: return {7, 8, 9, 10, 11};  // v0.14+
+    case 11: return {7, 8, 9, -1, 10};  // v0.10-v0.13
+    case 10: return {-1, 7, 8, -1, 9};  // v0.9
+    default:
+      AOTRT_THROW(kInvalidArgument, kRpcFn, " takes 12 arguments (TVM v0.14+), 11 (v0.10-v0.13) or 10 (v0.9), got ",
+                  num_args);
+  }
 }
 
 void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
@@ -37,11 +60,9 @@ void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
 
 void BenchmarkFactory(TVMArgs args, TVMRetValue* rv) {
   const char* fn = "aotrt.profiling.Benchmark";
-  RequireCount(fn, args, 8);
+  RequireArgCount(fn, args, 8);
   Module mod = ModuleArg(args);
-  std::string name = args[1].AsString();
-  PackedFunc f = mod.defined() ? mod.GetFunction(name, true) : GetGlobalFunction(name);
-  AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "Cannot find ", name, " in the module or global registry");
+  PackedFunc f = profiling_internal::FunctionToTime(mod, args[1].AsString());
   BenchmarkOptions opt;
   opt.warmup = IntArg(fn, args, 2, "warmup");
   opt.number = IntArg(fn, args, 3, "number");
@@ -61,7 +82,7 @@ void BenchmarkFactory(TVMArgs args, TVMRetValue* rv) {
 // ToTable() and ToCsv() text.
 void ProfileOperatorsGlobal(TVMArgs args, TVMRetValue* rv) {
   const char* fn = "aotrt.profiling.ProfileOperators";
-  RequireCount(fn, args, 5);
+  RequireArgCount(fn, args, 5);
   AOTRT_REQUIRE(args[0].type_code() == kTVMModuleHandle, kTypeMismatch, fn,
                 ": argument 0 must be an executor module, got type code ", args[0].type_code());
   Module executor(args[0].AsModule());
@@ -78,15 +99,9 @@ void ProfileOperatorsGlobal(TVMArgs args, TVMRetValue* rv) {
   rv->SetString(json);
 }
 
-}  // namespace
-
-namespace {
-
-void CacheFlush(TVMArgs args, TVMRetValue*) { CacheFlushNonFirstArg(args); }
-
 constexpr GlobalDef kDefs[] = {
     {"runtime.RPCTimeEvaluator", RpcTimeEvaluator},
-    {"cache_flush_cpu_non_first_arg", CacheFlush},
+    {"cache_flush_cpu_non_first_arg", [](TVMArgs args, TVMRetValue*) { CacheFlushNonFirstArg(args); }},
     {"aotrt.profiling.Benchmark", BenchmarkFactory},
     {"aotrt.profiling.ProfileOperators", ProfileOperatorsGlobal},
 };
@@ -94,5 +109,33 @@ constexpr GlobalDef kDefs[] = {
 }  // namespace
 
 extern const GlobalTable kProfilingGlobals{kDefs};
+
+profiling_internal::RpcTimeEvaluatorArgs profiling_internal::ParseRpcTimeEvaluatorArgs(TVMArgs args) {
+  const Layout at = LayoutFor(args.size());
+  RpcTimeEvaluatorArgs out;
+  out.module = ModuleArg(args);
+  AOTRT_REQUIRE(!out.module.defined() || out.module.type_key() != "rpc", kNotImplemented, kRpcFn,
+                ": RPC modules are not supported");
+  out.name = args[1].AsString();
+  int device_type = IntArg(kRpcFn, args, 2, "device_type");
+  int device_id = IntArg(kRpcFn, args, 3, "device_id");
+  // Checked before the cast: an int outside DLDeviceType is no value of it.
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument, kRpcFn,
+                ": only CPU devices (device_type 1, device_id 0) are supported, got device_type ", device_type,
+                " device_id ", device_id);
+  out.device = DLDevice{kDLCPU, device_id};
+  const TimeEvaluatorOptions defaults;  // TVM's defaults: limit_zero_time_iterations 100, cache_flush_bytes 0
+  out.options.number = IntArg(kRpcFn, args, 4, "number");
+  out.options.repeat = IntArg(kRpcFn, args, 5, "repeat");
+  out.options.min_repeat_ms = IntArg(kRpcFn, args, 6, "min_repeat_ms");
+  out.options.limit_zero_time_iterations =
+      IntArgOr(args, at.limit_zero_time_iterations, "limit_zero_time_iterations", defaults.limit_zero_time_iterations);
+  out.options.cooldown_interval_ms = IntArg(kRpcFn, args, at.cooldown_interval_ms, "cooldown_interval_ms");
+  out.options.repeats_to_cooldown = IntArg(kRpcFn, args, at.repeats_to_cooldown, "repeats_to_cooldown");
+  out.options.cache_flush_bytes =
+      IntArgOr(args, at.cache_flush_bytes, "cache_flush_bytes", defaults.cache_flush_bytes);
+  out.f_preproc = args[at.f_preproc].AsString();
+  return out;
+}
 
 }  // namespace aotrt

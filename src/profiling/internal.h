@@ -13,17 +13,33 @@
 #include "aotrt/profiling.h"
 
 namespace aotrt {
+
+class PlannedExecutor;
+
+// The measured per-operator profile (OperatorProfile::measured) of an executor whose operators
+// are calls of their own (PlannedExecutor::NumOps() > 0: a graph's nodes): each is timed on every
+// run; nothing is sampled. Runs `ex` warmup + profiled times with its current inputs. Throws
+// kInvalidArgument (options) and what Run() throws.
+OperatorProfile ProfileMeasured(PlannedExecutor& ex, const OperatorProfileOptions& options);
+
 namespace profiling_internal {
 
 // ProfileOperators on an executor given as its module (an AotExecutor, as factory["<model>"](dev)
 // returns it; kInvalidArgument for any other module). What the global function uses.
 OperatorProfile ProfileExecutorModule(const Module& executor_module, const OperatorProfileOptions& options);
 
-// `s` as a JSON string literal, quotes included.
+// `s` as a JSON string literal, quotes included (invalid UTF-8 replaced by U+FFFD).
 std::string JsonQuote(const std::string& s);
 
 // Throws Error(kInvalidArgument) naming `what` unless `dev` is a CPU device.
 void RequireCpu(DLDevice dev, const char* what);
+
+// Throws kInvalidArgument "<what>: <name> must be >= <lo>, got <value>" unless lo <= value <= hi;
+// the bound reads "<= <hi>" when lo is INT64_MIN, "in [<lo>, <hi>]" when hi is not INT64_MAX.
+void RequireInRange(const char* what, const char* name, int64_t value, int64_t lo, int64_t hi = INT64_MAX);
+
+// The function `name` of `module`, or the global one when `module` is undefined; kNotFound if none.
+PackedFunc FunctionToTime(const Module& module, const std::string& name);
 
 // TVM's growth rule: int(max(min_repeat_ms / (duration_ms / number) + 1, number * 1.618)),
 // saturated at INT_MAX. `duration_ms` > 0.
@@ -31,9 +47,6 @@ int GrowNumber(int number, int min_repeat_ms, double duration_ms);
 
 // Sleep `ms` milliseconds in slices, returning early (false) on an interrupt request.
 bool SleepUnlessInterrupted(int ms);
-
-// Throws kInvalidArgument "<what>: <name> must be <= <limit>, got <value>" when value > limit.
-void RequireAtMost(const char* what, const char* name, int64_t value, int64_t limit);
 
 // Two int32 arrays of bytes/4 elements; Flush() copies one into the other (evicting other data
 // from the caches), as TVM's time evaluator does. Does nothing for bytes <= 0.
@@ -46,6 +59,13 @@ class CacheFlusher {
   NDArray a_;
   NDArray b_;
 };
+
+// TVM's calibration: times batches of *number calls of f(args), each after flusher->Flush() (if
+// given), growing *number (GrowNumber) until a batch lasts min_repeat_ms or zero_limit batches
+// took 0 ns. Returns the last batch's milliseconds; -1 when an interrupt request stopped a batch
+// or *number reached `cap` (then *number = cap, and no batch ran at that size).
+double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repeat_ms, int zero_limit,
+                   CacheFlusher* flusher, int64_t cap = INT64_MAX);
 
 // The global runtime.RPCTimeEvaluator's arguments, decoded.
 struct RpcTimeEvaluatorArgs {

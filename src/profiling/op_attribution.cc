@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
+
+#include "base/error_util.h"
 
 namespace aotrt {
 namespace profiling_internal {
@@ -13,12 +14,6 @@ constexpr char kEntrySuffix[] = "__tvm_main__";
 
 bool EndsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-std::string Hex(uintptr_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 std::string BaseName(const std::string& path) {
@@ -39,7 +34,7 @@ std::string UnnamedRange(const CodeMap& code, uintptr_t pc) {
     hi = it == syms.end() ? ((pc | 4095) + 1) : it->start;
   }
   uintptr_t bias = code.load_bias();
-  return "[unnamed code " + BaseName(code.path()) + "+" + Hex(lo - bias) + ".." + Hex(hi - bias) + "]";
+  return StrCat("[unnamed code ", BaseName(code.path()), "+0x", Hex{lo - bias}, "..0x", Hex{hi - bias}, "]");
 }
 
 }  // namespace

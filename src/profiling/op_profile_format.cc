@@ -5,40 +5,26 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "aotrt/profiling.h"
 #include "profiling/internal.h"
 
 namespace aotrt {
+
+std::string profiling_internal::JsonQuote(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 namespace {
+
+using profiling_internal::JsonQuote;
 
 std::string Fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
   return buf;
 }
-
-}  // namespace
-
-std::string profiling_internal::JsonQuote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-namespace {
-
-std::string JsonString(const std::string& s) { return profiling_internal::JsonQuote(s); }
 
 std::string JsonNumber(double v) {
   char buf[64];
@@ -47,10 +33,10 @@ std::string JsonNumber(double v) {
 }
 
 std::string CostJson(const OperatorCost& c) {
-  return "{\"name\": " + JsonString(c.name) + ", \"symbol\": " + JsonString(c.symbol) +
+  return "{\"name\": " + JsonQuote(c.name) + ", \"symbol\": " + JsonQuote(c.symbol) +
          ", \"percent\": " + JsonNumber(c.percent) + ", \"ci95\": " + JsonNumber(c.ci95) +
          ", \"mean_ms\": " + JsonNumber(c.mean_ms) + ", \"samples\": " + std::to_string(c.samples) +
-         (c.shapes.empty() ? "" : ", \"shapes\": " + JsonString(c.shapes)) + "}";
+         (c.shapes.empty() ? "" : ", \"shapes\": " + JsonQuote(c.shapes)) + "}";
 }
 
 // CSV field: quoted when it holds a comma, quote or line break.
@@ -104,8 +90,8 @@ std::string OperatorProfile::ToTable() const {
 }
 
 std::string OperatorProfile::ToJson() const {
-  std::string out = "{\"model\": " + JsonString(model) + ", \"library\": " + JsonString(library) +
-                    ", \"symbol_table\": " + JsonString(symbol_table) + ", \"run_ms\": " + JsonNumber(run_ms) +
+  std::string out = "{\"model\": " + JsonQuote(model) + ", \"library\": " + JsonQuote(library) +
+                    ", \"symbol_table\": " + JsonQuote(symbol_table) + ", \"run_ms\": " + JsonNumber(run_ms) +
                     ", \"run_ms_median\": " + JsonNumber(run_ms_median) + ", \"runs\": " + std::to_string(runs) +
                     ", \"samples\": " + std::to_string(samples) + ", \"period_us\": " + std::to_string(period_us) +
                     ", \"dropped\": " + std::to_string(dropped) +

@@ -1,8 +1,20 @@
-// TVM's time evaluator (ABI.md 9): WrapTimeEvaluator, Module::TimeEvaluator, result parsing.
+// TVM's time evaluator (ABI.md 9): WrapTimeEvaluator, Module::TimeEvaluator, result parsing; the
+// timing loop, cache flushes and interrupt request it shares with the other profilers.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <thread>
+
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define AOTRT_FLUSH_X86 1
+#elif defined(__aarch64__)
+#define AOTRT_FLUSH_ARM64 1
+#endif
 
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
@@ -11,32 +23,96 @@
 #include "profiling/internal.h"
 
 namespace aotrt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> g_interrupt{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the flag is set from signal handlers");
+
+#if defined(AOTRT_FLUSH_X86)
+size_t CacheLineBytes() {
+  static const size_t line = [] {
+    long v = ::sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    return v > 0 && (v & (v - 1)) == 0 ? static_cast<size_t>(v) : size_t{64};
+  }();
+  return line;
+}
+
+void FlushRange(const char* addr, size_t len) {
+  const size_t line = CacheLineBytes();
+  uintptr_t end = reinterpret_cast<uintptr_t>(addr) + len;
+  for (uintptr_t p = reinterpret_cast<uintptr_t>(addr) & ~(line - 1); p < end; p += line) {
+    _mm_clflush(reinterpret_cast<const void*>(p));
+  }
+  _mm_mfence();
+}
+#elif defined(AOTRT_FLUSH_ARM64)
+void FlushRange(const char* addr, size_t len) {
+  uint64_t ctr_el0 = 0;
+  asm volatile("mrs %0, ctr_el0" : "=r"(ctr_el0));
+  const size_t line = size_t{4} << ((ctr_el0 >> 16) & 15);  // DminLine: log2 of words
+  uintptr_t end = reinterpret_cast<uintptr_t>(addr) + len;
+  for (uintptr_t p = reinterpret_cast<uintptr_t>(addr) & ~(line - 1); p < end; p += line) {
+    asm volatile("dc civac, %0" : : "r"(p) : "memory");
+  }
+  asm volatile("dsb ish" : : : "memory");
+}
+#else
+// No flush instruction: write through a buffer larger than common last-level caches.
+void FlushRange(const char*, size_t) {
+  constexpr size_t kSweepBytes = size_t{64} << 20;
+  static thread_local std::vector<char> sweep(kSweepBytes);
+  for (size_t i = 0; i < sweep.size(); i += 64) sweep[i] = static_cast<char>(sweep[i] + 1);
+}
+#endif
+
+[[noreturn]] void Interrupted(int done, int repeat) {
+  AOTRT_THROW(kInterrupted, "time evaluator: interrupted after ", done, " of ", repeat, " repeats");
+}
+
+}  // namespace
+
+void RequestInterrupt() { g_interrupt.store(true, std::memory_order_relaxed); }
+void ClearInterrupt() { g_interrupt.store(false, std::memory_order_relaxed); }
+bool InterruptRequested() { return g_interrupt.load(std::memory_order_relaxed); }
+
+void CacheFlushNonFirstArg(TVMArgs args) {
+  for (int i = 1; i < args.size(); ++i) {
+    int code = args[i].type_code();
+    if (code != kTVMDLTensorHandle && code != kTVMNDArrayHandle) continue;
+    const DLTensor* t = args[i].AsDLTensor();
+    if (t->data == nullptr) continue;
+    FlushRange(static_cast<const char*>(t->data) + t->byte_offset, TensorBytes(*t));
+  }
+}
 
 void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& o) {
-  using profiling_internal::RequireAtMost;
-  AOTRT_REQUIRE(o.number >= 1, kInvalidArgument, "time evaluator: number must be >= 1, got ", o.number);
-  RequireAtMost("time evaluator", "number", o.number, kMaxTimingNumber);
-  RequireAtMost("time evaluator", "repeat", o.repeat, kMaxTimingRepeat);
-  RequireAtMost("time evaluator", "min_repeat_ms", o.min_repeat_ms, kMaxTimingMs);
-  RequireAtMost("time evaluator", "cooldown_interval_ms", o.cooldown_interval_ms, kMaxTimingMs);
-  AOTRT_REQUIRE(o.repeat >= 0, kInvalidArgument, "time evaluator: repeat must be >= 0, got ", o.repeat);
-  AOTRT_REQUIRE(o.min_repeat_ms >= 0, kInvalidArgument, "time evaluator: min_repeat_ms must be >= 0, got ",
-                o.min_repeat_ms);
-  AOTRT_REQUIRE(o.limit_zero_time_iterations >= 0, kInvalidArgument,
-                "time evaluator: limit_zero_time_iterations must be >= 0, got ", o.limit_zero_time_iterations);
-  AOTRT_REQUIRE(o.cooldown_interval_ms >= 0, kInvalidArgument,
-                "time evaluator: cooldown_interval_ms must be >= 0, got ", o.cooldown_interval_ms);
+  using profiling_internal::RequireInRange;
+  const char* w = "time evaluator";
+  RequireInRange(w, "number", o.number, 1);
+  RequireInRange(w, "number", o.number, INT64_MIN, kMaxTimingNumber);
+  RequireInRange(w, "repeat", o.repeat, INT64_MIN, kMaxTimingRepeat);
+  RequireInRange(w, "min_repeat_ms", o.min_repeat_ms, INT64_MIN, kMaxTimingMs);
+  RequireInRange(w, "cooldown_interval_ms", o.cooldown_interval_ms, INT64_MIN, kMaxTimingMs);
+  RequireInRange(w, "repeat", o.repeat, 0);
+  RequireInRange(w, "min_repeat_ms", o.min_repeat_ms, 0);
+  RequireInRange(w, "limit_zero_time_iterations", o.limit_zero_time_iterations, 0);
+  RequireInRange(w, "cooldown_interval_ms", o.cooldown_interval_ms, 0);
   AOTRT_REQUIRE(o.cooldown_interval_ms == 0 || o.repeats_to_cooldown >= 1, kInvalidArgument,
                 "time evaluator: repeats_to_cooldown must be >= 1 when cooldown_interval_ms > 0, got ",
                 o.repeats_to_cooldown);
-  AOTRT_REQUIRE(o.cache_flush_bytes >= 0, kInvalidArgument, "time evaluator: cache_flush_bytes must be >= 0, got ",
-                o.cache_flush_bytes);
+  RequireInRange(w, "cache_flush_bytes", o.cache_flush_bytes, 0);
 }
 
 namespace profiling_internal {
 
-void RequireAtMost(const char* what, const char* name, int64_t value, int64_t limit) {
-  AOTRT_REQUIRE(value <= limit, kInvalidArgument, what, ": ", name, " must be <= ", limit, ", got ", value);
+void RequireInRange(const char* what, const char* name, int64_t value, int64_t lo, int64_t hi) {
+  if (value >= lo && value <= hi) return;
+  AOTRT_THROW(kInvalidArgument, what, ": ", name, " must be ",
+              hi != INT64_MAX ? (lo == INT64_MIN ? StrCat("<= ", hi) : StrCat("in [", lo, ", ", hi, "]"))
+                              : StrCat(">= ", lo),
+              ", got ", value);
 }
 
 void RequireCpu(DLDevice dev, const char* what) {
@@ -44,11 +120,26 @@ void RequireCpu(DLDevice dev, const char* what) {
                 static_cast<int>(kDLCPU), ") are supported, got device_type ", DeviceTypeOf(dev));
 }
 
+PackedFunc FunctionToTime(const Module& module, const std::string& name) {
+  PackedFunc f = module.defined() ? module.GetFunction(name, /*query_imports=*/true) : GetGlobalFunction(name);
+  AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "Cannot find ", name, " in the module or global registry");
+  return f;
+}
+
 int GrowNumber(int number, int min_repeat_ms, double duration_ms) {
   constexpr double kGoldenRatio = 1.618;
   double grown = std::max(min_repeat_ms / (duration_ms / number) + 1, number * kGoldenRatio);
   // TVM casts unchecked; a cast of a double beyond INT_MAX is undefined, so saturate.
   return grown >= static_cast<double>(INT_MAX) ? INT_MAX : static_cast<int>(grown);
+}
+
+bool SleepUnlessInterrupted(int ms) {
+  const Clock::time_point end = Clock::now() + std::chrono::milliseconds(ms);
+  for (Clock::time_point now = Clock::now(); now < end; now = Clock::now()) {
+    if (InterruptRequested()) return false;
+    std::this_thread::sleep_for(std::min<Clock::duration>(end - now, std::chrono::milliseconds(50)));
+  }
+  return !InterruptRequested();
 }
 
 CacheFlusher::CacheFlusher(int bytes) {
@@ -63,18 +154,31 @@ void CacheFlusher::Flush() {
   if (a_.defined()) a_.CopyFrom(b_.tensor());
 }
 
-}  // namespace profiling_internal
-
-namespace {
-
-[[noreturn]] void Interrupted(int done, int repeat) {
-  AOTRT_THROW(kInterrupted, "time evaluator: interrupted after ", done, " of ", repeat, " repeats");
+double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repeat_ms, int zero_limit,
+                   CacheFlusher* flusher, int64_t cap) {
+  TVMRetValue discard;
+  double duration_ms = 0.0;
+  int zero_times = 0;
+  do {
+    if (duration_ms > 0.0) *number = GrowNumber(*number, min_repeat_ms, duration_ms);
+    if (*number >= cap) {
+      *number = static_cast<int>(cap);
+      return -1.0;
+    }
+    if (flusher) flusher->Flush();
+    Clock::time_point start = Clock::now();
+    for (int j = 0; j < *number; ++j) {
+      f.CallPacked(args, &discard);
+      if (InterruptRequested()) return -1.0;
+    }
+    int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    if (ns == 0) ++zero_times;
+    duration_ms = static_cast<double>(ns) / 1e6;
+  } while (duration_ms < min_repeat_ms && zero_times < zero_limit);
+  return duration_ms;
 }
 
-}  // namespace
-
-using profiling_internal::CacheFlusher;
-using profiling_internal::GrowNumber;
+}  // namespace profiling_internal
 
 PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOptions& opt, PackedFunc f_preproc) {
   AOTRT_REQUIRE(static_cast<bool>(f), kInvalidArgument, "time evaluator: the function to time is empty");
@@ -82,27 +186,15 @@ PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOpti
   ValidateTimeEvaluatorOptions(opt);
   int number = opt.number;  // mutable state of the closure: growth persists across calls
   auto timer = [f, f_preproc, opt, number](TVMArgs args, TVMRetValue* rv) mutable {
-    using Clock = std::chrono::steady_clock;
     TVMRetValue discard;
     f.CallPacked(args, &discard);  // warm-up: lazy initialisation, first touch of memory
-    CacheFlusher flusher(opt.cache_flush_bytes);
+    profiling_internal::CacheFlusher flusher(opt.cache_flush_bytes);
     std::string result(static_cast<size_t>(opt.repeat) * sizeof(double), '\0');
     for (int r = 0; r < opt.repeat; ++r) {
       if (f_preproc) f_preproc.CallPacked(args, &discard);
-      double duration_ms = 0.0;
-      int zero_times = 0;
-      do {
-        if (duration_ms > 0.0) number = GrowNumber(number, opt.min_repeat_ms, duration_ms);
-        flusher.Flush();
-        Clock::time_point start = Clock::now();
-        for (int j = 0; j < number; ++j) {
-          f.CallPacked(args, &discard);
-          if (InterruptRequested()) Interrupted(r, opt.repeat);
-        }
-        int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-        if (nanos == 0) ++zero_times;
-        duration_ms = static_cast<double>(nanos) / 1e6;
-      } while (duration_ms < opt.min_repeat_ms && zero_times < opt.limit_zero_time_iterations);
+      double duration_ms = profiling_internal::TimeBatches(f, args, &number, opt.min_repeat_ms,
+                                                           opt.limit_zero_time_iterations, &flusher);
+      if (duration_ms < 0) Interrupted(r, opt.repeat);
       double seconds_per_call = duration_ms / 1e3 / number;
       std::memcpy(&result[static_cast<size_t>(r) * sizeof(double)], &seconds_per_call, sizeof(double));
       if (opt.cooldown_interval_ms > 0 && r % opt.repeats_to_cooldown == 0 &&
@@ -125,8 +217,7 @@ std::vector<double> ParseTimes(const std::string& bytes) {
 
 PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice dev,
                          const TimeEvaluatorOptions& options, const std::string& f_preproc) {
-  PackedFunc f = module.defined() ? module.GetFunction(name, /*query_imports=*/true) : GetGlobalFunction(name);
-  AOTRT_REQUIRE(static_cast<bool>(f), kNotFound, "Cannot find ", name, " in the module or global registry");
+  PackedFunc f = profiling_internal::FunctionToTime(module, name);
   PackedFunc pre;
   if (!f_preproc.empty()) {
     pre = GetGlobalFunction(f_preproc);

@@ -36,8 +36,12 @@ class CacheDirectoryTest : public ::testing::Test {
   std::string Pool(const std::string& key, size_t bytes, uint8_t value, const std::string& what) {
     aotrt::ConstantCacheOptions o;
     o.directory = dir_;
-    aotrt::ConstantPoolMemory m = aotrt::GetConstantPool(
-        bytes, [&] { return key; }, [&](uint8_t* d) { std::memset(d, value, bytes); }, o, what);
+    aotrt::ConstantPoolSource s;
+    s.bytes_min = s.bytes_max = bytes;
+    s.key = [&] { return key + "|bytes=" + std::to_string(bytes); };
+    s.plan = [bytes] { return bytes; };
+    s.fill = [&](uint8_t* d) { std::memset(d, value, bytes); };
+    aotrt::ConstantPoolMemory m = aotrt::GetConstantPool(s, o, what);
     return m.cache_path();
   }
 

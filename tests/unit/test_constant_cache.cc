@@ -45,6 +45,17 @@ uint8_t Pattern(size_t i, int seed) { return static_cast<uint8_t>(i * 31 + seed)
 // Each key's pools have their own bytes (the cache is keyed by content: equal bytes share a file).
 int Seed(const std::string& key) { return static_cast<int>(std::hash<std::string>()(key) % 250) + 1; }
 
+// The pool of exactly `bytes` usable bytes, its alias keyed by `key()` and the size.
+ConstantPoolMemory GetPool(size_t bytes, std::function<std::string()> key, std::function<void(uint8_t*)> fill,
+                           const ConstantCacheOptions& options, const std::string& what) {
+  aotrt::ConstantPoolSource source;
+  source.bytes_min = source.bytes_max = bytes;
+  source.key = [&] { return key() + "|bytes=" + std::to_string(bytes); };
+  source.plan = [bytes] { return bytes; };
+  source.fill = std::move(fill);
+  return aotrt::GetConstantPool(source, options, what);
+}
+
 class ConstantCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -62,7 +73,7 @@ class ConstantCacheTest : public ::testing::Test {
   // The pool for `key`, checked byte for byte (pattern, then canary); counts the fills.
   ConstantPoolMemory Get(const std::string& key, size_t bytes = kSmall, int seed = 0) {
     if (seed == 0) seed = Seed(key);
-    ConstantPoolMemory m = aotrt::GetConstantPool(
+    ConstantPoolMemory m = GetPool(
         bytes, [&] { ++keys_; return key; },
         [&](uint8_t* dst) {
           ++fills_;
@@ -245,7 +256,7 @@ TEST_F(ConstantCacheTest, CorruptUnsampledBlockNeedsVerify) {
   Flip(path, kHeader + kUnsampled);
   {
     // The documented limit of the cheap check: the flipped byte is served.
-    ConstantPoolMemory m = aotrt::GetConstantPool(kLarge, [] { return "k"; }, [](uint8_t*) {}, options_, "m");
+    ConstantPoolMemory m = GetPool(kLarge, [] { return "k"; }, [](uint8_t*) {}, options_, "m");
     EXPECT_EQ(m.source(), Source::kMappedCache);
     EXPECT_NE(m.data()[kUnsampled], Pattern(kUnsampled, Seed("k")));
   }
@@ -277,7 +288,7 @@ std::string GetInProcesses(const ConstantCacheOptions& options, const char* key,
   for (int i = 0; i < procs; ++i) {
     pid_t pid = fork();
     if (pid == 0) {
-      ConstantPoolMemory m = aotrt::GetConstantPool(
+      ConstantPoolMemory m = GetPool(
           kLarge, [key] { return key; }, [](uint8_t* d) { for (size_t j = 0; j < kLarge; ++j) d[j] = Pattern(j, 7); },
           options, "m");
       bool ok = true;
@@ -379,10 +390,10 @@ TEST_F(ConstantCacheTest, NoDirectoryMeansAPrivateCopy) {
 
 TEST_F(ConstantCacheTest, FillErrorPropagatesAndLeavesNoFile) {
   auto boom = [](uint8_t*) { throw std::runtime_error("constant 'w': bad bytes"); };
-  EXPECT_THROW(aotrt::GetConstantPool(kSmall, [] { return "k"; }, boom, options_, "m"), std::runtime_error);
+  EXPECT_THROW(GetPool(kSmall, [] { return "k"; }, boom, options_, "m"), std::runtime_error);
   EXPECT_EQ(Files(options_.directory), std::vector<std::string>{});  // nothing queued, nothing written
   options_.enabled = false;
-  EXPECT_THROW(aotrt::GetConstantPool(kSmall, [] { return "k"; }, boom, options_, "m"), std::runtime_error);
+  EXPECT_THROW(GetPool(kSmall, [] { return "k"; }, boom, options_, "m"), std::runtime_error);
 }
 
 TEST_F(ConstantCacheTest, TemporaryFilesOfDeadWritersAreRemovedWhenWriting) {
@@ -540,14 +551,14 @@ TEST_F(ConstantCacheTest, AProcessKilledRightAfterAMissStillLeavesTheFile) {
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    ConstantPoolMemory m = aotrt::GetConstantPool(
+    ConstantPoolMemory m = GetPool(
         kLarge, [] { return "short-lived"; }, [](uint8_t* d) { std::memset(d, 3, kLarge); }, options_, "m");
     _exit(m.source() == Source::kBuiltCache ? 0 : 1);  // no exit hook: the load wrote the file
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  ConstantPoolMemory m = aotrt::GetConstantPool(
+  ConstantPoolMemory m = GetPool(
       kLarge, [] { return "short-lived"; }, [](uint8_t*) { FAIL() << "filled again"; }, options_, "m");
   EXPECT_EQ(m.source(), Source::kMappedCache);
   EXPECT_EQ(m.data()[kLarge - 1], 3);

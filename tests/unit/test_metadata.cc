@@ -46,7 +46,6 @@ TEST(Metadata, ReadsValidMetadata) {
   EXPECT_EQ(md.inputs[0].bytes, 16u);
   ASSERT_NE(md.input_index.Find("input_0"), nullptr);  // sanitized keys
   EXPECT_EQ(*md.input_index.Find("input_0"), 0u);
-  EXPECT_EQ(md.NumArgs(), 3u);
 }
 
 TEST(Metadata, RejectsBadFields) {

@@ -54,6 +54,7 @@ class HandModel final : public PlannedModel {
   }
   const ModelInfo& info() const override { return info_; }
   void CheckDevice(DLDevice) const override {}
+  const char* ExecutorTypeKey(bool) const override { return "AotExecutor"; }
   uint32_t x2_;
   ModelInfo info_;
 };

@@ -1,7 +1,17 @@
-#include "aot/c_interface/mlf_loader.h"
-
+// Loading a Model Library Format archive of TVM's C interface (Executor("aot", {"interface-api":
+// "c", "unpacked-api": True}), Runtime("crt"), export_model_library_format): a .tar (plain or
+// compressed) or its unpacked folder. The result is the same AotExecutorFactory as for packed
+// exports; its executors call the compiled tvmgen_<name>___tvm_main__ with their own workspace
+// pools (mlf_compile.h), the archive's constants shared.
+//
+// Names and dtypes come from metadata.json, the order of the run function's arguments and the
+// pools from the generated sources, shapes from src/<name>.relay (an input or output it gives no
+// type for is flat, TensorInfo::shape_known false); a relay shape whose size differs from
+// metadata.json's is a kFormatError naming both. Thread-safe (no shared state but the cache files).
 #include <memory>
+#include <string>
 
+#include "aot/c_interface/mlf_compile.h"
 #include "aot/c_interface/mlf_metadata.h"
 #include "aot/factory.h"
 #include "aot/model_program.h"
@@ -159,8 +169,12 @@ std::string ArchiveRoot(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
 }
 
-}  // namespace
-
+// Loads `path` (IsModelLibraryFormat, or a metadata.json inside an unpacked archive); with
+// options.library, that library (compiled by the caller) instead of compiling. Every executor of
+// the model gets at least `executor_floor` (the load's LoadOptions::executor). Throws kNotFound (no such path, no metadata.json or header
+// in it, no C compiler), kFormatError (a damaged or hostile archive: archive_reader.h; metadata,
+// sources or relay that contradict each other), kNotImplemented (what mlf_metadata.h and
+// mlf_sources.h refuse), kIOError (compiling failed: the compiler's output), kOutOfMemory.
 Module LoadModelLibraryFormat(const std::string& given_path, const MlfCompileOptions& options,
                               const ExecutorOptions& executor_floor) {
   const std::string path = ArchiveRoot(given_path);
@@ -211,8 +225,6 @@ Module LoadModelLibraryFormat(const std::string& given_path, const MlfCompileOpt
   factory->OnImportsLinked();
   return Module(factory);
 }
-
-namespace {
 
 // The typed file loader (module/load_context.h): the load's options and tools decide the compiler,
 // the compile cache and a library the caller compiled.

@@ -194,6 +194,9 @@ namespace {
 
 constexpr const char* kLoaderPrefix = "runtime.module.loadbinary_";
 
+// Name of the global that loads modules of `type_key` from a blob: runtime.module.loadbinary_<key>.
+std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
+
 std::string KnownLoaders() {
   std::string known;
   for (size_t t = 0; t < kNumBuiltinBinaryLoaderTables; ++t) {
@@ -281,8 +284,6 @@ void NotifyImportsLinked(ModuleNode* root) {
 }
 
 }  // namespace
-
-std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
 
 namespace {
 

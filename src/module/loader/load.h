@@ -39,7 +39,5 @@ std::string InMemoryName(size_t size);
 ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
                                         const ObjectPtr<ModuleNode>& legacy_root, const LoadContext& ctx);
 
-// Name of the global that loads modules of `type_key` from a blob: runtime.module.loadbinary_<key>.
-std::string BinaryLoaderName(const std::string& type_key);
 
 }  // namespace aotrt

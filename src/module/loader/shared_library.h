@@ -9,7 +9,7 @@
 //   ("symbol lookup error", exit 127); the check turns that into an error first.
 // - The symbol tables, through the section headers: a model library's dynamic symbols, the
 //   static table of the executable, where TVM's system-lib exports leave a symbol they do not
-//   register (process_symbols.h), and the function symbols the operator profile names
+//   register (system_lib.cc), and the function symbols the operator profile names
 //   (profiling/code_map.h).
 #pragma once
 

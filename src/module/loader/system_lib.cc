@@ -1,13 +1,19 @@
 #include "module/loader/system_lib.h"
 
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstdint>
 #include <map>
 #include <mutex>
 
+#include "aotrt/error.h"
 #include "base/error_util.h"
 #include "base/logging.h"
+#include "base/mapped_file.h"
 #include "module/library_module.h"
 #include "module/loader/load.h"
-#include "module/loader/process_symbols.h"
+#include "module/loader/shared_library.h"
 #include "module/model_contract.h"
 #include "module/symbol_source.h"
 
@@ -25,6 +31,46 @@ thread_local bool ignore_registrations = false;
 SymbolTable& Table() {
   static SymbolTable* table = new SymbolTable();  // registration runs from static constructors
   return *table;
+}
+
+// The executable's load bias: 0 for a fixed-address executable, the base address of a PIE.
+// dl_iterate_phdr visits the main program first.
+uintptr_t ExecutableLoadBias() {
+  uintptr_t bias = 0;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        *static_cast<uintptr_t*>(out) = info->dlpi_addr;
+        return 1;  // stop after the first object
+      },
+      &bias);
+  return bias;
+}
+
+void* FindInExecutableSymbolTable(const std::string& name) {
+  try {
+    MappedFile exe("/proc/self/exe", "the executable");
+    uint64_t value = FindElfStaticSymbol(exe.data(), exe.size(), "the executable", name);
+    return value ? reinterpret_cast<void*>(ExecutableLoadBias() + value) : nullptr;
+  } catch (const Error& e) {
+    AOTRT_LOG_DEBUG("cannot read the executable's symbol table: ", e.what());
+    return nullptr;
+  }
+}
+
+// Address of the function or object `name` defined by the process, for the one symbol TVM's
+// system-lib exports define but do not register (`get_c_metadata`, ABI.md 4): first the global
+// scope (dlsym(RTLD_DEFAULT): the executable when linked with -rdynamic, its DT_NEEDED libraries
+// and libraries loaded RTLD_GLOBAL), then the executable's static symbol table (.symtab of
+// /proc/self/exe, unless stripped), relocated by its load address. nullptr when neither has it.
+void* FindProcessSymbol(const std::string& name) {
+  if (void* p = ::dlsym(RTLD_DEFAULT, name.c_str())) return p;
+  return FindInExecutableSymbolTable(name);
+}
+
+std::string ProcessSymbolHint(const std::string& name) {
+  return "TVM's system-lib objects define " + name +
+         " without registering it, so aotrt looks for it among the process's symbols: link the application "
+         "with -rdynamic (CMake: ENABLE_EXPORTS ON), or do not strip it";
 }
 
 class SystemLibrary : public SymbolSource {
@@ -82,7 +128,8 @@ void RegisterSystemLibSymbol(const char* name, void* ptr) {
   t.symbols[name] = ptr;
 }
 
-std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix) {
+// The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.
+static std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix) {
   return std::make_shared<SystemLibrary>(prefix);
 }
 

@@ -11,8 +11,6 @@
 
 namespace aotrt {
 
-// The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.
-std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix);
 
 // Record a system-library symbol (TVMBackendRegisterSystemLibSymbol): process-wide, thread-safe;
 // a second address for a name replaces the first, with a warning. Throws kInvalidArgument (null name).
