@@ -29,10 +29,9 @@ TVM_DLL int AOTRTGetLastErrorCode(void);
  *  kTypeMismatch, kOutOfMemory, kInternal). */
 TVM_DLL int AOTRTModLoadFromMemory(const void* data, size_t size, TVMModuleHandle* out);
 
-/*! \brief Options of one load (aotrt/options.h has what each does). Initialize with
- *  AOTRTLoadOptionsInit, then change fields: a struct from a newer header with fields this library
- *  does not know is refused through `struct_size`, never misread. The environment adds to these
- *  as for TVMModLoadFromFile (a variable turns a check on or the cache off, never the reverse). */
+/*! \brief Options of one load (aotrt/options.h has what each does, and what the environment adds).
+ *  Initialize with AOTRTLoadOptionsInit, then change fields: a struct from a newer header with
+ *  fields this library does not know is refused through `struct_size`, never misread. */
 typedef struct {
   uint32_t struct_size;           /*!< sizeof(AOTRTLoadOptions), set by AOTRTLoadOptionsInit */
   int32_t constant_cache;         /*!< 1 (default): use the per-machine constant cache; 0: a private copy */
@@ -60,8 +59,8 @@ TVM_DLL int AOTRTModLoadFromFileWithOptions(const char* file_name, const char* f
                                             const AOTRTLoadOptions* options, TVMModuleHandle* out);
 
 /*! \brief A workspace pool the caller provides (aotrt::ExecutorOptions::Pool): `name` as the
- *  model names its pool (e.g. "app_pool"), `bytes` at least the pool's size, `data` 64-byte
- *  aligned. Borrowed: valid, and used by no other running executor, while the executor lives. */
+ *  model names its pool, `bytes` at least the pool's size, `data` 64-byte aligned. Borrowed:
+ *  valid, and used by no other running executor, while the executor lives. */
 typedef struct {
   const char* name;
   void* data;
@@ -92,20 +91,18 @@ TVM_DLL void AOTRTExecutorOptionsInit(AOTRTExecutorOptions* options);
  *  AotExecutorFactory) on CPU device (`device_type` 1, `device_id` 0) with `options` (NULL: the
  *  defaults; the load's options add to them as for factory["<name>"](device)). On success *out is
  *  an owned AotExecutor module (the same packed functions as factory["<name>"](device) returns):
- *  free it with TVMModFree. With an arena, the executor lives in it, and creating and running it
- *  allocate nothing from the heap; the arena must outlive every handle to the executor and to its
- *  arrays. Thread-safe. Errors: kInvalidArgument (null factory or out; not a factory; a
- *  struct_size this library does not know; a flag not 0 or 1; num_threads outside [0, 1024]; a
- *  device other than CPU 0; a pool of the wrong size or alignment, or null; an arena null,
- *  unaligned or too small, the message naming the bytes needed), kNotFound (a pool name the model does not have), kModelError (the run
- *  measuring an arena's workspace failed), kOutOfMemory. */
+ *  free it with TVMModFree. An arena must outlive every handle to the executor and to its arrays
+ *  (aotrt::ExecutorOptions::arena). Thread-safe. Errors: kInvalidArgument (null factory or out;
+ *  not a factory; a struct_size this library does not know; a flag not 0 or 1; num_threads outside
+ *  [0, 1024]; a device other than CPU 0; a pool of the wrong size or alignment, or null; an arena
+ *  null, unaligned or too small, the message naming the bytes needed), kNotFound (a pool name the model
+ *  does not have), kModelError (the run measuring an arena's workspace failed), kOutOfMemory. */
 TVM_DLL int AOTRTExecutorCreate(TVMModuleHandle factory, int device_type, int device_id,
                                 const AOTRTExecutorOptions* options, TVMModuleHandle* out);
 
 /*! \brief *out = the bytes of arena an executor of `factory`'s model with `options` (its arena
- *  fields ignored; NULL: the defaults) needs (aotrt::Model::ArenaBytes: the first call per model
- *  may run the model once on zeros to measure its run-time workspace). Thread-safe. Errors: those
- *  of AOTRTExecutorCreate but for the arena's own. */
+ *  fields ignored; NULL: the defaults) needs, as aotrt::Model::ArenaBytes (which says what the
+ *  first call per model costs). Thread-safe. Errors: those of AOTRTExecutorCreate but the arena's. */
 TVM_DLL int AOTRTExecutorArenaBytes(TVMModuleHandle factory, const AOTRTExecutorOptions* options, size_t* out);
 
 /*! \brief Receives each log record: level 0 trace .. 5 critical, a NUL-terminated message. Called
@@ -116,19 +113,16 @@ typedef void (*AOTRTLogCallback)(int level, const char* message, void* user_data
  *  kOutOfMemory (the sink could not be made; the old one is kept) or kInternal (spdlog refused). */
 TVM_DLL int AOTRTSetLogCallback(AOTRTLogCallback cb, void* user_data);
 /*! \brief Set the log level: 0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 critical, 6 off. The
- *  default comes from AOTRT_LOG_LEVEL, read when libaotrt is loaded (a name, case-insensitive, or
- *  a digit; an unknown value is reported on stderr and warn kept), or is warn. Thread-safe. Returns 0, or -1 with
- *  kInvalidArgument (1) for a level outside 0..6, the old level kept. */
+ *  default: AOTRT_LOG_LEVEL (README, "Options and the environment"), else warn. Thread-safe.
+ *  Returns 0, or -1 with kInvalidArgument (1) for a level outside 0..6, the old level kept. */
 TVM_DLL int AOTRTSetLogLevel(int level);
-/*! \brief Request (nonzero) or withdraw (0) an interrupt of long timing loops: time evaluators
- *  (runtime.RPCTimeEvaluator) and aotrt.profiling.Benchmark poll the request between calls and
- *  during cooldown sleeps; a time evaluator then fails with kInterrupted (12), a benchmark returns
- *  what it measured so far. The request stays until withdrawn. Process-wide; async-signal-safe (a
- *  SIGINT handler may call it). Never fails. */
+/*! \brief Request (nonzero) or withdraw (0) an interrupt of long timing loops (aotrt::RequestInterrupt
+ *  in aotrt/profiling.h): a time evaluator then fails with kInterrupted (12), a benchmark returns
+ *  what it measured so far. The request stays until withdrawn. Process-wide; async-signal-safe.
+ *  Never fails. */
 TVM_DLL void AOTRTSetInterrupt(int requested);
-/*! \brief Copy `from` into `to`, converting each value to `to`'s dtype by aotrt's one conversion
- *  rule (aotrt::ConvertTensor in aotrt/ndarray.h; README "Inputs in another dtype"): accepted only
- *  when every value survives the conversion, and then every value is converted; otherwise nothing
+/*! \brief Copy `from` into `to`, converting each value to `to`'s dtype by the rule of
+ *  aotrt::ConvertTensor (aotrt/ndarray.h): accepted only when every value survives, else nothing
  *  is written. `what` names the destination in messages (NULL: "tensor"). Both tensors on the CPU,
  *  contiguous, with the same number of elements. Errors: kTypeMismatch (a dtype pair the rule
  *  refuses, or a value that does not survive: the message gives it, its index and what it would
@@ -140,11 +134,10 @@ TVM_DLL int AOTRTArrayCopyConverted(const DLTensor* from, DLTensor* to, const ch
 TVM_DLL int AOTRTCheckConversion(int from_code, int from_bits, int from_lanes, int to_code, int to_bits, int to_lanes,
                                  const char* what);
 /*! \brief A PyCapsule destructor for the "dltensor" capsules a Python binding makes of
- *  TVMArrayToDLPack's tensors: when the capsule is still named "dltensor" (nobody consumed it), it
- *  calls the tensor's deleter; a consumer renames it "used_dltensor". Runs no Python code, so it is
- *  safe while a consumer's exception is pending (np.from_dlpack refusing a dtype: a destructor
- *  written in Python would replace that exception with SystemError). Needs the Python C API in the
- *  process (found with dlsym at the first call); does nothing without it. Never fails. */
+ *  TVMArrayToDLPack's tensors: when the capsule is still named "dltensor" (no consumer renamed it
+ *  "used_dltensor"), it calls the tensor's deleter. Runs no Python code: safe while a Python
+ *  exception is pending. Needs the Python C API in the process (found with dlsym at the first
+ *  call); does nothing without it. Never fails. */
 TVM_DLL void AOTRTDLPackCapsuleDestructor(void* capsule);
 /*! \brief Version string of this library, e.g. "0.1.0": static storage, never freed, never NULL.
  *  Never fails. Thread-safe. */

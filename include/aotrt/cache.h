@@ -1,7 +1,6 @@
 // The per-machine cache directory (constant pools shared by every process, compiled C-interface
-// archives): where it is, what it holds, and clearing it.
-// `aotrt cache` is a thin front end over these calls (README, "The cache").
-//
+// archives): where it is, what it holds, and clearing it; what `aotrt cache` calls (README, "The
+// constant cache").
 // Ownership: every result is a value owned by the caller. Thread-safety: every function may be
 // called from any thread at any time, also while models load and run; ClearCache serialises with
 // the writers of every process through the directory's `.lock`. Errors: aotrt::Error, as each
@@ -56,9 +55,8 @@ struct CacheClearResult {
 };
 
 // The cache directory and size limit a load with `options` uses, the environment merged in as at a
-// load (LoadOptions::cache_dir, else AOTRT_CACHE_DIR, else $XDG_CACHE_HOME/aotrt, else
-// $HOME/.cache/aotrt; "" when none is set). Throws Error(kInvalidArgument) for a malformed
-// AOTRT_* variable, as a load would.
+// load (LoadOptions::cache_dir and cache_max_bytes; "" when no directory is set). Throws
+// Error(kInvalidArgument) for a malformed AOTRT_* variable, as a load would.
 AOTRT_API std::string CacheDirectory(const LoadOptions& options = LoadOptions());
 AOTRT_API uint64_t CacheMaxBytes(const LoadOptions& options = LoadOptions());
 

@@ -1,9 +1,6 @@
-// Errors of the aotrt C++ API.
-//
-// Every failing call throws aotrt::Error, carrying a numeric ErrorCode and a message naming what
-// was wrong and what was expected. At the C boundary the message goes to TVMGetLastError() and the
-// code to AOTRTGetLastErrorCode() (see aotrt/c_api.h), so bindings pick exception classes from the
-// code instead of parsing text.
+// Errors of the aotrt C++ API: every failing call throws aotrt::Error, a numeric ErrorCode and a
+// message naming what was wrong and what was expected. At the C boundary the message goes to
+// TVMGetLastError() and the code to AOTRTGetLastErrorCode() (aotrt/c_api.h).
 #pragma once
 
 #include <stdexcept>
@@ -33,7 +30,7 @@ enum class ErrorCode : int {
 // Name of a code, e.g. "InvalidArgument"; "Unknown" for values outside the enum.
 AOTRT_API const char* ErrorCodeName(ErrorCode code);
 
-// The exception every aotrt C++ call throws on failure. Copyable; safe to pass across threads.
+// Copyable; safe to pass across threads.
 class AOTRT_API Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}

@@ -1,9 +1,6 @@
 /*
  * IEEE binary16 (float16) conversions that model libraries expect from the runtime (ABI.md 10.2,
- * "Half precision"): TVM exports compiled against LLVM <= 14 leave __gnu_f2h_ieee and
- * __gnu_h2f_ieee undefined, and libtvm_runtime defines them, with __truncdfhf2.
- *
- * aotrt defines all three weak with default visibility and exports them from libaotrt.so, so a
+ * "Half precision"). Defined weak with default visibility and exported from libaotrt.so, so a
  * process that already has them (from compiler-rt, or another runtime loaded first) keeps its own.
  * Pure functions of their argument: thread-safe, no errors, no allocation.
  */

@@ -1,10 +1,4 @@
-// The aotrt C++ API for AOT models: load a model library, create executors, run them.
-//
-//   aotrt::Model model = aotrt::Model::Load("model.so");
-//   aotrt::Executor ex = model.CreateExecutor();
-//   ex.SetInput("data", input_tensor);   // any DLTensor; checked against the model
-//   ex.Run();
-//   aotrt::NDArray out = ex.GetOutput(0);
+// The aotrt C++ API for models: load a model library, create executors, run them (README, "C++").
 //
 // Ownership and lifetime: Model and Executor are cheap reference-counted handles; an Executor
 // keeps its model library loaded, so it may outlive the Model it came from. Weights (constant
@@ -67,21 +61,16 @@ class AOTRT_API Executor {
   // Whether Run() checks for writes past the workspace (ExecutorOptions, AOTRT_CHECK_BOUNDS).
   bool ChecksBounds() const;
 
-  // One-call inference (src/api/model.cc): copy the inputs in with SetInput's
-  // checks, Run(), and return every output as a new array in output order. The outputs are
-  // COPIES owned by the caller (64-byte aligned, CPU): later runs do not change them and they may
-  // outlive the executor. That costs one copy per output; for no copy at all, use
-  // SetOutputZeroCopy (or GetOutput's aliases) with Run() instead.
-  //   auto outs = ex.Run({{"data", image.tensor()}});   // by name
-  //   auto outs = ex.Run({image.tensor()});             // by position
+  // One-call inference: copy the inputs in with SetInput's checks, Run(), and return every
+  // output as a new array in output order: COPIES owned by the caller (64-byte aligned, CPU),
+  // unchanged by later runs, free to outlive the executor (README "One-call inference" has the cost).
   // By position: exactly NumInputs() tensors, in input order (kInvalidArgument otherwise). By
-  // name: any subset (TVM's sanitized names match too, as InputIndex); inputs not named keep
-  // their current contents (a previous SetInput, or the factory's params); naming one input
-  // twice is kInvalidArgument. The tensors are borrowed for the call only.
-  // Errors: those of SetInput (kNotFound for an unknown name, kShapeMismatch, kTypeMismatch,
-  // kInvalidArgument) and of Run (kModelError); kOutOfMemory for the output copies. Every input
-  // is checked before any is copied, so a bad input changes nothing; a model error leaves the
-  // inputs set. Thread-safety: as Run(), one thread at a time per executor.
+  // name: any subset (names as InputIndex); inputs not named keep their current contents (a
+  // previous SetInput, or the factory's params); naming one input twice is kInvalidArgument. The
+  // tensors are borrowed for the call only. Errors: those of SetInput (kNotFound for an unknown
+  // name, kShapeMismatch, kTypeMismatch, kInvalidArgument) and of Run (kModelError); kOutOfMemory
+  // for the output copies. Every input is checked before any is copied, so a bad input changes
+  // nothing; a model error leaves the inputs set. Thread-safety: as Run().
   std::vector<NDArray> Run(const std::vector<DLTensor>& inputs);
   std::vector<NDArray> Run(const std::vector<std::pair<std::string, DLTensor>>& inputs);
 
@@ -102,20 +91,19 @@ class AOTRT_API Model {
  public:
   Model() = default;
   // Load a TVM export: an AOT or graph factory library, a C-interface archive, a graph package
-  // (folder or tvmc .tar with mod.so, mod.json, mod.params); the model is built and validated here (metadata, constants, params),
-  // so that a bad model fails at load. `options` apply to this load and its executors, with what
-  // the environment adds (aotrt/options.h). Throws like Module::LoadFromFile; kInvalidArgument
-  // when the library's root is not an AotExecutorFactory or an AOTRT_* variable has a value it
-  // does not take (the message names the variable, its value and what it expects).
+  // (folder or tvmc .tar with mod.so, mod.json, mod.params); the model is built and validated
+  // here (metadata, constants, params), so that a bad model fails at load. `options` apply to this
+  // load and its executors, with what the environment adds (aotrt/options.h). Throws like
+  // Module::LoadFromFile; kInvalidArgument when the library's root is not an AotExecutorFactory or
+  // an AOTRT_* variable has a value it does not take (the message names the variable, its value
+  // and what it expects).
   static Model Load(const std::string& path, const LoadOptions& options = LoadOptions());
   static Model LoadFromMemory(const void* data, size_t size, const LoadOptions& options = LoadOptions());
-  // A graph export given as relay.build's classic triple: the library of operators
-  // (`lib.get_lib().export_library(...)`), the graph JSON text (`lib.get_graph_json()`) and the
-  // params file's bytes (`relay.save_param_dict(lib.get_params())`, "" for none); the params are
-  // held once and shared by every executor. (A folder or tvmc `.tar` holding mod.so, mod.json and
-  // mod.params loads with Load.) Throws as Load, and kFormatError for a malformed graph JSON or
-  // params (naming the field or the param), kNotFound for a function the library lacks or a param
-  // that is no input, kTypeMismatch / kShapeMismatch for a param unlike its input.
+  // A graph export given as relay.build's classic triple (README "Graph executor exports"): the
+  // library's path, the graph JSON text and the params file's bytes ("" for none); the params are
+  // held once and shared by every executor. Throws as Load, and kFormatError for a malformed graph
+  // JSON or params (naming the field or the param), kNotFound for a function the library lacks or a
+  // param that is no input, kTypeMismatch / kShapeMismatch for a param unlike its input.
   static Model LoadGraph(const std::string& library, const std::string& graph_json, const std::string& params = "",
                          const LoadOptions& options = LoadOptions());
   // Wrap an already loaded factory module (e.g. from Module::SystemLib()).
@@ -127,13 +115,10 @@ class AOTRT_API Model {
   // LoadOptions::executor. kInvalidArgument: not CPU 0.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
   // The bytes of ExecutorOptions::arena an executor created with `options` needs (its arena and
-  // arena_bytes are ignored here), a multiple of 64: what the executor holds (read from the
-  // model's memory plan), plus, for a model whose run takes TVMBackendAllocWorkspace scratch, the
-  // most of it one run takes. That part is measured once per model, the first time it is asked
-  // for (here or by a CreateExecutor in an arena): one executor built in scratch memory runs once
-  // on zero inputs (TVM's generated code asks for the same sizes every run); that first call
-  // allocates from the heap and takes one run's time, later ones take microseconds. Throws
-  // kModelError when the measuring run fails, kOutOfMemory.
+  // arena_bytes are ignored here), a multiple of 64. For a model whose run takes
+  // TVMBackendAllocWorkspace scratch, the first call per model (here or a CreateExecutor in an
+  // arena) runs the model once on zero inputs to measure it, allocating from the heap (README
+  // "The whole executor in your memory"). Throws kModelError when that run fails, kOutOfMemory.
   size_t ArenaBytes(const ExecutorOptions& options = ExecutorOptions()) const;
 
   // Everything about the model: tensors, memory per executor and shared, runtime symbols.

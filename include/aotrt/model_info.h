@@ -35,7 +35,6 @@ enum class ConstantSource {
   kNone,         // the model has no constant pool
   kMappedCache,  // mapped read-only from the per-machine cache: pages shared by every process
   kBuiltCache,   // a miss: this process's own copy, from which this load wrote the cache file
-                 // (the next process maps it)
   kPrivateCopy,  // assembled into this process's memory (cache off, unwritable or not applicable)
 };
 
@@ -52,9 +51,8 @@ struct ModelInfo {
   std::vector<NamedBytes> workspace_pools;  // allocated per executor
   std::vector<NamedBytes> constants;        // the constants inside the shared constant pool
   size_t workspace_bytes = 0;  // per executor: sum of workspace_pools
-  size_t slack_bytes = 0;      // per executor: room after its workspace pools where a write past them lands
-                               // harmlessly (the rest of each pool's last page + a reserve of the pool's own
-                               // size): address space, resident only where written; not in the memory totals
+  size_t slack_bytes = 0;      // per executor: the reserve after its workspace pools (README "When a model
+                               // writes past its memory"): address space only, not in the memory totals
   size_t io_bytes = 0;         // per executor: inputs (not filled by params) and outputs
   size_t constant_bytes = 0;   // shared by every executor of the model: the constant pool
   size_t param_bytes = 0;      // shared by every executor of the model: the factory params
@@ -65,9 +63,8 @@ struct ModelInfo {
   std::vector<std::string> context_pointers;  // __TVM* function-pointer variables it defines (llvm exports)
   bool defines_module_context = false;        // defines __tvm_module_ctx
   // Which of TVM's AOT interfaces the model has: "packed" (a library export: .so, .tar of objects)
-  // or "c" (a Model Library Format archive: tvmgen_<name>_run's structs of pointers, its sources
-  // compiled at load); for "c", where the compiled code came from: "compile cache",
-  // "compiled into the compile cache" or "compiled (no cache)".
+  // or "c" (a Model Library Format archive); for "c", where the compiled code came from:
+  // "compile cache", "compiled into the compile cache" or "compiled (no cache)".
   std::string interface = "packed";
   std::string c_origin;
 };

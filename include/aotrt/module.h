@@ -57,12 +57,11 @@ class AOTRT_API Module {
   Module() = default;
   explicit Module(ObjectPtr<ModuleNode> node) : node_(std::move(node)) {}
 
-  // Load a model library (.so) exported by TVM. dlopens RTLD_LAZY|RTLD_LOCAL, fills the context
-  // pointers, rebuilds the import tree from __tvm_dev_mblob and returns its root (for an AOT
-  // export, the AotExecutorFactory). `format` "" means the file extension. `options` as for
-  // Model::Load (aotrt/options.h). Throws kNotFound (missing file or loader), kIOError (not a
-  // loadable library), kFormatError (corrupt blob), kInvalidArgument (an AOTRT_* variable with a
-  // value it does not take).
+  // Load a model library exported by TVM (dlopened RTLD_LAZY|RTLD_LOCAL) and return the root of
+  // its import tree (for an AOT export, the AotExecutorFactory). `format` "" means the file
+  // extension. `options` as for Model::Load (aotrt/options.h). Throws kNotFound (missing file or
+  // loader), kIOError (not a loadable library), kFormatError (corrupt blob), kInvalidArgument (an
+  // AOTRT_* variable with a value it does not take).
   static Module LoadFromFile(const std::string& path, const std::string& format = "",
                              const LoadOptions& options = LoadOptions());
   // Load a model library from bytes in memory (an in-memory file, never written to disk). The

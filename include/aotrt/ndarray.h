@@ -20,7 +20,6 @@
 
 namespace aotrt {
 
-
 class AOTRT_API NDArrayObj : public TensorObj {
  public:
   ~NDArrayObj() override;
@@ -97,18 +96,15 @@ AOTRT_API void* AllocAligned(size_t nbytes, size_t align, const std::string& wha
 // Throws kShapeMismatch naming both sizes, kInvalidArgument for a non-CPU or strided tensor.
 AOTRT_API void CopyTensorBytes(const DLTensor& from, DLTensor* to);
 
-// The one rule for values given in a dtype other than the tensor's (README "Inputs in another
-// dtype"; every input path follows it: Executor::SetInput, the packed set_input, the CLI, Python's
-// set_input / NDArray.copyfrom, aotrt.dask). Between bool, int, uint and float dtypes of one lane,
-// a conversion is accepted when every value survives it: integers that fit the destination's
-// range (into an integer), integers that are exactly representable (into a float: 16777217 does
-// not survive float32), floats into a narrower float rounded to nearest but never from finite to
-// infinite (1e300 does not survive float32), bool into anything (0 and 1). Refused whatever the
-// values: a float into an integer or bool (truncation), anything but bool into bool, any other
-// dtype (bfloat16, vectors). ConvertTensor copies `from` into `to` (the same number of elements,
-// both contiguous), converting each value; every value is checked before any is written. Throws
-// kTypeMismatch naming `what` (e.g. "input 0 ('x')"), the dtypes, the first value that does not
-// survive, its index and what it would become; kShapeMismatch, kInvalidArgument.
+// The one rule for values given in a dtype other than the tensor's, followed by every input path
+// (README "Inputs in another dtype" states it in full): between bool, int, uint and float dtypes
+// of one lane, accepted when every value survives (an integer fits the integer range or is exact
+// in the float; a narrowed float, rounded to nearest, stays finite; bool gives 0 and 1); refused
+// whatever the values: a float into an integer or bool, anything but bool into bool, any other
+// dtype. ConvertTensor copies `from` into `to` (the same number of elements, both contiguous),
+// converting each value; every value is checked before any is written. Throws kTypeMismatch
+// naming `what` (e.g. "input 0 ('x')"), the dtypes, the first value that does not survive, its
+// index and what it would become; kShapeMismatch, kInvalidArgument.
 AOTRT_API void ConvertTensor(const DLTensor& from, DLTensor* to, const std::string& what);
 // The part of the rule that depends on the dtypes alone: throws kTypeMismatch as ConvertTensor
 // does when no value of `from` would be accepted into `to`.

@@ -1,10 +1,5 @@
-// Reading and writing NumPy .npy and .npz files (CMake: aotrt::aotrt_npy; or -laotrt_npy -laotrt; the .npz
-// zip layer is minizip over zlib, Debian libminizip-dev). What the `aotrt` command line reads and
-// writes, fuzzed (tests/fuzz/fuzz_npy.cc, fuzz_npz.cc).
-//
-//   aotrt::NDArray x = aotrt::ReadNpy("input.npy");
-//   for (aotrt::NamedArray& a : aotrt::ReadNpz("inputs.npz")) ex.SetInput(a.name, a.array.tensor());
-//   aotrt::WriteNpy("out.npy", ex.GetOutput(0).tensor());
+// Reading and writing NumPy .npy and .npz files: a library of its own, aotrt::aotrt_npy (how to
+// link it: README, "One-call inference, data files, serving many requests").
 //
 // Supported: .npy format versions 1.0, 2.0 and 3.0; little-endian (or byte-order-free) C-order
 // arrays of bool, int8..int64, uint8..uint64, float16, float32 and float64. Everything else

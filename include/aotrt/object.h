@@ -34,10 +34,9 @@ enum TypeIndex : uint32_t {
 };
 
 // Every object's header holds a tag word at byte offset 8 (after the vtable pointer): kObjectTagMagic
-// in the high 16 bits, the type index in the low 16. A DLTensor holds its device type at offset 8, a
-// small positive number, so a tensor handle and an object handle are told apart by reading 4 bytes
-// inside either (src/ffi/handle.h). Destruction overwrites the tag: a stale handle whose memory was
-// not reused reads as kTypeNone.
+// in the high 16 bits, the type index in the low 16; a DLTensor's device type there tells a tensor
+// handle from an object handle (src/ffi/handle.h). Destruction overwrites the tag: a stale handle
+// whose memory was not reused reads as kTypeNone.
 constexpr uint32_t kObjectTagMagic = 0xA07B0000u;
 
 class AOTRT_API Object {
@@ -68,8 +67,7 @@ class AOTRT_API Object {
   std::atomic<int32_t> ref_count_{0};
 };
 
-// The part of an NDArray object the FFI layer needs (the rest is in aotrt/ndarray.h): the C handle
-// of an NDArray (kTVMNDArrayHandle, TVMArrayHandle) is the address of `dl_tensor`.
+// The part of an NDArray object the FFI layer needs (the rest, and its C handle: aotrt/ndarray.h).
 class AOTRT_API TensorObj : public Object {
  public:
   DLTensor dl_tensor{};

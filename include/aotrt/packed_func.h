@@ -90,7 +90,6 @@ class TVMArgs {
 };
 
 // An owned return value. Holds one reference for object codes and its own copy of strings.
-// Cheap when unused: no string is allocated unless a string or bytes value is set.
 class AOTRT_API TVMRetValue {
  public:
   TVMRetValue() { value_.v_handle = nullptr; }
@@ -162,8 +161,7 @@ using PackedFuncBody = std::function<void(TVMArgs args, TVMRetValue* rv)>;
 // The function object behind a TVMFunctionHandle.
 class AOTRT_API PackedFuncObj : public Object {
  public:
-  // A plain function with a context pointer: the hot path (e.g. an executor's `run`) without
-  // std::function's indirection. `keep` owns whatever `ctx` points into.
+  // A plain function with a context pointer; `keep` owns whatever `ctx` points into.
   using RawFn = void (*)(void* ctx, TVMArgs args, TVMRetValue* rv);
 
   explicit PackedFuncObj(PackedFuncBody body) : Object(kTypePackedFunc), body_(std::move(body)) {}
@@ -201,8 +199,7 @@ class AOTRT_API PackedFunc {
   // integers, floating point, bool, const char* / std::string, DLDevice, DLDataType, DLTensor*,
   // void*, NDArray, Module, PackedFunc or nullptr; they are borrowed for the call only. Returns the
   // owned result (see TVMRetValue::As). Throws Error(kInvalidArgument) if !defined(), and whatever
-  // the function throws. Defined in aotrt/packed_func_call.h, e.g.
-  //   Module ex = factory.GetFunction("default")(DLDevice{kDLCPU, 0}).As<Module>();
+  // the function throws. Defined in aotrt/packed_func_call.h.
   template <typename... Args>
   TVMRetValue operator()(Args&&... args) const;
   // The same with the result converted: f.Call<int64_t>("x"), or Call<void>(...) to drop it.

@@ -1,9 +1,6 @@
 // Typed calls of packed functions: PackedFunc::operator()(args...), PackedFunc::Call<R>(args...)
 // and TVMRetValue::As<T>(). Included by aotrt/packed_func.h; not meant to be included alone.
-//
-// Module and NDArray are only declared here: their packing and conversion are exported functions
-// defined in the library, so this header needs neither module.h nor ndarray.h (which include
-// packed_func.h). A caller that passes or asks for them has them complete at the call site.
+// Module and NDArray are only declared here (see TVMRetValue::As).
 #pragma once
 
 #include <cstdint>

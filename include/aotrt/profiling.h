@@ -1,17 +1,10 @@
-// Timing packed functions: TVM's time evaluator, and a benchmark that keeps every sample.
-//
-//   aotrt::Executor ex = model.CreateExecutor();
-//   aotrt::PackedFunc timer = aotrt::TimeEvaluator(ex.module(), "run", DLDevice{kDLCPU, 0}, 10, 5);
-//   (timer returns repeat x 8 bytes: the mean seconds per call of each repeat, see ParseTimes)
-//
-//   aotrt::BenchmarkOptions opt;  opt.number = 10;  opt.repeat = 20;
-//   aotrt::BenchmarkStats s = aotrt::Benchmark(ex.module().GetFunction("run"), aotrt::TVMArgs(nullptr, nullptr, 0), opt);
+// Timing packed functions: TVM's time evaluator, a benchmark that keeps every sample, and the
+// per-operator profile of a model.
 //
 // Thread-safety: the functions here are pure or only touch their arguments, except
-// ProfileOperators (one per process at a time; see its comment). A time evaluator
-// function keeps its (growing) `number` between calls, like TVM's: call one timer from one thread
-// at a time. Timing uses std::chrono::steady_clock (TVM uses high_resolution_clock, which is the
-// non-monotonic system clock on libstdc++).
+// ProfileOperators (one per process at a time). A time evaluator function keeps its (growing)
+// `number` between calls, like TVM's: call one timer from one thread at a time. Timing uses the
+// monotonic std::chrono::steady_clock.
 // Errors: aotrt::Error with kInvalidArgument for bad options, kNotFound for missing functions,
 // and whatever the timed function throws, unchanged.
 #pragma once
@@ -29,16 +22,15 @@
 
 namespace aotrt {
 
-// A process-wide interrupt request for long timing loops (Ctrl-C in the CLI and in Python):
-// Benchmark() and time evaluators poll it between calls and sleep cooldowns in slices of at most
-// 50 ms. It stays set until cleared. Async-signal-safe (a lock-free atomic): a SIGINT handler may
-// call RequestInterrupt().
+// A process-wide interrupt request for long timing loops (AOTRTSetInterrupt in C): Benchmark(),
+// time evaluators and ProfileOperators poll it between calls and sleep cooldowns in slices of at
+// most 50 ms. It stays set until cleared. Async-signal-safe: a SIGINT handler may call it.
 AOTRT_API void RequestInterrupt();
 AOTRT_API void ClearInterrupt();
 AOTRT_API bool InterruptRequested();
 
 // Upper bounds of the timing options: larger values are refused (kInvalidArgument naming the
-// option and the bound) rather than run for weeks. TVM's defaults and any sane value lie far below.
+// option and the bound).
 constexpr int kMaxTimingNumber = 1 << 30;           // calls per measurement
 constexpr int kMaxTimingRepeat = 1 << 20;           // measurements
 constexpr int kMaxTimingMs = 3600 * 1000;           // min_repeat_ms and cooldown_interval_ms: one hour
@@ -71,36 +63,35 @@ AOTRT_API PackedFunc TimeEvaluator(const Module& module, const std::string& name
 
 // TVM's WrapTimeEvaluator (ABI.md 9.2): a function that, called with `f`'s arguments, calls `f`
 // once to warm up, then `repeat` times: `f_preproc` (when defined) with the same arguments and one
-// measurement of `number` calls; it returns (kTVMBytes) `repeat` native doubles, the mean seconds
-// per call of each measurement. `number` growth persists across calls of the returned function.
-// An interrupt request (RequestInterrupt) makes the call throw kInterrupted.
-// `f` and `f_preproc` are held by the returned function. Throws kInvalidArgument for an empty `f`,
-// a device other than CPU or bad options.
+// measurement of `number` calls; it returns (kTVMBytes, see ParseTimes) `repeat` native doubles,
+// the mean seconds per call of each measurement. An interrupt request makes the call throw
+// kInterrupted. `f` and `f_preproc` are held by the returned function. Throws kInvalidArgument for
+// an empty `f`, a device other than CPU or bad options.
 AOTRT_API PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOptions& opt,
                                        PackedFunc f_preproc = PackedFunc());
 
 // The doubles in a time evaluator's result. Throws kFormatError if the size is not a multiple of 8.
 AOTRT_API std::vector<double> ParseTimes(const std::string& bytes);
 
-// Flush the CPU caches lines holding every tensor argument except the first (clflush on x86-64,
-// `dc civac` on AArch64, else a sweep through a large buffer). Non-tensor arguments are skipped.
-// This is the body of the global `cache_flush_cpu_non_first_arg`, meant as an f_preproc.
+// Flush the CPU cache lines of every tensor argument but the first (clflush on x86-64, `dc civac`
+// on AArch64, else a sweep through a large buffer); non-tensor arguments are skipped. The body of
+// the global `cache_flush_cpu_non_first_arg`, meant as an f_preproc.
 AOTRT_API void CacheFlushNonFirstArg(TVMArgs args);
 
-// Options of Benchmark(). Every call is timed on its own (steady_clock).
+// Options of Benchmark(). Every call is timed on its own.
 struct BenchmarkOptions {
   int warmup = 1;                // untimed calls first (>= 0)
   int number = 1;                // timed calls per repeat (>= 1); may grow, see min_repeat_ms
   int repeat = 10;               // repeats (>= 1)
   int min_repeat_ms = 0;         // > 0: after warm-up, grow `number` (TVM's rule) until one repeat
-                                 // lasts about this long; number * repeat is capped at kMaxSamples
+                                 // lasts about this long; number * repeat is capped at kMaxBenchmarkSamples
   int cooldown_interval_ms = 0;  // sleep after each repeat but the last (>= 0)
   int cache_flush_bytes = 0;     // > 0: copy between two arrays this big before each repeat
   // Called after each repeat with (repeats done, repeat), outside the timed region. May be empty.
   std::function<void(int done, int total)> progress;
 };
 
-// Upper bound on number * repeat in Benchmark(): keeps the sample vector under 128 MiB.
+// Upper bound on number * repeat in Benchmark() (a sample vector under 128 MiB).
 constexpr int64_t kMaxBenchmarkSamples = int64_t{1} << 24;
 
 // Statistics over the per-call samples, in seconds.
@@ -140,30 +131,16 @@ AOTRT_API void WorkspaceResetPeak();
 
 class Executor;  // aotrt/model.h
 
-// ---- Per-operator profile of a model (see README "Where the time goes") -----------------------
-// A graph export's operators are timed one by one (OperatorProfile::measured); an AOT model runs
-// them all inside one call, so its profile is sampled, as follows.
-//
-//   aotrt::OperatorProfile p = aotrt::ProfileOperators(executor);   // about 3 s of runs
-//   std::cout << p.ToTable();                                        // or ToJson(), ToCsv()
-//
-// How: while the executor runs again and again on the calling thread, a wall-clock timer
-// interrupts that thread at random intervals around `period_us` (SIGPROF) and records the
-// program counter; each sample goes to the function of the model library holding it, found in
-// the library file's ELF symbol table (.symtab, else .dynsym; no debug information needed), with
-// `_compute_` bodies and everything a parallel launch runs (its tasks on this thread, the wait
-// for the pool's workers) counted to the operator that launched. Names lose the model's
-// `tvmgen_<name>_` prefix. Code of the library that no symbol covers (stripped) is reported by
-// address, never under a neighbour's name. Samples elsewhere (the runtime, the entry's own glue)
-// form the `outside` line. Percentages are shares of the samples; mean_ms is that share of the
-// mean run time measured during the profile. Nothing is added to Executor::Run(): the profiler
-// only calls it.
+// ---- Per-operator profile of a model (README "Where the time goes": how samples are taken and
+// attributed, how to read the report). A graph export's operators are timed one by one
+// (OperatorProfile::measured); an AOT model's are sampled with SIGPROF while it runs on the
+// calling thread. Percentages are shares of the samples; mean_ms is that share of the mean run
+// time measured during the profile.
 
 struct OperatorProfileOptions {
   double duration_s = 3.0;  // profile for about this long (> 0, <= 3600); ignored when runs > 0
   int runs = 0;             // > 0: exactly this many profiled runs instead (<= kMaxTimingNumber)
-  int period_us = 1000;     // mean interval between samples (100 .. 1000000); 1 ms keeps the
-                            // overhead near 2% (a signal costs ~20 us on a loaded VM)
+  int period_us = 1000;     // mean interval between samples (100 .. 1000000)
   int warmup = 1;           // unprofiled runs first (>= 0, <= kMaxTimingNumber)
 };
 
@@ -198,8 +175,7 @@ struct AOTRT_API OperatorProfile {
   // calls, ci95 0, and `outside` the time between the calls.
   bool measured = false;
 
-  // A fixed-width table: name, percent, +-ci95, mean ms, samples; then the outside line and the
-  // total. Pure.
+  // A fixed-width table: name, percent, +-ci95, mean ms, samples; the outside line; the total. Pure.
   std::string ToTable() const;
   // {"model", "library", "symbol_table", "run_ms", "run_ms_median", "runs", "samples",
   //  "period_us", "dropped", "interrupted", "operators": [{"name", "symbol", "percent", "ci95",

@@ -31,14 +31,6 @@ ObjectPtr<ModuleNode> LoadMetadataBinary(BoundedReader&, const LoadContext& ctx)
   return MakeObject<MetadataModuleNode>(ConstantCacheOptions::From(ctx.options));
 }
 
-// A module made outside a load (tvm.aot_executor_factory.create): no cache options were given,
-// so its constants are a private copy.
-ConstantCacheOptions PrivateConstants() {
-  ConstantCacheOptions o;
-  o.enabled = false;
-  return o;
-}
-
 }  // namespace
 
 void AotExecutorFactoryNode::OnImportsLinked() {
@@ -107,8 +99,11 @@ void CreateFactory(TVMArgs args, TVMRetValue* rv) {
   auto params = std::make_shared<ParamList>(CopiedNamedArrays(args, 2));
   auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params, ExecutorOptions());
   if (dynamic_cast<MetadataModuleNode*>(lib.get()) == nullptr) {
-    // Given the code module itself: put the metadata module TVM expects in between.
-    auto md = MakeObject<MetadataModuleNode>(PrivateConstants());
+    // Given the code module itself: put the metadata module TVM expects in between. Made outside
+    // a load, it has no cache options: its constants are a private copy.
+    ConstantCacheOptions private_copy;
+    private_copy.enabled = false;
+    auto md = MakeObject<MetadataModuleNode>(private_copy);
     md->Import(lib);
     md->OnImportsLinked();
     lib = md;

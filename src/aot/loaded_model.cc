@@ -9,23 +9,6 @@
 #include "memory/pool_buffer.h"
 
 namespace aotrt {
-namespace {
-
-std::vector<NamedBytes> ToNamedBytes(const std::vector<TensorSpec>& specs) {
-  std::vector<NamedBytes> out;
-  out.reserve(specs.size());
-  for (const TensorSpec& s : specs) out.push_back({s.name, s.bytes});
-  return out;
-}
-
-// Bytes of all arrays in `params`.
-size_t ParamListBytes(const ParamList& params) {
-  size_t total = 0;
-  for (const NamedArray& p : params) total += p.array.NumBytes();
-  return total;
-}
-
-}  // namespace
 
 LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadata_module,
                          std::shared_ptr<const ParamList> params)
@@ -54,7 +37,8 @@ void LoadedModel::AddEntryCall() {
   for (const PoolArg& p : md.pool_args) {
     if (p.is_constant_pool) {
       // shared; the entry only reads it
-      ShareEntry(add(TensorSpec{"constant pool", program_->constant_pool_shape, DLDataType{kDLUInt, 8, 1}, 0}),
+      const std::vector<int64_t> shape{static_cast<int64_t>(program_->constant_pool.bytes())};  // 0 without constants
+      ShareEntry(add(TensorSpec{"constant pool", shape, DLDataType{kDLUInt, 8, 1}, 0}),
                  const_cast<uint8_t*>(program_->constant_pool.data()));
       continue;
     }
@@ -124,11 +108,12 @@ const ModelInfo& LoadedModel::info() const {
     info.library = program_->library_name;
     info.inputs = md.inputs;
     info.outputs = md.outputs;
-    info.workspace_pools = ToNamedBytes(md.workspace_pools);
-    info.constants.reserve(md.constants.size());
+    for (const TensorSpec& p : md.workspace_pools) {  // each executor allocates its own
+      info.workspace_pools.push_back({p.name, p.bytes});
+      info.workspace_bytes += p.bytes;
+      info.slack_bytes += PoolSlackBytes(p.bytes);
+    }
     for (const ConstantSpec& c : md.constants) info.constants.push_back({std::string(c.name), static_cast<size_t>(c.data_len)});
-    info.workspace_bytes = program_->WorkspaceBytes();
-    info.slack_bytes = program_->WorkspaceSlackBytes();
     std::vector<bool> filled(md.inputs.size(), false);
     const std::vector<BoundParam>& bound = bound_params();
     for (size_t k = 0; k < bound.size(); ++k) {  // bound[k] is the param (*params_)[k]
@@ -139,7 +124,7 @@ const ModelInfo& LoadedModel::info() const {
     for (size_t i = 0; i < md.inputs.size(); ++i) info.io_bytes += filled[i] ? 0 : md.inputs[i].bytes;
     for (const TensorSpec& o : md.outputs) info.io_bytes += o.bytes;
     info.constant_bytes = program_->constant_pool.bytes();
-    info.param_bytes = ParamListBytes(*params_);
+    for (const NamedArray& p : *params_) info.param_bytes += p.array.NumBytes();
     info.constant_source = program_->constant_pool.source();
     info.constant_cache_path = program_->constant_pool.cache_path();
     info.runtime_imports = program_->runtime_imports;

@@ -29,8 +29,6 @@ class LoadedModel final : public PlannedModel {
   LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadata_module, std::shared_ptr<const ParamList> params);
 
   const ModelProgram& program() const { return *program_; }
-  const ModelMetadata& metadata() const { return program_->md; }
-  const ParamList& params() const { return *params_; }
   // Built at the first call (a load that nobody inspects copies no names into it); any thread.
   const ModelInfo& info() const override;
   // CPU 0 only (pinned host memory is host memory).
@@ -55,6 +53,5 @@ class LoadedModel final : public PlannedModel {
   mutable std::once_flag info_built_;
   mutable ModelInfo info_;  // a view of the above, built once by info()
 };
-
 
 }  // namespace aotrt

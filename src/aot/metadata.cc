@@ -112,13 +112,9 @@ std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensor
 // Pools are passed sorted by pool name; TVM names their variables <pool>_<k>_var with k counting
 // main's pools in that order, so k is the position. Returns -1 when the name has another form.
 int PoolPosition(const std::string& var) {
-  const std::string suffix = "_var";
-  if (var.size() < suffix.size() + 2 || var.compare(var.size() - suffix.size(), suffix.size(), suffix) != 0) return -1;
-  size_t end = var.size() - suffix.size();
+  size_t end = var.size() >= 4 && var.compare(var.size() - 4, 4, "_var") == 0 ? var.size() - 4 : 0;
   size_t start = end;
-  // ASCII digits, whatever the locale.
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  while (start > 0 && digit(var[start - 1])) --start;
+  while (start > 0 && var[start - 1] >= '0' && var[start - 1] <= '9') --start;  // ASCII, whatever the locale
   if (start == end || start == 0 || var[start - 1] != '_' || end - start > 6) return -1;
   int k = 0;
   for (size_t i = start; i < end; ++i) k = k * 10 + (var[i] - '0');
@@ -153,11 +149,8 @@ std::vector<PoolArg> PoolArguments(const ModelMetadata& md) {
 
 }  // namespace
 
-std::string ModelMetadata::DisplayName() const {
-  static const std::string kPrefix = "tvmgen_";  // mangle_module_name (ABI.md 4)
-  std::string user = mod_name.compare(0, kPrefix.size(), kPrefix) == 0 ? mod_name.substr(kPrefix.size())
-                     : mod_name == "tvmgen"                               ? std::string()
-                                                                         : mod_name;
+std::string ModelMetadata::DisplayName() const {  // undoes mangle_module_name (ABI.md 4)
+  std::string user = mod_name.rfind("tvmgen_", 0) == 0 ? mod_name.substr(7) : mod_name == "tvmgen" ? "" : mod_name;
   return "model '" + user + "'";
 }
 
@@ -176,7 +169,7 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
     AOTRT_REQUIRE(!md.outputs.empty(), kFormatError, "num_outputs is 0: a model has at least one output");
     md.workspace_pools = ReadTensors(bounds, raw->workspace_pools, raw->num_workspace_pools, "workspace_pools");
     md.input_index = IndexNames(md.inputs, "inputs", true);
-    md.output_index = IndexNames(md.outputs, "outputs", false);
+    IndexNames(md.outputs, "outputs", false);
     IndexNames(md.workspace_pools, "workspace_pools", false);
     for (const TensorSpec& p : md.workspace_pools) {
       AOTRT_REQUIRE(p.shape.size() == 1 && p.dtype.code == kDLUInt && p.dtype.bits == 8, kFormatError,

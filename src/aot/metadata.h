@@ -40,8 +40,7 @@ struct ModelMetadata {
   std::vector<TensorSpec> workspace_pools;
   std::vector<ConstantSpec> constants;
   std::vector<PoolArg> pool_args;  // in entry-argument order
-  NameIndex input_index;   // sanitized name -> index
-  NameIndex output_index;  // name -> index
+  NameIndex input_index;  // sanitized name -> index
 
   std::string EntryName() const { return mod_name + contract::kEntrySuffix; }
   // The name the user gave the model (TVM's mod_name, e.g. default; mangled as tvmgen_<name>),

@@ -3,8 +3,6 @@
 #include <algorithm>
 
 #include "base/error_util.h"
-#include "memory/pool_buffer.h"
-#include "memory/tail_slack.h"
 #include "module/loader/shared_library.h"
 #include "module/library_module.h"
 #include "module/model_contract.h"
@@ -23,7 +21,6 @@ const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what)
   get.CallPacked(TVMArgs(nullptr, nullptr, 0), &rv);
   AOTRT_REQUIRE(rv.type_code() == kTVMOpaqueHandle, kFormatError, what,
                 ": get_c_metadata: Expected kOpaqueHandle returned; got ", rv.type_code());
-  AOTRT_REQUIRE(rv.value().v_handle != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
   return static_cast<const TVMMetadata*>(rv.value().v_handle);
 }
 
@@ -86,18 +83,6 @@ void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
   std::sort(p->context_pointers.begin(), p->context_pointers.end());
 }
 
-size_t ModelProgram::WorkspaceBytes() const {
-  size_t total = 0;
-  for (const TensorSpec& p : md.workspace_pools) total += p.bytes;
-  return total;
-}
-
-size_t ModelProgram::WorkspaceSlackBytes() const {
-  size_t total = 0;
-  for (const TensorSpec& p : md.workspace_pools) total += PoolSlackBytes(p.bytes);
-  return total;
-}
-
 PackedFunc MetadataModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "get_metadata") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetHandle(const_cast<TVMMetadata*>(program()->raw)); });
@@ -123,7 +108,6 @@ void MetadataModuleNode::OnImportsLinked() {
   if (!md_lib) md_lib = first;
   p->md = ReadMetadata(p->raw, md_lib ? md_lib->library().Segments() : AddressBounds(), p->library_name);
   if (!p->md.constants.empty()) p->constant_pool = LoadConstantPool(p->md, md_lib, cache_, p->library_name);
-  p->constant_pool_shape = {static_cast<int64_t>(p->constant_pool.bytes())};  // 0 without constants
   std::string entry = p->md.EntryName();
   if (LibraryModuleNode* lib = FindLibraryModule(this, entry)) {
     p->entry = reinterpret_cast<TVMBackendPackedCFunc>(lib->library().Lookup(entry));

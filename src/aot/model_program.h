@@ -13,6 +13,7 @@
 #include "constant_cache/constant_cache.h"
 #include "aot/metadata.h"
 #include "aotrt/module.h"
+#include "executor/planned_model.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -20,23 +21,17 @@ namespace aotrt {
 struct ModelProgram {
   const TVMMetadata* raw = nullptr;
   ModelMetadata md;
-  ConstantPoolMemory constant_pool;          // source() kNone when the model has no constants
-  std::vector<int64_t> constant_pool_shape;  // {constant_pool.bytes()}, for the entry's DLTensor
-  TVMBackendPackedCFunc entry = nullptr;     // direct pointer when a library module defines the entry
-  PackedFunc entry_packed;                   // otherwise the packed function found through imports
-  std::string library_name;                  // names the model library in messages
+  ConstantPoolMemory constant_pool;       // source() kNone when the model has no constants
+  TVMBackendPackedCFunc entry = nullptr;  // direct pointer when a library module defines the entry
+  PackedFunc entry_packed;                // otherwise the packed function found through imports
+  std::string library_name;               // names the model library in messages
   std::vector<std::string> runtime_imports;   // see ModelInfo
   std::vector<std::string> context_pointers;  // see ModelInfo
   bool defines_module_context = false;
-  // The C interface of a Model Library Format archive (aot/c_interface): the executor calls
-  // c_run(inputs, outputs, workspace pools), each an array of raw pointers in the metadata's
-  // order, instead of `entry`. Null for packed exports. `c_origin` says where its code came from.
-  using CRunFunc = int32_t (*)(void** inputs, void** outputs, void** pools);
-  CRunFunc c_run = nullptr;
+  // A C-interface archive's run function (aot/c_interface), called instead of `entry`; null for
+  // packed exports. `c_origin` says where its code came from.
+  PlannedCall::CRunFunc c_run = nullptr;
   std::string c_origin;
-
-  size_t WorkspaceBytes() const;       // every workspace pool (each executor allocates its own)
-  size_t WorkspaceSlackBytes() const;  // room one executor has after its workspace pools (PoolSlackBytes)
 };
 
 // Fills runtime_imports, context_pointers and defines_module_context from `lib`'s dynamic symbols.

@@ -3,7 +3,7 @@
 //
 // Names: `<content>.aotrt-pool` (a constant pool, constant_cache/constant_pool_file.h), `<identity>.aotrt-alias`
 // (a symbolic link from a model file's identity to the pool holding its constants), `mlf-<hash>.so`
-// (a compiled C-interface archive, aot/c_interface/mlf_compile.h), `.tmp-*` (a writer's temporary
+// (a compiled C-interface archive, aot/c_interface/mlf_loader.cc), `.tmp-*` (a writer's temporary
 // file), `.lock` (the directory lock: one writer or clearer at a time).
 #pragma once
 

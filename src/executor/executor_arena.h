@@ -1,11 +1,6 @@
-// Where an executor's memory comes from: the heap, or one region the caller provides
-// (ExecutorOptions::arena). In a region, everything the executor holds (its own object, argument
-// arrays, slots, inputs, outputs, workspace pools) is cut from the front in creation order, and
-// what is left serves its run-time workspace (backend/arena_workspace.h). Nothing is given back
-// before the executor is destroyed. The creator refuses a region smaller than the model's plan
-// says, naming the size needed (executor/executor_in_arena.h); running past the end anyway throws
-// ArenaExhausted, which the creator reports as an internal error.
-// Not thread-safe: one executor's memory, used while it is created.
+// One executor's region of caller memory (ExecutorOptions::arena; layout in
+// executor/executor_in_arena.h): cut from the front, nothing given back before the executor is
+// destroyed. Past the end: ArenaExhausted. Not thread-safe: used while its executor is created.
 #pragma once
 
 #include <cstddef>

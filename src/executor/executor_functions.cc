@@ -1,6 +1,8 @@
 // The packed-function interface every executor shares (ABI.md 8.2, plus what TVM leaves out).
 #include "executor/executor_functions.h"
 
+#include <algorithm>
+
 #include "aotrt/container.h"
 #include "base/device.h"
 #include "base/error_util.h"
@@ -9,49 +11,102 @@
 namespace aotrt {
 namespace {
 
-using Method = void (*)(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv);
-
-
-std::string SpecString(const TensorInfo& s) {
-  return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())) + " " + DataTypeToString(s.dtype);
-}
-
-std::string TensorString(const DLTensor& t) {
-  return (t.ndim == 0 || t.shape ? ShapeToString(t.shape, t.ndim) : std::string("[?]")) + " " + DataTypeToString(t.dtype);
-}
-
-bool SameShape(const TensorInfo& s, const DLTensor& t) {
-  if (static_cast<size_t>(t.ndim) != s.shape.size()) return false;
-  for (int d = 0; d < t.ndim; ++d) {
-    if (t.shape[d] != s.shape[d]) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-size_t InputIndexArg(PlannedExecutor* ex, TVMArgValue a) {
-  if (a.IsString()) return ex->InputIndex(a.AsString());
-  int64_t i = a.AsInt();
-  AOTRT_REQUIRE(i >= 0, kOutOfRange, "input index ", i, " is negative");
-  return static_cast<size_t>(i);
-}
-
-namespace {
-
-size_t OutputArg(PlannedExecutor* ex, TVMArgValue a) {
-  if (a.IsString()) return ex->OutputIndex(a.AsString());
-  int64_t i = a.AsInt();
-  AOTRT_REQUIRE(i >= 0, kOutOfRange, "output index ", i, " is negative");
-  return static_cast<size_t>(i);
-}
+std::string SpecShape(const TensorInfo& s) { return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())); }
 
 NDArray KeepAlive(TVMArgValue a) {
   NDArrayObj* obj = a.AsNDArrayObjOrNull();
   return obj ? NDArray(ObjectPtr<NDArrayObj>(obj)) : NDArray();
 }
 
+// The functions that come in an input and an output form.
+template <bool kOutput>
+const std::vector<TensorInfo>& Specs(PlannedExecutor* ex) {
+  return kOutput ? ex->Info().outputs : ex->Info().inputs;
+}
+
+template <bool kOutput>
+void SetZeroCopy(PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
+  RequireArgCount(kOutput ? "set_output_zero_copy" : "set_input_zero_copy", args, 2, 2);
+  ex->SetZeroCopy(kOutput, IndexArg(ex, args[0], kOutput), *args[1].AsDLTensor(), KeepAlive(args[1]));
+}
+
+template <bool kOutput>
+void GetIndex(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+  RequireArgCount(kOutput ? "get_output_index" : "get_input_index", args, 1, 1);
+  AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, kOutput ? "Output" : "Input", " key is not a string (got ",
+                TypeCodeName(args[0].type_code()), ")");
+  rv->SetInt(static_cast<int64_t>(IndexArg(ex, args[0], kOutput)));
+}
+
+template <bool kOutput>
+void GetName(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+  RequireArgCount(kOutput ? "get_output_name" : "get_input_name", args, 1, 1);
+  int64_t i = args[0].AsInt();
+  const std::vector<TensorInfo>& specs = Specs<kOutput>(ex);
+  AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(specs.size()), kOutOfRange, "Index out of range: ",
+                kOutput ? "output " : "input ", i, " of ", specs.size());
+  rv->SetString(specs[i].name);
+}
+
+template <bool kOutput>
+void GetNum(PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
+  rv->SetInt(static_cast<int64_t>(Specs<kOutput>(ex).size()));
+}
+
+template <bool kOutput>
+void GetInfo(PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
+  SetTensorInfoResult(rv, Specs<kOutput>(ex));
+}
+
+template <size_t ModelInfo::*kBytes>
+void GetSize(PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
+  rv->SetInt(static_cast<int64_t>(ex->Info().*kBytes));
+}
+
+const ExecutorMethod kMethods[] = {
+    {"set_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
+       RequireArgCount("set_input", args, 2, 2);
+       ex->SetInput(IndexArg(ex, args[0]), *args[1].AsDLTensor());
+     }},
+    {"set_input_zero_copy", SetZeroCopy<false>},
+    {"set_output_zero_copy", SetZeroCopy<true>},
+    {"get_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+       RequireArgCount("get_input", args, 1, 2);
+       NDArray in = ex->GetInput(IndexArg(ex, args[0]));
+       if (args.size() == 1) return SetNDArrayResult(rv, in);
+       DLTensor* out = args[1].AsDLTensor();
+       AOTRT_REQUIRE(TensorBytes(*out) == in.NumBytes() && DataTypeEqual(out->dtype, in.dtype()), kShapeMismatch,
+                     "get_input(i, out): out must have the input's dtype ", DataTypeToString(in.dtype()), " and ",
+                     in.NumBytes(), " bytes");
+       in.CopyTo(out);
+     }},
+    {"get_output", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
+       AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "get_output takes 1 or 2 arguments, got 0");
+       size_t i = IndexArg(ex, args[0], /*output=*/true);
+       if (args.size() == 2) return ex->CopyOutputTo(i, args[1].AsDLTensor());
+       SetNDArrayResult(rv, ex->GetOutput(i));
+     }},
+    {"get_num_inputs", GetNum<false>},
+    {"get_num_outputs", GetNum<true>},
+    {"get_input_index", GetIndex<false>},
+    {"get_output_index", GetIndex<true>},
+    {"get_input_name", GetName<false>},
+    {"get_output_name", GetName<true>},
+    {"get_input_info", GetInfo<false>},
+    {"get_output_info", GetInfo<true>},
+    {"get_workspace_size", GetSize<&ModelInfo::workspace_bytes>},
+    {"get_constant_size", GetSize<&ModelInfo::constant_bytes>},
+    {"get_params_size", GetSize<&ModelInfo::param_bytes>},
+};
+
 }  // namespace
+
+size_t IndexArg(PlannedExecutor* ex, TVMArgValue a, bool output) {
+  if (a.IsString()) return output ? ex->OutputIndex(a.AsString()) : ex->InputIndex(a.AsString());
+  int64_t i = a.AsInt();
+  AOTRT_REQUIRE(i >= 0, kOutOfRange, output ? "output" : "input", " index ", i, " is negative");
+  return static_cast<size_t>(i);
+}
 
 void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t, bool convertible) {
   AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kInvalidArgument, kind, " ", i, " ('",
@@ -61,11 +116,11 @@ void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorInfo& spec, 
                 "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
   if (convertible) CheckConversion(t.dtype, spec.dtype, StrCat(kind, " ", i, " ('", spec.name, "')"));
   AOTRT_REQUIRE(convertible || DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
-                DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecString(spec),
-                ", got ", TensorString(t), ")");
-  AOTRT_REQUIRE(SameShape(spec, t), kShapeMismatch, kind, " ", i, " ('", spec.name, "'): expected shape ",
-                ShapeToString(spec.shape.data(), static_cast<int>(spec.shape.size())), ", got ",
-                ShapeToString(t.shape, t.ndim), " (dtype ", DataTypeToString(t.dtype), ")");
+                DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecShape(spec), " ",
+                DataTypeToString(spec.dtype), ", got ", ShapeToString(t.shape, t.ndim), " ", DataTypeToString(t.dtype), ")");
+  AOTRT_REQUIRE(std::equal(t.shape, t.shape + t.ndim, spec.shape.begin(), spec.shape.end()), kShapeMismatch, kind, " ",
+                i, " ('", spec.name, "'): expected shape ", SpecShape(spec), ", got ", ShapeToString(t.shape, t.ndim), " (dtype ",
+                DataTypeToString(t.dtype), ")");
   AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, kind, " ", i, " ('", spec.name, "'): tensor is not contiguous");
   AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
 }
@@ -81,12 +136,6 @@ std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first) {
   return arrays;
 }
 
-void CheckZeroCopyAlignment(const char* kind, size_t i, const std::string& name, const DLTensor& t) {
-  auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
-  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", name, "'): zero-copy tensor data at 0x",
-                Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
-}
-
 void SetNDArrayResult(TVMRetValue* rv, const NDArray& a) { rv->SetObject(a.object(), kTVMNDArrayHandle); }
 
 void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs) {
@@ -96,101 +145,20 @@ void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs) 
     shapes.emplace_back(name, MakeObject<ShapeTupleObj>(s.shape));
     dtypes.emplace_back(name, MakeObject<StringObj>(DataTypeToString(s.dtype)));
   }
-  std::vector<MapObj::Item> info;
-  info.emplace_back(MakeObject<StringObj>("shape"), MakeObject<MapObj>(std::move(shapes)));
-  info.emplace_back(MakeObject<StringObj>("dtype"), MakeObject<MapObj>(std::move(dtypes)));
+  std::vector<MapObj::Item> info{{MakeObject<StringObj>("shape"), MakeObject<MapObj>(std::move(shapes))},
+                                 {MakeObject<StringObj>("dtype"), MakeObject<MapObj>(std::move(dtypes))}};
   rv->SetObject(MakeObject<MapObj>(std::move(info)));
 }
 
-namespace {
-
-const std::pair<const char*, Method> kMethods[] = {
-    {"set_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgCount("set_input", args, 2, 2);
-       ex->SetInput(InputIndexArg(ex, args[0]), *args[1].AsDLTensor());
-     }},
-    {"set_input_zero_copy", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgCount("set_input_zero_copy", args, 2, 2);
-       ex->SetInputZeroCopy(InputIndexArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
-     }},
-    {"set_output_zero_copy", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
-       RequireArgCount("set_output_zero_copy", args, 2, 2);
-       ex->SetOutputZeroCopy(OutputArg(ex, args[0]), *args[1].AsDLTensor(), KeepAlive(args[1]));
-     }},
-    {"get_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgCount("get_input", args, 1, 2);
-       NDArray in = ex->GetInput(InputIndexArg(ex, args[0]));
-       if (args.size() == 2) {
-         DLTensor* out = args[1].AsDLTensor();
-         AOTRT_REQUIRE(TensorBytes(*out) == in.NumBytes() && DataTypeEqual(out->dtype, in.dtype()), kShapeMismatch,
-                       "get_input(i, out): out must have the input's dtype ", DataTypeToString(in.dtype()), " and ",
-                       in.NumBytes(), " bytes");
-         in.CopyTo(out);
-       } else {
-         SetNDArrayResult(rv, in);
-       }
-     }},
-    {"get_output", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "get_output takes 1 or 2 arguments, got 0");
-       size_t i = OutputArg(ex, args[0]);
-       if (args.size() == 2) {
-         ex->CopyOutputTo(i, args[1].AsDLTensor());
-       } else {
-         SetNDArrayResult(rv, ex->GetOutput(i));
-       }
-     }},
-    {"get_num_inputs", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->Info().inputs.size()));
-     }},
-    {"get_num_outputs", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->Info().outputs.size()));
-     }},
-    {"get_input_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgCount("get_input_index", args, 1, 1);
-       AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Input key is not a string (got ",
-                     TypeCodeName(args[0].type_code()), ")");
-       rv->SetInt(static_cast<int64_t>(ex->InputIndex(args[0].AsString())));
-     }},
-    {"get_output_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgCount("get_output_index", args, 1, 1);
-       AOTRT_REQUIRE(args[0].IsString(), kTypeMismatch, "Output key is not a string (got ",
-                     TypeCodeName(args[0].type_code()), ")");
-       rv->SetInt(static_cast<int64_t>(ex->OutputIndex(args[0].AsString())));
-     }},
-    {"get_input_name", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgCount("get_input_name", args, 1, 1);
-       int64_t i = args[0].AsInt();
-       const auto& in = ex->Info().inputs;
-       AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(in.size()), kOutOfRange, "Index out of range: input ", i,
-                     " of ", in.size());
-       rv->SetString(in[i].name);
-     }},
-    {"get_output_name", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
-       RequireArgCount("get_output_name", args, 1, 1);
-       int64_t i = args[0].AsInt();
-       const auto& out = ex->Info().outputs;
-       AOTRT_REQUIRE(i >= 0 && i < static_cast<int64_t>(out.size()), kOutOfRange, "Index out of range: output ", i,
-                     " of ", out.size());
-       rv->SetString(out[i].name);
-     }},
-    {"get_input_info", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       SetTensorInfoResult(rv, ex->Info().inputs);
-     }},
-    {"get_output_info", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       SetTensorInfoResult(rv, ex->Info().outputs);
-     }},
-    {"get_workspace_size", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->Info().workspace_bytes));
-     }},
-    {"get_constant_size", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->Info().constant_bytes));
-     }},
-    {"get_params_size", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-       rv->SetInt(static_cast<int64_t>(ex->Info().param_bytes));
-     }},
-};
-
-}  // namespace
+PackedFunc MethodFunction(const ExecutorMethod* m, const ExecutorMethod* end, PlannedExecutor* ex,
+                          const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  for (; m != end; ++m) {
+    if (name != m->name) continue;
+    auto fn = m->fn;
+    return PackedFunc([ex, self, fn](TVMArgs args, TVMRetValue* rv) { fn(ex, args, rv); });
+  }
+  return PackedFunc();
+}
 
 PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "run") {  // the hot path: no std::function, no method table
@@ -200,17 +168,11 @@ PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const 
     };
     return PackedFunc(thunk, ex, self);
   }
-  for (const auto& m : kMethods) {
-    if (name == m.first) {
-      Method method = m.second;
-      return PackedFunc([ex, self, method](TVMArgs args, TVMRetValue* rv) { method(ex, args, rv); });
-    }
-  }
-  return PackedFunc();
+  return MethodFunction(kMethods, std::end(kMethods), ex, name, self);
 }
 
 PackedFunc ExecutorModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
-  if (PackedFunc f = model_->ExecutorModuleFunction(&executor_, name, self, debug_)) return f;
+  if (PackedFunc f = model().ExecutorModuleFunction(&executor_, name, self, debug_)) return f;
   return ExecutorFunction(&executor_, name, self);
 }
 

@@ -10,17 +10,23 @@
 
 namespace aotrt {
 
-// The function `name` of executor `ex`, which `self` (its module) keeps alive; empty when `name`
-// is not one of the shared functions.
+// A packed function of an executor module, over its executor.
+struct ExecutorMethod {
+  const char* name;
+  void (*fn)(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv);
+};
+// The method `name` of [m, end) bound to `ex`, which `self` (its module) keeps alive; empty when none.
+PackedFunc MethodFunction(const ExecutorMethod* m, const ExecutorMethod* end, PlannedExecutor* ex,
+                          const std::string& name, const ObjectPtr<ModuleNode>& self);
+// The function `name` every executor has; empty for another name.
 PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self);
 
-// The index an argument names: an input name (InputIndex's rules) or a non-negative index.
-size_t InputIndexArg(PlannedExecutor* ex, TVMArgValue a);
+// The index an argument names: an input (`output`: output) name, as InputIndex / OutputIndex
+// read it, or a non-negative index (kOutOfRange otherwise).
+size_t IndexArg(PlannedExecutor* ex, TVMArgValue a, bool output = false);
 void SetNDArrayResult(TVMRetValue* rv, const NDArray& a);
 // The (name, array) pairs from args[first] on (a factory's create global), each array copied.
 std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first);
-// Zero-copy memory must be 64-byte aligned: kInvalidArgument naming `kind` `i` ('name') otherwise.
-void CheckZeroCopyAlignment(const char* kind, size_t i, const std::string& name, const DLTensor& t);
 // Check `t` against the tensor `spec` of the model: CPU 0 (kInvalidArgument), dtype
 // (kTypeMismatch: the same dtype, or with `convertible` one the conversion rule may accept,
 // CheckConversion in aotrt/ndarray.h), shape (kShapeMismatch), contiguous and with data

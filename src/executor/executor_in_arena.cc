@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <memory>
 #include <new>
 #include <string>
 
@@ -19,7 +20,23 @@ struct DestroyedCallback {
   void (*fn)(void*);
   void* data;
 };
+constexpr size_t kArenaCallbackBytes = kAllocAlignment;  // its slot
 static_assert(sizeof(DestroyedCallback) <= kArenaCallbackBytes, "the callback must fit its slot");
+
+// An executor module object in an arena: the last reference runs its destructor, frees nothing,
+// then calls the callback in front of it.
+class ExecutorModuleInArena final : public ExecutorModuleNode {
+ public:
+  using ExecutorModuleNode::ExecutorModuleNode;
+  static void operator delete(void* node) {
+    auto* cb = reinterpret_cast<DestroyedCallback*>(static_cast<uint8_t*>(node) - kArenaCallbackBytes);
+    if (cb->fn) cb->fn(cb->data);
+  }
+};
+
+// The bytes the callback slot and the node take at the front of an arena.
+constexpr size_t kArenaNodeBytes =
+    kArenaCallbackBytes + (sizeof(ExecutorModuleInArena) + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
 
 // The callback and the node at the front of [data, data + bytes) (at least HeldBytes), the rest
 // its executor's region.
@@ -39,24 +56,16 @@ ObjectPtr<ExecutorModuleNode> BuildIn(uint8_t* data, size_t bytes, bool zeroed, 
 
 // Anonymous memory for measuring, committed only where touched, so a generous size costs address
 // space only.
-class ScratchRegion {
- public:
-  explicit ScratchRegion(size_t bytes) : bytes_(bytes) {
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    AOTRT_REQUIRE(p != MAP_FAILED, kOutOfMemory, "sizing an executor's arena: cannot map ", GroupedNumber(bytes),
-                  " bytes of scratch address space");
-    data_ = static_cast<uint8_t*>(p);
-  }
-  ~ScratchRegion() { munmap(data_, bytes_); }
-  ScratchRegion(const ScratchRegion&) = delete;
-  ScratchRegion& operator=(const ScratchRegion&) = delete;
-  uint8_t* data() const { return data_; }
-  size_t bytes() const { return bytes_; }
-
- private:
-  uint8_t* data_ = nullptr;
-  size_t bytes_;
+struct Unmap {
+  size_t bytes;
+  void operator()(uint8_t* p) const { munmap(p, bytes); }
 };
+std::unique_ptr<uint8_t, Unmap> MapScratch(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  AOTRT_REQUIRE(p != MAP_FAILED, kOutOfMemory, "sizing an executor's arena: cannot map ", GroupedNumber(bytes),
+                " bytes of scratch address space");
+  return {static_cast<uint8_t*>(p), Unmap{bytes}};
+}
 
 // The bytes an executor with `options` takes at the front of its arena.
 size_t HeldBytes(const ExecutorRecipe& b, const ExecutorOptions& options) {
@@ -68,8 +77,9 @@ size_t HeldBytes(const ExecutorRecipe& b, const ExecutorOptions& options) {
 size_t MeasureWorkspace(const ExecutorRecipe& b) {
   const std::string& model = b.model->display();
   for (size_t workspace = size_t{1} << 30;; workspace *= 4) {
-    ScratchRegion scratch(HeldBytes(b, ExecutorOptions()) + workspace);
-    ObjectPtr<ExecutorModuleNode> node = BuildIn(scratch.data(), scratch.bytes(), /*zeroed=*/true, b, ExecutorOptions());
+    size_t bytes = HeldBytes(b, ExecutorOptions()) + workspace;
+    std::unique_ptr<uint8_t, Unmap> scratch = MapScratch(bytes);
+    ObjectPtr<ExecutorModuleNode> node = BuildIn(scratch.get(), bytes, /*zeroed=*/true, b, ExecutorOptions());
     PlannedExecutor& ex = node->executor();
     try {
       ex.Run();
@@ -111,11 +121,6 @@ size_t RunTimeWorkspaceBytes(const ExecutorRecipe& b, bool strict) {
 }
 
 }  // namespace
-
-void RunArenaDestroyedCallback(void* node) {
-  auto* cb = reinterpret_cast<DestroyedCallback*>(static_cast<uint8_t*>(node) - kArenaCallbackBytes);
-  if (cb->fn) cb->fn(cb->data);
-}
 
 size_t ArenaBytesNeeded(const ExecutorRecipe& b, const ExecutorOptions& options) {
   size_t bytes = HeldBytes(b, options) + RunTimeWorkspaceBytes(b, /*strict=*/true);

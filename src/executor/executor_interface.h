@@ -1,6 +1,5 @@
-// The module objects of executors and of their factories, for AOT and graph exports alike: what
-// aotrt::Model and aotrt::Executor (aotrt/model.h) wrap. The executor itself is PlannedExecutor
-// (executor/planned_executor.h).
+// The module objects of executors and of their factories, AOT and graph alike: what aotrt::Model
+// and aotrt::Executor (aotrt/model.h) wrap.
 #pragma once
 
 #include <cstddef>
@@ -17,40 +16,34 @@
 
 namespace aotrt {
 
-// A module that runs a model (TVM's AotExecutor, GraphExecutor and debug executor modules): the
-// executor behind TVM's packed-function interface (ABI.md 8.2, plus what TVM leaves out, and what
-// the model adds: PlannedModel::ExecutorModuleFunction). Every function forwards to the executor,
-// with its threading rules.
+// TVM's AotExecutor, GraphExecutor and debug executor modules: a PlannedExecutor behind the
+// packed functions of executor/executor_functions.h and PlannedModel::ExecutorModuleFunction, with
+// the executor's threading rules.
 class ExecutorModuleNode : public ModuleNode {
  public:
-  // `debug`: the debug executor (tvm.graph_executor_debug.create). In a region (`arena`),
-  // ExecutorOptions::on_destroyed is called once the node's memory is left
-  // (executor/executor_in_arena.h); on the heap, as the node is destroyed.
+  // `debug`: the debug executor. ExecutorOptions::on_destroyed: on the heap, called first thing in
+  // the destructor; in a region (`arena`), once the node's memory is left (executor_in_arena.cc).
   ExecutorModuleNode(std::shared_ptr<const PlannedModel> model, DLDevice device, const ExecutorOptions& options,
                      const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena(), bool debug = false)
-      : model_(model), executor_(std::move(model), device, options, floor, arena), debug_(debug),
+      : executor_(std::move(model), device, options, floor, arena), debug_(debug),
         on_destroyed_(arena.defined() ? nullptr : options.on_destroyed), on_destroyed_data_(options.on_destroyed_data) {}
-  // An executor on the heap touches no caller memory while it is destroyed: the callback runs
-  // first. (One in an arena calls it after, executor/executor_in_arena.cc.)
   ~ExecutorModuleNode() override {
     if (on_destroyed_) on_destroyed_(on_destroyed_data_);
   }
-  const char* type_key() const override { return model_->ExecutorTypeKey(debug_); }
+  const char* type_key() const override { return model().ExecutorTypeKey(debug_); }
   int GetPropertyMask() const override { return kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
   PlannedExecutor& executor() { return executor_; }
-  const PlannedModel& model() const { return *model_; }
+  const PlannedModel& model() const { return executor_.model(); }
 
  private:
-  std::shared_ptr<const PlannedModel> model_;
   PlannedExecutor executor_;
   bool debug_;
   void (*on_destroyed_)(void*);
   void* on_destroyed_data_;
 };
 
-// A module that creates executors of one model (TVM's AotExecutorFactory and
-// GraphExecutorFactory): what aotrt::Model wraps.
+// TVM's AotExecutorFactory and GraphExecutorFactory: creates executors of one model.
 class ExecutorFactoryNode : public ModuleNode {
  public:
   // `executor_floor`: options every executor of this factory gets at least (the load's

@@ -36,6 +36,17 @@ std::string OverrunMessage(const std::string& model, const Overrun& o, const std
   return s;
 }
 
+// A contiguous CPU tensor over `data` with `shape`, which it borrows.
+DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
+  DLTensor t{};
+  t.data = data;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = dtype;
+  t.shape = const_cast<int64_t*>(shape.data());
+  return t;
+}
+
 // The most of a region an array of n T takes: it may start up to its alignment further on.
 template <class T>
 size_t ArrayBytes(size_t n) {
@@ -161,10 +172,11 @@ void PlannedExecutor::Rebind(uint32_t eid, void* data) {
 
 // A param shared with the model's other executors is pointed at where it is read only; where a
 // call writes its storage it is copied in.
-void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& params) {
+void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& params, bool loaded) {
   for (const PlannedModel::BoundParam& p : params) {
     uint32_t eid = model_->input_entry(p.input);
     Slot& s = inputs_[p.input];
+    s.loaded_param = s.loaded_param || loaded;
     if (!model_->read_only(model_->storage(eid))) {
       BindOwnInput(p.input);
       DLTensor own = EntryTensor(eid);
@@ -177,16 +189,16 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
   }
 }
 
-void PlannedExecutor::NoteLoadedParams(const std::vector<PlannedModel::BoundParam>& params) {
-  for (const PlannedModel::BoundParam& p : params) inputs_[p.input].loaded_param = true;
-}
-
 DLTensor PlannedExecutor::EntryTensor(uint32_t eid) const {
   return CpuTensor(entry_data_[eid], model_->shape(eid), model_->dtype(eid));
 }
 
-NDArray PlannedExecutor::Current(std::pmr::vector<NDArray>* arrays, size_t i, uint32_t eid) const {
-  NDArray& array = (*arrays)[i];
+NDArray PlannedExecutor::Current(bool output, size_t i) const {
+  const std::pmr::vector<Slot>& slots = output ? outputs_ : inputs_;
+  CheckIndex(output ? "output" : "input", i, slots.size());
+  if (slots[i].keep.defined()) return slots[i].keep;
+  uint32_t eid = output ? model_->output_entry(i) : model_->input_entry(i);
+  NDArray& array = (output ? output_arrays_ : input_arrays_)[i];
   if (!array.defined()) array = EntryView(eid);
   array.handle()->data = entry_data_[eid];
   array.handle()->byte_offset = 0;
@@ -246,44 +258,24 @@ void PlannedExecutor::SetInput(size_t i, const DLTensor& t) {
   ConvertTensor(t, &own, StrCat("input ", i, " ('", spec.name, "')"));
 }
 
-void PlannedExecutor::SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
-  CheckIndex("input", i, inputs_.size());
-  BindCallerMemory("input", i, &inputs_[i], model_->inputs()[i], model_->input_entry(i), t, std::move(keep));
-}
-
-void PlannedExecutor::SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) {
-  CheckIndex("output", i, outputs_.size());
-  BindCallerMemory("output", i, &outputs_[i], model_->outputs()[i], model_->output_entry(i), t, std::move(keep));
-}
-
-// Input or output i (`slot`, tensor `spec` at entry `eid`) on the caller's memory from now on.
-void PlannedExecutor::BindCallerMemory(const char* kind, size_t i, Slot* slot, const TensorInfo& spec, uint32_t eid,
-                                       const DLTensor& t, NDArray keep) {
+void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDArray keep) {
+  const char* kind = output ? "output" : "input";
+  std::pmr::vector<Slot>& slots = output ? outputs_ : inputs_;
+  CheckIndex(kind, i, slots.size());
+  const TensorInfo& spec = output ? model_->outputs()[i] : model_->inputs()[i];
   CheckTensorAgainstSpec(kind, i, spec, t);
-  CheckZeroCopyAlignment(kind, i, spec.name, t);
-  Rebind(eid, static_cast<uint8_t*>(t.data) + t.byte_offset);
-  slot->kind = Slot::kCaller;
-  slot->keep = std::move(keep);
+  auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", spec.name,
+                "'): zero-copy tensor data at 0x", Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
+  Rebind(output ? model_->output_entry(i) : model_->input_entry(i), reinterpret_cast<void*>(addr));
+  slots[i].kind = Slot::kCaller;
+  slots[i].keep = std::move(keep);
 }
 
 NDArray PlannedExecutor::GetInput(size_t i) {
   CheckIndex("input", i, inputs_.size());
-  Slot& s = inputs_[i];
-  if (s.kind == Slot::kParam) BindOwnInput(i);  // the array returned is writable: not the shared param
-  if (s.keep.defined()) return s.keep;
-  return Current(&input_arrays_, i, model_->input_entry(i));
-}
-
-NDArray PlannedExecutor::InputArray(size_t i) const {
-  CheckIndex("input", i, inputs_.size());
-  if (inputs_[i].keep.defined()) return inputs_[i].keep;
-  return Current(&input_arrays_, i, model_->input_entry(i));
-}
-
-NDArray PlannedExecutor::GetOutput(size_t i) const {
-  CheckIndex("output", i, outputs_.size());
-  if (outputs_[i].keep.defined()) return outputs_[i].keep;
-  return Current(&output_arrays_, i, model_->output_entry(i));
+  if (inputs_[i].kind == Slot::kParam) BindOwnInput(i);  // the array returned is writable: not the shared param
+  return Current(false, i);
 }
 
 void PlannedExecutor::CopyOutputTo(size_t i, DLTensor* out) const {

@@ -1,20 +1,15 @@
-// PlannedExecutor: runs a PlannedModel (executor/planned_model.h), an AOT or a graph export, with
-// its own storage: one block laid out by the model's memory plan, plus the model's workspace
-// pools. The memory comes from the heap (the block; each pool a mapping with its reserve,
-// memory/reserve.h, unless the caller gives the pool) or all of it from the caller's arena
-// (`arena`, executor/executor_arena.h: then the block, the pools, the argument arrays and the
-// run-time workspace are the region's, and creation and Run() allocate nothing; the region is sized
-// by executor/executor_in_arena.h). Each call's argument tensors are set up once at creation, so
-// Run() is a loop of direct calls with no allocation, lookup or lock. Params and constants are the
-// model's, shared by every executor and never written: an input that holds a param gets storage of
-// its own when it is first overwritten (set_input, load_params) or handed out writable (get_input).
-// Thread-safety: one executor is for one thread at a time; different executors (of the same or
-// different models) may run concurrently on different threads.
+// PlannedExecutor: runs a PlannedModel (executor/planned_model.h), an AOT or a graph export, over
+// one block laid out by the model's memory plan plus its workspace pools, from the heap or all from
+// the caller's arena (executor/executor_in_arena.h has the layout). Argument tensors are set up at
+// creation: Run() makes no allocation, lookup or lock. Params and constants are the model's, shared
+// and never written: an input holding a param gets storage of its own when first overwritten or
+// handed out writable. Thread-safety: one thread at a time per executor; executors are independent.
 #pragma once
 
 #include <memory>
 #include <memory_resource>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aotrt/options.h"
@@ -25,28 +20,13 @@
 
 namespace aotrt {
 
-// A contiguous CPU tensor over `data` with `shape`, which it borrows (it must outlive the tensor):
-// how the executor passes its buffers to generated code.
-inline DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
-  DLTensor t{};
-  t.data = data;
-  t.device = DLDevice{kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = dtype;
-  t.shape = const_cast<int64_t*>(shape.data());
-  return t;
-}
-
-// The calls aotrt::Executor (aotrt/model.h) and the executor modules' packed functions make;
-// errors and thread-safety as aotrt::Executor documents them.
+// What aotrt::Executor (aotrt/model.h) and the executor modules' packed functions call: the
+// methods of the same names there document errors and behaviour; here only the differences.
 class PlannedExecutor {
  public:
-  // Throws kInvalidArgument (the device, as the model checks it; a caller's workspace pool too
-  // small or unaligned), kNotFound (a workspace pool the model does not have), kOutOfMemory; in a
-  // region, ArenaExhausted. options.check_bounds: after every run, look for writes past the
-  // workspace pools and TVMBackendAllocWorkspace blocks; options.huge_pages: advise huge pages for
-  // the block and pools (aotrt/options.h). `floor` (the load's executor options) turns those on
-  // too; in a region neither applies (the caller's memory has no reserve and is the caller's to advise).
+  // Throws kInvalidArgument (device, num_threads, a caller's pool too small or unaligned), kNotFound
+  // (a pool the model lacks), kOutOfMemory; in a region, ArenaExhausted. `floor` (the load's
+  // options) can turn on check_bounds and huge_pages, which never apply in a region.
   PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDevice device, const ExecutorOptions& options,
                   const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena());
   PlannedExecutor(const PlannedExecutor&) = delete;
@@ -57,26 +37,16 @@ class PlannedExecutor {
 
   const PlannedModel& model() const { return *model_; }
   const ModelInfo& Info() const { return model_->info(); }
-  // Index of an input / output by name. Throws kNotFound ("Invalid input name", with the valid names).
   size_t InputIndex(const std::string& name) const { return model_->InputIndex(name); }
   size_t OutputIndex(const std::string& name) const { return model_->OutputIndex(name); }
-  // Copy `t` into input i after checking shape, device and contiguity (kOutOfRange,
-  // kShapeMismatch, kInvalidArgument); another dtype is converted by ConvertTensor's rule
-  // (aotrt/ndarray.h; kTypeMismatch). Rebinds the input to executor storage.
-  void SetInput(size_t i, const DLTensor& t);
-  // Use the caller's memory for input/output i from now on (no copy; checked as SetInput, and for
-  // 64-byte alignment). `keep` (may be undefined) is held while bound; a raw DLTensor's memory
-  // must outlive its binding.
-  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep);
-  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep);
-  // The tensor input/output i currently uses (aliases executor or caller storage).
+  void SetInput(size_t i, const DLTensor& t);  // rebinds the input to executor storage
+  // Input (`output`: output) i on the caller's memory; `keep` (may be undefined) held while bound.
+  void SetZeroCopy(bool output, size_t i, const DLTensor& t, NDArray keep);
+  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) { SetZeroCopy(false, i, t, std::move(keep)); }
+  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) { SetZeroCopy(true, i, t, std::move(keep)); }
   NDArray GetInput(size_t i);
-  NDArray GetOutput(size_t i) const;
-  // Copy output i into `out` (same shape and dtype required).
+  NDArray GetOutput(size_t i) const { return Current(true, i); }
   void CopyOutputTo(size_t i, DLTensor* out) const;
-  // Every call in order. Throws kModelError naming the call that failed; the executor stays
-  // usable. With check_bounds, also kModelError for a write past a workspace pool or a
-  // TVMBackendAllocWorkspace block (the reserve absorbed it and is restored).
   void Run();
   bool check_bounds() const { return check_bounds_; }
   // In the caller's arena: the bytes of it this executor holds for itself, and the rest, its
@@ -84,10 +54,8 @@ class PlannedExecutor {
   size_t arena_used() const { return arena_.used() - arena_workspace_.capacity(); }
   const ArenaWorkspace* arena_workspace() const { return &arena_workspace_; }
 
-  // Operators that run as calls of their own (a graph's nodes), for the measured per-operator
-  // profile and the debug executor (graph/graph_functions.cc). A model that is one call (AOT) has
-  // none. RunOp runs call `k` of model().calls() alone; EntryView is the tensor of entry `eid` as
-  // it is now (a view).
+  // Operators run one by one (a graph's nodes; an AOT model has none), for the per-operator profile
+  // and the debug executor: RunOp runs call `k` alone; EntryView is entry `eid` now (a view).
   struct OpDescription {
     std::string name;      // the node
     std::string function;  // the library function it calls
@@ -98,12 +66,10 @@ class PlannedExecutor {
   OpDescription DescribeOp(size_t k) const;
   NDArray EntryView(uint32_t eid) const;
   // Input i as it is bound now, without making it writable (share_params reads it).
-  NDArray InputArray(size_t i) const;
-  // load_params / share_params: bind each param to its input in place of the input's contents.
-  void BindParams(const std::vector<PlannedModel::BoundParam>& params);
-  // Inputs named by a load_params call so far: TVM's get_input_info leaves them out (the
-  // factory's own params, set at create, stay in).
-  void NoteLoadedParams(const std::vector<PlannedModel::BoundParam>& params);
+  NDArray InputArray(size_t i) const { return Current(false, i); }
+  // load_params (`loaded`) / share_params: bind each param to its input in place of the input's
+  // contents. LoadedParam: named by load_params, which TVM's get_input_info leaves out.
+  void BindParams(const std::vector<PlannedModel::BoundParam>& params, bool loaded = false);
   bool LoadedParam(size_t i) const { return inputs_[i].loaded_param; }
 
  private:
@@ -112,20 +78,20 @@ class PlannedExecutor {
     Kind kind = kOwn;
     NDArray keep;      // the param or the caller's array while bound (may be undefined for kCaller)
     NDArray own_heap;  // own storage of an input whose storage is a shared param's, made on first write
-    bool loaded_param = false;  // named by load_params
+    bool loaded_param = false;
   };
   DLTensor EntryTensor(uint32_t eid) const;
   void Rebind(uint32_t eid, void* data);  // eid's tensor (its alias group) now at `data`
   void SetUpArgs();
   void PlacePools(const ExecutorOptions& options);
   void BindOwnInput(size_t i);
-  void BindCallerMemory(const char* kind, size_t i, Slot* slot, const TensorInfo& spec, uint32_t eid, const DLTensor& t,
-                        NDArray keep);
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void RunChecked();
   void RunAll();
   void CallOp(size_t k);
-  NDArray Current(std::pmr::vector<NDArray>* arrays, size_t i, uint32_t eid) const;
+  // Input (`output`: output) i as bound now (kOutOfRange): the param or caller's array, else its
+  // array of input_arrays_ / output_arrays_ pointed at the storage.
+  NDArray Current(bool output, size_t i) const;
 
   ExecutorArena arena_;                // declared first: the containers below may draw on it
   std::pmr::memory_resource* memory_;  // &arena_, or the heap

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "base/name_index.h"
 #include "base/error_util.h"
-#include "aotrt/model_info.h"
 
 namespace aotrt {
 namespace {

@@ -1,12 +1,11 @@
-// PlannedModel: a model as the executor runs it (executor/planned_executor.h), whatever its export.
-// Its tensors ("entries") live in storages laid out by one memory plan, and a list of calls runs
-// it, each call with its own argument tensors. A graph export is one call per operator node
-// (graph/graph_model.h); an AOT export is one call of its entry function, its workspace pools and
-// constant pool being entries too (aot/loaded_model.h). Built and validated at load; immutable and
-// shared (std::shared_ptr<const PlannedModel>) by the factory and every executor, which keep the
+// PlannedModel: any export as the executor runs it: tensors ("entries") in storages laid out by one
+// memory plan, and calls with their argument tensors: one per node of a graph (graph/graph_model.h),
+// or one AOT entry function with its pools and constants as entries (aot/loaded_model.h). Built at
+// load; then immutable, shared (std::shared_ptr) by the factory and every executor, which keep the
 // library loaded through it. Any thread may read it.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -99,10 +98,7 @@ class PlannedModel {
   uint32_t storage(uint32_t eid) const { return entries_[eid].storage; }
   const std::vector<PlannedCall>& calls() const { return calls_; }
   bool HasCall(PlannedCall::Kind kind) const {
-    for (const PlannedCall& c : calls_) {
-      if (c.kind == kind) return true;
-    }
-    return false;
+    return std::any_of(calls_.begin(), calls_.end(), [kind](const PlannedCall& c) { return c.kind == kind; });
   }
   const std::vector<PlannedArg>& args() const { return args_; }
   // Entries that are one tensor (an entry and what __nop nodes make of it) share their data.

@@ -2,8 +2,6 @@
 
 #include <dmlc/memory_io.h>
 
-#include <new>
-
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
 #include "executor/executor_functions.h"
@@ -93,6 +91,37 @@ std::string DeviceList(TVMArgs args, int first) {
   return s;
 }
 
+// A folder or tar holding mod.so, mod.json and (optionally) mod.params: tvmc's package.
+Module LoadGraphPackage(const std::string& path, const LoadContext& ctx) {
+  ArchiveContents c = ReadArchive(path, [](const std::string& p) {
+    return p == kGraphPackageLibrary || p == kGraphPackageJson || p == kGraphPackageParams;
+  });
+  for (const char* member : {kGraphPackageLibrary, kGraphPackageJson}) {
+    AOTRT_REQUIRE(c.files.count(member), kFormatError, path, ": a graph package (it holds ", kGraphPackageJson,
+                  ") without ", member, ": expected ", kGraphPackageLibrary, ", ", kGraphPackageJson, " and ",
+                  kGraphPackageParams);
+  }
+  const std::string& so = c.files[kGraphPackageLibrary];
+  LoadContext lib_ctx = ctx;
+  lib_ctx.display_name = StrCat(path, "/", kGraphPackageLibrary);
+  Module lib = LoadModuleBytes(so.data(), so.size(), lib_ctx);
+  return MakeGraphFactory(lib, c.files[kGraphPackageJson], c.files[kGraphPackageParams], ctx.options.executor);
+}
+
+constexpr GlobalDef kDefs[] = {
+    {"tvm.graph_executor.create", CreateGlobal<false>},
+    {"tvm.graph_executor_debug.create", CreateGlobal<true>},
+    {"tvm.graph_executor_factory.create", CreateFactoryGlobal},
+};
+
+// GraphRuntimeFactory: the type key of exports before TVM v0.8 renamed the graph runtime.
+constexpr BinaryLoaderDef kLoaders[] = {
+    {"GraphExecutorFactory", LoadFactoryBinary},
+    {"GraphRuntimeFactory", LoadFactoryBinary},
+};
+
+constexpr FileLoaderDef kFileLoaders[] = {{"graph", LoadGraphPackage}};
+
 }  // namespace
 
 void GraphExecutorFactoryNode::OnImportsLinked() {
@@ -147,41 +176,6 @@ Module MakeGraphFactory(const Module& library, const std::string& graph_json, co
   factory->OnImportsLinked();
   return Module(factory);
 }
-
-namespace {
-
-// A folder or tar holding mod.so, mod.json and (optionally) mod.params: tvmc's package.
-Module LoadGraphPackage(const std::string& path, const LoadContext& ctx) {
-  ArchiveContents c = ReadArchive(path, [](const std::string& p) {
-    return p == kGraphPackageLibrary || p == kGraphPackageJson || p == kGraphPackageParams;
-  });
-  for (const char* member : {kGraphPackageLibrary, kGraphPackageJson}) {
-    AOTRT_REQUIRE(c.files.count(member), kFormatError, path, ": a graph package (it holds ", kGraphPackageJson,
-                  ") without ", member, ": expected ", kGraphPackageLibrary, ", ", kGraphPackageJson, " and ",
-                  kGraphPackageParams);
-  }
-  const std::string& so = c.files[kGraphPackageLibrary];
-  LoadContext lib_ctx = ctx;
-  lib_ctx.display_name = StrCat(path, "/", kGraphPackageLibrary);
-  Module lib = LoadModuleBytes(so.data(), so.size(), lib_ctx);
-  return MakeGraphFactory(lib, c.files[kGraphPackageJson], c.files[kGraphPackageParams], ctx.options.executor);
-}
-
-constexpr GlobalDef kDefs[] = {
-    {"tvm.graph_executor.create", CreateGlobal<false>},
-    {"tvm.graph_executor_debug.create", CreateGlobal<true>},
-    {"tvm.graph_executor_factory.create", CreateFactoryGlobal},
-};
-
-// GraphRuntimeFactory: the type key of exports before TVM v0.8 renamed the graph runtime.
-constexpr BinaryLoaderDef kLoaders[] = {
-    {"GraphExecutorFactory", LoadFactoryBinary},
-    {"GraphRuntimeFactory", LoadFactoryBinary},
-};
-
-constexpr FileLoaderDef kFileLoaders[] = {{"graph", LoadGraphPackage}};
-
-}  // namespace
 
 extern const GlobalTable kGraphGlobals{kDefs};
 extern const BinaryLoaderTable kGraphBinaryLoaders{kLoaders};

@@ -1,7 +1,6 @@
 // GraphExecutorFactory, the root of a graph export's library (graph JSON, module name, params; it
-// imports the library of operators): factory["<name>"](device) makes a GraphExecutor module
-// (executor/executor_interface.h) of its GraphModel.
-// The factory is immutable after loading: safe to use from several threads.
+// imports the library of operators): factory["<name>"](device) makes a GraphExecutor module of its
+// GraphModel. Immutable after loading: safe to use from several threads.
 #pragma once
 
 #include <memory>
@@ -10,7 +9,6 @@
 #include "aotrt/module.h"
 #include "aotrt/options.h"
 #include "executor/executor_factory.h"
-#include "executor/planned_executor.h"
 #include "graph/graph_model.h"
 
 namespace aotrt {
@@ -39,7 +37,6 @@ class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphModel> {
   std::string graph_json_;
   std::vector<NamedArray> params_;
 };
-
 
 // The factory over an already loaded library of operators (relay.build's classic triple): the
 // graph JSON text and the params file's bytes ("" for none), named "default" as TVM names it.

@@ -1,7 +1,6 @@
 // The packed functions of the GraphExecutor module beyond those every executor shares
 // (executor/executor_functions.h), with TVM v0.14's names and semantics, and those of the debug
 // executor (tvm.graph_executor_debug.create).
-#include <cmath>
 #include <cstring>
 
 #include "aotrt/container.h"
@@ -10,17 +9,14 @@
 #include "ffi/registry.h"
 #include "executor/executor_functions.h"
 #include "base/json_fields.h"
-#include "graph/graph_factory.h"
+#include "graph/graph_model.h"
 #include "profiling/internal.h"
 
 namespace aotrt {
 namespace {
 
-using Method = void (*)(PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv);
-
 // The graph of a GraphExecutor module's executor.
 const GraphModel& Graph(const PlannedExecutor* ex) { return static_cast<const GraphModel&>(ex->model()); }
-
 
 std::vector<NamedArray> ParamsArg(TVMArgValue a) {
   std::string bytes = a.AsString();
@@ -49,14 +45,11 @@ void RunThrough(PlannedExecutor* ex, uint32_t nid) {
   for (size_t k = 0; k < ops.size() && ops[k].node_id <= nid; ++k) ex->RunOp(k);
 }
 
+// (number, repeat, min_repeat_ms, limit_zero_time_iterations, cooldown_interval_ms,
+// repeats_to_cooldown) from args[first] on: TimeEvaluatorOptions' first fields, in order.
 TimeEvaluatorOptions TimingArgs(TVMArgs args, int first) {
-  TimeEvaluatorOptions o;
-  o.number = static_cast<int>(args[first].AsInt());
-  o.repeat = static_cast<int>(args[first + 1].AsInt());
-  o.min_repeat_ms = static_cast<int>(args[first + 2].AsInt());
-  o.limit_zero_time_iterations = static_cast<int>(args[first + 3].AsInt());
-  o.cooldown_interval_ms = static_cast<int>(args[first + 4].AsInt());
-  o.repeats_to_cooldown = static_cast<int>(args[first + 5].AsInt());
+  auto at = [&](int k) { return static_cast<int>(args[first + k].AsInt()); };
+  TimeEvaluatorOptions o{at(0), at(1), at(2), at(3), at(4), at(5)};
   AOTRT_REQUIRE(o.number > 0 && o.repeat > 0, kInvalidArgument, "run_individual: number (", o.number, ") and repeat (",
                 o.repeat, ") must be positive");
   ValidateTimeEvaluatorOptions(o);
@@ -95,7 +88,7 @@ std::string ProfileJson(PlannedExecutor* ex) {
                 "}, \"Percent\": {\"percent\": 100}}}, \"configuration\": {\"Executor\": ", str("Graph"), "}}");
 }
 
-const std::pair<const char*, Method> kMethods[] = {
+const ExecutorMethod kMethods[] = {
     // As TVM's GraphExecutor: a name the graph does not take is -1 / None here, not an error (TVM's
     // Python set_input(**params) asks get_input for each param and skips those the graph lacks).
     {"get_input_index", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
@@ -118,9 +111,7 @@ const std::pair<const char*, Method> kMethods[] = {
      }},
     {"load_params", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgCount("load_params", args, 1);
-       std::vector<PlannedModel::BoundParam> params = Graph(ex).MatchParams(ParamsArg(args[0]));
-       ex->BindParams(params);
-       ex->NoteLoadedParams(params);
+       ex->BindParams(Graph(ex).MatchParams(ParamsArg(args[0])), /*loaded=*/true);
      }},
     {"share_params", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgCount("share_params", args, 2);
@@ -138,7 +129,7 @@ const std::pair<const char*, Method> kMethods[] = {
     {"run_from_inputs", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        AOTRT_REQUIRE(args.size() >= 2 && args.size() % 2 == 0, kInvalidArgument,
                      "run_from_inputs takes (device_type, device_id, input, tensor, ...): an even number of arguments");
-       for (int i = 2; i < args.size(); i += 2) ex->SetInput(InputIndexArg(ex, args[i]), *args[i + 1].AsDLTensor());
+       for (int i = 2; i < args.size(); i += 2) ex->SetInput(IndexArg(ex, args[i]), *args[i + 1].AsDLTensor());
        ex->Run();
        std::vector<ObjectPtr<Object>> outputs;
        for (size_t i = 0; i < ex->Info().outputs.size(); ++i) {
@@ -151,7 +142,7 @@ const std::pair<const char*, Method> kMethods[] = {
      }},
 };
 
-const std::pair<const char*, Method> kDebugMethods[] = {
+const ExecutorMethod kDebugMethods[] = {
     {"execute_node", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
        RequireArgCount("execute_node", args, 1);
        RunThrough(ex, NodeArg(ex, args[0]));
@@ -192,23 +183,12 @@ const std::pair<const char*, Method> kDebugMethods[] = {
      }},
 };
 
-PackedFunc Find(const std::pair<const char*, Method>* begin, const std::pair<const char*, Method>* end,
-                PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self) {
-  for (auto* m = begin; m != end; ++m) {
-    if (name != m->first) continue;
-    Method method = m->second;
-    return PackedFunc([ex, self, method](TVMArgs args, TVMRetValue* rv) { method(ex, args, rv); });
-  }
-  return PackedFunc();
-}
-
 }  // namespace
 
 PackedFunc GraphModel::ExecutorModuleFunction(PlannedExecutor* ex, const std::string& name,
                                               const ObjectPtr<ModuleNode>& self, bool debug) const {
-  if (PackedFunc f = Find(std::begin(kMethods), std::end(kMethods), ex, name, self)) return f;
-  if (debug) return Find(std::begin(kDebugMethods), std::end(kDebugMethods), ex, name, self);
-  return PackedFunc();
+  if (PackedFunc f = MethodFunction(kMethods, std::end(kMethods), ex, name, self)) return f;
+  return debug ? MethodFunction(kDebugMethods, std::end(kDebugMethods), ex, name, self) : PackedFunc();
 }
 
 }  // namespace aotrt

@@ -76,37 +76,30 @@ GraphNode Node(const Json& j, size_t nid, const std::string& what) {
   return n;
 }
 
-// attrs.<key> = ["<type>", values]; null when absent and not `required`.
-const Json* TypedAttr(const Json& attrs, const char* key, const char* type, bool required, const std::string& what) {
-  std::string at = StrCat("attrs.", key);
-  auto it = attrs.find(key);
-  if (it == attrs.end()) {
-    AOTRT_REQUIRE(!required, kFormatError, what, ": attrs has no \"", key, "\"");
-    return nullptr;
-  }
-  AOTRT_REQUIRE(it->is_array() && it->size() == 2 && (*it)[0] == type, kFormatError, what, ": ", at,
-                " is not [\"", type, "\", [...]]");
-  AOTRT_REQUIRE((*it)[1].is_array(), kFormatError, what, ": ", at, "[1] is not a list");
-  return &(*it)[1];
-}
-
 void ReadEntryAttrs(const Json& attrs, GraphDef* g, const std::string& what) {
   size_t n = g->node_row_ptr.back();
+  // attrs.<key> = ["<type>", [n values]]; null when absent and not `required`.
   auto sized = [&](const char* key, const char* type, bool required) -> const Json* {
-    const Json* v = TypedAttr(attrs, key, type, required, what);
-    AOTRT_REQUIRE(!v || v->size() == n, kFormatError, what, ": attrs.", key, " has ", v ? v->size() : 0,
-                  " values for ", n, " node entries");
-    return v;
+    auto it = attrs.find(key);
+    if (it == attrs.end()) {
+      AOTRT_REQUIRE(!required, kFormatError, what, ": attrs has no \"", key, "\"");
+      return nullptr;
+    }
+    AOTRT_REQUIRE(it->is_array() && it->size() == 2 && (*it)[0] == type, kFormatError, what, ": attrs.", key,
+                  " is not [\"", type, "\", [...]]");
+    const Json& v = (*it)[1];
+    AOTRT_REQUIRE(v.is_array(), kFormatError, what, ": attrs.", key, "[1] is not a list");
+    AOTRT_REQUIRE(v.size() == n, kFormatError, what, ": attrs.", key, " has ", v.size(), " values for ", n,
+                  " node entries");
+    return &v;
   };
   g->storage_id = IndexList(*sized("storage_id", "list_int", true), "attrs.storage_id", what);
+  const Json& dltype = *sized("dltype", "list_str", true);
+  const Json& shape = *sized("shape", "list_shape", true);
   for (size_t i = 0; i < n; ++i) {
     // A plan has at most one storage per entry; a larger id is corrupt, not a reason to allocate.
     AOTRT_REQUIRE(g->storage_id[i] < n, kFormatError, what, ": attrs.storage_id[", i, "] = ", g->storage_id[i],
                   " is out of range: the graph has ", n, " node entries, so storage ids run from 0 to ", n - 1);
-  }
-  const Json& dltype = *sized("dltype", "list_str", true);
-  const Json& shape = *sized("shape", "list_shape", true);
-  for (size_t i = 0; i < n; ++i) {
     std::string dt = JsonString(dltype[i], StrCat("attrs.dltype[", i, "]"), what);
     try {
       g->dtype.push_back(DataTypeFromString(dt));

@@ -41,12 +41,10 @@ struct GraphDef {
   uint32_t EntryId(const GraphEntryRef& e) const { return EntryId(e.node_id, e.index); }
 };
 
-// Parse and validate `json`; `what` names it in messages (e.g. "graph JSON of model.so").
-// Throws kFormatError naming the field and the node for: invalid JSON, a missing or mistyped field,
-// node_row_ptr not matching the nodes' outputs, an entry or node index out of range, attribute
-// lists of the wrong length, a negative storage id, an unknown dtype, a negative dimension, an
-// operator without func_name; kNotImplemented for a node on a device other than the CPU or a
-// storage scope other than global (texture memory).
+// Parse and validate `json`; `what` names it in messages (e.g. "graph JSON of model.so"). Throws
+// kFormatError naming the field and node for anything malformed or inconsistent (invalid JSON, a
+// missing or mistyped field, an index out of range, a list of the wrong length, an unknown dtype);
+// kNotImplemented for a node on another device than the CPU or a storage scope other than global.
 GraphDef ParseGraphJson(std::string_view json, const std::string& what);
 
 }  // namespace aotrt

@@ -5,10 +5,10 @@
 #include "module/library_module.h"
 
 namespace aotrt {
+
 GraphModel::GraphModel(std::string name, GraphDef graph, Module library, std::vector<NamedArray> params,
                        std::string what)
-    : PlannedModel(name, what, StrCat("graph '", name, "'")), graph_(std::move(graph)), library_(std::move(library)),
-      params_(std::move(params)) {
+    : PlannedModel(name, what, StrCat("graph '", name, "'")), graph_(std::move(graph)), library_(std::move(library)) {
   for (uint32_t eid = 0; eid < graph_.NumEntries(); ++eid) {
     AddEntry(graph_.shape[eid], graph_.dtype[eid], graph_.storage_id[eid], StrCat(this->what(), ": node entry ", eid));
   }
@@ -18,7 +18,7 @@ GraphModel::GraphModel(std::string name, GraphDef graph, Module library, std::ve
     output_index_.Insert(StrCat(outputs().back().name, ":", i), i);
   }
   AddNodeCalls();
-  Finish(MatchParams(params_));
+  Finish(MatchParams(params));
 }
 
 void GraphModel::AddNodeCalls() {

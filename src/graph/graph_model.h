@@ -1,8 +1,6 @@
-// A loaded graph model: the graph (graph/graph_json.h) as a PlannedModel (executor/planned_model.h),
-// one call per operator node with its function resolved once in the library, the graph's storage
-// plan, and the params. Built and validated when the factory is loaded (or
-// tvm.graph_executor.create is called); immutable and shared (std::shared_ptr<const GraphModel>)
-// by the factory and every executor. Any thread may read it.
+// A graph (graph/graph_json.h) as a PlannedModel (executor/planned_model.h): one call per operator
+// node, its function resolved once, over the graph's storage plan, with the params bound.
+// Immutable after construction and shared like every PlannedModel: any thread may read it.
 #pragma once
 
 #include <mutex>
@@ -23,8 +21,6 @@ class GraphModel final : public PlannedModel {
   GraphModel(std::string name, GraphDef graph, Module library, std::vector<NamedArray> params, std::string what);
 
   const GraphDef& graph() const { return graph_; }
-  const std::vector<NamedArray>& params() const { return params_; }
-  const Module& library() const { return library_; }
   const ModelInfo& info() const override;
   // TVM's CPU device ignores the id; pinned host memory is host memory.
   void CheckDevice(DLDevice device) const override;
@@ -42,7 +38,6 @@ class GraphModel final : public PlannedModel {
 
   GraphDef graph_;
   Module library_;
-  std::vector<NamedArray> params_;
   mutable std::once_flag info_built_;
   mutable ModelInfo info_;
 };

@@ -104,13 +104,6 @@ void CheckWritableSlots(const SymbolSource& lib) {
   check(contract::kModuleContext);
 }
 
-// Write aotrt's backend functions into the library's `__TVM*` context pointers that exist.
-void FillContextPointers(const SymbolSource& lib) {
-  for (const ContextPointer& p : kContextPointers) {
-    if (auto* slot = static_cast<void**>(lib.Lookup(p.name))) *slot = p.value;
-  }
-}
-
 // Library module nodes by library identity; the nodes unregister themselves when destroyed. A
 // vector searched in order: a process holds a few libraries, and a hash map would be the load's
 // only use of libstdc++'s rehash code (base/name_index.h says what that costs).
@@ -128,11 +121,13 @@ LiveLibraries& Live() {
   return *live;
 }
 
-// Point the library's context variables at aotrt and at `node`, its library module (not the
-// tree's root; it stays alive through the tree).
+// Point the library's context variables that exist at aotrt (the `__TVM*` pointers) and at `node`,
+// its library module (not the tree's root; it stays alive through the tree).
 void FillLibraryContext(LibraryModuleNode* node) {
   const SymbolSource& lib = node->library();
-  FillContextPointers(lib);
+  for (const ContextPointer& p : kContextPointers) {
+    if (auto* slot = static_cast<void**>(lib.Lookup(p.name))) *slot = p.value;
+  }
   if (auto* ctx = static_cast<void**>(lib.Lookup(contract::kModuleContext))) *ctx = static_cast<ModuleNode*>(node);
 }
 

@@ -8,11 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include <tvm/runtime/c_backend_api.h>
-
 #include "aotrt/module.h"
-#include "module/load_context.h"
-
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -36,7 +32,6 @@ class LibraryModuleNode : public ModuleNode {
   std::mutex env_mu_;
   std::map<std::string, PackedFunc> env_cache_;
 };
-
 
 // The library module that defines `symbol` ("": any library module) in the tree under `node`,
 // `node` first, then its imports depth first; nullptr when none.

@@ -13,7 +13,6 @@
 namespace aotrt {
 
 class BoundedReader;
-class SymbolSource;
 
 // The tools a load may start (linking a `.tar` of objects, compiling a C source), from the
 // environment's CC and TMPDIR at the front door.
@@ -29,9 +28,6 @@ struct LoadContext {
   ToolConfig tools;
   // Names the model in messages: the path given, or "<in-memory library of N bytes>".
   std::string display_name;
-  // The library whose blob is being parsed, while it is (set by the loader, read by the binary
-  // loaders); null before and for modules created without a library.
-  const SymbolSource* library = nullptr;
 };
 
 // A built-in loader of one module type from its blob payload (ABI.md 5.2): reads exactly its
@@ -61,9 +57,8 @@ extern const size_t kNumBuiltinBinaryLoaderTables;
 // The built-in loader of `type_key`, or nullptr.
 const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key);
 
-// A built-in loader of a whole file of one format that the module layer cannot read itself (a
-// Model Library Format archive, "mlf", is compiled by the aot layer): typed like the binary
-// loaders, listed at the top, so that the load's context reaches it.
+// A built-in loader of a whole file of a format the module layer cannot read itself ("mlf":
+// compiled by the aot layer; "graph"), listed at the top like the binary loaders.
 using FileLoaderFn = Module (*)(const std::string& path, const LoadContext& ctx);
 struct FileLoaderDef {
   const char* format;  // e.g. "mlf"

@@ -82,7 +82,6 @@ std::vector<Module> Module::imports() const {
 
 namespace {
 
-
 void GetTypeKey(TVMArgs args, TVMRetValue* rv) { rv->SetString(args[0].AsModule()->type_key()); }
 
 void GetImport(TVMArgs args, TVMRetValue* rv) {

@@ -1,12 +1,10 @@
-// libFuzzer target: the metadata.json reader of C-interface exports
-// (aot/c_interface/mlf_metadata.h), and the Relay signature and generated-source readers beside
-// it (aot/c_interface/mlf_sources.h) on the same bytes.
+// libFuzzer target: the metadata.json, Relay signature and generated-source readers of
+// C-interface exports (aot/c_interface/mlf_sources.h) on the same bytes.
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
 
-#include "aot/c_interface/mlf_metadata.h"
 #include "aot/c_interface/mlf_sources.h"
 #include "aotrt/error.h"
 

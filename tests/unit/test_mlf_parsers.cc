@@ -2,7 +2,6 @@
 // and the run function's argument list, on inputs the two real archives do not cover.
 #include <gtest/gtest.h>
 
-#include "aot/c_interface/mlf_metadata.h"
 #include "aot/c_interface/mlf_sources.h"
 #include "common/expect_error.h"
 

@@ -1,7 +1,9 @@
-// What a C-interface archive's generated sources say that metadata.json does not: the argument
-// list of tvmgen_<name>___tvm_main__ as tvmgen_<name>_run passes it (codegen/host/src/*_lib0.c),
-// the sizes of the workspace pools, and tensor shapes from src/<name>.relay. Pure parsing of TVM's
-// fixed code templates; thread-safe.
+// What a C-interface archive's text says (pure parsing; thread-safe). metadata.json (TVM's
+// export_model_library_format, version 7 as TVM v0.14 writes it): the model's name, its inputs and
+// outputs with dtype and byte size, and what aotrt refuses to run. The generated sources: the
+// argument list of tvmgen_<name>___tvm_main__ as tvmgen_<name>_run passes it
+// (codegen/host/src/*_lib0.c), the sizes of the workspace pools, and tensor shapes from
+// src/<name>.relay.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,29 @@
 #include <string>
 #include <vector>
 
+#include <dlpack/dlpack.h>
+
 namespace aotrt {
+
+struct MlfTensor {
+  std::string name;  // as in metadata.json (TVM's name_hint, unsanitized)
+  DLDataType dtype;
+  uint64_t bytes;
+};
+
+struct MlfMetadata {
+  std::string model_name;  // TVM's mod_name, e.g. "default"
+  std::vector<MlfTensor> inputs;   // in the file's order (sorted by name: the call order is the header's)
+  std::vector<MlfTensor> outputs;
+};
+
+// Parse metadata.json (`text`; its pool sizes are checked, not kept: the sources state them);
+// `what` names the file in messages ("model.tar: metadata.json"). Throws kFormatError (not JSON, nested over 64 levels, a field missing or of the wrong type, a dtype or
+// size that is not one) and kNotImplemented, saying what to do, for what aotrt does not run: a
+// version other than 7, a style other than "full-model", an executor other than "aot", more than
+// one model, a target other than c/llvm (BYOC, external code generators), an external dependency
+// other than TVM's standalone C runtime, memory on a device other than the CPU.
+MlfMetadata ParseMlfMetadata(const std::string& text, const std::string& what);
 
 struct MlfEntryArg {
   enum Kind {

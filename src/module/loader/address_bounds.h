@@ -1,8 +1,7 @@
 // The memory a loaded model library may be read from (and written to): its PT_LOAD segments at
-// the load bias. Every pointer, array and string the runtime takes from a library (metadata, the
-// module blob, the context pointers, the __tvm_main__ alias) is checked against them before it is
-// read, so no byte of a model file makes the runtime read unmapped memory. Immutable once built:
-// thread-safe to share.
+// the load bias. Every pointer, array and string the runtime takes from a library is checked
+// against them before it is read. Immutable once built: thread-safe to share. Defined in
+// shared_library.cc.
 #pragma once
 
 #include <cstddef>
@@ -31,23 +30,26 @@ class AddressBounds {
   // For a system library (code linked into the process, symbols registered at start-up): a pointer
   // is in bounds when it lies in the segments of whichever loaded object (executable or shared
   // library, dladdr's view) contains it.
-  static AddressBounds AnyLoadedObject();
+  static AddressBounds AnyLoadedObject() {
+    AddressBounds b;
+    b.any_loaded_object_ = true;
+    return b;
+  }
 
   // Bytes readable (or writable) from `p` to the end of the segment containing it; 0 when outside.
   size_t Readable(const void* p) const { return Find(p, false); }
   size_t Writable(const void* p) const { return Find(p, true); }
 
-  // RequireReadable's and ReadString's checks without their messages, for callers that build the
-  // field's name only when a check fails (and then call the throwing form for the message).
-  // ContainsReadable: whether [p, p + bytes) lies inside one readable segment (`p` not null).
+  // RequireReadable's and ReadString's checks without their messages (callers build the field's
+  // name only when one fails). ContainsReadable: [p, p + bytes) lies in one readable segment.
   bool ContainsReadable(const void* p, size_t bytes) const { return Contains(p, bytes, false); }
   // StringLength: the length of the valid string at `s` (as ReadString would return it), or -1.
   ptrdiff_t StringLength(const char* s, size_t max_len) const;
   // Throw Error(kFormatError) "<field> pointer 0x... (N bytes) is outside the library's mapped
   // segments" unless [p, p + bytes) lies inside one readable (writable) segment; a null `p` is
   // "<field> is a null pointer". Callers prefix the library's name.
-  void RequireReadable(const void* p, size_t bytes, const std::string& field) const;
-  void RequireWritable(const void* p, size_t bytes, const std::string& field) const;
+  void RequireReadable(const void* p, size_t bytes, const std::string& f) const { Require(p, bytes, false, f); }
+  void RequireWritable(const void* p, size_t bytes, const std::string& f) const { Require(p, bytes, true, f); }
   // Array of `count` items of `item_bytes` (count * item_bytes must not overflow: callers bound count).
   void RequireArray(const void* p, int64_t count, size_t item_bytes, const std::string& field) const {
     if (count > 0) RequireReadable(p, static_cast<size_t>(count) * item_bytes, field);
@@ -58,7 +60,10 @@ class AddressBounds {
 
  private:
   size_t Find(const void* p, bool writable) const;
-  bool Contains(const void* p, size_t bytes, bool writable) const;  // what Require checks
+  bool Contains(const void* p, size_t bytes, bool writable) const {  // what Require checks
+    size_t avail = p ? Find(p, writable) : 0;
+    return avail > 0 && avail >= bytes;
+  }
   void Require(const void* p, size_t bytes, bool writable, const std::string& field) const;
 
   std::vector<Segment> segments_;

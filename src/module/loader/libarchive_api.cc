@@ -44,25 +44,9 @@ std::string BindLibArchive(const char* soname, LibArchiveApi* api) {
     return why ? why : StrCat("dlopen of ", soname, " failed");
   }
   std::string error;
-  LibArchiveApi& a = *api;
-  Bind(h, "archive_read_new", &a.read_new, &error);
-  Bind(h, "archive_read_free", &a.read_free, &error);
-  Bind(h, "archive_read_support_filter_gzip", &a.support_filter_gzip, &error);
-  Bind(h, "archive_read_support_filter_xz", &a.support_filter_xz, &error);
-  Bind(h, "archive_read_support_filter_bzip2", &a.support_filter_bzip2, &error);
-  Bind(h, "archive_read_support_filter_zstd", &a.support_filter_zstd, &error);
-  Bind(h, "archive_read_support_format_tar", &a.support_format_tar, &error);
-  Bind(h, "archive_read_open_filename", &a.open_filename, &error);
-  Bind(h, "archive_read_open_memory", &a.open_memory, &error);
-  Bind(h, "archive_read_next_header", &a.next_header, &error);
-  Bind(h, "archive_read_data", &a.read_data, &error);
-  Bind(h, "archive_error_string", &a.error_string, &error);
-  Bind(h, "archive_filter_bytes", &a.filter_bytes, &error);
-  Bind(h, "archive_entry_pathname", &a.entry_pathname, &error);
-  Bind(h, "archive_entry_hardlink", &a.entry_hardlink, &error);
-  Bind(h, "archive_entry_filetype", &a.entry_filetype, &error);
-  Bind(h, "archive_entry_size_is_set", &a.entry_size_is_set, &error);
-  Bind(h, "archive_entry_size", &a.entry_size, &error);
+#define AOTRT_LIBARCHIVE_BIND(field, function) Bind(h, #function, &api->field, &error);
+  AOTRT_LIBARCHIVE_FUNCTIONS(AOTRT_LIBARCHIVE_BIND)
+#undef AOTRT_LIBARCHIVE_BIND
   if (!error.empty()) {
     ::dlclose(h);
     *api = LibArchiveApi{};

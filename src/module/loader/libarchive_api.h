@@ -1,11 +1,7 @@
-// libarchive, opened the first time an archive is read rather than linked into libaotrt.
-//
-// Why: linked, libarchive and what it pulls in (libxml2, ICU, nettle, acl and five compressors, 12
-// libraries) are mapped and relocated in every process that loads libaotrt, and every symbol
-// lookup of every dlopened model walks past them. That costs each process ~0.2 MiB of private,
-// relocated data and start-up time, for a feature (Model Library Format archives) most processes
-// never use. The types and signatures still come from libarchive's own header (Debian
-// libarchive-dev); only the binding is deferred.
+// libarchive, opened the first time an archive is read rather than linked into libaotrt: linked,
+// its 12 libraries cost every process that loads libaotrt page faults, relocated data and symbol
+// lookups (bench/README.md, "libarchive is no longer linked"). The types and signatures still come
+// from libarchive's own header (Debian libarchive-dev); only the binding is deferred.
 //
 // Thread-safe: the library is opened once (static initialization); the table is immutable after.
 #pragma once
@@ -17,25 +13,24 @@
 
 namespace aotrt {
 
+// Each function used: X(field of LibArchiveApi, libarchive's name), bound in this order.
+#define AOTRT_LIBARCHIVE_FUNCTIONS(X)                                                                        \
+  X(read_new, archive_read_new) X(read_free, archive_read_free)                                              \
+  X(support_filter_gzip, archive_read_support_filter_gzip)                                                   \
+  X(support_filter_xz, archive_read_support_filter_xz)                                                       \
+  X(support_filter_bzip2, archive_read_support_filter_bzip2)                                                 \
+  X(support_filter_zstd, archive_read_support_filter_zstd)                                                   \
+  X(support_format_tar, archive_read_support_format_tar) X(open_filename, archive_read_open_filename)        \
+  X(open_memory, archive_read_open_memory) X(next_header, archive_read_next_header)                          \
+  X(read_data, archive_read_data) X(error_string, archive_error_string) X(filter_bytes, archive_filter_bytes) \
+  X(entry_pathname, archive_entry_pathname) X(entry_hardlink, archive_entry_hardlink)                        \
+  X(entry_filetype, archive_entry_filetype) X(entry_size_is_set, archive_entry_size_is_set)                  \
+  X(entry_size, archive_entry_size)
+
 struct LibArchiveApi {
-  decltype(&::archive_read_new) read_new;
-  decltype(&::archive_read_free) read_free;
-  decltype(&::archive_read_support_filter_gzip) support_filter_gzip;
-  decltype(&::archive_read_support_filter_xz) support_filter_xz;
-  decltype(&::archive_read_support_filter_bzip2) support_filter_bzip2;
-  decltype(&::archive_read_support_filter_zstd) support_filter_zstd;
-  decltype(&::archive_read_support_format_tar) support_format_tar;
-  decltype(&::archive_read_open_filename) open_filename;
-  decltype(&::archive_read_open_memory) open_memory;
-  decltype(&::archive_read_next_header) next_header;
-  decltype(&::archive_read_data) read_data;
-  decltype(&::archive_error_string) error_string;
-  decltype(&::archive_filter_bytes) filter_bytes;
-  decltype(&::archive_entry_pathname) entry_pathname;
-  decltype(&::archive_entry_hardlink) entry_hardlink;
-  decltype(&::archive_entry_filetype) entry_filetype;
-  decltype(&::archive_entry_size_is_set) entry_size_is_set;
-  decltype(&::archive_entry_size) entry_size;
+#define AOTRT_LIBARCHIVE_FIELD(field, function) decltype(&::function) field;
+  AOTRT_LIBARCHIVE_FUNCTIONS(AOTRT_LIBARCHIVE_FIELD)
+#undef AOTRT_LIBARCHIVE_FIELD
 };
 
 // The functions of the system's libarchive (soname AOTRT_LIBARCHIVE_SONAME, found at configure

@@ -12,11 +12,13 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "aotrt/module.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
+#include "base/unique_fd.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
 #include "module/load_context.h"
@@ -39,49 +41,23 @@ std::string Extension(const std::string& path) {
 // Writes bytes into an anonymous in-memory file; closes it on destruction.
 class MemFile {
  public:
-  MemFile(const void* data, size_t size) {
-    fd_ = ::memfd_create("aotrt-model", MFD_CLOEXEC);
-    if (fd_ < 0) AOTRT_THROW(kIOError, "LoadFromMemory: memfd_create failed: ", std::strerror(errno));
+  MemFile(const void* data, size_t size) : fd_(::memfd_create("aotrt-model", MFD_CLOEXEC)) {
+    if (fd_.fd < 0) AOTRT_THROW(kIOError, "LoadFromMemory: memfd_create failed: ", std::strerror(errno));
     const char* p = static_cast<const char*>(data);
     size_t left = size;
     while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
+      ssize_t n = ::write(fd_.fd, p, left);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        int err = errno;
-        ::close(fd_);
-        AOTRT_THROW(kIOError, "LoadFromMemory: writing ", size, " bytes failed: ", std::strerror(err));
-      }
+      if (n <= 0) AOTRT_THROW(kIOError, "LoadFromMemory: writing ", size, " bytes failed: ", std::strerror(errno));
       p += n;
       left -= static_cast<size_t>(n);
     }
   }
-  ~MemFile() { ::close(fd_); }
   // Names the file for this process and for the tools it starts (tar, cc).
-  std::string path() const { return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd_); }
+  std::string path() const { return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd_.fd); }
 
  private:
-  int fd_ = -1;
-};
-
-// A library loaded from a MemFile, which stays open as long as the library is loaded: dlopen
-// returns an already-loaded library whose path string matches, and /proc/PID/fd/N names another
-// model's bytes once N is closed and reused (two models from memory would otherwise be one).
-class MemFileLibrary final : public SymbolSource {
- public:
-  MemFileLibrary(std::unique_ptr<MemFile> file, std::shared_ptr<SymbolSource> lib)
-      : file_(std::move(file)), lib_(std::move(lib)) {}
-  void* Lookup(const std::string& n) const override { return lib_->Lookup(n); }
-  uint64_t SymbolSize(const std::string& n) const override { return lib_->SymbolSize(n); }
-  AddressBounds Segments() const override { return lib_->Segments(); }
-  const std::string& name() const override { return lib_->name(); }
-  const void* identity() const override { return lib_->identity(); }
-  std::string MissingSymbolHint(const std::string& n) const override { return lib_->MissingSymbolHint(n); }
-  const ElfDynamicSymbols* dynamic_symbols() const override { return lib_->dynamic_symbols(); }
-
- private:
-  std::unique_ptr<MemFile> file_;       // declared first: closed after lib_ is released (dlclose)
-  std::shared_ptr<SymbolSource> lib_;
+  UniqueFd fd_;
 };
 
 // A model's format told by its first bytes: "tar" for a tar archive (TVM's export_library writes
@@ -128,7 +104,6 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
     auto legacy_root = MakeObject<LibraryModuleNode>(lib_node->shared_library());
     LoadContext blob_ctx = ctx;
     blob_ctx.display_name = symbols.name();
-    blob_ctx.library = &symbols;
     root = ProcessModuleBlob(blob, avail, lib_node, legacy_root, blob_ctx);
   }
   return Module(root);
@@ -186,16 +161,19 @@ Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx) {
     if (IsGraphPackage(file->path())) return FindBuiltinFileLoader("graph")->load(file->path(), ctx);
     return LoadFromSymbolSource(OpenObjectFiles(file->path(), format, ctx.tools), ctx);  // linked to a new file
   }
+  // The file stays open while the library is loaded, and is closed after it (pair members die in
+  // reverse): dlopen returns an already-loaded library whose path string matches, and
+  // /proc/PID/fd/N names another model's bytes once N is closed and reused.
+  using Kept = std::pair<std::unique_ptr<MemFile>, std::shared_ptr<SymbolSource>>;
   std::shared_ptr<SymbolSource> lib = OpenSharedLibrary(file->path(), ctx.display_name);
-  return LoadFromSymbolSource(std::make_shared<MemFileLibrary>(std::move(file), std::move(lib)), ctx);
+  auto kept = std::make_shared<Kept>(std::move(file), std::move(lib));
+  return LoadFromSymbolSource(std::shared_ptr<SymbolSource>(kept, kept->second.get()), ctx);
 }
 
 namespace {
 
+// The global that loads modules of type <key> from a blob is runtime.module.loadbinary_<key>.
 constexpr const char* kLoaderPrefix = "runtime.module.loadbinary_";
-
-// Name of the global that loads modules of `type_key` from a blob: runtime.module.loadbinary_<key>.
-std::string BinaryLoaderName(const std::string& type_key) { return kLoaderPrefix + type_key; }
 
 std::string KnownLoaders() {
   std::string known;
@@ -211,34 +189,29 @@ std::string KnownLoaders() {
   return known;
 }
 
-// A host-registered loader (TVM's convention): it reads its payload from the stream handle.
-ObjectPtr<ModuleNode> LoadEntryPacked(const PackedFunc& loader, const std::string& key, SpanStream* stream,
-                                      BoundedReader& r) {
-  size_t start = stream->Tell();
-  TVMValue args[2];
-  int codes[2] = {kTVMOpaqueHandle, kTVMArgInt};
-  args[0].v_handle = static_cast<dmlc::Stream*>(stream);
-  args[1].v_int64 = static_cast<int64_t>(r.remaining());
-  TVMRetValue rv;
-  loader.CallPacked(TVMArgs(args, codes, 2), &rv);
-  r.Advance(stream->Tell() - start, key.c_str());
-  Object* obj = rv.object();
-  if (rv.type_code() != kTVMModuleHandle || !obj) r.Fail(StrCat("loader for '", key, "' returned no module"));
-  return ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(obj));
-}
-
 ObjectPtr<ModuleNode> LoadEntry(const std::string& key, SpanStream* stream, BoundedReader& r, const LoadContext& ctx) {
-  if (PackedFunc host = Registry::Global().GetRegistered(BinaryLoaderName(key))) {
-    return LoadEntryPacked(host, key, stream, r);
+  ObjectPtr<ModuleNode> m;
+  if (PackedFunc host = Registry::Global().GetRegistered(kLoaderPrefix + key)) {
+    // A host-registered loader (TVM's convention): it reads its payload from the stream handle.
+    size_t start = stream->Tell();
+    TVMValue args[2];
+    int codes[2] = {kTVMOpaqueHandle, kTVMArgInt};
+    args[0].v_handle = static_cast<dmlc::Stream*>(stream);
+    args[1].v_int64 = static_cast<int64_t>(r.remaining());
+    TVMRetValue rv;
+    host.CallPacked(TVMArgs(args, codes, 2), &rv);
+    r.Advance(stream->Tell() - start, key.c_str());
+    if (rv.type_code() == kTVMModuleHandle) m = ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(rv.object()));
+  } else {
+    const BinaryLoaderDef* builtin = FindBuiltinBinaryLoader(key);
+    if (!builtin) {
+      r.Fail(StrCat("Binary was created using {", key, "} but a loader of that name is not registered. "
+                    "Available loaders are ", KnownLoaders(), ", _lib, _import_tree"));
+    }
+    BoundedReader payload(stream, r.remaining(), StrCat(key, " payload in ", r.what()));
+    m = builtin->load(payload, ctx);
+    r.Advance(payload.offset(), key.c_str());
   }
-  const BinaryLoaderDef* builtin = FindBuiltinBinaryLoader(key);
-  if (!builtin) {
-    r.Fail(StrCat("Binary was created using {", key, "} but a loader of that name is not registered. "
-                  "Available loaders are ", KnownLoaders(), ", _lib, _import_tree"));
-  }
-  BoundedReader payload(stream, r.remaining(), StrCat(key, " payload in ", r.what()));
-  ObjectPtr<ModuleNode> m = builtin->load(payload, ctx);
-  r.Advance(payload.offset(), key.c_str());
   if (!m) r.Fail(StrCat("loader for '", key, "' returned no module"));
   return m;
 }
@@ -282,10 +255,6 @@ void NotifyImportsLinked(ModuleNode* root) {
   };
   visit(root);
 }
-
-}  // namespace
-
-namespace {
 
 // The entry of `tables` whose `key` member is `name`, or nullptr.
 template <typename Def>

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "base/error_util.h"
-#include "module/loader/shared_library.h"
 #include "base/temp_dir.h"
 #include "module/loader/archive_reader.h"
+#include "module/loader/shared_library.h"
 
 extern char** environ;
 
@@ -93,8 +93,8 @@ std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std
     // written into the private folder for the compiler.
     ArchiveContents tar = ReadArchive(path, [](const std::string& m) { return EndsWith(m, ".o") || EndsWith(m, ".c"); });
     AOTRT_REQUIRE(!tar.files.empty(), kNotFound, path, ": the archive holds no object files (.o) nor C sources (.c)");
-    for (const auto& [name, bytes] : tar.files) tmp.Write(name, bytes);
     for (const auto& [name, bytes] : tar.files) {
+      tmp.Write(name, bytes);
       if (EndsWith(name, ".o")) objects.push_back(tmp.path() + "/" + name);
     }
     for (const auto& [name, bytes] : tar.files) {

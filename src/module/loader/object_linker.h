@@ -1,9 +1,7 @@
 // Loading TVM exports that are object files rather than a shared library: a `.o`, or a `.tar` of
-// objects and C sources (what `export_library("x.tar")` writes, e.g. for system-lib builds; v0.9
-// and v0.10 put the blob in a devc.c, `c` targets their code in lib<i>.c). As TVM's Python
-// `load_module` does, the objects are linked into a shared library with the system C compiler
-// (ToolConfig::c_compiler: $CC, default `cc`), which is then loaded like any model library; the temporary files are removed
-// once it is loaded.
+// objects and C sources (`export_library("x.tar")`). As TVM's Python `load_module` does, they are
+// linked into a shared library with the system C compiler (ToolConfig::c_compiler), which is then
+// loaded like any model library; the temporary files are removed once it is loaded.
 #pragma once
 
 #include <memory>
@@ -19,8 +17,7 @@ namespace aotrt {
 // archive), kFormatError (a damaged or unsafe archive: archive_reader.h; an object made for another
 // processor: CheckElfObjectFile), kIOError (compiling a source as C and as C++, or linking failed:
 // the message carries the command and its output), or what OpenSharedLibrary throws for the linked
-// library.
-// Temporary files go in a private directory under `tools.temp_dir`.
+// library. Temporary files go in a private directory under `tools.temp_dir`.
 std::shared_ptr<SymbolSource> OpenObjectFiles(const std::string& path, const std::string& format,
                                               const ToolConfig& tools);
 

@@ -1,8 +1,10 @@
-// ELF shared libraries: reading them (bounded) and opening them with dlopen.
+// ELF shared libraries: reading them (bounded), opening them with dlopen, and the bounds of what
+// a loaded one may be read from (address_bounds.h).
 #include "module/loader/shared_library.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,19 +13,25 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "aotrt/half.h"
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/mapped_file.h"
+#include "base/page_size.h"
 #include "base/unique_fd.h"
+#include "module/loader/address_bounds.h"
 #include "module/loader/system_lib.h"
 #include "module/model_contract.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
 
+namespace {
+
+// The header of the `size` bytes at `base`, checked to be ELF64 little-endian.
 Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what) {
   AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
                 ": not an ELF file (bad magic); expected a shared library");
@@ -33,18 +41,20 @@ Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what)
   return eh;
 }
 
-namespace {
-
-// Calls `visit` for every named symbol of one symbol table and its string table.
-void ForEachSymbolIn(const char* symtab, size_t symtab_size, const char* strtab, size_t strtab_size,
-                     const std::string& what, const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
-  uint64_t count = symtab_size / sizeof(Elf64_Sym);
-  for (uint64_t k = 1; k < count; ++k) {
-    auto sym = ReadElfAt<Elf64_Sym>(symtab, symtab_size, k * sizeof(Elf64_Sym), what, "symbol");
-    if (sym.st_name == 0 || sym.st_name >= strtab_size) continue;
-    const char* name = strtab + sym.st_name;
-    size_t length = strnlen(name, strtab_size - sym.st_name);
-    if (length < strtab_size - sym.st_name) visit(std::string_view(name, length), sym);  // unterminated: not a name
+// Every PT_LOAD segment lies inside the file of `size` bytes (dlopen maps segments past the end of
+// a truncated file, and touching them raises SIGBUS). `base` holds the file's first `avail` bytes.
+void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what) {
+  Elf64_Ehdr eh = ReadElfHeader(base, avail, what);
+  AOTRT_REQUIRE(eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0, kFormatError, what,
+                ": unexpected ELF program header size ", eh.e_phentsize);
+  for (uint64_t i = 0; i < eh.e_phnum; ++i) {
+    auto ph = ReadElfAt<Elf64_Phdr>(base, avail, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
+    if (ph.p_type != PT_LOAD) continue;
+    AOTRT_REQUIRE(ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset, kFormatError, what, ": ELF segment ", i,
+                  " (PT_LOAD) covers file bytes [", ph.p_offset, ", ", ph.p_offset + ph.p_filesz,
+                  ") but the file has only ", size, " bytes: the file is truncated");
+    AOTRT_REQUIRE(ph.p_filesz <= ph.p_memsz, kFormatError, what, ": ELF segment ", i, " (PT_LOAD) has ", ph.p_filesz,
+                  " file bytes but only ", ph.p_memsz, " bytes in memory");
   }
 }
 
@@ -73,44 +83,26 @@ void ForEachElfSymbol(const void* data, size_t size, const std::string& what, ui
     auto strtab = ReadElfAt<Elf64_Shdr>(sections, sections_size, sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
     const char* strings = at(strtab.sh_offset, strtab.sh_size, "symbol string table");
     const char* symbols = at(sh.sh_offset, sh.sh_size, "symbol table");
-    ForEachSymbolIn(symbols, sh.sh_size, strings, strtab.sh_size, what, visit);
+    for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); ++k) {
+      auto sym = ReadElfAt<Elf64_Sym>(symbols, sh.sh_size, k * sizeof(Elf64_Sym), what, "symbol");
+      if (sym.st_name == 0 || sym.st_name >= strtab.sh_size) continue;
+      const char* name = strings + sym.st_name;
+      size_t length = strnlen(name, strtab.sh_size - sym.st_name);
+      if (length < strtab.sh_size - sym.st_name) visit(std::string_view(name, length), sym);  // unterminated: not a name
+    }
   }
 }
-
-namespace {
-
-// Files a dynamic symbol under `out`'s defined or (strong) undefined ones.
-void AddDynamicSymbol(std::string_view name, const Elf64_Sym& sym, ElfDynamicSymbols* out) {
-  if (sym.st_shndx == SHN_UNDEF) {
-    // Weak references may stay unresolved (the dynamic linker makes them null).
-    if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) out->undefined.push_back(name);
-  } else {
-    out->defined.push_back({name, sym.st_size});
-  }
-}
-
-}  // namespace
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what) {
   ElfDynamicSymbols out;
-  ForEachElfSymbol(data, size, what, SHT_DYNSYM,
-                   [&out](std::string_view name, const Elf64_Sym& sym) { AddDynamicSymbol(name, sym, &out); });
+  ForEachElfSymbol(data, size, what, SHT_DYNSYM, [&out](std::string_view name, const Elf64_Sym& sym) {
+    if (sym.st_shndx != SHN_UNDEF) {
+      out.defined.push_back({name, sym.st_size});
+    } else if (ELF64_ST_BIND(sym.st_info) != STB_WEAK) {  // weak references may stay unresolved (null)
+      out.undefined.push_back(name);
+    }
+  });
   return out;
-}
-
-void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what) {
-  Elf64_Ehdr eh = ReadElfHeader(base, avail, what);
-  AOTRT_REQUIRE(eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0, kFormatError, what,
-                ": unexpected ELF program header size ", eh.e_phentsize);
-  for (uint64_t i = 0; i < eh.e_phnum; ++i) {
-    auto ph = ReadElfAt<Elf64_Phdr>(base, avail, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
-    if (ph.p_type != PT_LOAD) continue;
-    AOTRT_REQUIRE(ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset, kFormatError, what, ": ELF segment ", i,
-                  " (PT_LOAD) covers file bytes [", ph.p_offset, ", ", ph.p_offset + ph.p_filesz,
-                  ") but the file has only ", size, " bytes: the file is truncated");
-    AOTRT_REQUIRE(ph.p_filesz <= ph.p_memsz, kFormatError, what, ": ELF segment ", i, " (PT_LOAD) has ", ph.p_filesz,
-                  " file bytes but only ", ph.p_memsz, " bytes in memory");
-  }
 }
 
 uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name) {
@@ -171,8 +163,8 @@ std::string MachineName(uint16_t m) {
   }
 }
 
-}  // namespace
-
+// Checks e_machine of the ELF file whose first `size` bytes are at `head` against this library's
+// processor; bytes that are not ELF are left to the other checks; an unknown host accepts any.
 void CheckElfMachine(const char* head, size_t size, const std::string& what) {
   // e_machine: bytes 18-19 in ELF32 and ELF64 alike, in the file's byte order.
   if (size < 20 || std::memcmp(head, ELFMAG, SELFMAG) != 0 || kHostMachine == 0) return;
@@ -185,9 +177,10 @@ void CheckElfMachine(const char* head, size_t size, const std::string& what) {
                 MachineName(kHostMachine), ": export the model for this processor, or run it on one it was built for");
 }
 
+}  // namespace
+
 void CheckElfObjectFile(const std::string& path, const std::string& what) {
-  UniqueFd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   AOTRT_REQUIRE(f.fd >= 0, kIOError, what, ": cannot open: ", std::strerror(errno));
   char head[20];
   ssize_t n = ::pread(f.fd, head, sizeof head, 0);
@@ -195,8 +188,7 @@ void CheckElfObjectFile(const std::string& path, const std::string& what) {
 }
 
 void CheckSharedLibraryFile(const std::string& path, const std::string& what) {
-  UniqueFd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (f.fd < 0) {
     int err = errno;
     if (err == ENOENT) AOTRT_THROW(kNotFound, what, ": no such file");
@@ -365,11 +357,6 @@ void PromoteSelfToGlobalScopeOnce() {
   }
 }
 
-void PromoteSelfToGlobalScope() {
-  static const bool done = (PromoteSelfToGlobalScopeOnce(), true);
-  (void)done;
-}
-
 }  // namespace
 
 void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, const std::string& what) {
@@ -397,7 +384,8 @@ void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, c
 std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name,
                                                 bool is_source_file) {
   CheckSharedLibraryFile(path, display_name);
-  PromoteSelfToGlobalScope();
+  static const bool promoted = (PromoteSelfToGlobalScopeOnce(), true);
+  (void)promoted;
   ::dlerror();
   void* handle = nullptr;
   {
@@ -435,6 +423,106 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
                                              std::move(segments), is_source_file ? path : std::string());
   owned.release();  // the SharedLibrary closes it now
   return lib;
+}
+
+namespace {
+
+// The readable PT_LOAD segments of one loaded object. Writable parts under PT_GNU_RELRO (page
+// aligned down, as the loader protects them) count as read-only.
+std::vector<AddressBounds::Segment> SegmentsOf(const dl_phdr_info& info) {
+  uintptr_t relro_begin = 0, relro_end = 0;
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    if (ph.p_type == PT_GNU_RELRO) {
+      relro_begin = (info.dlpi_addr + ph.p_vaddr) & ~(PageSize() - 1);
+      relro_end = info.dlpi_addr + ph.p_vaddr + ph.p_memsz;
+    }
+  }
+  std::vector<AddressBounds::Segment> out;
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_R) || ph.p_memsz == 0) continue;
+    uintptr_t b = info.dlpi_addr + ph.p_vaddr, e = b + ph.p_memsz;
+    bool w = (ph.p_flags & PF_W) != 0;
+    if (!w || relro_end <= b || relro_begin >= e) {
+      out.push_back({b, e, w});
+      continue;
+    }
+    if (b < relro_begin) out.push_back({b, relro_begin, true});
+    out.push_back({std::max(b, relro_begin), std::min(e, relro_end), false});
+    if (relro_end < e) out.push_back({relro_end, e, true});
+  }
+  return out;
+}
+
+struct ObjectQuery {
+  uintptr_t containing;  // the object whose segments contain this address
+  AddressBounds bounds;
+  bool out_of_memory = false;
+};
+
+// The walk passes every loaded object: only the one with a readable PT_LOAD segment containing the
+// address has its segments built (allocated). No exception may unwind through dl_iterate_phdr
+// (glibc holds its loader lock there): an allocation failure stops the walk and is thrown after it.
+int VisitObject(dl_phdr_info* info, size_t, void* data) {
+  auto* q = static_cast<ObjectQuery*>(data);
+  bool may_contain = false;
+  for (int i = 0; i < info->dlpi_phnum && !may_contain; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    uintptr_t b = info->dlpi_addr + ph.p_vaddr;
+    may_contain = ph.p_type == PT_LOAD && (ph.p_flags & PF_R) && q->containing >= b && q->containing - b < ph.p_memsz;
+  }
+  if (!may_contain) return 0;
+  try {
+    AddressBounds found(SegmentsOf(*info));
+    if (found.Readable(reinterpret_cast<const void*>(q->containing)) == 0) return 0;
+    q->bounds = std::move(found);
+  } catch (const std::bad_alloc&) {
+    q->out_of_memory = true;
+  }
+  return 1;
+}
+
+}  // namespace
+
+AddressBounds AddressBounds::OfObjectContaining(const void* address) {
+  if (!address) return AddressBounds();
+  ObjectQuery q{reinterpret_cast<uintptr_t>(address), AddressBounds()};
+  ::dl_iterate_phdr(VisitObject, &q);
+  if (q.out_of_memory) throw std::bad_alloc();
+  return std::move(q.bounds);
+}
+
+size_t AddressBounds::Find(const void* p, bool writable) const {
+  if (any_loaded_object_) return OfObjectContaining(p).Find(p, writable);
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  for (const Segment& s : segments_) {
+    if (a >= s.begin && a < s.end && (s.writable || !writable)) return s.end - a;
+  }
+  return 0;
+}
+
+void AddressBounds::Require(const void* p, size_t bytes, bool writable, const std::string& field) const {
+  AOTRT_REQUIRE(p != nullptr, kFormatError, field, " is a null pointer");
+  AOTRT_REQUIRE(Contains(p, bytes, writable), kFormatError, field, " pointer ",
+                static_cast<const void*>(p), " (", bytes, " bytes) is outside the library's ", writable ? "writable" : "mapped",
+                " segments");
+}
+
+ptrdiff_t AddressBounds::StringLength(const char* s, size_t max_len) const {
+  size_t avail = s ? Readable(s) : 0;
+  if (avail == 0) return -1;
+  size_t n = strnlen(s, std::min(avail, max_len + 1));
+  return n < avail && n <= max_len ? static_cast<ptrdiff_t>(n) : -1;
+}
+
+std::string AddressBounds::ReadString(const char* s, size_t max_len, const std::string& field) const {
+  Require(s, 1, false, field);
+  size_t avail = Readable(s);
+  size_t n = strnlen(s, std::min(avail, max_len + 1));
+  AOTRT_REQUIRE(n < avail, kFormatError, field, " string at ", static_cast<const void*>(s), " runs to the end of its segment unterminated");
+  AOTRT_REQUIRE(n <= max_len, kFormatError, field, " is longer than ", max_len, " bytes");
+  return std::string(s, n);
 }
 
 }  // namespace aotrt

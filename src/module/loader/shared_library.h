@@ -1,16 +1,7 @@
 // ELF shared libraries: reading them, bounded (never outside the given bytes; corrupt input gives
 // Error(kFormatError)), and opening them with dlopen with checks that turn every failure into a
-// clear error.
-// - Before dlopen maps a file, its ELF header and program headers (one pread): dlopen maps a
-//   truncated file's segments past its end, and touching them raises SIGBUS inside the dynamic
-//   linker; the file's size against its PT_LOAD segments rules that out.
-// - After dlopen, that every symbol the library needs resolves: with RTLD_LAZY a function a
-//   library calls is looked up only at its first call, and a missing one ends the process
-//   ("symbol lookup error", exit 127); the check turns that into an error first.
-// - The symbol tables, through the section headers: a model library's dynamic symbols, the
-//   static table of the executable, where TVM's system-lib exports leave a symbol they do not
-//   register (system_lib.cc), and the function symbols the operator profile names
-//   (profiling/code_map.h).
+// clear error: a truncated file (which would raise SIGBUS inside the dynamic linker) before
+// dlopen, a symbol nothing provides (which would end the process at its first call) after.
 #pragma once
 
 #include <elf.h>
@@ -30,9 +21,8 @@
 namespace aotrt {
 
 // Names are views into the symbol string table they were read from (the buffer given to
-// ReadElfDynamicSymbols): a list must not outlive it. Each is NUL-terminated in place
-// (name.data()[name.size()] == 0): a name without its NUL inside
-// the table is skipped.
+// ReadElfDynamicSymbols): a list must not outlive it. Each is NUL-terminated in place (a name
+// without its NUL inside the table is skipped).
 struct ElfSymbol {
   std::string_view name;
   uint64_t size = 0;  // st_size: bytes of a data object, 0 when unknown
@@ -72,34 +62,20 @@ void ForEachElfSymbol(const void* data, size_t size, const std::string& what, ui
 
 ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std::string& what);
 
-// The header of the `size` bytes at `base`, checked to be ELF64 little-endian.
-Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what);
-
-// Every loadable segment (PT_LOAD) lies inside the file: dlopen maps segments past the end of a
-// truncated file, and touching them then raises SIGBUS. `base` holds the file's first `avail`
-// bytes (the ELF and program headers), `size` is the file's size. Throws kFormatError naming the
-// segment, its file range and the file size.
-void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what);
-
 // st_value of the defined global or weak function or object symbol `name` in the file's static
 // symbol table (.symtab), or 0 when the file has none (stripped) or does not define `name`.
 uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name);
 
 // Checks that the file at `path` is a regular ELF64 little-endian file made for this process's
-// processor (CheckElfMachine) whose every PT_LOAD segment lies inside it (CheckElfSegments). Throws
-// kNotFound (no such file), kIOError (not a regular file, cannot be opened or read) or kFormatError
-// (another processor's, not ELF64 little-endian, program headers outside the file, a truncated
-// segment), naming the file as `what`. Thread-safe (no shared state).
+// processor whose every PT_LOAD segment lies inside it. Throws kNotFound (no such file), kIOError
+// (not a regular file, cannot be opened or read) or kFormatError (another processor's, e.g. "model.so
+// was built for AArch64 (EM_AARCH64); this process runs on x86-64 (EM_X86_64)", not ELF64
+// little-endian, program headers outside the file, a truncated segment), naming the file as `what`.
+// Thread-safe (no shared state).
 void CheckSharedLibraryFile(const std::string& path, const std::string& what);
 
-// Checks e_machine of the ELF file whose first `size` bytes are at `head` against the processor this
-// library was built for, before anything maps or links the file: throws kFormatError naming both,
-// e.g. "model.so was built for AArch64 (EM_AARCH64); this process runs on x86-64 (EM_X86_64)".
-// Bytes that are not ELF are left to the other checks; on a processor it does not know, accepts any.
-void CheckElfMachine(const char* head, size_t size, const std::string& what);
-
-// CheckElfMachine on the file at `path` (an object of a .o or .tar export, before it is linked).
-// Throws kIOError when it cannot be read. Thread-safe.
+// The processor check alone, on the file at `path` (an object of a .o or .tar export, before it is
+// linked); not ELF: no check. Throws kIOError when it cannot be opened. Thread-safe.
 void CheckElfObjectFile(const std::string& path, const std::string& what);
 
 // Looks up every strong undefined symbol of `syms` (the loaded library's dynamic symbols) for the library

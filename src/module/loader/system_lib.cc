@@ -7,15 +7,12 @@
 #include <map>
 #include <mutex>
 
-#include "aotrt/error.h"
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/mapped_file.h"
-#include "module/library_module.h"
 #include "module/loader/load.h"
 #include "module/loader/shared_library.h"
 #include "module/model_contract.h"
-#include "module/symbol_source.h"
 
 namespace aotrt {
 namespace {
@@ -46,7 +43,13 @@ uintptr_t ExecutableLoadBias() {
   return bias;
 }
 
-void* FindInExecutableSymbolTable(const std::string& name) {
+// Address of the function or object `name` defined by the process, for the one symbol TVM's
+// system-lib exports define but do not register (`get_c_metadata`, ABI.md 4): first the global
+// scope (dlsym(RTLD_DEFAULT): the executable when linked with -rdynamic, its DT_NEEDED libraries
+// and libraries loaded RTLD_GLOBAL), then the executable's static symbol table (.symtab of
+// /proc/self/exe, unless stripped), relocated by its load address. nullptr when neither has it.
+void* FindProcessSymbol(const std::string& name) {
+  if (void* p = ::dlsym(RTLD_DEFAULT, name.c_str())) return p;
   try {
     MappedFile exe("/proc/self/exe", "the executable");
     uint64_t value = FindElfStaticSymbol(exe.data(), exe.size(), "the executable", name);
@@ -55,16 +58,6 @@ void* FindInExecutableSymbolTable(const std::string& name) {
     AOTRT_LOG_DEBUG("cannot read the executable's symbol table: ", e.what());
     return nullptr;
   }
-}
-
-// Address of the function or object `name` defined by the process, for the one symbol TVM's
-// system-lib exports define but do not register (`get_c_metadata`, ABI.md 4): first the global
-// scope (dlsym(RTLD_DEFAULT): the executable when linked with -rdynamic, its DT_NEEDED libraries
-// and libraries loaded RTLD_GLOBAL), then the executable's static symbol table (.symtab of
-// /proc/self/exe, unless stripped), relocated by its load address. nullptr when neither has it.
-void* FindProcessSymbol(const std::string& name) {
-  if (void* p = ::dlsym(RTLD_DEFAULT, name.c_str())) return p;
-  return FindInExecutableSymbolTable(name);
 }
 
 std::string ProcessSymbolHint(const std::string& name) {
@@ -83,7 +76,7 @@ class SystemLibrary : public SymbolSource {
     // TVM defines the metadata function in the executable but never registers it (ABI.md 4).
     return name == contract::kGetCMetadata ? FindProcessSymbol(name) : nullptr;
   }
-  uint64_t SymbolSize(const std::string&) const override { return 0; }
+  uint64_t SymbolSize(const std::string&) const override { return 0; }  // unknown
   // Registered symbols may live in the executable or in any library linking system-lib objects.
   AddressBounds Segments() const override { return AddressBounds::AnyLoadedObject(); }
   const std::string& name() const override { return name_; }
@@ -128,11 +121,6 @@ void RegisterSystemLibSymbol(const char* name, void* ptr) {
   t.symbols[name] = ptr;
 }
 
-// The system library: symbols registered by TVMBackendRegisterSystemLibSymbol, `prefix` first.
-static std::shared_ptr<SymbolSource> SystemLibrarySymbols(const std::string& prefix) {
-  return std::make_shared<SystemLibrary>(prefix);
-}
-
 Module LoadSystemLib(const std::string& prefix, const LoadContext& ctx) {
   SymbolTable& t = Table();
   {
@@ -140,7 +128,7 @@ Module LoadSystemLib(const std::string& prefix, const LoadContext& ctx) {
     auto it = t.modules.find(prefix);
     if (it != t.modules.end()) return it->second;
   }
-  Module m = LoadFromSymbolSource(SystemLibrarySymbols(prefix), ctx);
+  Module m = LoadFromSymbolSource(std::make_shared<SystemLibrary>(prefix), ctx);
   std::lock_guard<std::mutex> lock(t.mu);
   return t.modules.emplace(prefix, m).first->second;
 }
