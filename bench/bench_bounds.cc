@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "memory/pool_buffer.h"
+#include "memory/reserve.h"
 #include "aotrt/model.h"
 #include "bench_common.h"
 

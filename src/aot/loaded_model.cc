@@ -6,7 +6,7 @@
 #include "base/error_util.h"
 #include "base/device.h"
 #include "executor/executor_functions.h"
-#include "memory/pool_buffer.h"
+#include "memory/reserve.h"
 
 namespace aotrt {
 

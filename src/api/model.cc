@@ -22,6 +22,12 @@ ExecutorFactoryNode& FactoryOf(const Module& m) {
   return static_cast<ExecutorFactoryNode&>(*m.node());  // checked by FromModule
 }
 
+// v[i]; kOutOfRange naming `what` ("input", "output") when i is past its end.
+const TensorInfo& Nth(const std::vector<TensorInfo>& v, size_t i, const char* what) {
+  AOTRT_REQUIRE(i < v.size(), kOutOfRange, what, " index ", i, " out of range [0, ", v.size(), ")");
+  return v[i];
+}
+
 // Copies of every output, in output order.
 std::vector<NDArray> CopyOutputs(const Executor& ex) {
   std::vector<NDArray> out;
@@ -52,13 +58,13 @@ Model Model::FromModule(Module factory) {
 
 Model Model::Load(const std::string& path, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::Load", [&] {
-    return FromModule(LoadModuleFile(path, "", FrontDoorLoadContext(options, path)));
+    return FromModule(Module::LoadFromFile(path, "", options));
   });
 }
 
 Model Model::LoadFromMemory(const void* data, size_t size, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::LoadFromMemory", [&] {
-    return FromModule(LoadModuleBytes(data, size, FrontDoorLoadContext(options, InMemoryName(size))));
+    return FromModule(Module::LoadFromMemory(data, size, options));
   });
 }
 
@@ -94,17 +100,8 @@ const ModelInfo& Executor::Info() const { return impl().Info(); }
 size_t Executor::NumInputs() const { return Info().inputs.size(); }
 size_t Executor::NumOutputs() const { return Info().outputs.size(); }
 
-const TensorInfo& Executor::Input(size_t i) const {
-  const std::vector<TensorInfo>& in = Info().inputs;
-  AOTRT_REQUIRE(i < in.size(), kOutOfRange, "input index ", i, " out of range [0, ", in.size(), ")");
-  return in[i];
-}
-
-const TensorInfo& Executor::Output(size_t i) const {
-  const std::vector<TensorInfo>& out = Info().outputs;
-  AOTRT_REQUIRE(i < out.size(), kOutOfRange, "output index ", i, " out of range [0, ", out.size(), ")");
-  return out[i];
-}
+const TensorInfo& Executor::Input(size_t i) const { return Nth(Info().inputs, i, "input"); }
+const TensorInfo& Executor::Output(size_t i) const { return Nth(Info().outputs, i, "output"); }
 
 size_t Executor::InputIndex(const std::string& name) const { return impl().InputIndex(name); }
 size_t Executor::OutputIndex(const std::string& name) const { return impl().OutputIndex(name); }

@@ -26,15 +26,14 @@ Module Module::SystemLib(const std::string& prefix) {
 
 namespace {
 
-
-// runtime.module.loadfile_<kFormat>(path[, format]): TVM's loaders of a file of that format.
-template <const char* kFormat, const char* kName>
+// runtime.module.loadfile_<format>(path[, format]): TVM's loader of a file of that format.
+template <const char* kName>
 void LoadFileAs(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount(kName, args, 1, 2);
-  rv->SetObject(Module::LoadFromFile(args[0].AsString(), kFormat).node());
+  const char* format = kName + sizeof("runtime.module.loadfile_") - 1;
+  rv->SetObject(Module::LoadFromFile(args[0].AsString(), format).node());
 }
 
-constexpr char kSo[] = "so", kTar[] = "tar", kO[] = "o";
 constexpr char kLoadSo[] = "runtime.module.loadfile_so", kLoadTar[] = "runtime.module.loadfile_tar",
                kLoadO[] = "runtime.module.loadfile_o";
 
@@ -49,9 +48,9 @@ void LoadFromFileGlobal(TVMArgs args, TVMRetValue* rv) {
 }
 
 constexpr GlobalDef kDefs[] = {
-    {kLoadSo, LoadFileAs<kSo, kLoadSo>},
-    {kLoadTar, LoadFileAs<kTar, kLoadTar>},
-    {kLoadO, LoadFileAs<kO, kLoadO>},
+    {kLoadSo, LoadFileAs<kLoadSo>},
+    {kLoadTar, LoadFileAs<kLoadTar>},
+    {kLoadO, LoadFileAs<kLoadO>},
     {"runtime.SystemLib", SystemLibGlobal},
     {"runtime.ModuleLoadFromFile", LoadFromFileGlobal},
 };

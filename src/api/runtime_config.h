@@ -1,13 +1,6 @@
-// The environment, read in one place: every AOTRT_* variable and the thread, compiler and
-// temporary-directory variables aotrt honours, parsed by one parser that names the variable, its
-// value and what it expected. Nothing below this folder calls getenv; the values reach the lower
-// layers as parameters (LoadContext, ExecutorOptions) or through the process-wide setters of the
-// logger and the thread pool.
-//
-// When each is read: the load variables at every load (so a process can change them between
-// loads); AOTRT_LOG_LEVEL, TVM_NUM_THREADS / OMP_NUM_THREADS and AOTRT_REPORT_GUARD_FAULTS once,
-// when libaotrt is loaded (a value that is not a level, a count or 0/1 is reported as a warning
-// and ignored, as TVM ignores a bad thread count: a library constructor must not fail).
+// The environment, read in one place (README "Options and the environment": which variable, when
+// read). Nothing below this folder calls getenv; the values reach the lower layers as parameters
+// (LoadContext, ExecutorOptions) or through the process-wide setters of the logger and thread pool.
 #pragma once
 
 #include <cstdint>

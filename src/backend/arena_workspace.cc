@@ -2,7 +2,7 @@
 
 #include "base/error_util.h"
 #include "base/last_error.h"
-#include "memory/tail_slack.h"
+#include "memory/reserve.h"
 
 namespace aotrt {
 

@@ -147,18 +147,14 @@ class Pool {
   }
 
   int Run(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
-    if (!f) {
-      SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: null task function");
+    auto invalid = [](auto... why) {
+      SetLastError(ErrorCode::kInvalidArgument, StrCat("TVMBackendParallelLaunch: ", why...));
       return -1;
-    }
-    if (t_in_task) {
-      SetLastError(ErrorCode::kInvalidArgument, "TVMBackendParallelLaunch: nested parallel launch from inside a task");
-      return -1;
-    }
+    };
+    if (!f) return invalid("null task function");
+    if (t_in_task) return invalid("nested parallel launch from inside a task");
     if (num_task < 0 || num_task > kMaxParallelTasks) {
-      SetLastError(ErrorCode::kInvalidArgument,
-                   StrCat("TVMBackendParallelLaunch: num_task ", num_task, " not in [0, ", kMaxParallelTasks, "]"));
-      return -1;
+      return invalid("num_task ", num_task, " not in [0, ", kMaxParallelTasks, "]");
     }
     t_launch_caller = reinterpret_cast<uintptr_t>(caller_pc);  // all of the launch is the operator's
     Launch launch;

@@ -19,7 +19,7 @@ namespace aotrt {
 int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc);
 // The caller_pc of the parallel launch the calling thread is running now, or 0 when it runs none.
 // One per-thread load: async-signal-safe, for the operator profiler's signal handler, which runs
-// on the interrupted thread (src/profiling/pc_sampler.cc).
+// on the interrupted thread (src/profiling/op_profile.cc).
 uintptr_t CurrentParallelLaunchCaller();
 int ParallelBarrier(int task_id, TVMParallelGroupEnv* penv);
 // The most tasks one launch may ask for.

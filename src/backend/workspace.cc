@@ -8,9 +8,8 @@
 #include "backend/arena_workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
+#include "base/page_size.h"
 #include "memory/reserve.h"
-#include "memory/tail_slack.h"
-#include "memory/zeroed_memory.h"
 
 namespace aotrt {
 
@@ -108,8 +107,7 @@ class WorkspacePool {
     }
     // Page-rounded like TVM; room after the request at least as large as the request.
     const bool mapped = nbytes >= kMappedFrom;
-    const size_t size = mapped ? (nbytes + kPageSize - 1) / kPageSize * kPageSize
-                               : (2 * nbytes + kCacheLine + kPageSize - 1) / kPageSize * kPageSize;
+    const size_t size = RoundUp(mapped ? nbytes : 2 * nbytes + kCacheLine, kPageSize);
     // Checking mode arms and checks everything after the request up to the block's end: there a
     // small request does not take a much larger block (a 100-byte request in a 1 MiB block would
     // cost a 1 MiB fill and compare per run), it gets one of its own.

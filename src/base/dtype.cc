@@ -10,17 +10,10 @@ namespace aotrt {
 std::string DataTypeToString(DLDataType t) {
   if (t.code == kDLUInt && t.bits == 1 && t.lanes == 1) return "bool";
   if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return "void";
-  std::string s;
-  switch (t.code) {
-    case kDLInt: s = "int"; break;
-    case kDLUInt: s = "uint"; break;
-    case kDLFloat: s = "float"; break;
-    case kDLOpaqueHandle: s = "handle"; break;
-    case kDLBfloat: s = "bfloat"; break;
-    case 6: return "e4m3_float8";
-    case 7: return "e5m2_float8";
-    default: s = StrCat("custom[", static_cast<int>(t.code), "]"); break;
-  }
+  if (t.code == 6 || t.code == 7) return t.code == 6 ? "e4m3_float8" : "e5m2_float8";
+  static const char* const kNames[] = {"int", "uint", "float", "handle", "bfloat"};  // by code: kDLInt ..
+  static_assert(kDLInt == 0 && kDLUInt == 1 && kDLFloat == 2 && kDLOpaqueHandle == 3 && kDLBfloat == 4);
+  std::string s = t.code <= kDLBfloat ? kNames[t.code] : StrCat("custom[", static_cast<int>(t.code), "]");
   s += std::to_string(t.bits);
   if (t.lanes != 1) s += "x" + std::to_string(t.lanes);
   return s;

@@ -48,18 +48,14 @@ void ReleasePython(void* obj) {
   PyGILEnsureFn ensure = g_gil_ensure.load();
   PyGILReleaseFn release = g_gil_release.load();
   if (!ensure || !release) ensure = found_ensure, release = found_release;
-  if (ensure && release) {
-    int state = ensure();
-    decref(obj);
-    release(state);
-  } else {
-    decref(obj);
-  }
+  int state = ensure && release ? ensure() : 0;
+  decref(obj);
+  if (ensure && release) release(state);
 }
 
-void Reset(LastError& s, ErrorCode code, const std::string& message, void* py_exc) {
+void Reset(LastError& s, ErrorCode code, const std::string& message, void* py_exc, const char* fixed = nullptr) {
   s.message = message;  // first: if the copy throws, the record (and a held exception) is unchanged
-  s.fixed = nullptr;
+  s.fixed = fixed;
   void* old = s.py_exc;
   s.py_exc = py_exc;
   s.code = code;
@@ -77,15 +73,8 @@ void SetLastErrorNoexcept(ErrorCode code, const char* where, const char* what) n
   try {
     std::string message = where ? StrCat(where, ": ", what ? what : "") : std::string(what ? what : "");
     Reset(s, code, message, nullptr);
-  } catch (...) {  // no memory for the text: keep the code, with a static message
-    s.message.clear();
-    s.fixed = "out of memory while recording the error message";
-    void* old = s.py_exc;
-    s.py_exc = nullptr;
-    s.code = code;
-    s.set = true;
-    ++t_last_error_sequence;
-    ReleasePython(old);
+  } catch (...) {  // no memory for the text: keep the code, with a static message (an empty copy cannot throw)
+    Reset(s, code, std::string(), nullptr, "out of memory while recording the error message");
   }
 }
 

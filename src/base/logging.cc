@@ -82,13 +82,8 @@ void Write(Level level, const std::string& message) {
 }
 
 void SetCallback(Callback cb, void* user) {
-  std::shared_ptr<spdlog::sinks::sink> sink;
-  if (cb) {
-    sink = std::make_shared<CallbackSink>(cb, user);
-  } else {
-    sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-  }
-  auto logger = MakeLogger(std::move(sink));
+  auto logger = MakeLogger(cb ? std::shared_ptr<spdlog::sinks::sink>(std::make_shared<CallbackSink>(cb, user))
+                              : std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
   Logger& l = Instance();
   std::lock_guard<std::mutex> lock(l.mu);
   l.logger = logger;

@@ -8,19 +8,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <vector>
 
 #include "base/error_util.h"
 
 namespace aotrt {
 
 TempDir::TempDir(const std::string& parent, const std::string& prefix) {
-  std::string tmpl = parent + "/" + prefix + "XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  AOTRT_REQUIRE(::mkdtemp(buf.data()) != nullptr, kIOError, "cannot create a temporary folder ", tmpl, ": ",
+  const std::string tmpl = parent + "/" + prefix + "XXXXXX";
+  path_ = tmpl;
+  AOTRT_REQUIRE(::mkdtemp(path_.data()) != nullptr, kIOError, "cannot create a temporary folder ", tmpl, ": ",
                 std::strerror(errno));
-  path_ = buf.data();
 }
 
 TempDir::~TempDir() {

@@ -25,6 +25,14 @@ void RequireCpuDevice(int device_type, int device_id, const char* fn) {
                 device_id);
 }
 
+// The whole of a stream call (CPU has only the null stream): 0 for CPU 0, else -1 and the error.
+int CpuStreamCall(int device_type, int device_id, const char* fn) {
+  return GuardBackendCall(-1, fn, [&] {
+    RequireCpuDevice(device_type, device_id, fn);
+    return 0;
+  });
+}
+
 // The dtype of C ints; kInvalidArgument naming `fn` when one does not fit its field.
 DLDataType DTypeFromC(int code, int bits, int lanes, const char* fn) {
   AOTRT_REQUIRE(code >= 0 && code < 256 && bits > 0 && bits < 256 && lanes > 0 && lanes < 65536, kInvalidArgument, fn,
@@ -140,34 +148,20 @@ void AOTRTDLPackCapsuleDestructor(void* capsule) {
 }
 
 int TVMStreamCreate(int device_type, int device_id, TVMStreamHandle* out) {
-  AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, device_id, "TVMStreamCreate");
   if (out) *out = nullptr;
-  AOTRT_API_END();
+  return CpuStreamCall(device_type, device_id, __func__);
 }
-
 int TVMStreamFree(int device_type, int device_id, TVMStreamHandle) {
-  AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, device_id, "TVMStreamFree");
-  AOTRT_API_END();
+  return CpuStreamCall(device_type, device_id, __func__);
 }
-
 int TVMSetStream(int device_type, int device_id, TVMStreamHandle) {
-  AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, device_id, "TVMSetStream");
-  AOTRT_API_END();
+  return CpuStreamCall(device_type, device_id, __func__);
 }
-
 int TVMSynchronize(int device_type, int device_id, TVMStreamHandle) {
-  AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, device_id, "TVMSynchronize");
-  AOTRT_API_END();
+  return CpuStreamCall(device_type, device_id, __func__);
 }
-
 int TVMStreamStreamSynchronize(int device_type, int device_id, TVMStreamHandle, TVMStreamHandle) {
-  AOTRT_API_BEGIN();
-  RequireCpuDevice(device_type, device_id, "TVMStreamStreamSynchronize");
-  AOTRT_API_END();
+  return CpuStreamCall(device_type, device_id, __func__);
 }
 
 int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDataType, void** out_data) {

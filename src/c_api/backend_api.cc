@@ -98,7 +98,7 @@ int TVMBackendRegisterEnvCAPI(const char* name, void* fptr) {
 }
 
 int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void* cdata, int num_task) {
-  // The operator that launched, for the operator profiler (src/profiling/pc_sampler.cc).
+  // The operator that launched, for the operator profiler (src/profiling/op_profile.cc).
   const void* caller_pc = __builtin_return_address(0);
   return GuardBackendCall(-1, __func__, [&] { return ParallelLaunch(flambda, cdata, num_task, caller_pc); });
 }

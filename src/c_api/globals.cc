@@ -48,17 +48,17 @@ namespace {
 // ignores, as TVM's CPU device API does): the type half of the one rule.
 bool IsCpu(int64_t device_type) { return IsAcceptedCpuDevice(static_cast<int>(device_type), 0); }
 
+void RequireCpuType(int64_t type) {
+  AOTRT_REQUIRE(IsCpu(type), kNotImplemented, "Device API for device type ", type, " is not enabled.");
+}
+
 // (device_type, device_id, kind): kind 0 (exist) is 1 for CPU and 0 for devices aotrt has no API
 // for; CPU has no other attribute (null, as TVM's CPU API); other devices are not enabled.
 void GetDeviceAttr(TVMArgs args, TVMRetValue* rv) {
-  AOTRT_REQUIRE(args.size() == 3, kInvalidArgument, "runtime.GetDeviceAttr takes 3 arguments, got ", args.size());
+  RequireArgCount("runtime.GetDeviceAttr", args, 3);
   int64_t type = args[0].AsInt();
-  int64_t kind = args[2].AsInt();
-  if (kind == 0) {
-    rv->SetInt(IsCpu(type) ? 1 : 0);
-    return;
-  }
-  AOTRT_REQUIRE(IsCpu(type), kNotImplemented, "Device API for device type ", type, " is not enabled.");
+  if (args[2].AsInt() == 0) return rv->SetInt(IsCpu(type) ? 1 : 0);
+  RequireCpuType(type);
 }
 
 // TVM's names of optional runtimes; aotrt has only the CPU one.
@@ -95,9 +95,8 @@ void ConfigThreadPool(TVMArgs args, TVMRetValue*) {
 
 // (device_type, device_id, stream): CPU has only the null stream.
 void SetStream(TVMArgs args, TVMRetValue*) {
-  AOTRT_REQUIRE(args.size() == 3, kInvalidArgument, "runtime.TVMSetStream takes 3 arguments, got ", args.size());
-  AOTRT_REQUIRE(IsCpu(args[0].AsInt()), kNotImplemented, "Device API for device type ", args[0].AsInt(),
-                " is not enabled.");
+  RequireArgCount("runtime.TVMSetStream", args, 3);
+  RequireCpuType(args[0].AsInt());
 }
 
 constexpr GlobalDef kDefs[] = {

@@ -116,13 +116,10 @@ void AOTRTLoadOptionsInit(AOTRTLoadOptions* options) {
   options->struct_size = sizeof(AOTRTLoadOptions);
   options->constant_cache = d.constant_cache;
   options->verify_constant_cache = d.verify_constant_cache;
-  options->cache_dir = nullptr;
   options->cache_max_bytes = d.cache_max_bytes;
   options->check_bounds = d.executor.check_bounds;
   options->huge_pages = d.executor.huge_pages;
-  options->c_compiler = nullptr;
   options->compile_cache = d.compile_cache;
-  options->c_library = nullptr;
 }
 
 int AOTRTModLoadFromFileWithOptions(const char* file_name, const char* format, const AOTRTLoadOptions* options,

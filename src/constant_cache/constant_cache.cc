@@ -14,7 +14,7 @@
 #include "constant_cache/constant_pool_file.h"
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "memory/tail_slack.h"
+#include "memory/reserve.h"
 #include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.
@@ -186,15 +186,16 @@ std::string ContentKey(const std::vector<std::pair<const void*, size_t>>& ranges
 
 ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const ConstantCacheOptions& options,
                                    const std::string& what) {
-  auto private_copy = [&](const char* why) {
-    size_t bytes = source.plan();
-    AOTRT_LOG_DEBUG(what, ": constant cache ", why, "; using a private copy");
+  size_t bytes = SIZE_MAX;  // plan()'s, once called
+  auto private_copy = [&](const std::string& why) {
+    if (bytes == SIZE_MAX) bytes = source.plan();
+    AOTRT_LOG_DEBUG(what, ": constant cache", why, "; using a private copy");
     return PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
   };
-  if (!options.enabled) return private_copy("is off");
-  if (source.bytes_max < options.min_bytes) return private_copy("not used for a pool this small");
+  if (!options.enabled) return private_copy(" is off");
+  if (source.bytes_max < options.min_bytes) return private_copy(" not used for a pool this small");
   const std::string& dir = options.directory;
-  if (dir.empty()) return private_copy("has no directory");
+  if (dir.empty()) return private_copy(" has no directory");
   // The alias of this model file (its identity and the constants' layout) is a symbolic link to
   // the pool file named by its content (WriteCacheFile). A hit needs neither the
   // constants nor their exact size: the pool file's header gives it, within the metadata's bounds.
@@ -204,12 +205,10 @@ ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const Const
   std::string alias = StrCat(dir, "/", Hex{h.high64, 16}, Hex{h.low64, 16}, kAliasSuffix);
   ConstantPoolMemory m;
   if (MapThroughAlias(dir, alias, source.bytes_min, source.bytes_max, options.verify, what, &m)) return m;
-  size_t bytes = source.plan();
-  if (bytes < options.min_bytes) return private_copy("not used for a pool this small");
+  bytes = source.plan();
+  if (bytes < options.min_bytes) return private_copy(" not used for a pool this small");
   if (!MakeDirectories(dir) || ::access(dir.c_str(), W_OK) != 0) {
-    AOTRT_LOG_DEBUG(what, ": constant cache: cannot ", ::access(dir.c_str(), F_OK) == 0 ? "write to" : "create",
-                    " directory ", dir, "; using a private copy");
-    return PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
+    return private_copy(StrCat(": cannot ", ::access(dir.c_str(), F_OK) == 0 ? "write to" : "create", " directory ", dir));
   }
   // A miss: a private copy of the constants, from which the cache file is written now; the next
   // process maps it.

@@ -14,7 +14,7 @@
 
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "memory/tail_slack.h"
+#include "memory/reserve.h"
 #include "base/unique_fd.h"
 
 // Header-only: the inlined functions are static, so the installed library gains no dependency.
@@ -49,6 +49,7 @@ struct FileHeader {
   char built_for[kBuiltForBytes];  // NUL-terminated: the model it was first built for (listings)
   uint64_t header_hash;  // of every field above
 };
+static_assert(sizeof(FileHeader) == offsetof(FileHeader, header_hash) + 8, "no padding: hashed and written as bytes");
 
 uint64_t HeaderHash(const FileHeader& h) { return XXH3_64bits(&h, offsetof(FileHeader, header_hash)); }
 
@@ -96,26 +97,29 @@ bool WriteAll(int fd, const uint8_t* p, size_t n, size_t at) { return AllAt(::pw
 bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
-  uint8_t buf[kSampleBlock];
+  uint8_t buf[kSampleBlock * kSampleCount];  // the most one sample reads (all of a small payload)
   bool ok = true;
   ForEachSample(n, [&](size_t at, size_t len) {
-    for (size_t done = 0; ok && done < len; done += sizeof buf) {
-      size_t chunk = std::min(sizeof buf, len - done);
-      ok = ReadAll(fd, buf, chunk, kHeaderBytes + at + done);
-      if (ok) XXH3_64bits_update(&state, buf, chunk);
-    }
+    ok = ok && ReadAll(fd, buf, len, kHeaderBytes + at);
+    if (ok) XXH3_64bits_update(&state, buf, len);
   });
   *hash = XXH3_64bits_digest(&state);
   return ok;
+}
+
+// Why `h` is not a pool file header of this version, or nullptr.
+const char* HeaderProblem(const FileHeader& h) {
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "not a constant pool file (magic)";
+  if (h.header_hash != HeaderHash(h)) return "header checksum mismatch";
+  if (h.format_version != kFormatVersion || h.layout_version != kConstantCacheLayoutVersion) return "other version";
+  return nullptr;
 }
 
 // Why the header `h` of a file of `file_bytes` cannot be the pool `e`, or nullptr; sets *bytes and
 // *slack to the pool's sizes (e's, or the header's when `e` gives a range).
 const char* InvalidHeader(const FileHeader& h, uint64_t file_bytes, const PoolFileSpec& e, size_t* bytes,
                           size_t* slack) {
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "not a constant pool file (magic)";
-  if (h.header_hash != HeaderHash(h)) return "header checksum mismatch";
-  if (h.format_version != kFormatVersion || h.layout_version != kConstantCacheLayoutVersion) return "other version";
+  if (const char* why = HeaderProblem(h)) return why;
   if (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1]) return "other key";
   if (e.bytes_max == 0) {
     if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
@@ -203,8 +207,7 @@ bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec) {
 
 bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, const std::string& what,
                  ConstantSource source, ConstantPoolMemory* out, time_t* modified) {
-  UniqueFd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (f.fd < 0) {
     if (errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: cannot open ", path, ": ", std::strerror(errno));
     return false;
@@ -242,8 +245,7 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
                    const std::string& built_for, bool locked, const std::string& what) {
   RemoveStaleTemps(dir, locked);
   std::string tmp;
-  UniqueFd f;
-  f.fd = CreateTemp(dir, e, &tmp);
+  UniqueFd f(CreateTemp(dir, e, &tmp));
   auto give_up = [&](const char* step, int err) {
     AOTRT_LOG_DEBUG(what, ": constant cache: cannot ", step, " in ", dir, ": ", std::strerror(err),
                     "; using a private copy");
@@ -251,16 +253,9 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
     return false;
   };
   if (f.fd < 0) return give_up("create a temporary file", errno);
-  FileHeader h{};
+  FileHeader h{{}, kFormatVersion, kConstantCacheLayoutVersion, {e.key_hash[0], e.key_hash[1]}, e.bytes, e.slack,
+               XXH3_64bits(payload, e.bytes + e.slack), SampleHash(payload, e.bytes + e.slack), {}, 0};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
-  h.format_version = kFormatVersion;
-  h.layout_version = kConstantCacheLayoutVersion;
-  h.key_hash[0] = e.key_hash[0];
-  h.key_hash[1] = e.key_hash[1];
-  h.bytes = e.bytes;
-  h.slack = e.slack;
-  h.payload_hash = XXH3_64bits(payload, e.bytes + e.slack);
-  h.sample_hash = SampleHash(payload, e.bytes + e.slack);
   std::memcpy(h.built_for, built_for.data(), std::min(built_for.size(), kBuiltForBytes - 1));
   h.header_hash = HeaderHash(h);
   uint8_t header[kHeaderBytes] = {};
@@ -283,9 +278,7 @@ PoolFileHeader ReadPoolFileHeader(const std::string& path) {
   FileHeader h;
   struct stat st;
   if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !ReadAll(f.fd, &h, sizeof h, 0)) return out;
-  out.valid = std::memcmp(h.magic, kMagic, sizeof kMagic) == 0 && h.header_hash == HeaderHash(h) &&
-              h.format_version == kFormatVersion && h.layout_version == kConstantCacheLayoutVersion &&
-              static_cast<uint64_t>(st.st_size) == kHeaderBytes + h.bytes + h.slack;
+  out.valid = !HeaderProblem(h) && static_cast<uint64_t>(st.st_size) == kHeaderBytes + h.bytes + h.slack;
   if (out.valid) {
     out.bytes = h.bytes;
     out.built_for.assign(h.built_for, strnlen(h.built_for, kBuiltForBytes));

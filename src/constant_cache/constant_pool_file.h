@@ -1,7 +1,7 @@
 // The constant cache's file format and its checks (constant_cache.h decides when it is used;
 // README, 'The constant cache'). A pool file, `<directory>/<32 hex digits>.aotrt-pool` named by its
 // content, is a 4 KiB header (FileHeader in the .cc) followed by the payload at a page boundary (the
-// pool's bytes, then its tail slack filled with the canary: memory/tail_slack.h), mapped directly,
+// pool's bytes, then its tail slack filled with the canary: memory/reserve.h), mapped directly,
 // without MAP_POPULATE. Opening checks the exact file size, the header and 16 sampled 512-byte
 // payload blocks; the whole payload is hashed only on request (`verify`) and at the first map in a
 // boot of a file last changed before it (files are not fsynced: a crash may have cut it short).

@@ -3,7 +3,7 @@
 #include <sys/mman.h>
 
 #include "base/error_util.h"
-#include "memory/tail_slack.h"
+#include "memory/reserve.h"
 
 namespace aotrt {
 

@@ -12,7 +12,7 @@
 
 namespace aotrt {
 
-// bytes() usable bytes followed by slack() canary bytes (memory/tail_slack.h), the data 4096-byte
+// bytes() usable bytes followed by slack() canary bytes (memory/reserve.h), the data 4096-byte
 // aligned. Move-only; the mapping is unmapped with this object (pointers into it die with it).
 // Thread-safe to read from any number of threads.
 class ConstantPoolMemory {

@@ -6,6 +6,7 @@
 // every tensor is checked (device, contiguity, dtype, shape) before anything is written.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
@@ -106,22 +107,6 @@ void CheckShape(const char* fn, const char* what, const DLTensor* in, const DLTe
   }
 }
 
-// The line buffer of one sort: run-time workspace, so that a warm run allocates nothing and an
-// executor in an arena takes it from there (backend/arena_workspace.h).
-class LineBuffer {
- public:
-  explicit LineBuffer(size_t bytes) : p_(WorkspaceAlloc(bytes)) {
-    AOTRT_REQUIRE(p_ != nullptr, kOutOfMemory, "tvm.contrib.sort: ", LastErrorMessage());
-  }
-  ~LineBuffer() { WorkspaceFree(p_); }
-  LineBuffer(const LineBuffer&) = delete;
-  LineBuffer& operator=(const LineBuffer&) = delete;
-  void* get() const { return p_; }
-
- private:
-  void* p_;
-};
-
 // Sort every line along `axis` and hand each line's sorted (index, key) pairs to `emit`.
 template <typename Key, typename Emit>
 void SortLines(const View& in, int axis, bool ascend, Emit emit) {
@@ -131,7 +116,11 @@ void SortLines(const View& in, int axis, bool ascend, Emit emit) {
     if (d > axis) after *= in.t->shape[d];
   }
   using Entry = std::pair<int64_t, Key>;
-  LineBuffer buffer(static_cast<size_t>(n) * sizeof(Entry) + 1);
+  // Run-time workspace, so that a warm run allocates nothing and an executor in an arena takes it
+  // from there (backend/arena_workspace.h).
+  std::unique_ptr<void, bool (*)(void*)> buffer(WorkspaceAlloc(static_cast<size_t>(n) * sizeof(Entry) + 1),
+                                                WorkspaceFree);
+  AOTRT_REQUIRE(buffer != nullptr, kOutOfMemory, "tvm.contrib.sort: ", LastErrorMessage());
   Entry* line = static_cast<Entry*>(buffer.get());
   for (int64_t i = 0; i < before; ++i) {
     for (int64_t j = 0; j < after; ++j) {

@@ -9,7 +9,7 @@
 #include "base/error_util.h"
 #include "backend/arena_workspace.h"
 #include "executor/planned_executor.h"
-#include "memory/tail_slack.h"  // GroupedNumber
+#include "memory/reserve.h"
 
 namespace aotrt {
 namespace {

@@ -7,8 +7,7 @@
 #include "base/error_util.h"
 #include "base/last_error.h"
 #include "executor/executor_functions.h"
-#include "memory/tail_slack.h"
-#include "memory/zeroed_memory.h"
+#include "memory/reserve.h"
 
 namespace aotrt {
 namespace {

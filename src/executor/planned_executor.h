@@ -16,7 +16,7 @@
 #include "backend/arena_workspace.h"
 #include "executor/executor_arena.h"
 #include "executor/planned_model.h"
-#include "memory/pool_buffer.h"
+#include "memory/reserve.h"
 
 namespace aotrt {
 

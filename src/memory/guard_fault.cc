@@ -7,8 +7,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
 
 namespace aotrt {
 namespace {
@@ -33,39 +31,36 @@ std::atomic<bool> g_installed{false};
 struct sigaction g_previous;
 
 // --- async-signal-safe formatting ----------------------------------------------------------------
+struct Dec { uint64_t v; };  // 5233328 -> 5,233,328
+struct HexNum { uint64_t v; };  // 0x...
 struct Line {
   char buf[1024];
   size_t n = 0;
-  void Add(const char* s) {
+  void Put(const char* s) {
     while (s && *s && n + 1 < sizeof buf) buf[n++] = *s++;
   }
-  void Number(uint64_t v) {  // 5233328 -> 5,233,328
+  void Digits(uint64_t v, unsigned base, bool group) {
     char d[32];
     int k = 0;
     do {
-      d[k++] = static_cast<char>('0' + v % 10);
-      v /= 10;
+      d[k++] = "0123456789abcdef"[v % base];
+      v /= base;
     } while (v);
-    for (int i = k - 1; i >= 0; --i) {
-      if (n + 1 >= sizeof buf) return;
+    for (int i = k - 1; i >= 0 && n + 1 < sizeof buf; --i) {
       buf[n++] = d[i];
-      if (i > 0 && i % 3 == 0 && n + 1 < sizeof buf) buf[n++] = ',';
+      if (group && i > 0 && i % 3 == 0 && n + 1 < sizeof buf) buf[n++] = ',';
     }
   }
-  void HexNumber(uint64_t v) {
-    Add("0x");
-    char d[16];
-    int k = 0;
-    do {
-      d[k++] = "0123456789abcdef"[v & 15];
-      v >>= 4;
-    } while (v);
-    while (k > 0 && n + 1 < sizeof buf) buf[n++] = d[--k];
+  void Put(Dec d) { Digits(d.v, 10, true); }
+  void Put(HexNum h) {
+    Put("0x");
+    Digits(h.v, 16, false);
   }
+  template <typename... T>
+  void Add(T... parts) { (Put(parts), ...); }
   void Write() {
     buf[n++] = '\n';
-    size_t off = 0;
-    while (off < n) {
+    for (size_t off = 0; off < n;) {
       ssize_t w = ::write(STDERR_FILENO, buf + off, n - off);
       if (w <= 0) return;
       off += static_cast<size_t>(w);
@@ -97,32 +92,15 @@ const char* AccessVerb(void* ucontext) {
 
 void Report(const Slot& s, uintptr_t addr, void* ucontext) {
   Line l;
-  l.Add("aotrt: fatal: generated code ");
-  l.Add(AccessVerb(ucontext));
-  l.Add(" ");
   uintptr_t end = s.buffer.load(std::memory_order_relaxed) + s.bytes;
-  l.Number(addr - end + 1);
-  l.Add(" bytes past ");
-  l.Add(s.label);
-  l.Add(", beyond the ");
-  l.Number(s.guard_begin - end);
-  l.Add("-byte reserve after it (address ");
-  l.HexNumber(addr);
-  l.Add(")");
+  l.Add("aotrt: fatal: generated code ", AccessVerb(ucontext), " ", Dec{addr - end + 1}, " bytes past ", s.label,
+        ", beyond the ", Dec{s.guard_begin - end}, "-byte reserve after it (address ", HexNum{addr}, ")");
   uintptr_t pc = FaultPc(ucontext);
   Dl_info info;
   if (pc && ::dladdr(reinterpret_cast<void*>(pc), &info) && info.dli_fname) {
-    l.Add("; the instruction is in ");
-    if (info.dli_sname) {
-      l.Add(info.dli_sname);
-      l.Add(" (");
-      l.Add(info.dli_fname);
-      l.Add(")");
-    } else {
-      l.Add(info.dli_fname);
-      l.Add(" at offset ");
-      l.HexNumber(pc - reinterpret_cast<uintptr_t>(info.dli_fbase));
-    }
+    l.Add("; the instruction is in ", info.dli_sname ? info.dli_sname : info.dli_fname);
+    if (info.dli_sname) l.Add(" (", info.dli_fname, ")");
+    else l.Add(" at offset ", HexNum{pc - reinterpret_cast<uintptr_t>(info.dli_fbase)});
   }
   l.Add(". A bug in the model's generated code (a buffer smaller than the code that writes it); aotrt absorbs "
         "writes within the reserve (and reports them with AOTRT_CHECK_BOUNDS=1), not this far. Stopping with SIGSEGV.");
@@ -137,11 +115,7 @@ void Chain(int sig, siginfo_t* info, void* ucontext) {
   }
   if (g_previous.sa_handler == SIG_DFL || g_previous.sa_handler == SIG_IGN) {
     // Returning re-executes the faulting instruction, which now gets the default action.
-    struct sigaction dfl;
-    std::memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    ::sigaction(sig, &dfl, nullptr);
+    ::signal(sig, SIG_DFL);  // async-signal-safe (POSIX)
     return;
   }
   g_previous.sa_handler(sig);
@@ -154,8 +128,7 @@ void Handler(int sig, siginfo_t* info, void* ucontext) {
     int high = g_high.load(std::memory_order_acquire);
     for (int i = 0; i < high; ++i) {
       const Slot& s = g_slots[i];
-      if (s.buffer.load(std::memory_order_acquire) <= 1) continue;
-      if (addr >= s.guard_begin && addr < s.guard_end) {
+      if (s.buffer.load(std::memory_order_acquire) > 1 && addr >= s.guard_begin && addr < s.guard_end) {
         Report(s, addr, ucontext);
         break;
       }
@@ -168,8 +141,7 @@ void Handler(int sig, siginfo_t* info, void* ucontext) {
 void InstallOnce() noexcept {
   static std::atomic<bool> tried{false};
   if (tried.exchange(true)) return;
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
+  struct sigaction sa {};
   sa.sa_sigaction = Handler;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
@@ -188,9 +160,8 @@ int RegisterGuard(const void* buffer, size_t buffer_bytes, const void* guard_beg
     s.guard_begin = reinterpret_cast<uintptr_t>(guard_begin);
     s.guard_end = reinterpret_cast<uintptr_t>(guard_end);
     s.bytes = buffer_bytes;
-    size_t n = label ? std::strlen(label) : 0;
-    if (n >= kLabel) n = kLabel - 1;
-    if (n) std::memcpy(s.label, label, n);
+    size_t n = 0;
+    for (; label && label[n] && n + 1 < kLabel; ++n) s.label[n] = label[n];
     s.label[n] = '\0';
     s.buffer.store(reinterpret_cast<uintptr_t>(buffer), std::memory_order_release);
     int high = g_high.load(std::memory_order_relaxed);

@@ -1,3 +1,4 @@
+// Implements memory/reserve.h: zeroed blocks, the canary and tail slack, reserved spans, pool buffers.
 #include "memory/reserve.h"
 
 #include <fcntl.h>
@@ -5,15 +6,28 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 
-#include "memory/guard_fault.h"
-#include "memory/tail_slack.h"
+#include "base/error_util.h"
 #include "base/unique_fd.h"
-#include "memory/zeroed_memory.h"
+#include "memory/guard_fault.h"
 
 namespace aotrt {
+
 namespace {
+
+// A page of canary bytes to memcmp against: libc's memcmp is vectorized.
+struct CanaryPage {
+  unsigned char bytes[4096];
+  CanaryPage() { std::memset(bytes, kCanaryByte, sizeof bytes); }
+};
+const CanaryPage& Page() {
+  static const CanaryPage page;
+  return page;
+}
 
 // 1 + the index of the last byte of [p, p + n) that is not zero; 0 when all are. n: a multiple of 8.
 size_t LastNonZero(const uint8_t* p, size_t n) {
@@ -51,6 +65,78 @@ size_t LastWrittenPageEnd(const uint8_t* data, size_t from, size_t to) {
 }
 
 }  // namespace
+
+void* MapAligned(size_t size, size_t align, int prot, int flags) {
+  size_t reserve = size + (align > PageSize() ? align - PageSize() : 0);
+  if (reserve < size) return nullptr;
+  void* raw = ::mmap(nullptr, reserve, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t aligned = RoundUp(start, align);
+  if (aligned > start) ::munmap(raw, aligned - start);
+  uintptr_t end = start + reserve;
+  if (end > aligned + size) ::munmap(reinterpret_cast<void*>(aligned + size), end - (aligned + size));
+  return reinterpret_cast<void*>(aligned);
+}
+
+void* AllocZeroed(size_t bytes, size_t align, size_t* mapped) {
+  *mapped = 0;
+  if (bytes >= kMappedFrom && align <= PageSize()) {
+    size_t size = RoundUp(bytes, PageSize());
+    if (size < bytes) return nullptr;
+    void* p = MapAligned(size, size >= kHugePage ? kHugePage : PageSize(), PROT_READ | PROT_WRITE, 0);
+    if (p) *mapped = size;
+    return p;
+  }
+  void* p = std::aligned_alloc(align, bytes == 0 ? align : RoundUp(bytes, align));
+  if (p) std::memset(p, 0, bytes);
+  return p;
+}
+
+void FreeZeroed(void* p, size_t mapped) {
+  if (mapped) ::munmap(p, mapped);
+  else std::free(p);
+}
+
+size_t AdviseHugePages(void* p, size_t bytes) {
+  uintptr_t begin = RoundUp(reinterpret_cast<uintptr_t>(p), kHugePage);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) / kHugePage * kHugePage;
+  if (end <= begin || ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) != 0) return 0;
+  return end - begin;
+}
+
+size_t TailSlack(size_t bytes) {
+  size_t end = RoundUp(bytes + kCacheLine, kCacheLine);
+  if (bytes >= kSlackPageFrom) end = RoundUp(end, kSlackPage);
+  return end - bytes;
+}
+
+void FillCanary(void* p, size_t n) { std::memset(p, kCanaryByte, n); }
+
+size_t CanaryDamage(const void* p, size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  // Fast path: the canary is intact nearly always (and may be megabytes: the rest of a reused
+  // workspace block).
+  const unsigned char* page = Page().bytes;
+  bool intact = true;
+  for (size_t i = 0; i < n && intact; i += sizeof(CanaryPage)) {
+    intact = std::memcmp(b + i, page, std::min(n - i, sizeof(CanaryPage))) == 0;
+  }
+  if (intact) return 0;
+  size_t last = n;
+  while (last > 0 && b[last - 1] == kCanaryByte) --last;
+  return last;
+}
+
+std::string GroupedNumber(size_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
 
 bool ReadsMapTheZeroPage() {
   static const bool yes = [] {
@@ -148,12 +234,48 @@ Overrun TakeOverrun(const ReservedSpan& s, size_t used) {
   if (last_nonzero) o.bytes_past = last_nonzero - used;
   if (last_zero_page_end > last_nonzero && ReadsMapTheZeroPage()) {
     // Resident pages of zeros after the last nonzero byte: written with zeros, or only read?
-    size_t from = std::max(page_end, last_nonzero ? ((last_nonzero - 1) / PageSize() + 1) * PageSize() : 0);
+    size_t from = std::max(page_end, RoundUp(last_nonzero, PageSize()));
     size_t written_end = LastWrittenPageEnd(s.data, from, last_zero_page_end);
     if (written_end) o.zeros_to = written_end - used;
   }
   if (first_resident < resident_end) ::madvise(s.data + first_resident, resident_end - first_resident, MADV_DONTNEED);
   return o;
+}
+
+PoolBuffer::PoolBuffer(std::string name, size_t bytes, const std::string& label) : bytes_(bytes), name_(std::move(name)) {
+  std::string what = label.empty() ? StrCat("workspace pool '", name_, "' (", GroupedNumber(bytes_), " bytes)") : label;
+  span_ = MapReserved(bytes_, what.c_str());
+  AOTRT_REQUIRE(span_.data != nullptr, kOutOfMemory, "cannot map ", bytes_, " bytes (+", ReserveBytes(bytes_),
+                " bytes of reserve) for pool '", name_, "'");
+  ArmOverrunCheck(span_, bytes_);
+}
+
+PoolBuffer::PoolBuffer(PoolBuffer&& o) noexcept
+    : span_(std::exchange(o.span_, ReservedSpan())), bytes_(o.bytes_), name_(std::move(o.name_)) {}
+
+PoolBuffer& PoolBuffer::operator=(PoolBuffer&& o) noexcept {
+  if (this != &o) {
+    UnmapReserved(&span_);
+    span_ = std::exchange(o.span_, ReservedSpan());
+    bytes_ = o.bytes_;
+    name_ = std::move(o.name_);
+  }
+  return *this;
+}
+
+PoolBuffer::~PoolBuffer() { UnmapReserved(&span_); }
+
+Overrun PoolBuffer::TakeOverrun() { return aotrt::TakeOverrun(span_, bytes_); }
+
+size_t PoolSlackBytes(size_t bytes) {
+  size_t capacity = RoundUp(bytes == 0 ? 1 : bytes, PageSize());
+  return capacity - bytes + ReserveBytes(capacity);
+}
+
+std::string PoolDisplayName(const std::string& var) {
+  size_t end = var.size() > 4 && var.compare(var.size() - 4, 4, "_var") == 0 ? var.size() - 4 : 0, i = end;
+  while (i > 0 && std::isdigit(static_cast<unsigned char>(var[i - 1]))) --i;
+  return i == end || i < 2 || var[i - 1] != '_' ? var : var.substr(0, i - 1);
 }
 
 }  // namespace aotrt

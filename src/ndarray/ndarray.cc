@@ -10,7 +10,7 @@
 #include "aotrt/packed_func.h"
 #include "base/error_util.h"
 #include "base/device.h"
-#include "memory/zeroed_memory.h"
+#include "memory/reserve.h"
 #include "ffi/handle.h"
 
 namespace aotrt {

@@ -31,9 +31,6 @@ OperatorProfile ProfileExecutorModule(const Module& executor_module, const Opera
 // `s` as a JSON string literal, quotes included (invalid UTF-8 replaced by U+FFFD).
 std::string JsonQuote(const std::string& s);
 
-// Throws Error(kInvalidArgument) naming `what` unless `dev` is a CPU device.
-void RequireCpu(DLDevice dev, const char* what);
-
 // Throws kInvalidArgument "<what>: <name> must be >= <lo>, got <value>" unless lo <= value <= hi;
 // the bound reads "<= <hi>" when lo is INT64_MIN, "in [<lo>, <hi>]" when hi is not INT64_MAX.
 void RequireInRange(const char* what, const char* name, int64_t value, int64_t lo, int64_t hi = INT64_MAX);

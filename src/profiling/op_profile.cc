@@ -1,13 +1,24 @@
-// ProfileOperators: runs an executor under the PC sampler and attributes the samples
-// (profiling/pc_sampler.h, profiling/op_attribution.h), or times each of a graph's nodes
-// (ProfileMeasured).
+// ProfileOperators: runs an executor under a PC sampler and attributes the samples
+// (profiling/op_attribution.h), or times each of a graph's nodes (ProfileMeasured). README "Where
+// the time goes" says why sampling, and what it costs.
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "aot/loaded_model.h"
 #include "aotrt/profiling.h"
+#include "backend/thread_pool.h"
 #include "base/error_util.h"
 #include "executor/executor_interface.h"
 #include "profiling/internal.h"
@@ -17,8 +28,163 @@ namespace aotrt {
 namespace {
 
 using profiling_internal::CodeMap;
-using profiling_internal::PcSampler;
+using profiling_internal::PcSample;
 using Clock = std::chrono::steady_clock;
+
+// The sampler: a POSIX timer on CLOCK_MONOTONIC aimed at the profiled thread (SIGEV_THREAD_ID),
+// re-armed by the SIGPROF handler with a jittered delay. Each sample records the interrupted PC
+// and, inside a TVMBackendParallelLaunch, the operator that launched it (backend/thread_pool.h).
+// Only samples taken while g_recording is set are kept, in a buffer allocated up front: the
+// handler does not allocate, lock or call anything but timer_settime. One per process at a time.
+
+// Shared with the handler. Written by Start() before the timer is armed, on the sampled thread,
+// which is the only thread the handler runs on.
+std::atomic<bool> g_busy{false};
+std::atomic<bool> g_recording{false};
+std::atomic<bool> g_armed{false};
+std::atomic<size_t> g_count{0};
+std::atomic<uint64_t> g_dropped{0};
+PcSample* g_buffer = nullptr;
+size_t g_capacity = 0;
+timer_t g_timer;
+int64_t g_period_ns = 0;
+uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+struct sigaction g_previous;
+int g_tag;  // its address marks our timer's signals (si_value)
+
+uintptr_t InterruptedPc(void* context) {
+  auto* uc = static_cast<ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.pc);
+#else
+#error "operator profiler: program counter of ucontext_t unknown on this architecture"
+#endif
+}
+
+// A delay uniform in [period/2, 3*period/2): the mean stays the period.
+void Rearm() {
+  g_rng ^= g_rng << 13;
+  g_rng ^= g_rng >> 7;
+  g_rng ^= g_rng << 17;
+  int64_t ns = g_period_ns / 2 + static_cast<int64_t>(g_rng % static_cast<uint64_t>(g_period_ns));
+  struct itimerspec its = {};
+  its.it_value.tv_sec = ns / 1000000000;
+  its.it_value.tv_nsec = ns % 1000000000;
+  timer_settime(g_timer, 0, &its, nullptr);
+}
+
+void OnSigprof(int sig, siginfo_t* info, void* context) {
+  if (info->si_code != SI_TIMER || info->si_value.sival_ptr != &g_tag) {
+    // Someone else's SIGPROF (another profiler): pass it on.
+    if ((g_previous.sa_flags & SA_SIGINFO) && g_previous.sa_sigaction) {
+      g_previous.sa_sigaction(sig, info, context);
+    } else if (g_previous.sa_handler != SIG_DFL && g_previous.sa_handler != SIG_IGN && g_previous.sa_handler) {
+      g_previous.sa_handler(sig);
+    }
+    return;
+  }
+  if (!g_armed.load(std::memory_order_relaxed)) return;
+  int saved_errno = errno;
+  if (g_recording.load(std::memory_order_relaxed)) {
+    size_t i = g_count.load(std::memory_order_relaxed);
+    if (i < g_capacity) {
+      g_buffer[i].pc = InterruptedPc(context);
+      g_buffer[i].launch_caller = CurrentParallelLaunchCaller();
+      g_count.store(i + 1, std::memory_order_relaxed);
+    } else {
+      g_dropped.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  Rearm();
+  errno = saved_errno;
+}
+
+// Construct, Start, then (on the same thread) set g_recording around the code to profile, Stop.
+// Errors: kInvalidArgument "another operator profile is running"; kIOError (errno's text) when
+// the timer or the handler cannot be installed.
+class PcSampler {
+ public:
+  // `period_us`: mean interval between samples. `capacity`: samples kept at most (later ones are
+  // counted in dropped()).
+  PcSampler(int period_us, size_t capacity) : period_us_(period_us), buffer_(capacity) {}
+  ~PcSampler() { Stop(); }
+  PcSampler(const PcSampler&) = delete;
+  PcSampler& operator=(const PcSampler&) = delete;
+
+  // Installs the handler and arms the timer for the calling thread.
+  void Start() {
+    bool expected = false;
+    AOTRT_REQUIRE(g_busy.compare_exchange_strong(expected, true), kInvalidArgument,
+                  "operator profile: another operator profile is running in this process");
+    g_buffer = buffer_.data();
+    g_capacity = buffer_.size();
+    g_count.store(0, std::memory_order_relaxed);
+    g_dropped.store(0, std::memory_order_relaxed);
+    g_recording.store(false, std::memory_order_relaxed);
+    g_period_ns = static_cast<int64_t>(period_us_) * 1000;
+    struct sigaction sa = {};
+    sa.sa_sigaction = OnSigprof;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, &g_previous) != 0) {
+      int err = errno;
+      g_busy.store(false);
+      AOTRT_THROW(kIOError, "operator profile: cannot install the SIGPROF handler: ", std::strerror(err));
+    }
+    struct sigevent sev = {};
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_value.sival_ptr = &g_tag;
+    sev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    if (timer_create(CLOCK_MONOTONIC, &sev, &g_timer) != 0) {
+      int err = errno;
+      sigaction(SIGPROF, &g_previous, nullptr);
+      g_busy.store(false);
+      AOTRT_THROW(kIOError, "operator profile: cannot create the sampling timer: ", std::strerror(err));
+    }
+    started_ = true;
+    g_armed.store(true, std::memory_order_relaxed);
+    Rearm();
+  }
+
+  // Disarms the timer, drains a pending signal, restores the previous SIGPROF disposition.
+  void Stop() {
+    if (!started_) return;
+    started_ = false;
+    g_recording.store(false, std::memory_order_relaxed);
+    // Block SIGPROF here, so no handler runs while the timer goes; then drain a signal it left
+    // pending, and only then restore the previous disposition (SIGPROF's default ends the process).
+    sigset_t prof, old;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    pthread_sigmask(SIG_BLOCK, &prof, &old);
+    g_armed.store(false, std::memory_order_relaxed);
+    timer_delete(g_timer);
+    struct timespec zero = {0, 0};
+    siginfo_t info;
+    while (sigtimedwait(&prof, &info, &zero) == SIGPROF) {
+    }
+    sigaction(SIGPROF, &g_previous, nullptr);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    size_t n = g_count.load(std::memory_order_relaxed);
+    buffer_.resize(n < buffer_.size() ? n : buffer_.size());
+    dropped_ = g_dropped.load(std::memory_order_relaxed);
+    g_buffer = nullptr;
+    g_capacity = 0;
+    g_busy.store(false);
+  }
+
+  const std::vector<PcSample>& samples() const { return buffer_; }  // valid after Stop()
+  uint64_t dropped() const { return dropped_; }                     // recorded signals beyond the capacity
+
+ private:
+  int period_us_;
+  bool started_ = false;
+  uint64_t dropped_ = 0;
+  std::vector<PcSample> buffer_;
+};
 
 constexpr size_t kMaxSamples = size_t{1} << 22;  // 64 MiB of samples at most
 
@@ -37,13 +203,6 @@ double SetRunTimes(std::vector<double>& times, OperatorProfile* p) {
   std::sort(times.begin(), times.end());
   p->run_ms_median = PercentileSorted(times, 50);
   return sum;
-}
-
-ExecutorModuleNode& ExecutorOf(const Module& m) {
-  AOTRT_REQUIRE(m.defined() && m.type_key() == "AotExecutor", kInvalidArgument,
-                "ProfileOperators: expected an AotExecutor or GraphExecutor (factory[\"<model>\"](device)), got ",
-                m.defined() ? "a " + std::string(m.type_key()) + " module" : std::string("an empty one"));
-  return *static_cast<ExecutorModuleNode*>(m.operator->());
 }
 
 // Samples the profile will hold at most: the planned time over the period, twice, plus slack.
@@ -67,13 +226,13 @@ std::vector<double> SampledRuns(PlannedExecutor& impl, const OperatorProfileOpti
         break;
       }
       auto t = Clock::now();
-      PcSampler::SetRecording(true);
+      g_recording.store(true, std::memory_order_relaxed);
       impl.Run();
-      PcSampler::SetRecording(false);
+      g_recording.store(false, std::memory_order_relaxed);
       times.push_back(Ms(Clock::now() - t));
     }
   } catch (...) {
-    PcSampler::SetRecording(false);
+    g_recording.store(false, std::memory_order_relaxed);
     throw;  // the sampler's destructor stops it
   }
   sampler->Stop();
@@ -143,9 +302,12 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   ValidateOperatorProfileOptions(opt);
   auto* node = dynamic_cast<ExecutorModuleNode*>(executor_module.node().get());
   if (node != nullptr && node->executor().NumOps() > 0) return ProfileMeasured(node->executor(), opt);
-  ExecutorModuleNode& aot = ExecutorOf(executor_module);
-  PlannedExecutor& impl = aot.executor();
-  const auto& model = static_cast<const LoadedModel&>(aot.model());  // an AotExecutor's (checked above)
+  const Module& m = executor_module;
+  AOTRT_REQUIRE(node != nullptr && m.type_key() == "AotExecutor", kInvalidArgument,
+                "ProfileOperators: expected an AotExecutor or GraphExecutor (factory[\"<model>\"](device)), got ",
+                m.defined() ? "a " + std::string(m.type_key()) + " module" : std::string("an empty one"));
+  PlannedExecutor& impl = node->executor();
+  const auto& model = static_cast<const LoadedModel&>(node->model());  // an AotExecutor's (checked above)
   const ModelProgram& program = model.program();
   // The library holding the model's code: the packed entry's, or a C-interface archive's compiled one.
   const void* code_address = program.entry ? reinterpret_cast<const void*>(program.entry)
@@ -169,7 +331,7 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   std::vector<double> times = SampledRuns(impl, opt, &sampler, &profile);
   SetRunTimes(times, &profile);
   profile.dropped = sampler.dropped();
-  profiling_internal::AttributeSamples(code, sampler.Samples(), model.info().symbol_prefix, &profile);
+  profiling_internal::AttributeSamples(code, sampler.samples(), model.info().symbol_prefix, &profile);
   return profile;
 }
 

@@ -1,5 +1,6 @@
 // TVM's time evaluator (ABI.md 9): WrapTimeEvaluator, Module::TimeEvaluator, result parsing; the
-// timing loop, cache flushes and interrupt request it shares with the other profilers.
+// timing loop, cache flushes and interrupt request it shares with the other profilers; the
+// workspace peak.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
 #include "aotrt/profiling.h"
+#include "backend/workspace.h"
 #include "base/error_util.h"
 #include "profiling/internal.h"
 
@@ -77,6 +79,9 @@ void RequestInterrupt() { g_interrupt.store(true, std::memory_order_relaxed); }
 void ClearInterrupt() { g_interrupt.store(false, std::memory_order_relaxed); }
 bool InterruptRequested() { return g_interrupt.load(std::memory_order_relaxed); }
 
+size_t WorkspaceRequestedPeak() { return ThreadWorkspacePeak(); }  // the backend's, made public
+void WorkspaceResetPeak() { ResetThreadWorkspacePeak(); }
+
 void CacheFlushNonFirstArg(TVMArgs args) {
   for (int i = 1; i < args.size(); ++i) {
     int code = args[i].type_code();
@@ -113,11 +118,6 @@ void RequireInRange(const char* what, const char* name, int64_t value, int64_t l
               hi != INT64_MAX ? (lo == INT64_MIN ? StrCat("<= ", hi) : StrCat("in [", lo, ", ", hi, "]"))
                               : StrCat(">= ", lo),
               ", got ", value);
-}
-
-void RequireCpu(DLDevice dev, const char* what) {
-  AOTRT_REQUIRE(DeviceTypeOf(dev) == kDLCPU, kInvalidArgument, what, ": only CPU devices (device_type ",
-                static_cast<int>(kDLCPU), ") are supported, got device_type ", DeviceTypeOf(dev));
 }
 
 PackedFunc FunctionToTime(const Module& module, const std::string& name) {
@@ -182,7 +182,8 @@ double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repea
 
 PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOptions& opt, PackedFunc f_preproc) {
   AOTRT_REQUIRE(static_cast<bool>(f), kInvalidArgument, "time evaluator: the function to time is empty");
-  profiling_internal::RequireCpu(dev, "time evaluator");
+  AOTRT_REQUIRE(DeviceTypeOf(dev) == kDLCPU, kInvalidArgument,
+                "time evaluator: only CPU devices (device_type 1) are supported, got device_type ", DeviceTypeOf(dev));
   ValidateTimeEvaluatorOptions(opt);
   int number = opt.number;  // mutable state of the closure: growth persists across calls
   auto timer = [f, f_preproc, opt, number](TVMArgs args, TVMRetValue* rv) mutable {

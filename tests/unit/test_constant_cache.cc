@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/logging.h"
-#include "memory/tail_slack.h"
+#include "memory/reserve.h"
 #include "common/expect_error.h"
 
 namespace fs = std::filesystem;

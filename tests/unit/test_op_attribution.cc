@@ -1,5 +1,5 @@
-// The operator profiler's attribution rules (profiling/op_attribution.h) and its ELF function
-// table (profiling/code_map.h), on generated model libraries and their stripped copies.
+// The operator profiler's attribution rules and its ELF function table (CodeMap), both in
+// profiling/op_attribution.h, on generated model libraries and their stripped copies.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

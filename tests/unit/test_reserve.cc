@@ -14,12 +14,9 @@
 #include <string>
 #include <tvm/runtime/c_backend_api.h>
 
-#include "memory/pool_buffer.h"
+#include "memory/reserve.h"
 #include "backend/workspace.h"
 #include "memory/guard_fault.h"
-#include "memory/reserve.h"
-#include "memory/tail_slack.h"
-#include "memory/zeroed_memory.h"
 
 using namespace aotrt;
 

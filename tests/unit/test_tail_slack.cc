@@ -1,11 +1,10 @@
-// Tail slack, canaries and pool buffers (memory/tail_slack.h, aot/pool_buffer.h).
+// Tail slack, canaries and pool buffers (memory/reserve.h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
 
-#include "memory/pool_buffer.h"
-#include "memory/tail_slack.h"
+#include "memory/reserve.h"
 
 using namespace aotrt;
 

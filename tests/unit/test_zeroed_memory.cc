@@ -1,6 +1,6 @@
 // memory/zeroed_memory: small blocks from the heap, large ones fresh mappings (zero, page aligned),
 // mappings of 2 MiB and more on a 2 MiB boundary, and huge-page advice on their whole 2 MiB pages.
-#include "memory/zeroed_memory.h"
+#include "memory/reserve.h"
 
 #include <gtest/gtest.h>
 
