@@ -1,11 +1,23 @@
-// The front doors of aotrt/cache.h: the directory and limit resolved from the environment as a
-// load resolves them (api/runtime_config.h), the work done by constant_cache/cache_directory.h.
+// aotrt/cache.h: the directory and limit resolved from the environment as a load resolves them
+// (api/runtime_config.h), the work done by constant_cache/cache_directory.h.
 #include "aotrt/cache.h"
 
 #include "api/runtime_config.h"
 #include "constant_cache/cache_directory.h"
 
 namespace aotrt {
+
+const char* CacheEntryKindName(CacheEntryKind kind) {
+  switch (kind) {
+    case CacheEntryKind::kConstantPool: return "constant pool";
+    case CacheEntryKind::kAlias: return "alias";
+    case CacheEntryKind::kArchiveLibrary: return "archive library";
+    case CacheEntryKind::kTemporary: return "temporary";
+    case CacheEntryKind::kLock: return "lock";
+    case CacheEntryKind::kOther: return "other";
+  }
+  return "other";
+}
 
 std::string CacheDirectory(const LoadOptions& options) { return FrontDoorLoadContext(options, "").options.cache_dir; }
 

@@ -78,18 +78,6 @@ CacheEntryKind CacheEntryKindOf(const std::string& name) {
   return CacheEntryKind::kOther;
 }
 
-const char* CacheEntryKindName(CacheEntryKind kind) {
-  switch (kind) {
-    case CacheEntryKind::kConstantPool: return "constant pool";
-    case CacheEntryKind::kAlias: return "alias";
-    case CacheEntryKind::kArchiveLibrary: return "archive library";
-    case CacheEntryKind::kTemporary: return "temporary";
-    case CacheEntryKind::kLock: return "lock";
-    case CacheEntryKind::kOther: return "other";
-  }
-  return "other";
-}
-
 void PruneCacheDirectory(const std::string& dir, const std::string& keep, uint64_t max_bytes,
                          const std::function<void(const std::string&)>& log) {
   struct Pool {
