@@ -16,6 +16,11 @@
 
 namespace aotrt {
 
+// Whether `s` ends with `suffix`.
+inline bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // A number printed in lower-case hexadecimal, without a prefix, zero-padded to `width` digits:
 // StrCat("0x", Hex{v}), StrCat(Hex{hash, 16}).
 struct Hex {

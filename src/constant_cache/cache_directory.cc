@@ -22,7 +22,8 @@ const char kAliasSuffix[] = ".aotrt-alias";
 
 namespace {
 
-bool EndsWith(const std::string& s, const char* suffix) {
+// `suffix` after a non-empty name (a file called just ".aotrt-pool" is not a pool).
+bool HasSuffix(const std::string& s, const char* suffix) {
   size_t n = std::strlen(suffix);
   return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
 }
@@ -70,9 +71,9 @@ bool LockWithin(int fd, int wait_ms) {
 }  // namespace
 
 CacheEntryKind CacheEntryKindOf(const std::string& name) {
-  if (EndsWith(name, kPoolSuffix)) return CacheEntryKind::kConstantPool;
-  if (EndsWith(name, kAliasSuffix)) return CacheEntryKind::kAlias;
-  if (name.rfind("mlf-", 0) == 0 && EndsWith(name, ".so")) return CacheEntryKind::kArchiveLibrary;
+  if (HasSuffix(name, kPoolSuffix)) return CacheEntryKind::kConstantPool;
+  if (HasSuffix(name, kAliasSuffix)) return CacheEntryKind::kAlias;
+  if (name.rfind("mlf-", 0) == 0 && HasSuffix(name, ".so")) return CacheEntryKind::kArchiveLibrary;
   if (name.rfind(kPoolTempPrefix, 0) == 0) return CacheEntryKind::kTemporary;
   if (name == ".lock") return CacheEntryKind::kLock;
   return CacheEntryKind::kOther;

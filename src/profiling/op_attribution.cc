@@ -61,10 +61,6 @@ std::string ModelFilePath(const std::string& path) {
 
 constexpr char kEntrySuffix[] = "__tvm_main__";
 
-bool EndsWith(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 std::string BaseName(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);

@@ -57,10 +57,6 @@ const std::vector<std::string> kFlags = {"-shared", "-fPIC", "-O2", "-ffp-contra
 
 std::string Basename(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
-bool EndsWith(const std::string& s, const std::string& x) {
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
-
 // kMlfRunSymbol: tvmgen_<name>___tvm_main__ with the caller's arrays. It #includes the run file (its
 // statics are reachable only from there) instead of compiling it separately.
 std::string Shim(const MlfEntry& entry, const std::string& symbol) {

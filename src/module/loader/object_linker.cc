@@ -27,11 +27,6 @@ std::string Join(const std::vector<std::string>& argv) {
   return s;
 }
 
-bool EndsWith(const std::string& s, const char* suffix) {
-  size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 }  // namespace
 
 void RunTool(const std::vector<std::string>& argv, const std::string& log, const std::string& why,

@@ -1,5 +1,6 @@
-// The packed-function interface every executor shares (ABI.md 8.2, plus what TVM leaves out).
-#include "executor/executor_functions.h"
+// The executor and factory modules' functions: those every executor shares (ABI.md 8.2, plus what
+// TVM leaves out) and those every factory shares.
+#include "executor/executor_module.h"
 
 #include <algorithm>
 
