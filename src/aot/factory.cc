@@ -8,7 +8,7 @@
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
-#include "executor/executor_functions.h"
+#include "executor/executor_module.h"
 #include "ffi/registry.h"
 #include "module/load_context.h"
 #include "ndarray/serialize.h"

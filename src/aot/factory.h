@@ -1,6 +1,6 @@
 // AotExecutorFactory: the root module of an AOT export. Holds the model name and params and
 // imports the metadata module; once linked (OnImportsLinked) it holds the LoadedModel, and
-// `factory[<model name>](device)` creates an executor of it (executor/executor_interface.h).
+// `factory[<model name>](device)` creates an executor of it (executor/executor_module.h).
 // Immutable after loading: safe to use from several threads.
 #pragma once
 

@@ -5,7 +5,7 @@
 
 #include "base/error_util.h"
 #include "base/device.h"
-#include "executor/executor_functions.h"
+#include "executor/executor_module.h"
 #include "memory/reserve.h"
 
 namespace aotrt {

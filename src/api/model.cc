@@ -5,8 +5,7 @@
 #include <algorithm>
 
 #include "aotrt/profiling.h"
-#include "executor/executor_functions.h"
-#include "executor/executor_interface.h"
+#include "executor/executor_module.h"
 #include "graph/graph_factory.h"
 #include "api/runtime_config.h"
 #include "base/error_util.h"

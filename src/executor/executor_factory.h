@@ -8,7 +8,7 @@
 
 #include "base/error_util.h"
 #include "executor/executor_in_arena.h"
-#include "executor/executor_interface.h"
+#include "executor/executor_module.h"
 
 namespace aotrt {
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "executor/executor_interface.h"
+#include "executor/executor_module.h"
 #include "executor/planned_model.h"
 
 namespace aotrt {

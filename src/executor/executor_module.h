@@ -19,7 +19,7 @@
 namespace aotrt {
 
 // TVM's AotExecutor, GraphExecutor and debug executor modules: a PlannedExecutor behind the
-// packed functions of executor/executor_functions.h and PlannedModel::ExecutorModuleFunction, with
+// packed functions below and PlannedModel::ExecutorModuleFunction, with
 // the executor's threading rules.
 class ExecutorModuleNode : public ModuleNode {
  public:

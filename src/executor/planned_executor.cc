@@ -6,7 +6,7 @@
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
-#include "executor/executor_functions.h"
+#include "executor/executor_module.h"
 #include "memory/reserve.h"
 
 namespace aotrt {

@@ -85,7 +85,7 @@ class PlannedModel {
   // TVM's type key of this model's executor modules ("AotExecutor", "GraphExecutor",
   // "GraphExecutorDebug" for the debug executor).
   virtual const char* ExecutorTypeKey(bool debug) const = 0;
-  // An executor module's function `name` beyond those every executor has (executor_functions.h),
+  // An executor module's function `name` beyond those every executor has (executor_module.h),
   // the debug executor's too when `debug`, which `self` keeps alive; empty when none.
   virtual PackedFunc ExecutorModuleFunction(PlannedExecutor* ex, const std::string& name,
                                             const ObjectPtr<ModuleNode>& self, bool debug) const {

@@ -4,7 +4,7 @@
 
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
-#include "executor/executor_functions.h"
+#include "executor/executor_module.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
 #include "module/loader/load.h"

@@ -1,5 +1,5 @@
 // The packed functions of the GraphExecutor module beyond those every executor shares
-// (executor/executor_functions.h), with TVM v0.14's names and semantics, and those of the debug
+// (executor/executor_module.h), with TVM v0.14's names and semantics, and those of the debug
 // executor (tvm.graph_executor_debug.create).
 #include <cstring>
 
@@ -7,7 +7,7 @@
 #include "aotrt/profiling.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
-#include "executor/executor_functions.h"
+#include "executor/executor_module.h"
 #include "base/json_fields.h"
 #include "graph/graph_model.h"
 #include "profiling/internal.h"

@@ -1,6 +1,6 @@
 #include "graph/graph_model.h"
 
-#include "executor/executor_functions.h"
+#include "executor/executor_module.h"
 #include "base/error_util.h"
 #include "module/library_module.h"
 

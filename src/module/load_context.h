@@ -54,9 +54,6 @@ using BinaryLoaderTable = LoaderTable<BinaryLoaderDef>;
 extern const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[];
 extern const size_t kNumBuiltinBinaryLoaderTables;
 
-// The built-in loader of `type_key`, or nullptr.
-const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key);
-
 // A built-in loader of a whole file of a format the module layer cannot read itself ("mlf":
 // compiled by the aot layer; "graph"), listed at the top like the binary loaders.
 using FileLoaderFn = Module (*)(const std::string& path, const LoadContext& ctx);
@@ -67,8 +64,5 @@ struct FileLoaderDef {
 using FileLoaderTable = LoaderTable<FileLoaderDef>;
 extern const FileLoaderTable* const kBuiltinFileLoaderTables[];
 extern const size_t kNumBuiltinFileLoaderTables;
-
-// The built-in loader of files of `format`, or nullptr.
-const FileLoaderDef* FindBuiltinFileLoader(const std::string& format);
 
 }  // namespace aotrt

@@ -20,7 +20,7 @@
 #include "aotrt/profiling.h"
 #include "backend/thread_pool.h"
 #include "base/error_util.h"
-#include "executor/executor_interface.h"
+#include "executor/executor_module.h"
 #include "profiling/internal.h"
 #include "profiling/op_attribution.h"
 

@@ -1,7 +1,6 @@
 // The memory a loaded model library may be read from (and written to): its PT_LOAD segments at
 // the load bias. Every pointer, array and string the runtime takes from a library is checked
-// against them before it is read. Immutable once built: thread-safe to share. Defined in
-// shared_library.cc.
+// against them before it is read. Immutable once built: thread-safe to share.
 #pragma once
 
 #include <cstddef>

@@ -31,6 +31,29 @@
 namespace aotrt {
 namespace {
 
+// The entry of `tables` whose `key` member is `name`, or nullptr.
+template <typename Def>
+const Def* FindInTables(const LoaderTable<Def>* const* tables, size_t count, const char* Def::*key,
+                        const std::string& name) {
+  for (size_t t = 0; t < count; ++t) {
+    for (size_t i = 0; i < tables[t]->size; ++i) {
+      if (name == tables[t]->defs[i].*key) return &tables[t]->defs[i];
+    }
+  }
+  return nullptr;
+}
+
+// The built-in loader of files of `format`, or nullptr.
+const FileLoaderDef* FindBuiltinFileLoader(const std::string& format) {
+  return FindInTables(kBuiltinFileLoaderTables, kNumBuiltinFileLoaderTables, &FileLoaderDef::format, format);
+}
+
+// The built-in loader of blob entries of `type_key`, or nullptr.
+const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
+  return FindInTables(kBuiltinBinaryLoaderTables, kNumBuiltinBinaryLoaderTables, &BinaryLoaderDef::type_key,
+                      type_key);
+}
+
 std::string Extension(const std::string& path) {
   size_t dot = path.find_last_of('.');
   size_t slash = path.find_last_of('/');
@@ -256,28 +279,7 @@ void NotifyImportsLinked(ModuleNode* root) {
   visit(root);
 }
 
-// The entry of `tables` whose `key` member is `name`, or nullptr.
-template <typename Def>
-const Def* FindInTables(const LoaderTable<Def>* const* tables, size_t count, const char* Def::*key,
-                        const std::string& name) {
-  for (size_t t = 0; t < count; ++t) {
-    for (size_t i = 0; i < tables[t]->size; ++i) {
-      if (name == tables[t]->defs[i].*key) return &tables[t]->defs[i];
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
-
-const FileLoaderDef* FindBuiltinFileLoader(const std::string& format) {
-  return FindInTables(kBuiltinFileLoaderTables, kNumBuiltinFileLoaderTables, &FileLoaderDef::format, format);
-}
-
-const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
-  return FindInTables(kBuiltinBinaryLoaderTables, kNumBuiltinBinaryLoaderTables, &BinaryLoaderDef::type_key,
-                      type_key);
-}
 
 ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
                                         const ObjectPtr<ModuleNode>& legacy_root, const LoadContext& ctx) {
