@@ -1,8 +1,8 @@
 // aotrt/cache.h: the directory and limit resolved from the environment as a load resolves them
-// (api/runtime_config.h), the work done by constant_cache/cache_directory.h.
+// (module/runtime_config.h), the work done by constant_cache/cache_directory.h.
 #include "aotrt/cache.h"
 
-#include "api/runtime_config.h"
+#include "module/runtime_config.h"
 #include "constant_cache/cache_directory.h"
 
 namespace aotrt {

@@ -7,7 +7,7 @@
 #include "aotrt/profiling.h"
 #include "executor/executor_module.h"
 #include "graph/graph_factory.h"
-#include "api/runtime_config.h"
+#include "module/runtime_config.h"
 #include "base/error_util.h"
 #include "memory/guard_call.h"
 #include "module/loader/load.h"

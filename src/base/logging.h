@@ -1,5 +1,5 @@
 // Internal logging over spdlog. Level warn until set: SetLevel (AOTRTSetLogLevel), or the top
-// layer from AOTRT_LOG_LEVEL when libaotrt is loaded (api/runtime_config.h; a name,
+// layer from AOTRT_LOG_LEVEL when libaotrt is loaded (module/runtime_config.h; a name,
 // case-insensitive: trace, debug, info, warn or warning, error, critical, off; or 0..6); output to
 // stderr unless a callback was set with AOTRTSetLogCallback (aotrt/c_api.h).
 #pragma once

@@ -1,6 +1,6 @@
 // Module imports and function lookup through the import tree, and the globals of the module layer
 // with TVM's names and error texts (ABI.md 11.4): the `Module.*` properties the Python package
-// reads. The loaders are front doors: api/module_load.cc.
+// reads. The loaders are front doors: module/module_load.cc.
 #include "aotrt/module.h"
 
 #include "base/error_util.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "api/runtime_config.h"
+#include "module/runtime_config.h"
 #include "common/expect_error.h"
 #include "common/scoped_env.h"
 

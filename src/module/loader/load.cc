@@ -1,6 +1,6 @@
 // Loading model libraries, whatever their format (told by extension or content), and the module
 // tree read from a library's packed blob `__tvm_dev_mblob` (ABI.md 5.2, 5.3). The front doors that
-// read the environment and call these are in api/module_load.cc.
+// read the environment and call these are in module/module_load.cc.
 #include "module/loader/load.h"
 
 #include <elf.h>

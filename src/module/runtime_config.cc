@@ -1,4 +1,4 @@
-#include "api/runtime_config.h"
+#include "module/runtime_config.h"
 
 #include <cerrno>
 #include <cstdlib>

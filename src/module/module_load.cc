@@ -3,7 +3,7 @@
 // runtime.SystemLib). Each reads the environment once (RuntimeConfig) and passes the load's
 // context down as a parameter.
 #include "aotrt/module.h"
-#include "api/runtime_config.h"
+#include "module/runtime_config.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"

@@ -1,6 +1,7 @@
 // The environment, read in one place (README "Options and the environment": which variable, when
-// read). Nothing below this folder calls getenv; the values reach the lower layers as parameters
-// (LoadContext, ExecutorOptions) or through the process-wide setters of the logger and thread pool.
+// read), where every load starts. No other file calls getenv (scripts/include_graph.py); the values
+// reach the layers that use them as parameters (LoadContext, ExecutorOptions) or through the
+// process-wide setters of the logger and thread pool.
 #pragma once
 
 #include <cstdint>
