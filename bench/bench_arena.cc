@@ -1,4 +1,4 @@
-// Executors in caller-owned memory (ExecutorOptions::arena) against executors on the heap:
+// Executors in caller-owned memory (ExecutorOptions::Arena) against executors on the heap:
 // creating one (an arena: nothing allocated, buffers cleared in place) and running one (the same
 // single call; a model without memory planning takes its TVMBackendAllocWorkspace scratch from the
 // arena instead of the thread's pool). Models: add_c (dispatch only), conv_net_llvm (run-time
@@ -23,8 +23,7 @@ struct ArenaMemory {
   ~ArenaMemory() { std::free(data); }
   aotrt::ExecutorOptions Options() const {
     aotrt::ExecutorOptions o;
-    o.arena = data;
-    o.arena_bytes = bytes;
+    o.memory = aotrt::ExecutorOptions::Arena{data, bytes};
     return o;
   }
   void* data;

@@ -1,4 +1,4 @@
-// Cost of the bounds-checking mode (issues 10, 26; ExecutorOptions::check_bounds) over the reserve
+// Cost of the bounds-checking mode (issues 10, 26; ExecutorOptions::Heap::check_bounds) over the reserve
 // after every pool and block (memory/reserve.h).
 //  - BM_Run/<model>/<mode>: Executor::Run with check_bounds off and on, on the digits sample
 //    (USMP: one workspace pool), mlp_compute (USMP, bigger work), multi_io_c (5 workspace blocks
@@ -26,7 +26,7 @@ std::string SampleModel(const std::string& name) { return std::string(AOTRT_SAMP
 void BM_Run(benchmark::State& state, std::string path, bool check) {
   aotrt::Model model = aotrt::Model::Load(path);
   aotrt::ExecutorOptions options;
-  options.check_bounds = check;
+  options.memory = aotrt::ExecutorOptions::Heap{check, /*huge_pages=*/false};
   aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
   int64_t errors = 0;
   for (auto _ : state) {

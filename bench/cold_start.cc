@@ -26,7 +26,7 @@
 // removed at exit), so runs with a constant cache see first a cold cache ("first process"), then
 // a warm one; a runtime without a cache ignores it. Uses only the public C++ API, so the same
 // source measures before and after a change of the runtime. AOTRT_HUGE_PAGES=1 in the environment
-// measures executors with ExecutorOptions::huge_pages.
+// measures executors with ExecutorOptions::Heap::huge_pages.
 #include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

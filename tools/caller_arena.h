@@ -1,5 +1,5 @@
 // `--arena` of aotrt run and bench: executors built in memory the tool owns, as an embedded
-// caller would (ExecutorOptions::arena, sized by Model::ArenaBytes).
+// caller would (ExecutorOptions::Arena, sized by Model::ArenaBytes).
 #pragma once
 
 #include <cstdlib>
@@ -19,8 +19,7 @@ class CallerArenas {
     void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!p) throw aotrt::Error(aotrt::ErrorCode::kOutOfMemory, "cannot allocate an arena of " + std::to_string(bytes) + " bytes");
     arenas_.emplace_back(p);
-    options.arena = p;
-    options.arena_bytes = bytes;
+    options.memory = aotrt::ExecutorOptions::Arena{p, bytes};
     return options;
   }
 

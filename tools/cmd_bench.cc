@@ -181,8 +181,7 @@ BenchResult RunBench(const BenchOptions& o) {
   CallerArenas arenas;  // outlives the executors
   std::vector<aotrt::Executor> executors;
   aotrt::ExecutorOptions options;
-  options.check_bounds = o.check_bounds;
-  options.huge_pages = o.huge_pages;
+  options.memory = aotrt::ExecutorOptions::Heap{o.check_bounds, o.huge_pages};
   options.num_threads = o.op_threads;
   std::vector<aotrt::ExecutorOptions> per_executor(static_cast<size_t>(o.threads), options);
   if (o.arena) {
@@ -336,11 +335,14 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
   cmd->add_option("--op-threads", o->op_threads, "Most threads one operator runs on (ExecutorOptions::num_threads; default 0: TVM_NUM_THREADS or the cores, shared)")
       ->check(CLI::Range(0, 1024));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
-  cmd->add_flag("--check-bounds", o->check_bounds, "Time runs in bounds-checking mode (as aotrt run --check-bounds)");
+  auto* check = cmd->add_flag("--check-bounds", o->check_bounds,
+                              "Time runs in bounds-checking mode (as aotrt run --check-bounds)");
+  auto* huge = cmd->add_flag("--huge-pages", o->huge_pages,
+                             "Back the executors' buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
   cmd->add_flag("--arena", o->arena,
-                "Time executors built in caller-owned memory (ExecutorOptions::arena; one arena per thread)");
-  cmd->add_flag("--huge-pages", o->huge_pages,
-                "Back the executors' buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
+                "Time executors built in caller-owned memory (ExecutorOptions::Arena; one arena per thread)")
+      ->excludes(check)
+      ->excludes(huge);
   *run = [o] {
     InstallSigintHandler();
     BenchResult r = RunBench(*o);

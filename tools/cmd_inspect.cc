@@ -44,7 +44,7 @@ RunScratch Scratch(const InspectOptions& o, const aotrt::Model& m, const ModelDe
   return MeasureRunScratch(m);
 }
 
-// The caller-owned memory one executor needs (ExecutorOptions::arena, Model::ArenaBytes), which
+// The caller-owned memory one executor needs (ExecutorOptions::Arena, Model::ArenaBytes), which
 // for a model taking run-time scratch means one more run on zeros.
 struct ArenaSize {
   bool known = false;
@@ -173,7 +173,7 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
   }
   std::cout << "\n";
   PrintMemory(std::cout, m.Info(), s.measured ? s.peak_bytes : 0);
-  std::cout << "caller-owned arena for one executor (ExecutorOptions::arena): ";
+  std::cout << "caller-owned arena for one executor (ExecutorOptions::Arena): ";
   if (arena.known) {
     std::cout << Bytes(arena.bytes) << ": I/O, pools, argument arrays"
               << (s.measured ? ", run-time scratch" : "") << "\n";

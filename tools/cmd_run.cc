@@ -68,8 +68,7 @@ int Run(const RunOptions& o) {
   if (!o.output_dir.empty()) target = PrepareOutputTarget(o.output_dir);   // fail before any work
   aotrt::Model model = LoadModel(o.model);
   aotrt::ExecutorOptions options;
-  options.check_bounds = o.check_bounds;
-  options.huge_pages = o.huge_pages;
+  options.memory = aotrt::ExecutorOptions::Heap{o.check_bounds, o.huge_pages};
   options.num_threads = o.op_threads;
   CallerArenas arenas;
   if (o.arena) options = arenas.Add(model, options);
@@ -105,12 +104,14 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run) {
                   "Write the outputs to DIR/output<i>.npy (DIR created if missing), or to FILE.npz keyed by output name")
       ->type_name("DIR|FILE.npz");
   cmd->add_flag("--print", opt->print, "Print the output values (up to 1000 per output)");
-  cmd->add_flag("--check-bounds", opt->check_bounds,
-                "Fail if the model writes past its workspace pools or blocks (also AOTRT_CHECK_BOUNDS=1)");
+  auto* check = cmd->add_flag("--check-bounds", opt->check_bounds,
+                              "Fail if the model writes past its workspace pools or blocks (also AOTRT_CHECK_BOUNDS=1)");
+  auto* huge = cmd->add_flag("--huge-pages", opt->huge_pages,
+                             "Back buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
   cmd->add_flag("--arena", opt->arena,
-                "Build the executor in one block of caller-owned memory (ExecutorOptions::arena, sized by Model::ArenaBytes)");
-  cmd->add_flag("--huge-pages", opt->huge_pages,
-                "Back buffers of 2 MiB and more with transparent huge pages (also AOTRT_HUGE_PAGES=1)");
+                "Build the executor in one block of caller-owned memory (ExecutorOptions::Arena, sized by Model::ArenaBytes)")
+      ->excludes(check)
+      ->excludes(huge);
   cmd->add_option("--op-threads", opt->op_threads, "Most threads one operator runs on (ExecutorOptions::num_threads; default 0: TVM_NUM_THREADS or the cores, shared)")
       ->check(CLI::Range(0, 1024));
   auto* expect = cmd->add_option("--expect", opt->expect,

@@ -68,11 +68,13 @@ typedef struct {
 } AOTRTWorkspacePool;
 
 /*! \brief Options of one executor (aotrt/options.h, ExecutorOptions, has what each does).
- *  Initialize with AOTRTExecutorOptionsInit; versioned by struct_size like AOTRTLoadOptions. */
+ *  Initialize with AOTRTExecutorOptionsInit; versioned by struct_size like AOTRTLoadOptions.
+ *  `arena` or `arena_bytes` set chooses an arena (ExecutorOptions::Arena), else the heap
+ *  (ExecutorOptions::Heap): check_bounds and huge_pages are the heap's, refused with an arena. */
 typedef struct {
   uint32_t struct_size;                      /*!< sizeof(AOTRTExecutorOptions), set by AOTRTExecutorOptionsInit */
-  int32_t check_bounds;                      /*!< 1: check for writes past the workspace after every run */
-  int32_t huge_pages;                        /*!< 1: huge pages for buffers of 2 MiB and more */
+  int32_t check_bounds;                      /*!< 1: check for writes past the workspace after every run (heap only) */
+  int32_t huge_pages;                        /*!< 1: huge pages for buffers of 2 MiB and more (heap only) */
   const AOTRTWorkspacePool* workspace_pools; /*!< NULL or num_workspace_pools pools used in place of the executor's own */
   size_t num_workspace_pools;
   void* arena;                               /*!< NULL (default: the heap) or caller-owned memory for the whole executor */
@@ -92,11 +94,12 @@ TVM_DLL void AOTRTExecutorOptionsInit(AOTRTExecutorOptions* options);
  *  defaults; the load's options add to them as for factory["<name>"](device)). On success *out is
  *  an owned AotExecutor module (the same packed functions as factory["<name>"](device) returns):
  *  free it with TVMModFree. An arena must outlive every handle to the executor and to its arrays
- *  (aotrt::ExecutorOptions::arena). Thread-safe. Errors: kInvalidArgument (null factory or out;
- *  not a factory; a struct_size this library does not know; a flag not 0 or 1; num_threads outside
- *  [0, 1024]; a device other than CPU 0; a pool of the wrong size or alignment, or null; an arena
- *  null, unaligned or too small, the message naming the bytes needed), kNotFound (a pool name the model
- *  does not have), kModelError (the run measuring an arena's workspace failed), kOutOfMemory. */
+ *  (aotrt::ExecutorOptions::Arena). Thread-safe. Errors: kInvalidArgument (null factory or out;
+ *  not a factory; a struct_size this library does not know; a flag not 0 or 1, or 1 with an arena;
+ *  num_threads outside [0, 1024]; a device other than CPU 0; a pool of the wrong size or alignment,
+ *  or null; an arena null, unaligned or too small, the message naming the bytes needed), kNotFound
+ *  (a pool name the model does not have), kModelError (the run measuring an arena's workspace
+ *  failed), kOutOfMemory. */
 TVM_DLL int AOTRTExecutorCreate(TVMModuleHandle factory, int device_type, int device_id,
                                 const AOTRTExecutorOptions* options, TVMModuleHandle* out);
 

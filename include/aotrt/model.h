@@ -58,7 +58,7 @@ class AOTRT_API Executor {
   // Run the model once: no allocation, no lookup, no lock. kModelError carries the model's own
   // message, or (checking bounds) names the pool the model wrote past; the executor stays usable.
   void Run();
-  // Whether Run() checks for writes past the workspace (ExecutorOptions, AOTRT_CHECK_BOUNDS).
+  // Whether Run() checks for writes past the workspace (ExecutorOptions::Heap, AOTRT_CHECK_BOUNDS).
   bool ChecksBounds() const;
 
   // One-call inference: copy the inputs in with SetInput's checks, Run(), and return every
@@ -114,8 +114,8 @@ class AOTRT_API Model {
   // A new executor with its own inputs, outputs and workspace; `options` add to the model's
   // LoadOptions::executor. kInvalidArgument: not CPU 0.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
-  // The bytes of ExecutorOptions::arena an executor created with `options` needs (its arena and
-  // arena_bytes are ignored here), a multiple of 64. For a model whose run takes
+  // The bytes of ExecutorOptions::Arena an executor created with `options` needs (their memory
+  // is ignored here: the arena's size depends on the rest), a multiple of 64. For a model whose run takes
   // TVMBackendAllocWorkspace scratch, the first call per model (here or a CreateExecutor in an
   // arena) runs the model once on zero inputs to measure it, allocating from the heap (README
   // "The whole executor in your memory"). Throws kModelError when that run fails, kOutOfMemory.

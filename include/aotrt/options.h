@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace aotrt {
@@ -16,50 +17,65 @@ constexpr uint64_t kDefaultCacheMaxBytes = uint64_t{1024} << 20;
 
 // Options of one executor, fixed when it is created.
 struct ExecutorOptions {
-  // After every run, look in the reserve that follows each workspace pool and
-  // TVMBackendAllocWorkspace block for writes past them (README "When a model writes past its
-  // memory"), and throw kModelError naming the model, the pool (or block) and the exact bytes. The
-  // outputs of that run are complete; the executor stays usable. AOTRT_CHECK_BOUNDS=1 turns it on
-  // for every executor of the models loaded while it is set.
-  bool check_bounds = false;
-  // Back this executor's buffers of 2 MiB and more (workspace pools, its own inputs and outputs)
-  // with transparent huge pages (madvise MADV_HUGEPAGE); why it is off by default: README,
-  // AOTRT_HUGE_PAGES. No effect when THP is "never". A huge page is resident whole once touched.
-  // AOTRT_HUGE_PAGES=1 turns it on for every executor of the models loaded while it is set.
-  bool huge_pages = false;
+  // Where the executor lives, one choice (so no switch is given where it cannot apply):
+  // memory = Heap{...} (the default) or Arena{data, bytes}.
+  // Heap: the runtime's own mapping, each workspace pool followed by a reserve (README "When a
+  // model writes past its memory").
+  struct Heap {
+    // After every run, look in the reserve that follows each workspace pool and
+    // TVMBackendAllocWorkspace block for writes past them, and throw kModelError naming the model,
+    // the pool (or block) and the exact bytes. The outputs of that run are complete; the executor
+    // stays usable.
+    bool check_bounds = false;
+    // Back this executor's buffers of 2 MiB and more (workspace pools, its own inputs and outputs)
+    // with transparent huge pages (madvise MADV_HUGEPAGE); why it is off by default: README,
+    // AOTRT_HUGE_PAGES. No effect when THP is "never". A huge page is resident whole once touched.
+    bool huge_pages = false;
+  };
+  // Arena: caller-owned memory holding the whole executor, any kind of export (README "The whole
+  // executor in your memory"). Creating and running it allocate nothing from the heap (a param
+  // input set by SetInput gets storage of its own then). Model::ArenaBytes(options) is the size
+  // needed; a smaller arena, a null or not 64-byte aligned `data` are refused (kInvalidArgument).
+  // The memory must stay valid, and be used by nothing else, until the executor and every handle
+  // to it (Executor, Module, GetInput/GetOutput arrays: views of it) are gone; aotrt never frees it.
+  struct Arena {
+    void* data = nullptr;
+    size_t bytes = 0;
+  };
+  // (`= Heap()` spelled out: variant's own default needs Heap complete, which it is not here.)
+  std::variant<Heap, Arena> memory = Heap();
   // The most threads one operator of this executor runs on, the calling thread included (for the
   // TVMBackendParallelLaunch calls that leave the count to the runtime, as TVM's code does): 1 runs
-  // every operator on the calling thread; 0 (default): the process's count, shared among the
-  // executors running at the same time. An operator takes fewer when the pool's threads are busy;
-  // it never waits for them. Must be in [0, 1024] (kInvalidArgument). README "Request threads and
-  // operator threads".
+  // every operator on the calling thread; 0 (default): the load's ExecutorDefaults::num_threads,
+  // else the process's count, shared among the executors running at the same time. An operator
+  // takes fewer when the pool's threads are busy; it never waits for them. Must be in [0, 1024]
+  // (kInvalidArgument). README "Request threads and operator threads".
   int num_threads = 0;
   // Workspace pools the caller provides, used in place of the executor's own: each named as
   // Model::Info().workspace_pools names it, at least that pool's bytes and 64-byte aligned.
   // CreateExecutor throws kNotFound for a name the model has no pool of, kInvalidArgument naming
   // the pool and the size or alignment it needs. The memory must stay valid, and be used by no
-  // other running executor, while this executor lives. check_bounds does not watch it.
+  // other running executor, while this executor lives. Heap::check_bounds does not watch it.
   struct Pool {
     std::string name;
     void* data = nullptr;
     size_t bytes = 0;
   };
   std::vector<Pool> workspace_pools;
-  // Caller-owned memory holding the whole executor, for every kind of export (README "The whole
-  // executor in your memory"; parallel workers keep their own pools). Creating and running it
-  // allocate nothing from the heap (a param input set by SetInput gets storage of its own then).
-  // Model::ArenaBytes(options) is the size needed; a smaller arena is refused with kInvalidArgument
-  // naming it, as is one not 64-byte aligned. The memory must stay valid, and be used by nothing
-  // else, until the executor and every handle to it (Executor, Module, GetInput/GetOutput arrays,
-  // which are views of it) are gone; aotrt never frees it. check_bounds and huge_pages do not
-  // apply. Both null/0: the heap.
-  void* arena = nullptr;
-  size_t arena_bytes = 0;
   // Called once, with `on_destroyed_data`, when the executor is gone and touches the caller's
   // memory (arena, pools) no more. Runs on the thread that drops the last reference; it must not
   // throw or use this executor.
   void (*on_destroyed)(void* data) = nullptr;
   void* on_destroyed_data = nullptr;
+};
+
+// What every executor of a model gets (LoadOptions::executor; AOTRT_CHECK_BOUNDS=1 and
+// AOTRT_HUGE_PAGES=1 add to it): check_bounds and huge_pages turn on ExecutorOptions::Heap's
+// switches in every executor on the heap; num_threads is the count where ExecutorOptions' is 0.
+struct ExecutorDefaults {
+  bool check_bounds = false;
+  bool huge_pages = false;
+  int num_threads = 0;
 };
 
 // Options of loading a model, fixed for its lifetime.
@@ -89,10 +105,10 @@ struct LoadOptions {
   // its folder or its metadata.json inside it. An archive whose run function passes its own
   // static workspace is refused (executors would share it).
   std::string c_library;
-  // Turned on for every executor of this model: those created through TVM's packed API
+  // For every executor of this model: those created through TVM's packed API
   // (factory["<name>"](device), which takes no options) and those of Model::CreateExecutor, whose
   // own options add to these.
-  ExecutorOptions executor;
+  ExecutorDefaults executor;
 };
 
 }  // namespace aotrt

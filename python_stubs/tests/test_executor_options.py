@@ -49,6 +49,10 @@ def test_arena_errors_name_what_is_wrong(models):
         create_executor(lib, arena=np.zeros(need + 128, np.uint8)[::2])
     with pytest.raises(TypeError, match="check_bounds must be a bool"):
         create_executor(lib, check_bounds="yes")
+    arena = tvm.nd.empty_aligned((need,), "uint8")
+    for switch in ("check_bounds", "huge_pages"):
+        with pytest.raises(tvm.TVMError, match="%s is 1 with an arena: it applies to an executor in aotrt's own" % switch):
+            create_executor(lib, arena=arena, **{switch: True})
     with pytest.raises(TypeError, match="load_module returned"):
         create_executor(object())
 

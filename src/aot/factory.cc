@@ -97,7 +97,7 @@ void CreateFactory(TVMArgs args, TVMRetValue* rv) {
                 " arguments");
   ObjectPtr<ModuleNode> lib = args[0].AsModule();
   auto params = std::make_shared<ParamList>(CopiedNamedArrays(args, 2));
-  auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params, ExecutorOptions());
+  auto factory = MakeObject<AotExecutorFactoryNode>(args[1].AsString(), params, ExecutorDefaults());
   if (dynamic_cast<MetadataModuleNode*>(lib.get()) == nullptr) {
     // Given the code module itself: put the metadata module TVM expects in between. Made outside
     // a load, it has no cache options: its constants are a private copy.

@@ -16,8 +16,8 @@ namespace aotrt {
 class AotExecutorFactoryNode : public ExecutorFactoryOf<LoadedModel> {
  public:
   AotExecutorFactoryNode(std::string module_name, std::shared_ptr<const ParamList> params,
-                         const ExecutorOptions& executor_floor)
-      : ExecutorFactoryOf(std::move(module_name), executor_floor), params_(std::move(params)) {}
+                         const ExecutorDefaults& defaults)
+      : ExecutorFactoryOf(std::move(module_name), defaults), params_(std::move(params)) {}
   const char* type_key() const override { return "AotExecutorFactory"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
   // Payload of ABI.md 6.3: u64 count, names, arrays, module name.
@@ -33,7 +33,7 @@ class AotExecutorFactoryNode : public ExecutorFactoryOf<LoadedModel> {
   }
   const ParamList& params() const override { return *params_; }
   ObjectPtr<ExecutorFactoryNode> WithoutParams() const override {
-    return MakeObject<AotExecutorFactoryNode>(module_name_, std::make_shared<ParamList>(), executor_floor_);
+    return MakeObject<AotExecutorFactoryNode>(module_name_, std::make_shared<ParamList>(), defaults_);
   }
   std::shared_ptr<const ParamList> params_;
 };

@@ -77,8 +77,16 @@ ExecutorOptions ExecutorOptionsFromC(const AOTRTExecutorOptions* c) {
   if (!c) return o;
   const char* t = "AOTRTExecutorOptions";
   RequireStructSize(c->struct_size, sizeof(AOTRTExecutorOptions), t);
-  o.check_bounds = CFlag(c->check_bounds, t, "check_bounds");
-  o.huge_pages = CFlag(c->huge_pages, t, "huge_pages");
+  ExecutorOptions::Heap heap{CFlag(c->check_bounds, t, "check_bounds"), CFlag(c->huge_pages, t, "huge_pages")};
+  if (c->arena == nullptr && c->arena_bytes == 0) {
+    o.memory = heap;
+  } else {
+    // C cannot make the choice unrepresentable (aotrt/options.h), so it is refused.
+    AOTRT_REQUIRE(!heap.check_bounds && !heap.huge_pages, kInvalidArgument, t, ".",
+                  heap.check_bounds ? "check_bounds" : "huge_pages",
+                  " is 1 with an arena: it applies to an executor in aotrt's own memory only; clear it or the arena");
+    o.memory = ExecutorOptions::Arena{c->arena, c->arena_bytes};
+  }
   AOTRT_REQUIRE(c->workspace_pools != nullptr || c->num_workspace_pools == 0, kInvalidArgument,
                 "AOTRTExecutorOptions.workspace_pools is null with num_workspace_pools ", c->num_workspace_pools);
   for (size_t i = 0; i < c->num_workspace_pools; ++i) {
@@ -86,8 +94,6 @@ ExecutorOptions ExecutorOptionsFromC(const AOTRTExecutorOptions* c) {
     AOTRT_REQUIRE(p.name != nullptr, kInvalidArgument, "AOTRTExecutorOptions.workspace_pools[", i, "].name is null");
     o.workspace_pools.push_back(ExecutorOptions::Pool{p.name, p.data, p.bytes});
   }
-  o.arena = c->arena;
-  o.arena_bytes = c->arena_bytes;
   o.on_destroyed = c->on_destroyed;
   o.on_destroyed_data = c->on_destroyed_data;
   o.num_threads = c->num_threads;  // checked by the executor
@@ -273,7 +279,7 @@ int TVMFuncRemoveGlobal(const char* name) {
 
 void AOTRTExecutorOptionsInit(AOTRTExecutorOptions* options) {
   if (!options) return;
-  ExecutorOptions d;
+  ExecutorOptions::Heap d;  // the default memory
   *options = AOTRTExecutorOptions{};
   options->struct_size = sizeof(AOTRTExecutorOptions);
   options->check_bounds = d.check_bounds;

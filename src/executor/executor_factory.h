@@ -24,19 +24,16 @@ class ExecutorFactoryOf : public ExecutorFactoryNode {
     if (model_ == nullptr) AOTRT_THROW(kNotFound, type_key(), " '", module_name_, "' ", NoModelReason());
     return model_;
   }
-  // A new executor on `device` with `options`, whose switches the executor floor can turn on; in
-  // options.arena when one is given. Throws kInvalidArgument (device, arena), kOutOfMemory.
+  // A new executor on `device` with `options` and the factory's defaults; in the caller's arena
+  // when options.memory is one. Throws kInvalidArgument (device, arena), kOutOfMemory.
   ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override {
     std::shared_ptr<const PlannedModel> planned = model();
-    if (options.arena != nullptr || options.arena_bytes != 0) {
-      return CreateExecutorInArena({planned, device, executor_floor_}, options);
+    if (std::holds_alternative<ExecutorOptions::Arena>(options.memory)) {
+      return CreateExecutorInArena(planned, device, WithDefaults(options));
     }
-    return MakeObject<ExecutorModuleNode>(planned, device, options, executor_floor_);
+    return MakeObject<ExecutorModuleNode>(planned, device, WithDefaults(options));
   }
-  size_t ArenaBytes(const ExecutorOptions& options) const override {
-    std::shared_ptr<const PlannedModel> planned = model();
-    return ArenaBytesNeeded({planned, DLDevice{kDLCPU, 0}, executor_floor_}, options);
-  }
+  size_t ArenaBytes(const ExecutorOptions& options) const override { return ArenaBytesNeeded(model(), options); }
 
  protected:
   virtual std::string NoModelReason() const = 0;

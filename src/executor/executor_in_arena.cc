@@ -40,14 +40,15 @@ constexpr size_t kArenaNodeBytes =
 
 // The callback and the node at the front of [data, data + bytes) (at least HeldBytes), the rest
 // its executor's region.
-ObjectPtr<ExecutorModuleNode> BuildIn(uint8_t* data, size_t bytes, bool zeroed, const ExecutorRecipe& b,
+ObjectPtr<ExecutorModuleNode> BuildIn(uint8_t* data, size_t bytes, bool zeroed,
+                                      const std::shared_ptr<const PlannedModel>& model, DLDevice device,
                                       const ExecutorOptions& options) {
   ExecutorArena region(data + kArenaNodeBytes, bytes - kArenaNodeBytes, zeroed);
   ExecutorModuleNode* node = nullptr;
   try {
-    node = ::new (data + kArenaCallbackBytes) ExecutorModuleInArena(b.model, b.device, options, b.floor, region);
+    node = ::new (data + kArenaCallbackBytes) ExecutorModuleInArena(model, device, options, region);
   } catch (const ArenaExhausted&) {
-    AOTRT_THROW(kInternal, "an executor of ", b.model->display(), " took more of its arena than its plan says");
+    AOTRT_THROW(kInternal, "an executor of ", model->display(), " took more of its arena than its plan says");
   }
   // Armed only once the node exists: a node that failed to build was never anyone's to report.
   ::new (data) DestroyedCallback{options.on_destroyed, options.on_destroyed_data};
@@ -68,18 +69,18 @@ std::unique_ptr<uint8_t, Unmap> MapScratch(size_t bytes) {
 }
 
 // The bytes an executor with `options` takes at the front of its arena.
-size_t HeldBytes(const ExecutorRecipe& b, const ExecutorOptions& options) {
-  return kArenaNodeBytes + PlannedExecutor::ArenaHeldBytes(*b.model, options);
+size_t HeldBytes(const PlannedModel& model, const ExecutorOptions& options) {
+  return kArenaNodeBytes + PlannedExecutor::ArenaHeldBytes(model, options);
 }
 
 // Builds an executor in scratch memory and runs it once on zeros: the run-time workspace it took.
 // Grows the scratch while it is too small.
-size_t MeasureWorkspace(const ExecutorRecipe& b) {
-  const std::string& model = b.model->display();
+size_t MeasureWorkspace(const std::shared_ptr<const PlannedModel>& m) {
+  const std::string& model = m->display();
   for (size_t workspace = size_t{1} << 30;; workspace *= 4) {
-    size_t bytes = HeldBytes(b, ExecutorOptions()) + workspace;
+    size_t bytes = HeldBytes(*m, ExecutorOptions()) + workspace;
     std::unique_ptr<uint8_t, Unmap> scratch = MapScratch(bytes);
-    ObjectPtr<ExecutorModuleNode> node = BuildIn(scratch.get(), bytes, /*zeroed=*/true, b, ExecutorOptions());
+    ObjectPtr<ExecutorModuleNode> node = BuildIn(scratch.get(), bytes, /*zeroed=*/true, m, DLDevice{kDLCPU, 0}, ExecutorOptions());
     PlannedExecutor& ex = node->executor();
     try {
       ex.Run();
@@ -98,18 +99,18 @@ size_t MeasureWorkspace(const ExecutorRecipe& b) {
 // The run-time workspace an executor in an arena needs: measured once per model. When the
 // measuring run fails, `strict` rethrows its error (every time, so ArenaBytes keeps saying why);
 // otherwise the need counts as unknown (0): a run that finds the arena short fails naming it.
-size_t RunTimeWorkspaceBytes(const ExecutorRecipe& b, bool strict) {
+size_t RunTimeWorkspaceBytes(const std::shared_ptr<const PlannedModel>& m, bool strict) {
   constexpr int64_t kUnmeasured = -1, kRunFailed = -2;
-  std::atomic<int64_t>& measured = b.model->arena_workspace_bytes();
+  std::atomic<int64_t>& measured = m->arena_workspace_bytes();
   int64_t known = measured.load(std::memory_order_acquire);
   if (known >= 0) return static_cast<size_t>(known);
   if (known == kRunFailed && !strict) return 0;
-  if (known == kUnmeasured && !b.model->MayUseWorkspace()) {
+  if (known == kUnmeasured && !m->MayUseWorkspace()) {
     measured.store(0, std::memory_order_release);
     return 0;
   }
   try {
-    size_t bytes = MeasureWorkspace(b);
+    size_t bytes = MeasureWorkspace(m);
     measured.store(static_cast<int64_t>(bytes), std::memory_order_release);
     return bytes;
   } catch (const Error& e) {
@@ -122,24 +123,26 @@ size_t RunTimeWorkspaceBytes(const ExecutorRecipe& b, bool strict) {
 
 }  // namespace
 
-size_t ArenaBytesNeeded(const ExecutorRecipe& b, const ExecutorOptions& options) {
-  size_t bytes = HeldBytes(b, options) + RunTimeWorkspaceBytes(b, /*strict=*/true);
+size_t ArenaBytesNeeded(const std::shared_ptr<const PlannedModel>& m, const ExecutorOptions& options) {
+  size_t bytes = HeldBytes(*m, options) + RunTimeWorkspaceBytes(m, /*strict=*/true);
   return (bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;  // what aligned_alloc(64, n) takes
 }
 
-ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ExecutorRecipe& b, const ExecutorOptions& options) {
-  auto* data = static_cast<uint8_t*>(options.arena);
+ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const std::shared_ptr<const PlannedModel>& m, DLDevice device,
+                                                    const ExecutorOptions& options) {
+  const ExecutorOptions::Arena& arena = std::get<ExecutorOptions::Arena>(options.memory);
+  auto* data = static_cast<uint8_t*>(arena.data);
   auto addr = reinterpret_cast<uintptr_t>(data);
-  AOTRT_REQUIRE(data != nullptr, kInvalidArgument, "ExecutorOptions::arena is null with arena_bytes ",
-                GroupedNumber(options.arena_bytes), ": give the memory for an executor of ", b.model->display(),
-                " (Model::ArenaBytes says how much), or neither for the heap");
-  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "ExecutorOptions::arena at 0x", Hex{addr}, " is not ",
-                kAllocAlignment, "-byte aligned");
-  AOTRT_REQUIRE(options.arena_bytes >= HeldBytes(b, options) + RunTimeWorkspaceBytes(b, /*strict=*/false),
-                kInvalidArgument, "ExecutorOptions::arena of ", GroupedNumber(options.arena_bytes),
-                " bytes is too small for an executor of ", b.model->display(), ": it needs ",
-                GroupedNumber(ArenaBytesNeeded(b, options)), " bytes (Model::ArenaBytes)");
-  return BuildIn(data, options.arena_bytes, /*zeroed=*/false, b, options);
+  AOTRT_REQUIRE(data != nullptr, kInvalidArgument, "the arena (ExecutorOptions::Arena) is null with ",
+                GroupedNumber(arena.bytes), " bytes: give the memory for an executor of ", m->display(),
+                " (Model::ArenaBytes says how much), or choose the heap");
+  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "the arena (ExecutorOptions::Arena) at 0x", Hex{addr},
+                " is not ", kAllocAlignment, "-byte aligned");
+  AOTRT_REQUIRE(arena.bytes >= HeldBytes(*m, options) + RunTimeWorkspaceBytes(m, /*strict=*/false),
+                kInvalidArgument, "the arena (ExecutorOptions::Arena) of ", GroupedNumber(arena.bytes),
+                " bytes is too small for an executor of ", m->display(), ": it needs ",
+                GroupedNumber(ArenaBytesNeeded(m, options)), " bytes (Model::ArenaBytes)");
+  return BuildIn(data, arena.bytes, /*zeroed=*/false, m, device, options);
 }
 
 }  // namespace aotrt

@@ -1,4 +1,4 @@
-// Executors of any kind (AOT, graph) built in caller-owned memory (ExecutorOptions::arena), and
+// Executors of any kind (AOT, graph) built in caller-owned memory (ExecutorOptions::Arena), and
 // the size of that memory. Layout: the ExecutorOptions::on_destroyed callback, the executor module
 // object, what the executor cuts from the region in creation order (executor/executor_arena.h),
 // then the run-time workspace (backend/arena_workspace.h). Usage: README.md, "an arena".
@@ -12,25 +12,18 @@
 
 namespace aotrt {
 
-// What an executor is built from: its model, its device, and the options its factory's executors
-// get at least. Borrowed for the call it is given to.
-struct ExecutorRecipe {
-  const std::shared_ptr<const PlannedModel>& model;
-  DLDevice device;
-  const ExecutorOptions& floor;
-};
-
-// An executor in options.arena / arena_bytes. Allocates nothing from the heap once the model's
+// An executor of `model` on `device` in the arena options.memory holds. Allocates nothing from the heap once the model's
 // run-time workspace has been measured (ArenaBytesNeeded, or the first call here). Throws
 // kInvalidArgument (null or unaligned arena; too small, naming the bytes needed), kModelError (the
 // measuring run failed) and what the executor's constructor throws. Once the module's last
 // reference is gone, on_destroyed is called and the memory is the caller's again.
-ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const ExecutorRecipe& recipe, const ExecutorOptions& options);
+ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const std::shared_ptr<const PlannedModel>& model, DLDevice device,
+                                                    const ExecutorOptions& options);
 
-// The arena bytes an executor with `options` (its arena ignored) needs, a multiple of 64: the node,
+// The arena bytes an executor with `options` (options.memory ignored) needs, a multiple of 64: the node,
 // what the executor holds (PlannedExecutor::ArenaHeldBytes) and its run-time workspace, measured
 // the first time per model by one run on zeros in scratch memory. Throws kModelError (that run
 // failed), kOutOfMemory, and what the executor's constructor throws.
-size_t ArenaBytesNeeded(const ExecutorRecipe& recipe, const ExecutorOptions& options);
+size_t ArenaBytesNeeded(const std::shared_ptr<const PlannedModel>& model, const ExecutorOptions& options);
 
 }  // namespace aotrt

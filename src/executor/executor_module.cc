@@ -177,6 +177,15 @@ PackedFunc ExecutorModuleNode::GetFunction(const std::string& name, const Object
   return ExecutorFunction(&executor_, name, self);
 }
 
+ExecutorOptions ExecutorFactoryNode::WithDefaults(ExecutorOptions options) const {
+  if (auto* heap = std::get_if<ExecutorOptions::Heap>(&options.memory)) {
+    heap->check_bounds = heap->check_bounds || defaults_.check_bounds;
+    heap->huge_pages = heap->huge_pages || defaults_.huge_pages;
+  }
+  if (options.num_threads == 0) options.num_threads = defaults_.num_threads;
+  return options;
+}
+
 PackedFunc ExecutorFactoryNode::FactoryFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "list_module_names") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {

@@ -26,8 +26,8 @@ class ExecutorModuleNode : public ModuleNode {
   // `debug`: the debug executor. ExecutorOptions::on_destroyed: on the heap, called first thing in
   // the destructor; in a region (`arena`), once the node's memory is left (executor_in_arena.cc).
   ExecutorModuleNode(std::shared_ptr<const PlannedModel> model, DLDevice device, const ExecutorOptions& options,
-                     const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena(), bool debug = false)
-      : executor_(std::move(model), device, options, floor, arena), debug_(debug),
+                     ExecutorArena arena = ExecutorArena(), bool debug = false)
+      : executor_(std::move(model), device, options, arena), debug_(debug),
         on_destroyed_(arena.defined() ? nullptr : options.on_destroyed), on_destroyed_data_(options.on_destroyed_data) {}
   ~ExecutorModuleNode() override {
     if (on_destroyed_) on_destroyed_(on_destroyed_data_);
@@ -48,10 +48,10 @@ class ExecutorModuleNode : public ModuleNode {
 // TVM's AotExecutorFactory and GraphExecutorFactory: creates executors of one model.
 class ExecutorFactoryNode : public ModuleNode {
  public:
-  // `executor_floor`: options every executor of this factory gets at least (the load's
-  // LoadOptions::executor, with the environment's additions).
-  ExecutorFactoryNode(std::string module_name, const ExecutorOptions& executor_floor)
-      : module_name_(std::move(module_name)), executor_floor_(executor_floor) {}
+  // `defaults`: what every executor of this factory gets (the load's LoadOptions::executor, with
+  // the environment's additions).
+  ExecutorFactoryNode(std::string module_name, const ExecutorDefaults& defaults)
+      : module_name_(std::move(module_name)), defaults_(defaults) {}
   int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
   std::string MissingFunctionHint(const std::string&) const override {
     return "the library's model is '" + module_name_ + "': create an executor with lib[\"" + module_name_ +
@@ -74,8 +74,11 @@ class ExecutorFactoryNode : public ModuleNode {
   // A copy of this factory without its params, importing the same module.
   virtual ObjectPtr<ExecutorFactoryNode> WithoutParams() const = 0;
 
+  // `options` with defaults_ added: the heap's switches turned on, the thread count where it is 0.
+  ExecutorOptions WithDefaults(ExecutorOptions options) const;
+
   const std::string module_name_;
-  const ExecutorOptions executor_floor_;
+  const ExecutorDefaults defaults_;
 };
 
 // A packed function of an executor module, over its executor.

@@ -1,5 +1,8 @@
 #include "executor/planned_executor.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include "backend/thread_pool.h"
@@ -35,6 +38,9 @@ std::string OverrunMessage(const std::string& model, const Overrun& o, const std
   return s;
 }
 
+// The bytes of workspace pool `p` of `m`.
+size_t PoolBytes(const PlannedModel& m, const PlannedPool& p) { return m.plan().storage_bytes[m.storage(p.entry)]; }
+
 // A contiguous CPU tensor over `data` with `shape`, which it borrows.
 DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
   DLTensor t{};
@@ -46,6 +52,32 @@ DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dty
   return t;
 }
 
+// The heap's one block: `block_bytes` read-write and zero, in `total` bytes of address space
+// starting on a multiple of `align` (the rest PROT_NONE, for PoolBuffer to place the pools in). The
+// array, of block_bytes, owns the whole mapping.
+NDArray MapOneBlock(size_t block_bytes, size_t total, size_t align) {
+  auto managed = std::make_unique<DLManagedTensor>();  // first: failing, it leaves no mapping behind
+  auto* data = static_cast<uint8_t*>(MapAligned(total, align, PROT_NONE, MAP_NORESERVE));
+  size_t rw = RoundUp(block_bytes + TailSlack(block_bytes), PageSize());
+  if (data && ::mmap(data, rw, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+    ::munmap(std::exchange(data, nullptr), total);
+  }
+  AOTRT_REQUIRE(data != nullptr, kOutOfMemory, "cannot map ", GroupedNumber(total), " bytes for an executor");
+  int64_t shape = static_cast<int64_t>(block_bytes);
+  *managed = {DLTensor{data, DLDevice{kDLCPU, 0}, 1, DLDataType{kDLUInt, 8, 1}, &shape, nullptr, 0},
+              reinterpret_cast<void*>(total), [](DLManagedTensor* t) {
+                ::munmap(t->dl_tensor.data, reinterpret_cast<size_t>(t->manager_ctx));
+                delete t;
+              }};
+  DLManagedTensor* t = managed.release();
+  try {
+    return NDArray::FromDLPack(t);  // copies the shape; on failure, consumes nothing
+  } catch (...) {
+    t->deleter(t);
+    throw;
+  }
+}
+
 // The most of a region an array of n T takes: it may start up to its alignment further on.
 template <class T>
 size_t ArrayBytes(size_t n) {
@@ -55,7 +87,7 @@ size_t ArrayBytes(size_t n) {
 }  // namespace
 
 PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDevice device,
-                                 const ExecutorOptions& options, const ExecutorOptions& floor, ExecutorArena arena)
+                                 const ExecutorOptions& options, ExecutorArena arena)
     : arena_(arena),
       memory_(arena_.defined() ? static_cast<std::pmr::memory_resource*>(&arena_) : std::pmr::new_delete_resource()),
       model_(std::move(model)),
@@ -69,9 +101,11 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
       outputs_(memory_),
       input_arrays_(memory_),
       output_arrays_(memory_),
-      check_bounds_(!arena_.defined() && (options.check_bounds || floor.check_bounds)),
-      huge_pages_(!arena_.defined() && (options.huge_pages || floor.huge_pages)),
-      num_threads_(options.num_threads != 0 ? options.num_threads : floor.num_threads) {
+      num_threads_(options.num_threads) {
+  if (const auto* heap = std::get_if<ExecutorOptions::Heap>(&options.memory); heap && !arena_.defined()) {
+    check_bounds_ = heap->check_bounds;
+    huge_pages_ = heap->huge_pages;
+  }
   model_->CheckDevice(device);
   AOTRT_REQUIRE(num_threads_ >= 0 && num_threads_ <= kMaxParallelTasks, kInvalidArgument, "ExecutorOptions::num_threads is ",
                 num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
@@ -80,9 +114,7 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
     block_data_ = static_cast<uint8_t*>(memory_->allocate(plan.block_bytes, kAllocAlignment));
     if (!arena_.zeroed()) std::memset(block_data_, 0, plan.block_bytes);  // inputs read as zeros until set
   } else {
-    block_ = NDArray::Empty({static_cast<int64_t>(plan.block_bytes)}, DLDataType{kDLUInt, 8, 1});
-    block_data_ = static_cast<uint8_t*>(block_.data());
-    if (huge_pages_) AdviseHugePages(block_data_, plan.block_bytes);
+    MapHeapMemory(options);
   }
   SetUpArgs();
   inputs_.resize(model_->inputs().size());
@@ -127,13 +159,46 @@ size_t PlannedExecutor::ArenaHeldBytes(const PlannedModel& m, const ExecutorOpti
                  (m.HasCall(PlannedCall::kCRun) ? ArrayBytes<void*>(args) : 0) + ArrayBytes<Slot>(ins) + ArrayBytes<Slot>(outs) +
                  ArrayBytes<NDArray>(ins) + ArrayBytes<NDArray>(outs);
   for (const PlannedPool& p : m.pools()) {
-    size_t pool_bytes = m.plan().storage_bytes[m.storage(p.entry)];
-    if (CallerPool(options, p, pool_bytes, m.display()) == nullptr) bytes += pool_bytes + kAllocAlignment - 1;
+    if (CallerPool(options, p, PoolBytes(m, p), m.display()) == nullptr) bytes += PoolBytes(m, p) + kAllocAlignment - 1;
   }
   return bytes;
 }
 
-// Each workspace pool: the caller's memory, or the region's, or a mapping with its reserve.
+// On the heap, one block: the plan's storages, then each workspace pool the caller does not give,
+// with its reserve and guard (README "When a model writes past its memory"). Without such pools,
+// the block alone, from NDArray::Empty.
+void PlannedExecutor::MapHeapMemory(const ExecutorOptions& options) {
+  const size_t block_bytes = model_->plan().block_bytes;
+  std::vector<std::pair<const PlannedPool*, size_t>> own;  // each pool the executor makes, at its offset
+  size_t end = RoundUp(block_bytes + TailSlack(block_bytes), PageSize()), align = ReservedSpanAlignment(block_bytes);
+  for (const PlannedPool& p : model_->pools()) {
+    size_t bytes = PoolBytes(*model_, p);
+    if (CallerPool(options, p, bytes, model_->display()) != nullptr) continue;
+    size_t span = ReservedSpanBytes(bytes), at = RoundUp(end, ReservedSpanAlignment(bytes));
+    AOTRT_REQUIRE(span != 0 && at + span > at, kOutOfMemory, "workspace pool '", p.name, "' of ", model_->display(),
+                  " of ", GroupedNumber(bytes), " bytes cannot be mapped");
+    own.emplace_back(&p, at);
+    end = at + span;
+    align = std::max(align, ReservedSpanAlignment(bytes));
+  }
+  if (own.empty()) {
+    block_ = NDArray::Empty({static_cast<int64_t>(block_bytes)}, DLDataType{kDLUInt, 8, 1});
+  } else {
+    block_ = MapOneBlock(block_bytes, end, align);
+  }
+  block_data_ = static_cast<uint8_t*>(block_.data());
+  if (huge_pages_) AdviseHugePages(block_data_, block_bytes);
+  pool_buffers_.reserve(own.size());
+  for (const auto& [p, at] : own) {
+    size_t bytes = PoolBytes(*model_, *p);
+    std::string label = StrCat("workspace pool '", p->name, "' (", GroupedNumber(bytes), " bytes) of ",
+                               model_->display(), " (", model_->what(), ")");
+    pool_buffers_.emplace_back(p->name, bytes, label, block_data_ + at);
+    if (huge_pages_) AdviseHugePages(pool_buffers_.back().data(), bytes);  // not the reserve
+  }
+}
+
+// Each workspace pool: the caller's memory, or the region's, or its place in the heap's block.
 void PlannedExecutor::PlacePools(const ExecutorOptions& options) {
   const std::vector<PlannedPool>& pools = model_->pools();
   for (const ExecutorOptions::Pool& given : options.workspace_pools) {
@@ -146,18 +211,15 @@ void PlannedExecutor::PlacePools(const ExecutorOptions& options) {
     AOTRT_REQUIRE(known, kNotFound, "ExecutorOptions::workspace_pools: ", model_->display(), " has no workspace pool '",
                   given.name, "'; its pools: ", names.empty() ? "none" : names);
   }
-  if (!arena_.defined()) pool_buffers_.reserve(pools.size());
+  size_t own = 0;  // the next of pool_buffers_
   for (const PlannedPool& p : pools) {
-    size_t bytes = model_->plan().storage_bytes[model_->storage(p.entry)];
+    size_t bytes = PoolBytes(*model_, p);
     void* memory = CallerPool(options, p, bytes, model_->display());
     if (memory == nullptr && arena_.defined()) {
       memory = memory_->allocate(bytes, kAllocAlignment);
       if (!arena_.zeroed()) std::memset(memory, 0, bytes);
     } else if (memory == nullptr) {
-      pool_buffers_.emplace_back(p.name, bytes, StrCat("workspace pool '", p.name, "' (", GroupedNumber(bytes),
-                                                       " bytes) of ", model_->display(), " (", model_->what(), ")"));
-      memory = pool_buffers_.back().data();
-      if (huge_pages_) AdviseHugePages(memory, bytes);  // not the reserve
+      memory = pool_buffers_[own++].data();
     }
     Rebind(p.entry, memory);
   }

@@ -1,6 +1,7 @@
 // PlannedExecutor: runs a PlannedModel (executor/planned_model.h), an AOT or a graph export, over
-// one block laid out by the model's memory plan plus its workspace pools, from the heap or all from
-// the caller's arena (executor/executor_in_arena.h has the layout). Argument tensors are set up at
+// one block laid out by the model's memory plan, which holds its workspace pools too: one mapping
+// of the runtime's, each pool there with its reserve and guard, or the caller's arena
+// (executor/executor_in_arena.h has that layout). Argument tensors are set up at
 // creation: Run() makes no allocation, lookup or lock. Params and constants are the model's, shared
 // and never written: an input holding a param gets storage of its own when first overwritten or
 // handed out writable. Thread-safety: one thread at a time per executor; executors are independent.
@@ -25,10 +26,10 @@ namespace aotrt {
 class PlannedExecutor {
  public:
   // Throws kInvalidArgument (device, num_threads, a caller's pool too small or unaligned), kNotFound
-  // (a pool the model lacks), kOutOfMemory; in a region, ArenaExhausted. `floor` (the load's
-  // options) can turn on check_bounds and huge_pages, which never apply in a region.
+  // (a pool the model lacks), kOutOfMemory; in a region, ArenaExhausted. The heap's switches of
+  // `options` apply only out of a region.
   PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDevice device, const ExecutorOptions& options,
-                  const ExecutorOptions& floor, ExecutorArena arena = ExecutorArena());
+                  ExecutorArena arena = ExecutorArena());
   PlannedExecutor(const PlannedExecutor&) = delete;
   PlannedExecutor& operator=(const PlannedExecutor&) = delete;
   // The most an executor of `model` with `options` cuts from a region (the block, the pools it is
@@ -83,6 +84,7 @@ class PlannedExecutor {
   DLTensor EntryTensor(uint32_t eid) const;
   void Rebind(uint32_t eid, void* data);  // eid's tensor (its alias group) now at `data`
   void SetUpArgs();
+  void MapHeapMemory(const ExecutorOptions& options);
   void PlacePools(const ExecutorOptions& options);
   void BindOwnInput(size_t i);
   void CheckIndex(const char* kind, size_t i, size_t n) const;
@@ -96,9 +98,9 @@ class PlannedExecutor {
   ExecutorArena arena_;                // declared first: the containers below may draw on it
   std::pmr::memory_resource* memory_;  // &arena_, or the heap
   std::shared_ptr<const PlannedModel> model_;
-  NDArray block_;            // the plan's block on the heap; undefined in an arena
+  NDArray block_;            // on the heap, the plan's block, whose mapping holds the pools too; undefined in an arena
   uint8_t* block_data_ = nullptr;
-  std::pmr::vector<PoolBuffer> pool_buffers_;  // the workspace pools on the heap that the caller did not give
+  std::pmr::vector<PoolBuffer> pool_buffers_;  // the workspace pools on the heap that the caller did not give, in order
   std::pmr::vector<void*> entry_data_;  // by entry: where its data is now
   std::pmr::vector<DLTensor> arg_tensors_;
   std::pmr::vector<TVMValue> arg_values_;
@@ -111,7 +113,7 @@ class PlannedExecutor {
   mutable std::pmr::vector<NDArray> input_arrays_, output_arrays_;
   bool check_bounds_ = false;
   bool huge_pages_ = false;
-  int num_threads_ = 0;  // ExecutorOptions::num_threads, else the load's; 0: the pool's default
+  int num_threads_ = 0;  // ExecutorOptions::num_threads; 0: the pool's default
   ArenaWorkspace arena_workspace_;  // in a region: the rest of it, for TVMBackendAllocWorkspace
 };
 

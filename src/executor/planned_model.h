@@ -46,8 +46,9 @@ struct PlannedArg {
 
 // Where each storage lives in an executor's block.
 struct MemoryPlan {
-  // Not in the block: a storage that a shared param or constant fills, or a workspace pool (the
-  // executor's own mapping with a reserve, the caller's memory, or the arena).
+  // Not among the block's storages: a storage that a shared param or constant fills, or a
+  // workspace pool (on the heap, after the storages in the same mapping with its reserve and
+  // guard; else the caller's memory, or the arena).
   static constexpr size_t kNotInBlock = ~size_t{0};
   std::vector<size_t> storage_bytes;   // by storage id: the largest entry placed in it
   std::vector<size_t> storage_offset;  // by storage id: 64-byte aligned offset, or kNotInBlock

@@ -64,7 +64,7 @@ void CreateGlobal(TVMArgs args, TVMRetValue* rv) {
   DLDevice dev = DevicesFrom(args, first, fn);
   Module lib(args[1].AsModule());
   auto model = MakeGraphModel("default", args[0].AsString(), lib, {});
-  rv->SetObject(MakeObject<ExecutorModuleNode>(model, dev, ExecutorOptions(), ExecutorOptions(), ExecutorArena(), kDebug),
+  rv->SetObject(MakeObject<ExecutorModuleNode>(model, dev, ExecutorOptions(), ExecutorArena(), kDebug),
                 kTVMModuleHandle);
 }
 
@@ -74,7 +74,7 @@ void CreateFactoryGlobal(TVMArgs args, TVMRetValue* rv) {
                 "tvm.graph_executor_factory.create takes (graph_json, module, module_name, name, array, ...), got ",
                 args.size(), " arguments");
   auto factory = MakeObject<GraphExecutorFactoryNode>(args[0].AsString(), CopiedNamedArrays(args, 3), args[2].AsString(),
-                                                      ExecutorOptions());
+                                                      ExecutorDefaults());
   factory->Import(args[1].AsModule());
   factory->OnImportsLinked();
   rv->SetObject(factory, kTVMModuleHandle);
@@ -147,7 +147,7 @@ PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const 
         AOTRT_REQUIRE(d.device_type == kDLCPU || d.device_type == kDLCUDAHost, kInvalidArgument, "GraphExecutor of '",
                       module_name_, "' runs on the CPU only, got ", DeviceList(args, first));
       }
-      rv->SetObject(MakeObject<ExecutorModuleNode>(model(), args[first].AsDevice(), ExecutorOptions(), executor_floor_,
+      rv->SetObject(MakeObject<ExecutorModuleNode>(model(), args[first].AsDevice(), WithDefaults(ExecutorOptions()),
                                                    ExecutorArena(), debug),
                     kTVMModuleHandle);
     });
@@ -169,9 +169,9 @@ std::string GraphExecutorFactoryNode::SaveToBinary() const {
 }
 
 Module MakeGraphFactory(const Module& library, const std::string& graph_json, const std::string& params,
-                        const ExecutorOptions& floor) {
+                        const ExecutorDefaults& defaults) {
   std::vector<NamedArray> arrays = params.empty() ? std::vector<NamedArray>() : LoadParams(params.data(), params.size());
-  auto factory = MakeObject<GraphExecutorFactoryNode>(graph_json, std::move(arrays), "default", floor);
+  auto factory = MakeObject<GraphExecutorFactoryNode>(graph_json, std::move(arrays), "default", defaults);
   factory->Import(library.node());
   factory->OnImportsLinked();
   return Module(factory);

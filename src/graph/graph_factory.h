@@ -17,8 +17,8 @@ class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphModel> {
  public:
   // The model is built when the library is linked (OnImportsLinked).
   GraphExecutorFactoryNode(std::string graph_json, std::vector<NamedArray> params, std::string module_name,
-                           const ExecutorOptions& executor_floor)
-      : ExecutorFactoryOf(std::move(module_name), executor_floor), graph_json_(std::move(graph_json)),
+                           const ExecutorDefaults& defaults)
+      : ExecutorFactoryOf(std::move(module_name), defaults), graph_json_(std::move(graph_json)),
         params_(std::move(params)) {}
   const char* type_key() const override { return "GraphExecutorFactory"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
@@ -32,7 +32,7 @@ class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphModel> {
   std::string NoModelReason() const override { return "has no imported library of operators"; }
   const std::vector<NamedArray>& params() const override { return params_; }
   ObjectPtr<ExecutorFactoryNode> WithoutParams() const override {
-    return MakeObject<GraphExecutorFactoryNode>(graph_json_, std::vector<NamedArray>(), module_name_, executor_floor_);
+    return MakeObject<GraphExecutorFactoryNode>(graph_json_, std::vector<NamedArray>(), module_name_, defaults_);
   }
   std::string graph_json_;
   std::vector<NamedArray> params_;
@@ -40,8 +40,8 @@ class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphModel> {
 
 // The factory over an already loaded library of operators (relay.build's classic triple): the
 // graph JSON text and the params file's bytes ("" for none), named "default" as TVM names it.
-// `floor`: the load's executor options. Throws as ParseGraphJson, LoadParams and GraphModel.
+// `defaults`: the load's ExecutorDefaults. Throws as ParseGraphJson, LoadParams and GraphModel.
 Module MakeGraphFactory(const Module& library, const std::string& graph_json, const std::string& params,
-                        const ExecutorOptions& floor);
+                        const ExecutorDefaults& defaults);
 
 }  // namespace aotrt

@@ -68,19 +68,6 @@ struct Line {
   }
 };
 
-uintptr_t FaultPc(void* ucontext) {
-  if (!ucontext) return 0;
-  const ucontext_t* uc = static_cast<const ucontext_t*>(ucontext);
-#if defined(__x86_64__)
-  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-#elif defined(__aarch64__)
-  return static_cast<uintptr_t>(uc->uc_mcontext.pc);
-#else
-  (void)uc;
-  return 0;
-#endif
-}
-
 // "wrote" / "read" where the machine says which (x86-64's page-fault error code), else "accessed".
 const char* AccessVerb(void* ucontext) {
 #if defined(__x86_64__)
@@ -95,7 +82,7 @@ void Report(const Slot& s, uintptr_t addr, void* ucontext) {
   uintptr_t end = s.buffer.load(std::memory_order_relaxed) + s.bytes;
   l.Add("aotrt: fatal: generated code ", AccessVerb(ucontext), " ", Dec{addr - end + 1}, " bytes past ", s.label,
         ", beyond the ", Dec{s.guard_begin - end}, "-byte reserve after it (address ", HexNum{addr}, ")");
-  uintptr_t pc = FaultPc(ucontext);
+  uintptr_t pc = SignalPc(ucontext);
   Dl_info info;
   if (pc && ::dladdr(reinterpret_cast<void*>(pc), &info) && info.dli_fname) {
     l.Add("; the instruction is in ", info.dli_sname ? info.dli_sname : info.dli_fname);
@@ -149,6 +136,19 @@ void InstallOnce() noexcept {
 }
 
 }  // namespace
+
+uintptr_t SignalPc(void* ucontext) {
+  if (!ucontext) return 0;
+  const ucontext_t* uc = static_cast<const ucontext_t*>(ucontext);
+#if defined(__x86_64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
 
 int RegisterGuard(const void* buffer, size_t buffer_bytes, const void* guard_begin, const void* guard_end,
                   const char* label) noexcept {

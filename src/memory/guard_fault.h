@@ -25,6 +25,10 @@ void UnregisterGuard(int handle) noexcept;
 // the library's constructor when AOTRT_REPORT_GUARD_FAULTS=1. Thread-safe.
 void ReportGuardFaults() noexcept;
 
+// The instruction a signal interrupted, from a handler's ucontext_t (0: null, or a processor other
+// than x86-64 and aarch64). Async-signal-safe; the operator profiler's sampler uses it too.
+uintptr_t SignalPc(void* ucontext);
+
 // Whether the handler is installed (tests).
 bool GuardFaultHandlerInstalled() noexcept;
 

@@ -157,38 +157,46 @@ size_t ReserveBytes(size_t bytes) {
   return bytes > PageSize() && r >= bytes ? r : PageSize();
 }
 
-ReservedSpan MapReserved(size_t bytes, const char* label) {
+size_t ReservedSpanBytes(size_t bytes) {
+  size_t capacity = RoundUp(bytes == 0 ? 1 : bytes, PageSize());
+  if (capacity < bytes || capacity > (SIZE_MAX - kGuardBytes - PageSize()) / 2) return 0;
+  return capacity + ReserveBytes(capacity) + kGuardBytes;
+}
+
+size_t ReservedSpanAlignment(size_t bytes) { return bytes >= kHugePage ? kHugePage : PageSize(); }
+
+ReservedSpan PlaceReserved(uint8_t* at, size_t bytes, const char* label) {
   ReservedSpan s;
   size_t capacity = RoundUp(bytes == 0 ? 1 : bytes, PageSize());
-  if (capacity < bytes) return s;
   size_t reserve = ReserveBytes(capacity);
-  size_t total = capacity + reserve;
-  if (total < capacity || total + kGuardBytes < total) return s;
-  total += kGuardBytes;
-  // Address space first (PROT_NONE costs nothing), then the buffer and the reserve inside it.
-  auto* data = static_cast<uint8_t*>(
-      MapAligned(total, capacity >= kHugePage ? kHugePage : PageSize(), PROT_NONE, MAP_NORESERVE));
-  if (data == nullptr) return s;
-  bool ok = ::mmap(data, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED &&
-            ::mmap(data + capacity, reserve, PROT_READ | PROT_WRITE,
+  bool ok = ::mmap(at, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED &&
+            ::mmap(at + capacity, reserve, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) != MAP_FAILED;
-  if (!ok) {
-    ::munmap(data, total);
-    return s;
-  }
-  ::madvise(data + capacity, reserve, MADV_NOHUGEPAGE);  // best effort: THP may be compiled out
-  s.data = data;
+  if (!ok) return s;
+  ::madvise(at + capacity, reserve, MADV_NOHUGEPAGE);  // best effort: THP may be compiled out
+  s.data = at;
   s.capacity = capacity;
   s.reserve = reserve;
-  s.mapped = total;
-  s.guard = RegisterGuard(data, bytes, data + capacity + reserve, data + total, label);
+  s.guard = RegisterGuard(at, bytes, at + capacity + reserve, at + capacity + reserve + kGuardBytes, label);
+  return s;
+}
+
+ReservedSpan MapReserved(size_t bytes, const char* label) {
+  size_t total = ReservedSpanBytes(bytes);
+  if (total == 0) return ReservedSpan();
+  // Address space first (PROT_NONE costs nothing), then the buffer and the reserve inside it.
+  auto* data = static_cast<uint8_t*>(MapAligned(total, ReservedSpanAlignment(bytes), PROT_NONE, MAP_NORESERVE));
+  if (data == nullptr) return ReservedSpan();
+  ReservedSpan s = PlaceReserved(data, bytes, label);
+  if (s.data == nullptr) ::munmap(data, total);
+  s.mapped = s.data ? total : 0;
   return s;
 }
 
 void UnmapReserved(ReservedSpan* s) {
   if (s->data == nullptr) return;
   UnregisterGuard(s->guard);
-  ::munmap(s->data, s->mapped);
+  if (s->mapped != 0) ::munmap(s->data, s->mapped);
   *s = ReservedSpan();
 }
 
@@ -242,9 +250,10 @@ Overrun TakeOverrun(const ReservedSpan& s, size_t used) {
   return o;
 }
 
-PoolBuffer::PoolBuffer(std::string name, size_t bytes, const std::string& label) : bytes_(bytes), name_(std::move(name)) {
+PoolBuffer::PoolBuffer(std::string name, size_t bytes, const std::string& label, uint8_t* at)
+    : bytes_(bytes), name_(std::move(name)) {
   std::string what = label.empty() ? StrCat("workspace pool '", name_, "' (", GroupedNumber(bytes_), " bytes)") : label;
-  span_ = MapReserved(bytes_, what.c_str());
+  span_ = at ? PlaceReserved(at, bytes_, what.c_str()) : MapReserved(bytes_, what.c_str());
   AOTRT_REQUIRE(span_.data != nullptr, kOutOfMemory, "cannot map ", bytes_, " bytes (+", ReserveBytes(bytes_),
                 " bytes of reserve) for pool '", name_, "'");
   ArmOverrunCheck(span_, bytes_);

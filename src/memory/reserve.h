@@ -6,8 +6,8 @@
 // - the canary filling the rest of a buffer's last page after what the model may use, so that
 //   checking mode sees writes there (a write of exactly the canary byte goes unseen), and the tail
 //   slack the shared constant pool keeps after its bytes (canary-filled, read-only, not checked);
-// - reserved spans (MapReserved: workspace pools, TVMBackendAllocWorkspace blocks of 64 KiB and
-//   more), one reservation of address space each:
+// - reserved spans (workspace pools, placed in their executor's one mapping by PlaceReserved;
+//   TVMBackendAllocWorkspace blocks of 64 KiB and more, one mapping each by MapReserved):
 //
 //   [data, data + bytes)                 the buffer: read-write, zero; page aligned (2 MiB aligned
 //                                        from 2 MiB, for transparent huge pages)
@@ -17,8 +17,8 @@
 //   [capacity + reserve, + kGuardBytes)  the guard: PROT_NONE (memory/guard_fault.h)
 //
 // - PoolBuffer: one USMP workspace pool passed to a model's entry function (one per executor),
-//   mapped with its reserve and guard. Move-only; owns its mapping; not thread-safe (a workspace
-//   pool belongs to one executor).
+//   with its reserve and guard, in a mapping of its own or placed in the executor's one block.
+//   Move-only; owns its span; not thread-safe (a workspace pool belongs to one executor).
 // MapReserved and UnmapReserved are thread-safe; the checks on one span, one thread at a time.
 #pragma once
 
@@ -72,19 +72,28 @@ constexpr size_t kGuardBytes = 64 * 1024;
 // The reserve after a buffer of `bytes`: its own size rounded up to pages, at least one page.
 size_t ReserveBytes(size_t bytes);
 
-// One mapping made by MapReserved. A plain value: UnmapReserved releases it.
+// One span made by MapReserved or PlaceReserved. A plain value: UnmapReserved releases it.
 struct ReservedSpan {
   uint8_t* data = nullptr;
   size_t capacity = 0;  // the buffer's pages: the bytes asked for, rounded up to pages (PageSize())
   size_t reserve = 0;   // ReserveBytes(capacity), after them
-  size_t mapped = 0;    // capacity + reserve + kGuardBytes
+  size_t mapped = 0;    // capacity + reserve + kGuardBytes; 0: placed in the caller's mapping
   int guard = -1;       // RegisterGuard's handle (memory/guard_fault.h)
 };
+
+// The address space a span of `bytes` takes (buffer pages, reserve, guard; 0 on overflow), and
+// where it starts: on a page, on a 2 MiB boundary from 2 MiB (for transparent huge pages).
+size_t ReservedSpanBytes(size_t bytes);
+size_t ReservedSpanAlignment(size_t bytes);
 
 // A buffer of `bytes` zero bytes with its reserve and guard; `label` names the buffer in the message
 // of a fault on the guard ("workspace pool 'x' (N bytes) of model 'm' (lib.so)"). data == nullptr
 // when the address space or memory cannot be had. `bytes` 0 maps one page.
 ReservedSpan MapReserved(size_t bytes, const char* label);
+// The same inside the caller's PROT_NONE mapping, at `at` (ReservedSpanBytes(bytes) there, aligned
+// by ReservedSpanAlignment): one mapping can hold several spans. The caller unmaps it, after
+// UnmapReserved (which then unregisters the guard only).
+ReservedSpan PlaceReserved(uint8_t* at, size_t bytes, const char* label);
 void UnmapReserved(ReservedSpan* s);
 
 struct Overrun {
@@ -110,8 +119,9 @@ class PoolBuffer {
  public:
   PoolBuffer() = default;
   // `label` names the pool in the message of a write past the reserve, e.g. "workspace pool 'x'
-  // (N bytes) of model 'm' (lib.so)". Throws Error(kOutOfMemory).
-  PoolBuffer(std::string name, size_t bytes, const std::string& label = std::string());
+  // (N bytes) of model 'm' (lib.so)". `at`: placed there in the caller's mapping (PlaceReserved),
+  // which must outlive it; null: a mapping of its own. Throws Error(kOutOfMemory).
+  PoolBuffer(std::string name, size_t bytes, const std::string& label = std::string(), uint8_t* at = nullptr);
   PoolBuffer(PoolBuffer&& o) noexcept;
   PoolBuffer& operator=(PoolBuffer&& o) noexcept;
   PoolBuffer(const PoolBuffer&) = delete;

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include "backend/thread_pool.h"
 #include "base/error_util.h"
 #include "executor/executor_module.h"
+#include "memory/guard_fault.h"
 #include "profiling/internal.h"
 #include "profiling/op_attribution.h"
 
@@ -52,17 +52,6 @@ uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 struct sigaction g_previous;
 int g_tag;  // its address marks our timer's signals (si_value)
 
-uintptr_t InterruptedPc(void* context) {
-  auto* uc = static_cast<ucontext_t*>(context);
-#if defined(__x86_64__)
-  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-#elif defined(__aarch64__)
-  return static_cast<uintptr_t>(uc->uc_mcontext.pc);
-#else
-#error "operator profiler: program counter of ucontext_t unknown on this architecture"
-#endif
-}
-
 // A delay uniform in [period/2, 3*period/2): the mean stays the period.
 void Rearm() {
   g_rng ^= g_rng << 13;
@@ -90,7 +79,7 @@ void OnSigprof(int sig, siginfo_t* info, void* context) {
   if (g_recording.load(std::memory_order_relaxed)) {
     size_t i = g_count.load(std::memory_order_relaxed);
     if (i < g_capacity) {
-      g_buffer[i].pc = InterruptedPc(context);
+      g_buffer[i].pc = SignalPc(context);
       g_buffer[i].launch_caller = CurrentParallelLaunchCaller();
       g_count.store(i + 1, std::memory_order_relaxed);
     } else {

@@ -440,7 +440,7 @@ def test_arena(args, tmp):
     so = os.path.join(args.models, "multi_io_c.so")
     case_dir = os.path.join(args.models, "multi_io_c.case")
     rc, out, err = aotrt(args, "inspect", so)
-    check(rc == 0 and "caller-owned arena for one executor (ExecutorOptions::arena): " in out
+    check(rc == 0 and "caller-owned arena for one executor (ExecutorOptions::Arena): " in out
           and "run-time scratch" in out, "inspect arena line: %s %s" % (out, err))
     rc, out, err = aotrt(args, "inspect", so, "--json", "--no-run")
     info = json.loads(out) if rc == 0 else {}

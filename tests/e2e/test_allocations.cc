@@ -57,7 +57,7 @@ TEST(Allocations, GraphRunAllocatesNothing) {
 TEST(Allocations, RunCheckingBoundsAllocatesNothing) {
   if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
   ExecutorOptions checking;
-  checking.check_bounds = true;
+  checking.memory = ExecutorOptions::Heap{/*check_bounds=*/true, /*huge_pages=*/false};
   int checked = 0;
   for (const std::string& name : GeneratedCaseNames()) {
     Case c = GeneratedCase(name);
@@ -90,14 +90,13 @@ TEST(Allocations, RunThroughTVMFuncCallAllocatesNothing) {
   ExpectOutputsMatch(c, ex);
 }
 
-// Caller-owned memory (ExecutorOptions::arena): creating the executor and running it, the first
+// Caller-owned memory (ExecutorOptions::Arena): creating the executor and running it, the first
 // run included, take nothing from the heap, for packed exports and C-interface archives alike.
 int64_t AllocationsOfCreateAndRunInArena(const Case& c, const Model& m, int64_t* create_calls) {
   size_t bytes = m.ArenaBytes();  // measured (and the thread pool started) before counting
   void* memory = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
   ExecutorOptions o;
-  o.arena = memory;
-  o.arena_bytes = bytes;
+  o.memory = ExecutorOptions::Arena{memory, bytes};
   int64_t run_calls = 0;
   {
     int64_t before = CurrentAllocStats().calls;

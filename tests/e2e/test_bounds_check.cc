@@ -1,5 +1,5 @@
 // Models that write past their workspace (issues 10, 26): the reserve after every pool and block
-// makes the write harmless, the checking mode (ExecutorOptions::check_bounds, AOTRT_CHECK_BOUNDS=1)
+// makes the write harmless, the checking mode (ExecutorOptions::Heap::check_bounds, AOTRT_CHECK_BOUNDS=1)
 // reports it as an error with the exact bytes, and a write past even the reserve is reported
 // before the process dies of it.
 #include <gtest/gtest.h>
@@ -60,7 +60,7 @@ bool DiedOfTheFault(int status) {
 
 ExecutorOptions Checking() {
   ExecutorOptions o;
-  o.check_bounds = true;
+  o.memory = ExecutorOptions::Heap{/*check_bounds=*/true, /*huge_pages=*/false};
   return o;
 }
 
@@ -221,7 +221,7 @@ TEST(BoundsCheckDeathTest, PastTheReserveIsReportedThenFatal) {
   ASSERT_EQ(c.overrun_buffer_bytes, 1024u);
   for (bool check : {false, true}) {
     ExecutorOptions o;
-    o.check_bounds = check;
+    o.memory = ExecutorOptions::Heap{check, /*huge_pages=*/false};
     EXPECT_EXIT(
         {
           Executor ex = Model::Load(c.library).CreateExecutor(DLDevice{kDLCPU, 0}, o);

@@ -1,4 +1,4 @@
-// Executors built in caller-owned memory (ExecutorOptions::arena), for packed exports and
+// Executors built in caller-owned memory (ExecutorOptions::Arena), for packed exports and
 // C-interface archives: sizes, bit-exact runs, refusals, independence.
 #include <gtest/gtest.h>
 
@@ -29,8 +29,7 @@ struct Arena {
   Arena& operator=(const Arena&) = delete;
   ExecutorOptions Options() const {
     ExecutorOptions o;
-    o.arena = data;
-    o.arena_bytes = bytes;
+    o.memory = ExecutorOptions::Arena{data, bytes};
     return o;
   }
   bool Holds(const void* p) const { return p >= data && p < data + bytes; }
@@ -119,7 +118,7 @@ TEST(ExecutorArena, TooSmallArenaIsRefusedNamingTheSizeNeeded) {
   for (size_t bytes : {size_t{0} + 64, need / 2, need - 64}) {
     Arena small(bytes);
     EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, small.Options()), ErrorCode::kInvalidArgument,
-                       {"ExecutorOptions::arena of", "is too small", "it needs " + needed + " bytes"});
+                       {"the arena (ExecutorOptions::Arena) of", "is too small", "it needs " + needed + " bytes"});
   }
   Arena exact(need);
   Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, exact.Options());
@@ -131,12 +130,11 @@ TEST(ExecutorArena, TooSmallArenaIsRefusedNamingTheSizeNeeded) {
 TEST(ExecutorArena, NullOrUnalignedArenaIsRefused) {
   Model m = Model::Load(GeneratedCase("add_c").library);
   ExecutorOptions o;
-  o.arena_bytes = 4096;
+  o.memory = ExecutorOptions::Arena{nullptr, 4096};
   EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument,
-                     {"ExecutorOptions::arena is null with arena_bytes 4,096"});
+                     {"the arena (ExecutorOptions::Arena) is null with 4,096 bytes"});
   Arena a(m.ArenaBytes() + 64);
-  o.arena = a.data + 8;
-  o.arena_bytes = a.bytes - 64;
+  o.memory = ExecutorOptions::Arena{a.data + 8, a.bytes - 64};
   EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument, {"is not 64-byte aligned"});
 }
 
@@ -150,6 +148,23 @@ TEST(ExecutorArena, AFailingModelLeavesTheExecutorUsable) {
   Arena a(size_t{1} << 16);
   Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, a.Options());
   for (int i = 0; i < 3; ++i) EXPECT_AOTRT_ERROR(ex.Run(), ErrorCode::kModelError, {c.expect_error});
+}
+
+TEST(ExecutorArena, TheLoadsHeapSwitchesLeaveAnExecutorInAnArenaAlone) {
+  Case c = GeneratedCase("conv_net_llvm");
+  LoadOptions lo;
+  lo.executor.check_bounds = true;
+  lo.executor.huge_pages = true;
+  lo.executor.num_threads = 1;
+  Model m = Model::Load(c.library, lo);
+  EXPECT_TRUE(m.CreateExecutor().ChecksBounds());  // on the heap they apply
+  Arena a(m.ArenaBytes());
+  Executor ex = m.CreateExecutor(DLDevice{kDLCPU, 0}, a.Options());
+  EXPECT_FALSE(ex.ChecksBounds());  // in an arena there is no reserve to check
+  SetCaseInputs(c, ex);
+  ex.Run();
+  for (size_t o = 0; o < c.expected.size(); ++o) EXPECT_TRUE(BytesEqual(ex.GetOutput(o), c.expected[o])) << o;
+  EXPECT_TRUE(a.Holds(ex.GetOutput(0).data()));
 }
 
 TEST(ExecutorArena, ExecutorsInArenasAreIndependentAcrossThreads) {
@@ -254,6 +269,21 @@ TEST(ExecutorArena, TheCApiCreatesExecutorsWithPoolsAndArenas) {
   o.arena_bytes = need - 64;
   EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);
   EXPECT_NE(std::string(TVMGetLastError()).find("too small"), std::string::npos) << TVMGetLastError();
+  EXPECT_EQ(ex, nullptr);
+  // The heap's switches with an arena: what C++ cannot express (ExecutorOptions::memory), C refuses.
+  o.arena_bytes = need;
+  o.huge_pages = 1;
+  EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);
+  EXPECT_NE(std::string(TVMGetLastError())
+                .find("AOTRTExecutorOptions.huge_pages is 1 with an arena: it applies to an executor in aotrt's own "
+                      "memory only"),
+            std::string::npos)
+      << TVMGetLastError();
+  o.huge_pages = 0;
+  o.check_bounds = 1;
+  EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);
+  EXPECT_NE(std::string(TVMGetLastError()).find("AOTRTExecutorOptions.check_bounds is 1 with an arena"),
+            std::string::npos);
   EXPECT_EQ(ex, nullptr);
   o.struct_size = 8;
   EXPECT_EQ(AOTRTExecutorCreate(lib, kDLCPU, 0, &o, &ex), -1);

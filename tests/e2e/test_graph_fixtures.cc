@@ -133,8 +133,7 @@ TEST(GraphFixtures, ExecutorInTheCallersArena) {
   void* arena = std::aligned_alloc(64, bytes);
   int destroyed = 0;
   ExecutorOptions o;
-  o.arena = arena;
-  o.arena_bytes = bytes;
+  o.memory = ExecutorOptions::Arena{arena, bytes};
   o.on_destroyed = [](void* count) { ++*static_cast<int*>(count); };
   o.on_destroyed_data = &destroyed;
   {
@@ -152,7 +151,7 @@ TEST(GraphFixtures, ExecutorInTheCallersArena) {
     EXPECT_EQ(destroyed, 0);
   }
   EXPECT_EQ(destroyed, 1);
-  o.arena_bytes = bytes - 64;
+  o.memory = ExecutorOptions::Arena{arena, bytes - 64};
   std::string needed = std::to_string(bytes);
   for (int i = static_cast<int>(needed.size()) - 3; i > 0; i -= 3) needed.insert(static_cast<size_t>(i), ",");
   EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument,

@@ -1,4 +1,4 @@
-// ExecutorOptions::huge_pages and AOTRT_HUGE_PAGES=1 (issue 15): an executor's buffers of 2 MiB
+// ExecutorOptions::Heap::huge_pages and AOTRT_HUGE_PAGES=1 (issue 15): an executor's buffers of 2 MiB
 // and more are advised MADV_HUGEPAGE (the kernel's VmFlags then show "hg" for their mapping),
 // smaller ones and executors without the option are left alone, and outputs stay bit-exact.
 #include <gtest/gtest.h>
@@ -38,7 +38,7 @@ bool KernelHasThp() { return std::ifstream("/sys/kernel/mm/transparent_hugepage/
 
 ExecutorOptions HugePages() {
   ExecutorOptions o;
-  o.huge_pages = true;
+  o.memory = ExecutorOptions::Heap{/*check_bounds=*/false, /*huge_pages=*/true};
   return o;
 }
 

@@ -77,7 +77,7 @@ TEST(PlannedModel, InputsAndOutputsShareOneBlockWhilePoolsAndSharedEntriesStayOu
   EXPECT_EQ(plan.storage_offset[0], 0u);   // x and its alias
   EXPECT_EQ(plan.storage_offset[1], MemoryPlan::kNotInBlock);  // c: shared
   EXPECT_EQ(plan.storage_offset[2], 64u);  // y, 64-byte aligned after x
-  EXPECT_EQ(plan.storage_offset[3], MemoryPlan::kNotInBlock);  // the pool: the executor's own mapping
+  EXPECT_EQ(plan.storage_offset[3], MemoryPlan::kNotInBlock);  // the pool: placed by the executor
   EXPECT_EQ(plan.block_bytes, 128u);
   EXPECT_EQ(m.alias_root(m.x2_), 0u);
   EXPECT_FALSE(m.read_only(2));
@@ -88,7 +88,7 @@ TEST(PlannedModel, InputsAndOutputsShareOneBlockWhilePoolsAndSharedEntriesStayOu
 
 TEST(PlannedExecutor, RunsTheCallsOverTheBlockAndRebindsAnAliasGroupAtOnce) {
   auto m = std::make_shared<HandModel>();
-  PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, ExecutorOptions(), ExecutorOptions());
+  PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, ExecutorOptions());
   float x[4] = {1, 2, 3, 4}, y[4] = {};
   ex.SetInput(0, Tensor(x));
   ex.Run();
@@ -103,27 +103,46 @@ TEST(PlannedExecutor, RunsTheCallsOverTheBlockAndRebindsAnAliasGroupAtOnce) {
   EXPECT_EQ(y[0], 15.0f);
 }
 
+TEST(PlannedExecutor, OnTheHeapThePoolFollowsTheBlockInOneMappingWithItsReserve) {
+  auto m = std::make_shared<HandModel>();
+  PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, ExecutorOptions());
+  auto* block = static_cast<uint8_t*>(ex.GetInput(0).data());  // x is at the block's start
+  auto* pool = static_cast<uint8_t*>(ex.EntryView(4).data());
+  // The block's 128 bytes and their slack, then the pool on the next page, then its reserve.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % PageSize(), 0u);
+  EXPECT_EQ(pool, block + PageSize());
+  g_write_past_pool = PoolSlackBytes(kPoolBytes);  // all of it harmless
+  ex.Run();
+  g_write_past_pool = 0;
+  // Without pools of its own (the caller gives it), the block alone.
+  alignas(64) static uint8_t given[kPoolBytes] = {};
+  ExecutorOptions o;
+  o.workspace_pools = {{"ws", given, sizeof given}};
+  PlannedExecutor with_given(m, DLDevice{kDLCPU, 0}, o);
+  EXPECT_EQ(with_given.EntryView(4).data(), given);
+}
+
 TEST(PlannedExecutor, TheCallersPoolIsUsedAndAnUnknownPoolIsRefused) {
   auto m = std::make_shared<HandModel>();
   alignas(64) static uint8_t pool[kPoolBytes + 64] = {};
   ExecutorOptions o;
   o.workspace_pools = {{"ws", pool, sizeof pool}};
-  PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, o, ExecutorOptions());
+  PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, o);
   ex.Run();
   EXPECT_EQ(pool[0], 1);
   o.workspace_pools = {{"other", pool, sizeof pool}};
-  EXPECT_AOTRT_ERROR(PlannedExecutor(m, DLDevice{kDLCPU, 0}, o, ExecutorOptions()), ErrorCode::kNotFound,
+  EXPECT_AOTRT_ERROR(PlannedExecutor(m, DLDevice{kDLCPU, 0}, o), ErrorCode::kNotFound,
                      {"model 'hand' has no workspace pool 'other'; its pools: 'ws'"});
   o.workspace_pools = {{"ws", pool, kPoolBytes - 1}};
-  EXPECT_AOTRT_ERROR(PlannedExecutor(m, DLDevice{kDLCPU, 0}, o, ExecutorOptions()), ErrorCode::kInvalidArgument,
+  EXPECT_AOTRT_ERROR(PlannedExecutor(m, DLDevice{kDLCPU, 0}, o), ErrorCode::kInvalidArgument,
                      {"workspace pool 'ws' of model 'hand' needs 1000 bytes"});
 }
 
 TEST(PlannedExecutor, AWritePastAPoolLandsInItsReserveAndCheckingNamesIt) {
   auto m = std::make_shared<HandModel>();
   ExecutorOptions checked;
-  checked.check_bounds = true;
-  PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, checked, ExecutorOptions());
+  checked.memory = ExecutorOptions::Heap{/*check_bounds=*/true, /*huge_pages=*/false};
+  PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, checked);
   g_write_past_pool = 24;
   EXPECT_AOTRT_ERROR(ex.Run(), ErrorCode::kModelError,
                      {"model 'hand' wrote 24 bytes past workspace pool 'ws' (1,000 bytes) in test.so"});
@@ -136,7 +155,7 @@ TEST(PlannedExecutor, TheArenaItHoldsIsWithinWhatThePlanSays) {
   size_t held = PlannedExecutor::ArenaHeldBytes(*m, ExecutorOptions());
   void* region = std::aligned_alloc(64, (held + 63) / 64 * 64);
   {
-    PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, ExecutorOptions(), ExecutorOptions(),
+    PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, ExecutorOptions(),
                        ExecutorArena(static_cast<uint8_t*>(region), held));
     EXPECT_LE(ex.arena_used(), held);
     ex.Run();

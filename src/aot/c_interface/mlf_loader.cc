@@ -310,7 +310,7 @@ std::string ArchiveRoot(const std::string& path) {
 // The typed file loader (module/load_context.h) of `given_path` (IsModelLibraryFormat, or a
 // metadata.json inside an unpacked archive): the load's options and tools decide the compiler, the
 // compile cache, a library the caller compiled (c_library: used instead of compiling) and every
-// executor's floor. Throws kNotFound (no such path, no metadata.json or header in it, no C
+// executor's defaults. Throws kNotFound (no such path, no metadata.json or header in it, no C
 // compiler), kFormatError (a damaged or hostile archive: archive_reader.h; metadata, sources or
 // relay that contradict each other), kNotImplemented (what mlf_sources.h refuses), kIOError
 // (compiling failed: the compiler's output), kOutOfMemory.

@@ -484,7 +484,8 @@ def create_executor(lib, device=None, *, workspace_pools=None, arena=None, check
     the whole executor is built (inputs, outputs, pools, run-time workspace); creating and running it
     then allocate nothing. The AotModule and its module keep these buffers alive; arrays from
     ``get_output``/``get_input`` alias them (keep the module while you use those arrays).
-    ``check_bounds`` / ``huge_pages``: as the load options of those names, for this executor.
+    ``check_bounds`` / ``huge_pages``: as the load options of those names, for this executor; they
+    are switches of the runtime's own memory, refused with ``arena`` (C++ ``ExecutorOptions::Heap``).
     ``num_threads``: the most threads one operator runs on (1: the calling thread only); 0 or None:
     the process's count, shared among the executors running at the same time."""
     from ...device import cpu
