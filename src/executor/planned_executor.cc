@@ -52,16 +52,12 @@ DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dty
   return t;
 }
 
-// The heap's one block: `block_bytes` read-write and zero, in `total` bytes of address space
-// starting on a multiple of `align` (the rest PROT_NONE, for PoolBuffer to place the pools in). The
-// array, of block_bytes, owns the whole mapping.
+// The heap's one block: `block_bytes` in `total` bytes of read-write MAP_NORESERVE memory (the
+// rest for PoolBuffer to place the pools in) starting on a multiple of `align`. The array, of
+// block_bytes, owns the whole mapping.
 NDArray MapOneBlock(size_t block_bytes, size_t total, size_t align) {
   auto managed = std::make_unique<DLManagedTensor>();  // first: failing, it leaves no mapping behind
-  auto* data = static_cast<uint8_t*>(MapAligned(total, align, PROT_NONE, MAP_NORESERVE));
-  size_t rw = RoundUp(block_bytes + TailSlack(block_bytes), PageSize());
-  if (data && ::mmap(data, rw, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
-    ::munmap(std::exchange(data, nullptr), total);
-  }
+  void* data = MapAligned(total, align, PROT_READ | PROT_WRITE, MAP_NORESERVE);
   AOTRT_REQUIRE(data != nullptr, kOutOfMemory, "cannot map ", GroupedNumber(total), " bytes for an executor");
   int64_t shape = static_cast<int64_t>(block_bytes);
   *managed = {DLTensor{data, DLDevice{kDLCPU, 0}, 1, DLDataType{kDLUInt, 8, 1}, &shape, nullptr, 0},

@@ -169,9 +169,9 @@ ReservedSpan PlaceReserved(uint8_t* at, size_t bytes, const char* label) {
   ReservedSpan s;
   size_t capacity = RoundUp(bytes == 0 ? 1 : bytes, PageSize());
   size_t reserve = ReserveBytes(capacity);
+  // The buffer's pages accounted as any memory; the reserve stays MAP_NORESERVE; the guard PROT_NONE.
   bool ok = ::mmap(at, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED &&
-            ::mmap(at + capacity, reserve, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) != MAP_FAILED;
+            ::mprotect(at + capacity + reserve, kGuardBytes, PROT_NONE) == 0;
   if (!ok) return s;
   ::madvise(at + capacity, reserve, MADV_NOHUGEPAGE);  // best effort: THP may be compiled out
   s.data = at;
@@ -184,8 +184,7 @@ ReservedSpan PlaceReserved(uint8_t* at, size_t bytes, const char* label) {
 ReservedSpan MapReserved(size_t bytes, const char* label) {
   size_t total = ReservedSpanBytes(bytes);
   if (total == 0) return ReservedSpan();
-  // Address space first (PROT_NONE costs nothing), then the buffer and the reserve inside it.
-  auto* data = static_cast<uint8_t*>(MapAligned(total, ReservedSpanAlignment(bytes), PROT_NONE, MAP_NORESERVE));
+  auto* data = static_cast<uint8_t*>(MapAligned(total, ReservedSpanAlignment(bytes), PROT_READ | PROT_WRITE, MAP_NORESERVE));
   if (data == nullptr) return ReservedSpan();
   ReservedSpan s = PlaceReserved(data, bytes, label);
   if (s.data == nullptr) ::munmap(data, total);

@@ -90,9 +90,9 @@ size_t ReservedSpanAlignment(size_t bytes);
 // of a fault on the guard ("workspace pool 'x' (N bytes) of model 'm' (lib.so)"). data == nullptr
 // when the address space or memory cannot be had. `bytes` 0 maps one page.
 ReservedSpan MapReserved(size_t bytes, const char* label);
-// The same inside the caller's PROT_NONE mapping, at `at` (ReservedSpanBytes(bytes) there, aligned
-// by ReservedSpanAlignment): one mapping can hold several spans. The caller unmaps it, after
-// UnmapReserved (which then unregisters the guard only).
+// The same inside the caller's read-write MAP_NORESERVE mapping, at `at` (ReservedSpanBytes(bytes)
+// there, aligned by ReservedSpanAlignment): one mapping can hold several spans. The caller unmaps
+// it, after UnmapReserved (which then unregisters the guard only).
 ReservedSpan PlaceReserved(uint8_t* at, size_t bytes, const char* label);
 void UnmapReserved(ReservedSpan* s);
 
