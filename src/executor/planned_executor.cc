@@ -177,11 +177,8 @@ void PlannedExecutor::MapHeapMemory(const ExecutorOptions& options) {
     end = at + span;
     align = std::max(align, ReservedSpanAlignment(bytes));
   }
-  if (own.empty()) {
-    block_ = NDArray::Empty({static_cast<int64_t>(block_bytes)}, DLDataType{kDLUInt, 8, 1});
-  } else {
-    block_ = MapOneBlock(block_bytes, end, align);
-  }
+  block_ = own.empty() ? NDArray::Empty({static_cast<int64_t>(block_bytes)}, DLDataType{kDLUInt, 8, 1})
+                       : MapOneBlock(block_bytes, end, align);
   block_data_ = static_cast<uint8_t*>(block_.data());
   if (huge_pages_) AdviseHugePages(block_data_, block_bytes);
   pool_buffers_.reserve(own.size());
