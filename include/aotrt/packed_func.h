@@ -168,11 +168,8 @@ class AOTRT_API PackedFuncObj : public Object {
   PackedFuncObj(RawFn fn, void* ctx, ObjectPtr<Object> keep)
       : Object(kTypePackedFunc), raw_(fn), ctx_(ctx), keep_(std::move(keep)) {}
   void Call(TVMArgs args, TVMRetValue* rv) const {
-    if (raw_) {
-      raw_(ctx_, args, rv);
-    } else {
-      body_(args, rv);
-    }
+    if (raw_) return raw_(ctx_, args, rv);
+    body_(args, rv);
   }
 
  private:

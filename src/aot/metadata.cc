@@ -94,10 +94,7 @@ std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensor
     t.dtype = info.dtype;
     AOTRT_REQUIRE(ValidDType(t.dtype), kFormatError, where.str(), ": invalid dtype (code ", int(t.dtype.code),
                   ", bits ", int(t.dtype.bits), ", lanes ", t.dtype.lanes, ")");
-    DLTensor probe{};
-    probe.ndim = static_cast<int32_t>(t.shape.size());
-    probe.shape = t.shape.data();
-    probe.dtype = t.dtype;
+    DLTensor probe{nullptr, DLDevice{}, static_cast<int32_t>(t.shape.size()), t.dtype, t.shape.data(), nullptr, 0};
     try {
       t.bytes = TensorBytes(probe);
     } catch (const Error& e) {
@@ -127,18 +124,13 @@ std::vector<PoolArg> PoolArguments(const ModelMetadata& md) {
   bool named = true;
   for (size_t i = 0; i < md.workspace_pools.size() && named; ++i) {
     int k = PoolPosition(md.workspace_pools[i].name);
-    if (k < 0 || static_cast<size_t>(k) >= total || slot[k] != -2) {
-      named = false;
-    } else {
-      slot[k] = static_cast<int>(i);
-    }
+    named = k >= 0 && static_cast<size_t>(k) < total && slot[k] == -2;
+    if (named) slot[k] = static_cast<int>(i);
   }
   std::vector<PoolArg> args;
   args.reserve(total);
   if (named) {
-    for (int s : slot) {
-      args.push_back(s < 0 ? PoolArg{true, 0} : PoolArg{false, static_cast<size_t>(s)});
-    }
+    for (int s : slot) args.push_back(s < 0 ? PoolArg{true, 0} : PoolArg{false, static_cast<size_t>(s)});
     return args;
   }
   // Names of another form: TVM's default pool names sort the constant pool first.

@@ -265,11 +265,6 @@ class Pool {
   std::condition_variable done_cv_;
 };
 
-Pool& GlobalPool() {
-  static Pool pool;
-  return pool;
-}
-
 }  // namespace
 
 static std::atomic<int> g_num_threads{0};      // 0: the default below
@@ -299,7 +294,8 @@ void EndCountedRequest() {
 uintptr_t CurrentParallelLaunchCaller() { return t_launch_caller; }
 
 int ParallelLaunch(FTVMParallelLambda f, void* cdata, int num_task, const void* caller_pc) {
-  return GlobalPool().Run(f, cdata, num_task, caller_pc);
+  static Pool pool;
+  return pool.Run(f, cdata, num_task, caller_pc);
 }
 
 int ParallelBarrier(int task_id, TVMParallelGroupEnv* penv) {

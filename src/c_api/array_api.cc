@@ -178,11 +178,7 @@ int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t* shap
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(!mem_scope || !*mem_scope || std::strcmp(mem_scope, "global") == 0, kInvalidArgument,
                 "TVMDeviceAllocDataSpaceWithScope: memory scope '", mem_scope, "' is not supported on CPU");
-  DLTensor probe{};
-  probe.device = dev;
-  probe.ndim = ndim;
-  probe.shape = const_cast<int64_t*>(shape);
-  probe.dtype = dtype;
+  DLTensor probe{nullptr, dev, ndim, dtype, const_cast<int64_t*>(shape), nullptr, 0};
   if (TVMDeviceAllocDataSpace(dev, TensorBytes(probe), kAllocAlignment, dtype, out_data) != 0) return -1;
   AOTRT_API_END();
 }

@@ -66,15 +66,9 @@ void RuntimeEnabled(TVMArgs args, TVMRetValue* rv) {
   std::string t = args[0].AsString();
   static const char* const kKnown[] = {"cuda", "gpu", "nvptx", "cl", "opencl", "sdaccel", "mtl", "metal",
                                        "vulkan", "rpc", "hexagon", "rocm", "llvm", "stackvm", "tflite"};
-  if (t == "cpu") {
-    rv->SetInt(1);
-    return;
-  }
+  if (t == "cpu") return rv->SetInt(1);
   for (const char* k : kKnown) {
-    if (t.compare(0, std::strlen(k), k) == 0) {
-      rv->SetInt(0);
-      return;
-    }
+    if (t.compare(0, std::strlen(k), k) == 0) return rv->SetInt(0);
   }
   AOTRT_THROW(kInvalidArgument, "Unknown optional runtime ", t);
 }

@@ -23,10 +23,7 @@ const char kAliasSuffix[] = ".aotrt-alias";
 namespace {
 
 // `suffix` after a non-empty name (a file called just ".aotrt-pool" is not a pool).
-bool HasSuffix(const std::string& s, const char* suffix) {
-  size_t n = std::strlen(suffix);
-  return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
-}
+bool HasSuffix(std::string_view s, std::string_view suffix) { return s.size() > suffix.size() && EndsWith(s, suffix); }
 
 // Every name in `dir` but . and .., unsorted; false when it cannot be opened (errno set).
 bool ReadNames(const std::string& dir, std::vector<std::string>* names) {

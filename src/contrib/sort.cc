@@ -68,10 +68,7 @@ void WriteIndex(void* base, DLDataType t, int64_t i, int64_t v) {
 
 bool IsOneOf(DLDataType t, std::initializer_list<const char*> names) {
   std::string s = DataTypeToString(t);
-  for (const char* n : names) {
-    if (s == n) return true;
-  }
-  return false;
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return s == n; });
 }
 
 // A checked view of one tensor argument.
@@ -134,11 +131,8 @@ void SortLines(const View& in, int axis, bool ascend, Emit emit) {
 // emit(i, j, after, n, rank, index): `index` is the element at position `rank` of line (i, j).
 template <typename Emit>
 void ForEachSortedLine(const View& in, int axis, bool ascend, Emit emit) {
-  if (in.t->dtype.code == kDLFloat) {
-    SortLines<double>(in, axis, ascend, emit);
-  } else {
-    SortLines<int64_t>(in, axis, ascend, emit);
-  }
+  if (in.t->dtype.code == kDLFloat) return SortLines<double>(in, axis, ascend, emit);
+  SortLines<int64_t>(in, axis, ascend, emit);
 }
 
 const std::initializer_list<const char*> kSortable = {"float16", "float32", "float64", "int8", "uint8", "int32",

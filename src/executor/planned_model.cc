@@ -16,8 +16,7 @@ size_t EntryBytes(const std::vector<int64_t>& shape, DLDataType t, const std::st
                   ShapeToString(shape.data(), static_cast<int>(shape.size())));
     n *= static_cast<size_t>(d);
   }
-  size_t bits = size_t{t.bits} * t.lanes;
-  return n * ((bits + 7) / 8);
+  return n * DataTypeBytes(t);
 }
 
 }  // namespace

@@ -24,10 +24,8 @@ PackedFunc FindInImports(const ObjectPtr<ModuleNode>& node, const std::string& n
                          VisitedModules* seen) {
   for (const auto& m : node->imports()) {
     if (!seen->Insert(m.get())) continue;
-    PackedFunc f = m->GetFunction(name, m);
-    if (f) return f;
-    f = FindInImports(m, name, seen);
-    if (f) return f;
+    if (PackedFunc f = m->GetFunction(name, m)) return f;
+    if (PackedFunc f = FindInImports(m, name, seen)) return f;
   }
   return PackedFunc();
 }

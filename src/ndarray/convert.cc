@@ -42,19 +42,13 @@ struct Failure {
   bool range = false;          // an integer outside the destination's range (no "becomes")
 };
 
-std::string FloatText(double d) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, d);
-  return std::string(buf, r.ptr);
-}
+// An integer or double in its shortest text ("1e+300"); int8_t as a number, not a character.
 template <typename T>
-std::string IntText(T v) {
-  char buf[48];
+std::string NumText(T v) {
+  char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
-
-bool HalfIsInf(uint16_t h) { return (h & 0x7fff) == 0x7c00; }
 
 template <typename From>
 double AsDouble(typename From::S v) {
@@ -80,19 +74,14 @@ template <typename From, typename To>
 bool ConvertOne(typename From::S in, typename To::S* out, Failure* why) {
   using TS = typename To::S;
   if constexpr (From::kind == Kind::kBool) {
-    bool b = in != 0;
-    if constexpr (std::is_same_v<To, Half>) {
-      *out = b ? 0x3c00 : 0;
-    } else {
-      *out = static_cast<TS>(b ? 1 : 0);
-    }
+    *out = FromDouble<To>(in != 0 ? 1.0 : 0.0);
     return true;
   } else if constexpr (From::kind == Kind::kInt || From::kind == Kind::kUInt) {
     const __int128 x = static_cast<__int128>(in);
     if constexpr (To::kind == Kind::kInt || To::kind == Kind::kUInt) {
       if (x < static_cast<__int128>(std::numeric_limits<TS>::min()) ||
           x > static_cast<__int128>(std::numeric_limits<TS>::max())) {
-        why->value = IntText(in);
+        why->value = NumText(in);
         why->range = true;
         return false;
       }
@@ -100,34 +89,26 @@ bool ConvertOne(typename From::S in, typename To::S* out, Failure* why) {
       return true;
     } else {  // to a float: exactly, or refused
       TS f;
-      double back;
       if constexpr (std::is_same_v<To, Half>) {
         f = __gnu_f2h_ieee(static_cast<float>(in));  // exact values stay exact through float32
-        back = static_cast<double>(__gnu_h2f_ieee(f));
       } else {
         f = static_cast<TS>(in);
-        back = static_cast<double>(f);
       }
+      double back = AsDouble<To>(f);
       if (std::isfinite(back) && std::fabs(back) < 1.7e38 && static_cast<__int128>(back) == x) {
         *out = f;
         return true;
       }
-      why->value = IntText(in);
-      why->becomes = FloatText(back);
+      why->value = NumText(in);
+      why->becomes = NumText(back);
       return false;
     }
   } else {  // float to float: rounded to nearest; a finite value must stay finite
     static_assert(To::kind == Kind::kFloat, "float converts only to float (checked per dtype)");
     double d = AsDouble<From>(in);
     TS f = FromDouble<To>(d);
-    bool inf;
-    if constexpr (std::is_same_v<To, Half>) {
-      inf = HalfIsInf(f);
-    } else {
-      inf = std::isinf(f);
-    }
-    if (inf && std::isfinite(d)) {
-      why->value = FloatText(d);
+    if (std::isinf(AsDouble<To>(f)) && std::isfinite(d)) {
+      why->value = NumText(d);
       why->becomes = d > 0 ? "inf" : "-inf";
       return false;
     }
@@ -212,7 +193,7 @@ void Dispatch(DLDataType from, DLDataType to, const void* src, void* dst, int64_
 
 // "[1, 4]" for flat index 9 of shape [2, 5]; "[9]" without a shape.
 std::string IndexText(int64_t flat, const int64_t* shape, int ndim) {
-  if (ndim <= 0 || shape == nullptr) return "[" + IntText(flat) + "]";
+  if (ndim <= 0 || shape == nullptr) return "[" + NumText(flat) + "]";
   std::vector<int64_t> idx(static_cast<size_t>(ndim));
   for (int d = ndim - 1; d >= 0; --d) {
     int64_t n = shape[d] > 0 ? shape[d] : 1;
@@ -220,7 +201,7 @@ std::string IndexText(int64_t flat, const int64_t* shape, int ndim) {
     flat /= n;
   }
   std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + IntText(idx[d]);
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + NumText(idx[d]);
   return s + "]";
 }
 
@@ -228,10 +209,10 @@ std::string RangeText(DLDataType t) {
   auto bits = t.bits;
   if (t.code == kDLInt) {
     __int128 hi = (static_cast<__int128>(1) << (bits - 1)) - 1;
-    return "[" + IntText(static_cast<int64_t>(-hi - 1)) + ", " + IntText(static_cast<int64_t>(hi)) + "]";
+    return "[" + NumText(static_cast<int64_t>(-hi - 1)) + ", " + NumText(static_cast<int64_t>(hi)) + "]";
   }
   unsigned __int128 hi = (static_cast<unsigned __int128>(1) << bits) - 1;
-  return "[0, " + IntText(static_cast<uint64_t>(hi)) + "]";
+  return "[0, " + NumText(static_cast<uint64_t>(hi)) + "]";
 }
 
 }  // namespace

@@ -55,10 +55,7 @@ NDArrayHeader ReadNDArrayHeader(BoundedReader& r) {
     if (d < 0) r.Fail(StrCat("Invalid DLTensor file format: negative dimension in shape ", ShapeToString(shape.data(), ndim)));
   }
   int64_t nbytes = r.Read<int64_t>("NDArray data size");
-  DLTensor probe{};
-  probe.ndim = ndim;
-  probe.shape = shape.data();
-  probe.dtype = dtype;
+  DLTensor probe{nullptr, DLDevice{}, ndim, dtype, shape.data(), nullptr, 0};
   size_t expected;
   try {
     expected = TensorBytes(probe);

@@ -37,8 +37,7 @@ void ComputeStats(BenchmarkStats* s) {
   double sq = 0.0;
   for (double v : x) sq += (v - s->mean) * (v - s->mean);
   s->std = std::sqrt(sq / n);
-  s->median = PercentileSorted(sorted, 50.0);
-  s->p50 = s->median;
+  s->p50 = s->median = PercentileSorted(sorted, 50.0);
   s->p90 = PercentileSorted(sorted, 90.0);
   s->p99 = PercentileSorted(sorted, 99.0);
   s->p999 = PercentileSorted(sorted, 99.9);
@@ -98,10 +97,8 @@ BenchmarkStats Benchmark(const PackedFunc& f, TVMArgs args, const BenchmarkOptio
     for (; j < number && !InterruptRequested(); ++j) {  // the hot loop: no allocation
       Clock::time_point t0 = Clock::now();
       f.CallPacked(args, &discard);
-      Clock::time_point t1 = Clock::now();
-      double sec = std::chrono::duration<double>(t1 - t0).count();
-      out[j] = sec;
-      sum += sec;
+      out[j] = std::chrono::duration<double>(Clock::now() - t0).count();
+      sum += out[j];
     }
     if (j < number) break;
     out += number;

@@ -33,7 +33,6 @@ Module ModuleArg(TVMArgs args) {
   return Module(args[0].AsModule());
 }
 
-
 // Where each option of runtime.RPCTimeEvaluator sits in one layout (12 arguments: v0.14+; 11:
 // v0.10-v0.13, no cache_flush_bytes; 10: v0.9, nor limit_zero_time_iterations); -1: the layout
 // has none, TVM's default applies.

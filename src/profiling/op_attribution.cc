@@ -61,11 +61,6 @@ std::string ModelFilePath(const std::string& path) {
 
 constexpr char kEntrySuffix[] = "__tvm_main__";
 
-std::string BaseName(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // "[unnamed code model.so+0x2330..0x9ea0]": the gap between the symbols around `pc`.
 std::string UnnamedRange(const CodeMap& code, uintptr_t pc) {
   const auto& syms = code.symbols();
@@ -73,7 +68,8 @@ std::string UnnamedRange(const CodeMap& code, uintptr_t pc) {
   uintptr_t lo = it == syms.begin() ? (pc & ~uintptr_t{4095}) : std::prev(it)->end;  // no symbol: its 4 KiB page
   uintptr_t hi = it == syms.end() ? ((pc | 4095) + 1) : it->start;
   uintptr_t bias = code.load_bias();
-  return StrCat("[unnamed code ", BaseName(code.path()), "+0x", Hex{lo - bias}, "..0x", Hex{hi - bias}, "]");
+  return StrCat("[unnamed code ", code.path().substr(code.path().find_last_of('/') + 1),  // npos + 1: all of it
+                "+0x", Hex{lo - bias}, "..0x", Hex{hi - bias}, "]");
 }
 
 }  // namespace

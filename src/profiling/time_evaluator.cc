@@ -33,16 +33,11 @@ std::atomic<bool> g_interrupt{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the flag is set from signal handlers");
 
 #if defined(AOTRT_FLUSH_X86)
-size_t CacheLineBytes() {
-  static const size_t line = [] {
+void FlushRange(const char* addr, size_t len) {
+  static const size_t line = [] {  // the L1 data cache line, read once
     long v = ::sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
     return v > 0 && (v & (v - 1)) == 0 ? static_cast<size_t>(v) : size_t{64};
   }();
-  return line;
-}
-
-void FlushRange(const char* addr, size_t len) {
-  const size_t line = CacheLineBytes();
   uintptr_t end = reinterpret_cast<uintptr_t>(addr) + len;
   for (uintptr_t p = reinterpret_cast<uintptr_t>(addr) & ~(line - 1); p < end; p += line) {
     _mm_clflush(reinterpret_cast<const void*>(p));
@@ -230,14 +225,8 @@ PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice
 PackedFunc TimeEvaluator(const Module& module, const std::string& name, DLDevice dev, int number, int repeat,
                          int min_repeat_ms, int limit_zero_time_iterations, int cooldown_interval_ms,
                          int repeats_to_cooldown, int cache_flush_bytes, const std::string& f_preproc) {
-  TimeEvaluatorOptions opt;
-  opt.number = number;
-  opt.repeat = repeat;
-  opt.min_repeat_ms = min_repeat_ms;
-  opt.limit_zero_time_iterations = limit_zero_time_iterations;
-  opt.cooldown_interval_ms = cooldown_interval_ms;
-  opt.repeats_to_cooldown = repeats_to_cooldown;
-  opt.cache_flush_bytes = cache_flush_bytes;
+  TimeEvaluatorOptions opt{number, repeat, min_repeat_ms, limit_zero_time_iterations, cooldown_interval_ms,
+                           repeats_to_cooldown, cache_flush_bytes};
   return TimeEvaluator(module, name, dev, opt, f_preproc);
 }
 

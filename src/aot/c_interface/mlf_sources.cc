@@ -66,7 +66,6 @@ void CheckSupported(const Json& m, const std::string& at, const std::string& wha
   }
 }
 
-
 std::string Trim(const std::string& s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -92,11 +91,6 @@ int64_t NumberAfter(const std::string& text, const std::string& key) {
   return end == p || v < 0 ? -1 : v;
 }
 
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 MlfEntryArg StaticPool(const std::string& name, const std::string& file_text, const std::string& where) {
   int64_t bytes = NumberAfter(file_text, "static uint8_t " + name + "[");
   if (bytes > 0) return {MlfEntryArg::kStaticWorkspace, name, static_cast<uint64_t>(bytes)};
@@ -115,7 +109,9 @@ MlfEntryArg ParseArg(const std::string& arg, const std::string& file_text, const
   if (std::string n = member("inputs->"); !n.empty()) return {MlfEntryArg::kInput, n, 0};
   if (std::string n = member("outputs->"); !n.empty()) return {MlfEntryArg::kOutput, n, 0};
   if (std::string n = member("workspace_pools->"); !n.empty()) {
-    std::string define = Upper(symbol + "_" + n) + "_WORKSPACE_POOL_SIZE ";
+    std::string define = symbol + "_" + n;
+    for (char& c : define) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    define += "_WORKSPACE_POOL_SIZE ";
     int64_t bytes = NumberAfter(header, "#define " + define);
     AOTRT_REQUIRE(bytes > 0, kFormatError, where, ": workspace pool '", n, "' has no size: the header lacks #define ",
                   define, "<bytes>");

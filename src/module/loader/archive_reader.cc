@@ -196,17 +196,13 @@ bool LooksLikeTar(const std::string& path) {
   return false;
 }
 
-bool IsFolder(const std::string& path) {
-  struct stat st;
-  AOTRT_REQUIRE(::stat(path.c_str(), &st) == 0, kNotFound, path, ": ", std::strerror(errno));
-  return S_ISDIR(st.st_mode);
-}
-
 }  // namespace
 
 ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, const ArchiveLimits& limits) {
   Collector c(path, want, limits);
-  if (IsFolder(path)) {
+  struct stat st;
+  AOTRT_REQUIRE(::stat(path.c_str(), &st) == 0, kNotFound, path, ": ", std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) {
     ReadFolder(path, "", 0, &c);
     return c.Take();
   }

@@ -100,14 +100,6 @@ const char* SniffFormat(const void* data, size_t size) {
   return nullptr;
 }
 
-// SniffFormat of the file at `path`; nullptr when it cannot be read.
-const char* SniffFileFormat(const std::string& path) {
-  char head[512];
-  std::ifstream in(path, std::ios::binary);
-  in.read(head, sizeof(head));
-  return SniffFormat(head, static_cast<size_t>(in.gcount()));
-}
-
 }  // namespace
 
 Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext& ctx) {
@@ -160,7 +152,10 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
     // An unknown extension (model.bin): tell the format by content.
     AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, "Loader for `.", fmt, "` files is not registered and ",
                   path, " cannot be read to tell its format: ", std::strerror(errno));
-    const char* sniffed = SniffFileFormat(path);
+    char head[512];
+    std::ifstream in(path, std::ios::binary);
+    in.read(head, sizeof(head));
+    const char* sniffed = SniffFormat(head, static_cast<size_t>(in.gcount()));
     AOTRT_REQUIRE(sniffed != nullptr, kNotFound, "Loader for `.", fmt, "` files is not registered (loading ", path,
                   ") and the file's content is neither a shared library (ELF) nor an object archive (tar, gzip); "
                   "aotrt loads shared libraries (.so) and object exports (.tar, .o)");

@@ -19,15 +19,6 @@
 extern char** environ;
 
 namespace aotrt {
-namespace {
-
-std::string Join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const std::string& a : argv) s += (s.empty() ? "" : " ") + a;
-  return s;
-}
-
-}  // namespace
 
 void RunTool(const std::vector<std::string>& argv, const std::string& log, const std::string& why,
              const std::string& missing_hint) {
@@ -48,10 +39,12 @@ void RunTool(const std::vector<std::string>& argv, const std::string& log, const
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  std::string command;
+  for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
   std::ifstream in(log);
   std::stringstream output;
   output << in.rdbuf();
-  AOTRT_THROW(kIOError, why, ": `", Join(argv), "` failed (", WIFEXITED(status) ? "exit " : "signal ",
+  AOTRT_THROW(kIOError, why, ": `", command, "` failed (", WIFEXITED(status) ? "exit " : "signal ",
               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), "): ", output.str());
 }
 

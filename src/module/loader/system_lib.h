@@ -11,7 +11,6 @@
 
 namespace aotrt {
 
-
 // Record a system-library symbol (TVMBackendRegisterSystemLibSymbol): process-wide, thread-safe;
 // a second address for a name replaces the first, with a warning. Throws kInvalidArgument (null name).
 void RegisterSystemLibSymbol(const char* name, void* ptr);
