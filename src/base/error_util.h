@@ -30,6 +30,15 @@ struct Hex {
 
 namespace str_cat_detail {
 
+// Out of Append, so that to_chars is compiled once per integer type, not into every Append
+// instantiation (22 KB of libaotrt's text).
+template <typename T>
+void AppendNumber(std::string& out, T v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
 inline void Append(std::string& out, std::string_view v) { out.append(v.data(), v.size()); }
 inline void Append(std::string& out, const std::string& v) { out += v; }
 inline void Append(std::string& out, const char* v) { out += v ? v : "(null)"; }
@@ -53,9 +62,7 @@ void Append(std::string& out, const T& v) {
   } else if constexpr (std::is_same_v<D, bool>) {
     out += v ? '1' : '0';
   } else if constexpr (std::is_integral_v<D>) {
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
+    AppendNumber(out, v);
   } else if constexpr (std::is_floating_point_v<D>) {
     char buf[64];  // an ostream's default: %g, 6 significant digits
     auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
