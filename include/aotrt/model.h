@@ -119,8 +119,8 @@ class AOTRT_API Model {
   // LoadOptions::executor. `device`: where the model was compiled to run, CPU 0 for CPU exports,
   // an OpenCL device (Device{kDLOpenCL, N}) for OpenCL exports, whose tensors then live in device
   // memory (GetOutput returns device arrays; SetInput copies from any device). kInvalidArgument: a
-  // device of another type than the export's; kNotFound: no such device on this machine (the
-  // message says what to install); kNotImplemented: a device type aotrt has no driver for.
+  // device of another type than the export's, no such device on this machine (the message says
+  // what to install), or a device type aotrt has no driver for.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
   // The bytes of ExecutorOptions::Arena an executor created with `options` needs (their memory
   // is ignored here: the arena's size depends on the rest), a multiple of 64. For a model whose run takes

@@ -45,8 +45,8 @@ class AOTRT_API NDArray {
   explicit NDArray(ObjectPtr<NDArrayObj> obj) : obj_(std::move(obj)) {}
 
   // A new array: zero-filled on the CPU; on another device (OpenCL) its driver's memory, not
-  // zeroed, freed with the array. Throws kInvalidArgument (bad dtype, negative dim), kNotFound or
-  // kNotImplemented (a device this machine or aotrt lacks), kOutOfMemory.
+  // zeroed, freed with the array. Throws kInvalidArgument (bad dtype, negative dim, a device this
+  // machine or aotrt lacks), kOutOfMemory.
   static NDArray Empty(const std::vector<int64_t>& shape, DLDataType dtype,
                        DLDevice device = DLDevice{kDLCPU, 0});
   // Take ownership of a DLPack tensor; its deleter runs when the last reference goes. On error the

@@ -24,15 +24,59 @@ class Device(_ffi.DLDevice):
 
     @property
     def exist(self):
-        """Whether the device exists: aotrt runs on the CPU only."""
-        return self.device_type == 1
+        """Whether this machine has the device (an OpenCL device needs a platform: pocl, a GPU driver)."""
+        return bool(self._GetDeviceAttr(self.device_type, self.device_id, 0))
+
+    @property
+    def max_threads_per_block(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 1)
+
+    @property
+    def warp_size(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 2)
+
+    @property
+    def max_shared_memory_per_block(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 3)
+
+    @property
+    def compute_version(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 4)
+
+    @property
+    def device_name(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 5)
+
+    @property
+    def max_clock_rate(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 6)
+
+    @property
+    def multi_processor_count(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 7)
+
+    @property
+    def max_thread_dimensions(self):
+        import json
+        dims = self._GetDeviceAttr(self.device_type, self.device_id, 8)
+        return json.loads(dims) if dims else None
+
+    @property
+    def driver_version(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 12)
+
+    @property
+    def total_global_memory(self):
+        return self._GetDeviceAttr(self.device_type, self.device_id, 14)
 
     def sync(self):
         """Wait for the device's pending work (a no-op on the CPU)."""
         check_call(_ffi.TVMSynchronize(self.device_type, self.device_id, None))
 
-    def _GetDeviceAttr(self, *args):  # TVM API parity; aotrt has no device attributes
-        raise NotImplementedError("aotrt has no device attribute query")
+    def _GetDeviceAttr(self, device_type, device_id, attr_id):
+        """runtime.GetDeviceAttr: None where the device has no such attribute."""
+        from .packed_func import get_global_func
+        return get_global_func("runtime.GetDeviceAttr")(device_type, device_id, attr_id)
 
     def __eq__(self, other):
         return (isinstance(other, Device) and self.device_type == other.device_type

@@ -147,9 +147,13 @@ class NDArray:
         return (self.shape if lanes == 1 else self.shape + (lanes,)), npdt
 
     def numpy(self):
-        """A numpy copy of the contents."""
+        """A numpy copy of the contents (copied from the device for a device array)."""
         raw = _u64x6.from_address(self._h or self._live())
         shape, npdt = self._numpy_layout()
+        if self._tensor().device.device_type not in (1, 3):  # device memory: its driver copies it out
+            out = np.empty(shape, npdt)
+            check_call(_ffi.TVMArrayCopyToBytes(self._live(), np_data_ptr(out) if out.nbytes else None, out.nbytes))
+            return out
         if raw[4]:  # explicit strides (in elements): copy through an as_strided view
             t = self._tensor()
             el_strides = [t.strides[i] for i in range(t.ndim)]
@@ -221,7 +225,7 @@ class NDArray:
 
     def __dlpack__(self, stream=None):
         if stream is not None and stream != -1:
-            raise BufferError("aotrt arrays live on the CPU: stream must be None")
+            raise BufferError("aotrt arrays take no DLPack stream: stream must be None")
         return self.to_dlpack()
 
     def __dlpack_device__(self):

@@ -175,7 +175,11 @@ int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDat
   AOTRT_API_BEGIN();
   DeviceAPI& d = RequireDevice(dev, "TVMDeviceAllocDataSpace");
   AOTRT_REQUIRE(out_data, kInvalidArgument, "TVMDeviceAllocDataSpace: null out");
-  *out_data = d.Alloc(dev.device_id, nbytes, alignment, "");
+  try {
+    *out_data = d.Alloc(dev.device_id, nbytes, alignment, "");
+  } catch (const Error& e) {
+    throw Error(e.code(), StrCat("TVMDeviceAllocDataSpace: ", e.what()));
+  }
   AOTRT_API_END();
 }
 

@@ -77,13 +77,15 @@ std::string DeviceName(DLDevice dev) {
 DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {
   int type = static_cast<int>(dev.device_type);
   if (IsAcceptedCpuDevice(dev)) return *FindDeviceAPI(type);
+  std::string got = StrCat("got device type ", type, " id ", dev.device_id);
   DeviceAPI* api = FindDeviceAPI(type);
-  AOTRT_REQUIRE(api != nullptr, kNotImplemented, what, ": aotrt has no driver for ", DeviceName(dev),
-                " (device type ", type, "); it runs on cpu (1), opencl (4)");
+  AOTRT_REQUIRE(api != nullptr, kInvalidArgument, what, ": aotrt has no driver for ", DeviceName(dev), " (", got,
+                "); it runs on the CPU (device type 1, id 0) and OpenCL devices (type 4)");
   int n = api->NumDevices();
-  if (n == 0) AOTRT_THROW(kNotFound, what, ": no ", api->name(), " device on this machine: ", api->WhyNoDevice());
-  AOTRT_REQUIRE(dev.device_id >= 0 && dev.device_id < n, kNotFound, what, ": ", api->name(), " device ",
-                dev.device_id, " does not exist; this machine has ", n, " (ids 0 to ", n - 1, ")");
+  AOTRT_REQUIRE(n > 0, kInvalidArgument, what, ": no ", api->name(), " device on this machine (", got, "): ",
+                api->WhyNoDevice());
+  AOTRT_REQUIRE(dev.device_id >= 0 && dev.device_id < n, kInvalidArgument, what, ": ", api->name(), " device ",
+                dev.device_id, " does not exist (", got, "); this machine has ", n, " (ids 0 to ", n - 1, ")");
   return *api;
 }
 

@@ -66,9 +66,10 @@ class DeviceAPI {
 
 // The driver of `device_type`, or null when aotrt has none for it.
 DeviceAPI* FindDeviceAPI(int device_type);
-// The driver of `dev`, checked: a known type with a device of that id on this machine. Throws
-// kNotImplemented (no driver), kNotFound (no such device: the message says what is installed and
-// what to install), naming `what`.
+// The driver of `dev`, checked: a known type with a device of that id on this machine (the one
+// device rule of every call that takes a device). Throws kInvalidArgument naming `what` and the
+// device: no driver for the type, no device of the type (the message says what to install), or no
+// device of that id (it says how many there are).
 DeviceAPI& RequireDevice(DLDevice dev, const std::string& what);
 // "cpu", "cuda", "opencl", "vulkan", ... for messages; "device type N" for others.
 std::string DeviceName(DLDevice dev);

@@ -23,6 +23,7 @@
 #include "base/logging.h"
 #include "device/opencl/opencl_driver.h"
 #include "device_module/function_info.h"
+#include "device_module/prepare.h"
 #include "module/load_context.h"
 
 namespace aotrt {
@@ -269,6 +270,13 @@ class OpenCLModuleNode final : public ModuleNode {
     return out;
   }
   const std::string& source() const { return source_; }
+  // Builds every kernel for device `id` now (from the program cache where it can).
+  void Prepare(int id) {
+    for (auto& [name, k] : kernels_) {
+      std::lock_guard<std::mutex> lock(k->mu);
+      k->For(id);
+    }
+  }
 
  private:
   std::string fmt_;
@@ -292,6 +300,13 @@ ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx)
 const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}};
 
 }  // namespace
+
+void PrepareDeviceModules(ModuleNode* root, DLDevice device) {
+  if (auto* cl = dynamic_cast<OpenCLModuleNode*>(root); cl && device.device_type == kDLOpenCL) {
+    cl->Prepare(device.device_id);
+  }
+  for (const auto& m : root->imports()) PrepareDeviceModules(m.get(), device);
+}
 
 extern const BinaryLoaderTable kDeviceBinaryLoaders(kDeviceLoaderDefs);
 

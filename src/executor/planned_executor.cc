@@ -115,6 +115,7 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
                 num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
   const MemoryPlan& plan = model_->plan();
   if (on_device()) {
+    model_->PrepareDevice(device_);
     AllocDeviceStorages();
   } else if (arena_.defined()) {
     block_data_ = static_cast<uint8_t*>(memory_->allocate(plan.block_bytes, kAllocAlignment));
@@ -134,7 +135,7 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
     uint8_t* region = arena_.TakeRest(&rest);
     arena_workspace_ = ArenaWorkspace(region, rest);
   }
-  BindParams(model_->bound_params());
+  BindParams(on_device() ? model_->DeviceParams(device_) : model_->bound_params());
 }
 
 // On a device, each storage of the plan's block is a buffer of its own (a device pointer cannot
@@ -257,7 +258,11 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
     uint32_t eid = model_->input_entry(p.input);
     Slot& s = inputs_[p.input];
     s.loaded_param = s.loaded_param || loaded;
-    if (!model_->read_only(model_->storage(eid)) || on_device()) {
+    // Shared where read only and on this executor's device; else copied into storage of its own.
+    DLDevice at = p.array->device;
+    bool here = on_device() ? at.device_type == device_.device_type && at.device_id == device_.device_id
+                            : IsAcceptedCpuDevice(at);
+    if (!model_->read_only(model_->storage(eid)) || !here) {
       BindOwnInput(p.input);
       DLTensor own = EntryTensor(eid);
       CopyTensorBytes(p.array.tensor(), &own);

@@ -64,6 +64,21 @@ void PlannedModel::AddCall(PlannedCall call, const std::vector<uint32_t>& args, 
 
 // Every storage gets the size of its largest entry; the storages that shared params or constants
 // fill and the workspace pools stay out of the block, the rest are laid out 64-byte aligned.
+const std::vector<PlannedModel::BoundParam>& PlannedModel::DeviceParams(DLDevice device) const {
+  std::lock_guard<std::mutex> lock(device_params_mu_);
+  for (const auto& d : device_params_) {
+    if (d->device.device_type == device.device_type && d->device.device_id == device.device_id) return d->params;
+  }
+  auto made = std::make_unique<OnDevice>(OnDevice{device, {}});
+  for (const BoundParam& p : bound_) {
+    NDArray copy = NDArray::Empty(p.array.Shape(), p.array.dtype(), device);
+    copy.CopyFrom(p.array.tensor());
+    made->params.push_back({p.input, copy});
+  }
+  device_params_.push_back(std::move(made));
+  return device_params_.back()->params;
+}
+
 void PlannedModel::Finish(std::vector<BoundParam> bound) {
   bound_ = std::move(bound);
   alias_entries_.resize(entries_.size());

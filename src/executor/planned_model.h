@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,8 @@ class PlannedModel {
   virtual const ModelInfo& info() const = 0;
   // Throws kInvalidArgument for a device the executor cannot run on.
   virtual void CheckDevice(DLDevice device) const = 0;
+  // Readies the model's device code for `device` (not the CPU): its kernels built before a run.
+  virtual void PrepareDevice(DLDevice device) const {}
   // Whether a run may call TVMBackendAllocWorkspace (sizing an arena measures it when it may).
   virtual bool MayUseWorkspace() const { return true; }
   // Whether the calls are the model's operators, each to be profiled and debugged on its own (a
@@ -116,6 +119,9 @@ class PlannedModel {
   uint32_t input_entry(size_t i) const { return input_entries_[i]; }
   uint32_t output_entry(size_t i) const { return output_entries_[i]; }
   const std::vector<BoundParam>& bound_params() const { return bound_; }
+  // The bound params copied to `device` (not the CPU), made by the first executor there and held
+  // by the model for the rest: one copy per model and device, as on the host. Any thread.
+  const std::vector<BoundParam>& DeviceParams(DLDevice device) const;
   const std::vector<PlannedPool>& pools() const { return pools_; }
   // Entries every executor points at the same read-only memory (an AOT model's constant pool).
   struct SharedEntry {
@@ -173,6 +179,12 @@ class PlannedModel {
   std::vector<PlannedPool> pools_;
   std::vector<SharedEntry> shared_;
   mutable std::atomic<int64_t> arena_workspace_bytes_{-1};  // a measurement cached, not state
+  struct OnDevice {
+    DLDevice device;
+    std::vector<BoundParam> params;
+  };
+  mutable std::mutex device_params_mu_;
+  mutable std::vector<std::unique_ptr<OnDevice>> device_params_;  // a cache: made once per device
 };
 
 }  // namespace aotrt

@@ -3,6 +3,7 @@
 #include "executor/executor_module.h"
 #include "base/error_util.h"
 #include "device/device_api.h"
+#include "device_module/prepare.h"
 #include "module/library_module.h"
 
 namespace aotrt {
@@ -73,6 +74,8 @@ void GraphModel::CheckDevice(DLDevice device) const {
   }
   RequireDevice(device, StrCat("GraphExecutor of '", name(), "' (", what(), "), compiled for ", DeviceName(compiled)));
 }
+
+void GraphModel::PrepareDevice(DLDevice device) const { PrepareDeviceModules(library_.node().get(), device); }
 
 std::vector<GraphModel::BoundParam> GraphModel::MatchParams(const std::vector<NamedArray>& params) const {
   std::vector<BoundParam> bound;

@@ -96,5 +96,16 @@ TEST(OpenCLFixtures, WrongDeviceErrorsSayWhereTheExportRuns) {
   Model m = Model::Load(c.library);
   EXPECT_AOTRT_ERROR(m.CreateExecutor(), ErrorCode::kInvalidArgument,
                      {"was compiled for opencl (device type 4): create it on opencl", "got cpu"});
-  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLOpenCL, 7}), ErrorCode::kNotFound, {"OpenCL device 7 does not exist"});
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(DLDevice{kDLOpenCL, 7}), ErrorCode::kInvalidArgument, {"opencl device 7 does not exist", "this machine has"});
+}
+
+// Where the machine has no OpenCL platform (ctest e2e_without_an_opencl_platform hides it), an
+// OpenCL export loads, and creating its executor says what is missing and what to install.
+TEST(OpenCLFixtures, WithoutAPlatformTheErrorSaysWhatToInstall) {
+  Case c = GpuCase("o_add");
+  if (c.name.empty()) GTEST_SKIP() << "../shared/fixtures/gpu not present";
+  if (NoOpenCL().empty()) GTEST_SKIP() << "this machine has an OpenCL device";
+  Model m = Model::Load(c.library);
+  EXPECT_AOTRT_ERROR(m.CreateExecutor(kOpenCL0), ErrorCode::kInvalidArgument,
+                     {"compiled for opencl", "no opencl device on this machine", "pocl-opencl-icd"});
 }

@@ -39,7 +39,7 @@ TEST(NDArray, EmptyRejectsBadInput) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("device type 2"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("got device type 2 id 0"), std::string::npos);
   }
 }
 

@@ -133,8 +133,8 @@ int& OpenCLState::CurrentDevice() {
 }
 
 const ClDevice& OpenCLState::device(int id, const char* what) const {
-  AOTRT_REQUIRE(!devices_.empty(), kNotFound, what, ": no OpenCL device on this machine: ", why_none_);
-  AOTRT_REQUIRE(id >= 0 && static_cast<size_t>(id) < devices_.size(), kNotFound, what, ": OpenCL device ", id,
+  AOTRT_REQUIRE(!devices_.empty(), kInvalidArgument, what, ": no OpenCL device on this machine: ", why_none_);
+  AOTRT_REQUIRE(id >= 0 && static_cast<size_t>(id) < devices_.size(), kInvalidArgument, what, ": OpenCL device ", id,
                 " does not exist; this machine has ", devices_.size(), " (ids 0 to ", devices_.size() - 1, ")");
   return devices_[id];
 }

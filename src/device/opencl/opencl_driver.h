@@ -43,7 +43,7 @@ class OpenCLState {
   const ClApi& cl() const { return cl_; }
   const std::vector<ClDevice>& devices() const { return devices_; }
   const std::string& why_none() const { return why_none_; }
-  // Device `id`, checked: throws kNotFound naming `what` and how many there are.
+  // Device `id`, checked: throws kInvalidArgument naming `what` and how many there are.
   const ClDevice& device(int id, const char* what) const;
   // The device this thread's kernels run on (__tvm_set_device; 0 until set).
   static int& CurrentDevice();

@@ -1,0 +1,63 @@
+"""TVM v0.14's own tvm.contrib.graph_executor over libaotrt on the real OpenCL exports of
+../shared/fixtures/gpu (o_*), on tvm.opencl(0) (pocl here): the factory and classic flows, device
+arrays in and out, bit-exact with TVM's own runtime on the same device."""
+import glob
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm.contrib import graph_executor
+
+GPU_FIXTURES = os.environ.get("AOTRT_GPU_FIXTURES_DIR", "")
+
+
+def opencl_cases():
+    if not GPU_FIXTURES:
+        return []
+    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(GPU_FIXTURES, "o_*", "case.json"))
+                  if "mobilenet" not in p)  # MobileNet: the C++ suite and the CLI
+
+
+@pytest.fixture(scope="module")
+def dev():
+    d = tvm.opencl(0)
+    if not d.exist:
+        pytest.skip("no OpenCL device on this machine")
+    return d
+
+
+@pytest.mark.parametrize("d", opencl_cases(), ids=os.path.basename)
+def test_opencl_export_runs_bit_exact(d, dev):
+    meta = json.load(open(os.path.join(d, "case.json")))
+    if meta["artifact"] == "factory":
+        lib = tvm.runtime.load_module(os.path.join(d, "model.so"))
+        m = graph_executor.GraphModule(lib["default"](dev))
+    else:
+        lib = tvm.runtime.load_module(os.path.join(d, "mod.so"))
+        m = graph_executor.create(open(os.path.join(d, "mod.json")).read(), lib, dev)
+        m.load_params(open(os.path.join(d, "mod.params"), "rb").read())
+    with np.load(os.path.join(d, "inputs.npz")) as z:
+        m.set_input(**{k: tvm.nd.array(z[k], dev) for k in z.files})  # device arrays in
+    m.run()
+    with np.load(os.path.join(d, "expected.npz")) as z:
+        for i in range(len(z.files)):
+            want = z["arr_%d" % i]
+            out = m.get_output(i)
+            assert out.device == dev
+            got = out.numpy()
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_opencl_device_answers_tvms_attributes(dev):
+    assert dev.max_threads_per_block > 0
+    assert isinstance(dev.device_name, str) and dev.device_name
+    assert tvm.opencl(99).exist is False
+    a = tvm.nd.array(np.arange(6, dtype="float32"), dev)
+    assert a.device == dev
+    assert a.numpy().tolist() == list(range(6))
+    b = a.copyto(tvm.cpu(0))
+    assert b.numpy().tolist() == list(range(6))
+    dev.sync()
