@@ -124,7 +124,9 @@ class AotModule:
         f = self._optional(fname)
         names = [name_of(i) for i in range(count)]
         info = f() if f is not None else None   # {"shape": {name: shape}, "dtype": {name: dtype}}
-        if info is not None and all(n in info["shape"] for n in names):   # (a graph's lacks load_params')
+        # Keyed by name: only of use when every name is its own (a graph's tuple outputs share theirs,
+        # e.g. 'reshape_nop', and a graph's input info lacks load_params' names).
+        if info is not None and len(set(names)) == count and all(n in info["shape"] for n in names):
             return {"names": names, "shapes": [list(info["shape"][n]) for n in names],
                     "dtypes": [info["dtype"][n] for n in names]}
         tensors = [tensor_of(i) for i in range(count)]   # runtimes without the info functions
