@@ -118,3 +118,50 @@ def test_outputs_sharing_a_name_are_read_by_position():
             assert got.dtype == w.dtype and got.shape == w.shape and got.tobytes() == w.tobytes()
         assert mod.get_output_index("reshape_nop") == 1 and mod.get_output_index("reshape_nop:3") == 3
 
+
+def test_wrong_input_name_gives_the_valid_names_data_inputs_first():
+    d = os.path.join(FIXTURES, "g_classic_llvm")
+    if not os.path.isdir(d):
+        pytest.skip("no graph fixtures")
+    lib = aotrt.load_module(os.path.join(d, "mod.so"))
+    m = graph_executor.create(open(os.path.join(d, "mod.json")).read(), lib, aotrt.cpu(0))
+    x = np.zeros((1, 16, 56, 56), np.float32)
+    for call in (lambda: m.set_input("datax", x), lambda: m.run(datax=x), lambda: m.predict(datax=x),
+                 lambda: m.input_view("datax")):
+        with pytest.raises(aotrt.error.NotFoundError, match="Invalid input name. 'datax' is not an input of graph "
+                           "'default' .*; valid names: 'data', 'p0'"):
+            call()
+    assert m.get_input_index("datax") == -1   # as TVM's GraphModule
+    m.load_params(open(os.path.join(d, "mod.params"), "rb").read())
+    with pytest.raises(aotrt.error.NotFoundError, match="valid names: 'data'; params: 'p0'"):
+        m.set_input("datax", x)   # once load_params named p0, it is listed apart from the data inputs
+
+
+def test_graph_module_over_an_aot_executor_says_to_use_aot_module(models):
+    from conftest import model_path
+    aot = aotrt.load_module(model_path(models, "add_c"))["default"](aotrt.cpu(0))
+    with pytest.raises(ValueError, match="GraphModule needs a graph executor; .* is an AOT executor .*: wrap it with "
+                       r"aotrt.runtime.executor.AotModule \(tvm.runtime.executor.AotModule\)"):
+        graph_executor.GraphModule(aot)
+
+
+def test_run_with_params_never_set_warns_once_and_runs(capfd):
+    """As TVM's, a graph whose params were never set runs (on zeros); aotrt says which and how to supply them."""
+    d = os.path.join(FIXTURES, "g_classic_llvm")
+    if not os.path.isdir(d):
+        pytest.skip("no graph fixtures")
+    lib = aotrt.load_module(os.path.join(d, "mod.so"))
+    m = graph_executor.create(open(os.path.join(d, "mod.json")).read(), lib, aotrt.cpu(0))
+    m.set_input("data", np.ones((1, 16, 56, 56), np.float32))
+    m.run()
+    m.run()
+    err = capfd.readouterr().err
+    assert err.count("never set") == 1, err
+    assert "graph 'default' (" in err and ("g_classic_llvm/mod.so) runs with input 'p0' never set, read as zeros: set "
+                                           "them (set_input), or give the graph's params (load_params with the params "
+                                           "file's bytes") in err
+    ok = graph_executor.create(open(os.path.join(d, "mod.json")).read(), lib, aotrt.cpu(0))
+    ok.load_params(open(os.path.join(d, "mod.params"), "rb").read())
+    ok.set_input("data", np.ones((1, 16, 56, 56), np.float32))
+    ok.run()
+    assert "never set" not in capfd.readouterr().err

@@ -279,6 +279,22 @@ def test_outputs_sharing_a_name(args, tmp):
                  "(or arr_3)", "run", so, "--graph", graph, "--inputs", inz, "--expect", shared)
 
 
+def test_graph_messages_say_what_to_do(args, tmp):
+    """A classic mod.so without --graph names the option; an AOT export given a graph JSON is told it runs without
+    one; a graph run without its params is told about --params."""
+    classic = os.path.join(args.graph_fixtures, "g_classic_llvm")
+    so, graph = os.path.join(classic, "mod.so"), os.path.join(classic, "mod.json")
+    expect_error(args, 2, "holds operators only (no model): a graph export's library (mod.so); give its graph with "
+                 "--graph mod.json (and its weights with --params mod.params)", "run", so, "--random")
+    expect_error(args, 2, "which runs without a graph JSON: load it alone", "run",
+                 os.path.join(args.models, "add_c.so"), "--graph", graph, "--random")
+    np.save(os.path.join(tmp, "data.npy"), np.zeros((1, 16, 56, 56), np.float32))
+    expect_error(args, 1, "input 'p0' not given: give each with -i NAME=FILE.npy (or --inputs FILE.npz), or fill "
+                 "what is not given with --random [--seed N] or --zeros; a graph's weights (p0, p1, ...) come from its "
+                 "params file: --params mod.params", "run", so, "--graph", graph, "-i",
+                 "data=" + os.path.join(tmp, "data.npy"))
+
+
 def test_fixtures(args, tmp):
     for case_json in sorted(glob.glob(os.path.join(args.fixtures, "*", "case.json"))):
         folder = os.path.dirname(case_json)
@@ -311,6 +327,8 @@ def main():
             test_fixtures(args, tmp)
         if args.graph_fixtures and os.path.isdir(os.path.join(args.graph_fixtures, "g_classic_llvm")):
             test_outputs_sharing_a_name(args, tmp)
+            if args.models:
+                test_graph_messages_say_what_to_do(args, tmp)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES), file=sys.stderr)
         return 1

@@ -277,3 +277,22 @@ TEST(GraphFixtures, OutputsSharingANameAreToldApartByPosition) {
   EXPECT_EQ(ex.OutputIndex("reshape_nop"), 1u);  // a shared name answers with its first output
   EXPECT_EQ(ex.OutputIndex("reshape_nop:3"), 3u);
 }
+
+TEST(GraphFixtures, ErrorsSayWhatToDo) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  // GetFunction("default") on a classic mod.so: the null function says what the library is when called.
+  PackedFunc f = Module::LoadFromFile(c.library + "/mod.so").GetFunction("default");
+  EXPECT_FALSE(f.defined());
+  EXPECT_AOTRT_ERROR(f(DLDevice{kDLCPU, 0}), ErrorCode::kNotFound,
+                     {"calling a function a lookup did not find: module 'library' has no function 'default': the "
+                      "library holds operators only, no model (no __tvm_dev_mblob): a graph export's library, which "
+                      "runs with its graph JSON (aotrt::Model::LoadGraph"});
+  // An AOT export given a graph JSON: it runs without one.
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(ModelPath("add_c"), ReadFile(c.library + "/mod.json"), ""), ErrorCode::kNotFound,
+                     {"the graph JSON belongs to another library; this library is an AOT export (model 'default'), "
+                      "which runs without a graph JSON: load it alone (Model::Load; aotrt run without --graph"});
+  // A wrong input name: the data inputs, then the params.
+  Executor ex = Model::LoadGraph(c.library + "/mod.so", ReadFile(c.library + "/mod.json"),
+                                 ReadFile(c.library + "/mod.params")).CreateExecutor();
+  EXPECT_AOTRT_ERROR(ex.InputIndex("datax"), ErrorCode::kNotFound, {"valid names: 'data'; params: 'p0'"});
+}
