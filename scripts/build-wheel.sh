@@ -8,9 +8,9 @@
 # Prints the wheel's path. The wheel is for Linux x86-64 CPython 3 (tagged for the interpreter that
 # built it); at run time it needs numpy and Debian's libspdlog1.10 and libfmt9 (libaotrt.so's NEEDED).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build}
+build=$(realpath -m "${1:-$(dirname "$0")/../build}")   # both relative to where it is run, or absolute
 out=$(realpath -m "${2:-$build/wheel}")
+cd "$(dirname "$0")/.."
 lib=$build/src/libaotrt.so
 [ -f "$lib" ] || { echo "build-wheel: no $lib (build first: cmake --build $build --target aotrt)" >&2; exit 1; }
 work=$(mktemp -d)

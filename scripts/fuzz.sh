@@ -8,7 +8,6 @@
 #                                                  merged (minimised to the same coverage) at the end
 # Prints per target: executions, coverage (libFuzzer's final cov: and ft:) and corpus size.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 seconds=30 long=0 corpus="" targets="blob ndarray elf npy metadata npz archive mlf_metadata graph"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -19,12 +18,13 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [SECONDS] | --long SECONDS [--corpus-dir DIR] [--targets LIST]" >&2; exit 1 ;;
   esac
 done
+cd "$(dirname "$0")/.."   # after the options: --corpus-dir is relative to where it is run
 bash scripts/install-deps.sh
 dpkg-query -W -f='${Status}' clang libclang-rt-14-dev 2>/dev/null | grep -c "install ok installed" | grep -q 2 || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null
 }
 build=build-fuzz
-corpus=${corpus:-$PWD/$build/fuzz/corpus}
+corpus=${corpus:-$PWD/build-fuzz/fuzz/corpus}
 CC=clang CXX=clang++ cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAOTRT_BUILD_FUZZERS=ON \
   -DAOTRT_BUILD_BENCH=OFF -DAOTRT_BUILD_TESTS=OFF -DAOTRT_BUILD_TOOLS=OFF >/dev/null
 cmake --build $build -j"$(nproc)" --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done) aotrt_test_models

@@ -14,8 +14,8 @@
 # Prints a summary; the exit status is non-zero if anything failed.
 #   scripts/test-aarch64.sh [BUILD_DIR]     (default build-aarch64)
 set -uo pipefail
+build=$(realpath -m "${1:-$(dirname "$0")/../build-aarch64}")   # relative to where it is run, or absolute
 cd "$(dirname "$0")/.."
-build=${1:-build-aarch64}
 jobs=$(nproc)
 fixtures=../shared/fixtures/aarch64
 sudo=""
@@ -73,7 +73,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DAOTRT_BUILD_BENCH=OFF \
-    -DCMAKE_PREFIX_PATH="$PWD/$build/deps/usr" >/dev/null || { record "configure" 1 ""; summary; exit 1; }
+    -DCMAKE_PREFIX_PATH="$build/deps/usr" >/dev/null || { record "configure" 1 ""; summary; exit 1; }
 fi
 if ! cmake --build "$build" -j"$jobs"; then record "build" 1 ""; summary; exit 1; fi
 built=$(date +%s)

@@ -14,8 +14,8 @@
 # Each classifies the bundled sample digit. Prints `installed package: N passed, M failed`.
 #   scripts/test-installed.sh BUILD_DIR
 set -uo pipefail
+build=$(realpath -m "${1:-$(dirname "$0")/../build}")   # relative to where it is run, or absolute
 cd "$(dirname "$0")/.."
-build=${1:-build}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -84,7 +84,7 @@ check "every installed tvm/runtime header compiles on its own" bash -c "
     echo \"#include <\$h>\" | c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I. -x c++ - || { echo \"in \$h\"; exit 1; }
   done"
 check "find_package(aotrt) on a build tree says to install it" bash -c "
-  ! cmake -S examples -B '$work/wrong' -Daotrt_DIR='$PWD/$build' > '$work/wrong.log' 2>&1 &&
+  ! cmake -S examples -B '$work/wrong' -Daotrt_DIR='$build' > '$work/wrong.log' 2>&1 &&
   cat '$work/wrong.log' && grep -q 'build tree, not an installed package' '$work/wrong.log'"
 # TVM's own deploy example, unchanged, when a TVM source tree is given (compiled only: running it
 # needs the libraries its prepare_test_libs.py builds with TVM).
@@ -133,7 +133,7 @@ check "the wheel left nothing in the source tree" test "$(tree_state)" = "$befor
 if /usr/bin/python3 -c "import dask, distributed" 2>/dev/null; then
   check "the README's Dask example as a script" env -u AOTRT_LIBRARY PYTHONPATH="$pydir" \
     /usr/bin/python3 scripts/readme_example.py README.md "Scoring large data sets with Dask" "$work/dask" \
-    "$PWD/$model" "$PWD/samples/digits/inputs/digit_3.npy"
+    "$model" "$PWD/samples/digits/inputs/digit_3.npy"
 fi
 
 echo "installed package: $passed passed, $failed failed"

@@ -41,7 +41,7 @@ void PrintTopK(const aotrt::Executor& ex, int k) {
   for (size_t i = 0; i < ex.NumOutputs(); ++i) {
     std::vector<Ranked> top = TopK(HostOutput(ex, i), k);
     if (top.empty()) continue;   // not a [N] / [1, N] classifier output
-    std::cout << "top " << top.size() << " of " << ex.Output(i).name << ":";
+    std::cout << "top " << top.size() << " of " << OutputKey(ex, i) << ":";
     for (const Ranked& r : top) std::cout << "  " << r.index << " (" << Number(r.value) << ")";
     std::cout << "\n";
   }
@@ -51,7 +51,7 @@ void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
   Table t({"output", "dtype", "shape", "min", "max", "mean", "argmax"}, {false, false, false, true, true, true, true});
   for (size_t i = 0; i < ex.NumOutputs(); ++i) {
     aotrt::NDArray out = HostOutput(ex, i);
-    OutputSummary s = Summarize(ex.Output(i).name, out);
+    OutputSummary s = Summarize(OutputKey(ex, i), out);
     t.AddRow({s.name, s.dtype, Shape(s.shape), Number(s.min), Number(s.max), Number(s.mean),
               s.argmax >= 0 ? std::to_string(s.argmax) : "-"});
   }
@@ -59,7 +59,7 @@ void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
   for (size_t i = 0; i < ex.NumOutputs(); ++i) {
     aotrt::NDArray out = HostOutput(ex, i);
     int64_t n = aotrt::ShapeElements(out->shape, out->ndim);
-    if (o.print || n <= 16) std::cout << ex.Output(i).name << " = " << FormatValues(out, o.print ? 1000 : 16) << "\n";
+    if (o.print || n <= 16) std::cout << OutputKey(ex, i) << " = " << FormatValues(out, o.print ? 1000 : 16) << "\n";
   }
 }
 

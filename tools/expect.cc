@@ -11,13 +11,21 @@ namespace {
 
 std::string OutputNames(const aotrt::Executor& ex) {
   std::string s;
-  for (size_t i = 0; i < ex.NumOutputs(); ++i) s += (i ? ", " : "") + ex.Output(i).name;
+  for (size_t i = 0; i < ex.NumOutputs(); ++i) s += (i ? ", " : "") + OutputKey(ex, i);
   return s;
 }
 
 size_t OutputOfKey(const std::string& key, const aotrt::Executor& ex) {
+  std::vector<size_t> named;
   for (size_t i = 0; i < ex.NumOutputs(); ++i) {
-    if (ex.Output(i).name == key) return i;
+    if (ex.Output(i).name == key) named.push_back(i);
+    if (OutputKey(ex, i) == key) return i;
+  }
+  if (named.size() > 1) {
+    std::string keys;
+    for (size_t i : named) keys += (keys.empty() ? "'" : ", '") + OutputKey(ex, i) + "' (or arr_" + std::to_string(i) + ")";
+    throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument, "--expect: '" + key + "' names " +
+                                                               std::to_string(named.size()) + " outputs; key them " + keys);
   }
   if (key.compare(0, 4, "arr_") == 0 && key.size() > 4 && key.size() < 12 &&
       key.find_first_not_of("0123456789", 4) == std::string::npos) {
@@ -31,6 +39,14 @@ size_t OutputOfKey(const std::string& key, const aotrt::Executor& ex) {
 
 }  // namespace
 
+std::string OutputKey(const aotrt::Executor& ex, size_t i) {
+  const std::string& name = ex.Output(i).name;
+  for (size_t k = 0; k < ex.NumOutputs(); ++k) {
+    if (k != i && ex.Output(k).name == name) return name + ":" + std::to_string(i);
+  }
+  return name;
+}
+
 std::vector<ExpectedOutput> ReadExpected(const std::string& path, const aotrt::Executor& ex) {
   std::vector<ExpectedOutput> out;
   std::vector<bool> seen(ex.NumOutputs(), false);
@@ -38,7 +54,7 @@ std::vector<ExpectedOutput> ReadExpected(const std::string& path, const aotrt::E
     size_t i = OutputOfKey(t.name, ex);
     if (seen[i]) {
       throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument,
-                         "--expect " + path + ": output '" + ex.Output(i).name + "' is given twice");
+                         "--expect " + path + ": output '" + OutputKey(ex, i) + "' is given twice");
     }
     seen[i] = true;
     out.push_back({i, t.name, t.array});
@@ -61,7 +77,7 @@ bool ReportComparison(const aotrt::Executor& ex, const std::vector<ExpectedOutpu
     }
     Comparison c = Compare(got, e.array, tol);
     all = all && c.equal;
-    std::string label = ex.Output(e.index).name + (e.key != ex.Output(e.index).name ? " (" + e.key + ")" : "");
+    std::string label = OutputKey(ex, e.index) + (e.key != OutputKey(ex, e.index) ? " (" + e.key + ")" : "");
     if (!c.problem.empty()) {
       t.AddRow({label, "DIFFERS", "-", "-", "-", "-", c.problem});
       continue;

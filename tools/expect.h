@@ -17,7 +17,11 @@ struct ExpectedOutput {
   aotrt::NDArray array;
 };
 
-// Keys are output names, or TVM's arr_0, arr_1, ... for outputs 0, 1, ... Throws aotrt::Error
+// How the CLI names output i (labels, .npz keys): its name, or "name:i" when other outputs share that
+// name (as a graph's tuple outputs do), which the graph executor also answers to.
+std::string OutputKey(const aotrt::Executor& ex, size_t i);
+
+// Keys are output names (a name several outputs share: "name:i"), or TVM's arr_0, arr_1, ... for outputs 0, 1, ... Throws aotrt::Error
 // for an unreadable file, a key that is no output (listing the outputs), or an output given twice.
 std::vector<ExpectedOutput> ReadExpected(const std::string& path, const aotrt::Executor& ex);
 

@@ -142,7 +142,11 @@ std::vector<PreparedInput> PrepareInputs(const aotrt::Model& model, const aotrt:
     if (!unset.empty()) {
       throw UsageError("input" + std::string(unset.find(',') == std::string::npos ? " " : "s ") + unset +
                        " not given: give each with -i NAME=FILE.npy (or --inputs FILE.npz), or fill what is not "
-                       "given with --random [--seed N] or --zeros");
+                       "given with --random [--seed N] or --zeros" +
+                       (model.Info().interface == "graph" && params.empty()
+                            ? std::string("; a graph's weights (p0, p1, ...) come from its params file: --params "
+                                          "mod.params")
+                            : std::string()));
     }
   }
   std::mt19937_64 rng(opt.seed);
@@ -240,7 +244,13 @@ aotrt::NDArray HostOutput(const aotrt::Executor& ex, size_t i) {
 aotrt::Model LoadModel(const ModelSource& src) {
   if (src.graph_json.empty()) {
     if (!src.params.empty()) throw UsageError("--params needs --graph (the graph JSON the params belong to)");
-    return aotrt::Model::Load(src.path);
+    aotrt::Module root = aotrt::Module::LoadFromFile(src.path);
+    if (root.type_key() == "library") {  // no model in it: the operators of a graph export
+      throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument,
+                         src.path + " holds operators only (no model): a graph export's library (mod.so); give its "
+                         "graph with --graph mod.json (and its weights with --params mod.params)");
+    }
+    return aotrt::Model::FromModule(root);
   }
   auto read = [](const std::string& path) {
     std::ifstream in(path, std::ios::binary);

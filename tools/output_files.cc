@@ -7,6 +7,7 @@
 
 #include <aotrt/error.h>
 
+#include "expect.h"
 #include "npy.h"
 #include "npz.h"
 #include "model_io.h"
@@ -58,7 +59,7 @@ void WriteOutputs(const OutputTarget& target, const aotrt::Executor& ex, std::os
     std::vector<aotrt::NDArray> outs;
     std::vector<std::pair<std::string, const DLTensor*>> named;
     for (size_t i = 0; i < ex.NumOutputs(); ++i) outs.push_back(HostOutput(ex, i));
-    for (size_t i = 0; i < outs.size(); ++i) named.emplace_back(ex.Output(i).name, &outs[i].tensor());
+    for (size_t i = 0; i < outs.size(); ++i) named.emplace_back(OutputKey(ex, i), &outs[i].tensor());
     WriteNpz(target.path, named);
     log << "wrote " << target.path << " (" << outs.size() << " outputs)\n";
     return;

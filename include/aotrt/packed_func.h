@@ -187,11 +187,20 @@ class AOTRT_API PackedFunc {
   explicit PackedFunc(ObjectPtr<PackedFuncObj> obj) : obj_(std::move(obj)) {}
   PackedFunc(PackedFuncObj::RawFn fn, void* ctx, ObjectPtr<Object> keep)
       : obj_(MakeObject<PackedFuncObj>(fn, ctx, std::move(keep))) {}
+  // The empty PackedFunc a failed lookup returns (Module::GetFunction), remembering what was asked of
+  // whom (`what`, e.g. "module 'X' has no function 'y': ..."), which calling it throws (kNotFound).
+  static PackedFunc Missing(std::string what);
   explicit operator bool() const { return static_cast<bool>(obj_); }
   // False for the empty PackedFunc a failed lookup returns (as Module::defined, NDArray::defined).
   bool defined() const { return static_cast<bool>(obj_); }
-  // Requires defined().
-  void CallPacked(TVMArgs args, TVMRetValue* rv) const { obj_->Call(args, rv); }
+  // Throws on an undefined function: ThrowUndefined's error.
+  void CallPacked(TVMArgs args, TVMRetValue* rv) const {
+    if (__builtin_expect(!obj_, 0)) ThrowUndefined();
+    obj_->Call(args, rv);
+  }
+  // What calling an undefined function throws: kNotFound naming what a lookup asked of whom
+  // (Missing), else kInvalidArgument (a default-constructed PackedFunc).
+  [[noreturn]] void ThrowUndefined() const;
   // Call with C++ values, as TVM's C++ API does: f(1, 2.5, "name", dev, tensor). Arguments may be
   // integers, floating point, bool, const char* / std::string, DLDevice, DLDataType, DLTensor*,
   // void*, NDArray, Module, PackedFunc or nullptr; they are borrowed for the call only. Returns the
@@ -206,6 +215,7 @@ class AOTRT_API PackedFunc {
 
  private:
   ObjectPtr<PackedFuncObj> obj_;
+  ObjectPtr<Object> missing_;  // undefined ones from Missing: a String, what was asked of whom
 };
 
 // The global function registry (TVMFuncGetGlobal and friends). Thread-safe.

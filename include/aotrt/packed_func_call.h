@@ -100,7 +100,7 @@ T TVMRetValue::As() const {
 
 template <typename... Args>
 TVMRetValue PackedFunc::operator()(Args&&... args) const {
-  if (!obj_) throw Error(ErrorCode::kInvalidArgument, "calling an undefined PackedFunc (a lookup that found nothing)");
+  if (!obj_) ThrowUndefined();
   constexpr int kNum = static_cast<int>(sizeof...(Args));
   TVMValue values[kNum > 0 ? kNum : 1];
   int codes[kNum > 0 ? kNum : 1];

@@ -42,6 +42,8 @@ def test_generated_model(tvm, case):
         ex2.set_input(ex2.get_input_index(name), value)
     ex2.run()
     check_outputs(ex2, case.expected())
+    for got, ref in zip(ex2.predict(**case.inputs()), case.expected()):   # predict: by position too
+        assert got.dtype == ref.dtype and got.tobytes() == ref.tobytes()
 
 
 def test_fixture_tvm_flow(tvm, fixture_case):

@@ -76,3 +76,92 @@ def test_load_params_of_another_model_is_an_error_naming_the_param():
     m.load_params(open(os.path.join(d, "mod.params"), "rb").read())
     shapes, _ = m.get_input_info()
     assert list(shapes.keys()) == ["data"]  # as TVM's: what load_params named is left out
+
+
+# Outputs 1 and 3 share the name 'reshape_nop', as relay.build names a tuple's outputs, with other dtypes and
+# shapes: a graph of __nop nodes only (run over any graph library), outputs a, reshape(a), b, reshape(b).
+def _nop(entry):
+    return {"op": "tvm_op", "name": "reshape_nop", "inputs": [[entry, 0, 0]],
+            "attrs": {"num_outputs": "1", "num_inputs": "1", "flatten_data": "0", "func_name": "__nop"}}
+
+
+DUP_NAMES_JSON = json.dumps({
+    "nodes": [{"op": "null", "name": "a", "inputs": []}, {"op": "null", "name": "b", "inputs": []}, _nop(0), _nop(1)],
+    "arg_nodes": [0, 1], "node_row_ptr": [0, 1, 2, 3, 4], "heads": [[0, 0, 0], [2, 0, 0], [1, 0, 0], [3, 0, 0]],
+    "attrs": {"dltype": ["list_str", ["float32", "int8", "float32", "int8"]],
+              "shape": ["list_shape", [[2, 2], [32], [4], [2, 16]]],
+              "storage_id": ["list_int", [0, 1, 0, 1]], "device_index": ["list_int", [1, 1, 1, 1]]}})
+
+
+def dup_names_module():
+    d = os.path.join(FIXTURES, "g_classic_llvm")
+    if not os.path.isdir(d):
+        pytest.skip("no graph fixtures")
+    return graph_executor.create(DUP_NAMES_JSON, aotrt.load_module(os.path.join(d, "mod.so")), aotrt.cpu(0))
+
+
+def test_outputs_sharing_a_name_are_read_by_position():
+    from aotrt.runtime.executor import AotModule
+    m = dup_names_module()
+    a, b = np.arange(4, dtype=np.float32).reshape(2, 2), np.arange(-16, 16, dtype=np.int8)
+    want = [a, a.reshape(4), b, b.reshape(2, 16)]
+    for mod in (m, AotModule(m.module)):
+        mod.set_input("a", a)
+        mod.set_input("b", b)
+        mod.run()
+        for i, w in enumerate(want):
+            got = mod.get_output(i)
+            assert (got.dtype, got.shape) == (str(w.dtype), w.shape), i
+            assert got.numpy().tobytes() == w.tobytes(), i
+            assert mod.get_output_name(i) == ["a", "reshape_nop", "b", "reshape_nop"][i]
+        for got, w in zip(mod.predict(a, b), want):
+            assert got.dtype == w.dtype and got.shape == w.shape and got.tobytes() == w.tobytes()
+        assert mod.get_output_index("reshape_nop") == 1 and mod.get_output_index("reshape_nop:3") == 3
+
+
+def test_wrong_input_name_gives_the_valid_names_data_inputs_first():
+    d = os.path.join(FIXTURES, "g_classic_llvm")
+    if not os.path.isdir(d):
+        pytest.skip("no graph fixtures")
+    lib = aotrt.load_module(os.path.join(d, "mod.so"))
+    m = graph_executor.create(open(os.path.join(d, "mod.json")).read(), lib, aotrt.cpu(0))
+    x = np.zeros((1, 16, 56, 56), np.float32)
+    for call in (lambda: m.set_input("datax", x), lambda: m.run(datax=x), lambda: m.predict(datax=x),
+                 lambda: m.input_view("datax")):
+        with pytest.raises(aotrt.error.NotFoundError, match="Invalid input name. 'datax' is not an input of graph "
+                           "'default' .*; valid names: 'data', 'p0'"):
+            call()
+    assert m.get_input_index("datax") == -1   # as TVM's GraphModule
+    m.load_params(open(os.path.join(d, "mod.params"), "rb").read())
+    with pytest.raises(aotrt.error.NotFoundError, match="valid names: 'data'; params: 'p0'"):
+        m.set_input("datax", x)   # once load_params named p0, it is listed apart from the data inputs
+
+
+def test_graph_module_over_an_aot_executor_says_to_use_aot_module(models):
+    from conftest import model_path
+    aot = aotrt.load_module(model_path(models, "add_c"))["default"](aotrt.cpu(0))
+    with pytest.raises(ValueError, match="GraphModule needs a graph executor; .* is an AOT executor .*: wrap it with "
+                       r"aotrt.runtime.executor.AotModule \(tvm.runtime.executor.AotModule\)"):
+        graph_executor.GraphModule(aot)
+
+
+def test_run_with_params_never_set_warns_once_and_runs(capfd):
+    """As TVM's, a graph whose params were never set runs (on zeros); aotrt says which and how to supply them."""
+    d = os.path.join(FIXTURES, "g_classic_llvm")
+    if not os.path.isdir(d):
+        pytest.skip("no graph fixtures")
+    lib = aotrt.load_module(os.path.join(d, "mod.so"))
+    m = graph_executor.create(open(os.path.join(d, "mod.json")).read(), lib, aotrt.cpu(0))
+    m.set_input("data", np.ones((1, 16, 56, 56), np.float32))
+    m.run()
+    m.run()
+    err = capfd.readouterr().err
+    assert err.count("never set") == 1, err
+    assert "graph 'default' (" in err and ("g_classic_llvm/mod.so) runs with input 'p0' never set, read as zeros: set "
+                                           "them (set_input), or give the graph's params (load_params with the params "
+                                           "file's bytes") in err
+    ok = graph_executor.create(open(os.path.join(d, "mod.json")).read(), lib, aotrt.cpu(0))
+    ok.load_params(open(os.path.join(d, "mod.params"), "rb").read())
+    ok.set_input("data", np.ones((1, 16, 56, 56), np.float32))
+    ok.run()
+    assert "never set" not in capfd.readouterr().err

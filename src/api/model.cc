@@ -111,7 +111,10 @@ void Executor::SetOutputZeroCopy(size_t index, const DLTensor& t) { impl().SetOu
 NDArray Executor::GetInput(size_t index) { return impl().GetInput(index); }
 NDArray Executor::GetOutput(size_t index) const { return impl().GetOutput(index); }
 void Executor::CopyOutputTo(size_t index, DLTensor* out) const { impl().CopyOutputTo(index, out); }
-void Executor::Run() { impl().Run(); }  // allocates nothing: no bad_alloc to translate
+void Executor::Run() {
+  impl().WarnUnsetInputsOnce();
+  impl().Run();  // allocates nothing: no bad_alloc to translate
+}
 void Executor::Synchronize() const { impl().Sync(); }
 bool Executor::ChecksBounds() const { return impl().check_bounds(); }
 

@@ -165,6 +165,7 @@ PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const 
   if (name == "run") {  // the hot path: no std::function, no method table
     auto thunk = [](void* ctx, TVMArgs args, TVMRetValue*) {
       if (args.size() != 0) RequireArgCount("run", args, 0, 0);
+      static_cast<PlannedExecutor*>(ctx)->WarnUnsetInputsOnce();
       static_cast<PlannedExecutor*>(ctx)->Run();
     };
     return PackedFunc(thunk, ex, self);

@@ -54,8 +54,8 @@ class ExecutorFactoryNode : public ModuleNode {
       : module_name_(std::move(module_name)), defaults_(defaults) {}
   int GetPropertyMask() const override { return kModuleBinarySerializable; }  // as TVM
   std::string MissingFunctionHint(const std::string&) const override {
-    return "the library's model is '" + module_name_ + "': create an executor with lib[\"" + module_name_ +
-           "\"](device)";
+    return "the library's model is '" + module_name_ + "': create an executor with GetFunction(\"" + module_name_ +
+           "\")(device) (lib[\"" + module_name_ + "\"](device) in Python)";
   }
   const std::string& module_name() const { return module_name_; }
   // Throws kNotFound when the factory is not linked to its model (no metadata module, no library).

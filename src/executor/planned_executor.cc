@@ -8,6 +8,7 @@
 #include "backend/thread_pool.h"
 #include "backend/workspace.h"
 #include "base/error_util.h"
+#include "base/logging.h"
 #include "base/last_error.h"
 #include "base/device.h"
 #include "device/device_api.h"
@@ -258,6 +259,7 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
     uint32_t eid = model_->input_entry(p.input);
     Slot& s = inputs_[p.input];
     s.loaded_param = s.loaded_param || loaded;
+    s.set = true;
     // Shared where read only and on this executor's device; else copied into storage of its own.
     DLDevice at = p.array->device;
     bool here = on_device() ? at.device_type == device_.device_type && at.device_id == device_.device_id
@@ -340,6 +342,7 @@ void PlannedExecutor::SetInput(size_t i, const DLTensor& t) {
   const TensorInfo& spec = model_->inputs()[i];
   CheckTensorAgainstSpec("input", i, spec, t, /*convertible=*/true);
   BindOwnInput(i);
+  inputs_[i].set = true;
   DLTensor own = EntryTensor(model_->input_entry(i));
   if (DataTypeEqual(t.dtype, spec.dtype)) return CopyTensorBytes(t, &own);
   // Another dtype: the one conversion rule (aotrt/ndarray.h). Every value is checked before the
@@ -373,10 +376,12 @@ void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDAr
   Rebind(output ? model_->output_entry(i) : model_->input_entry(i), reinterpret_cast<void*>(addr));
   slots[i].kind = Slot::kCaller;
   slots[i].keep = std::move(keep);
+  slots[i].set = true;
 }
 
 NDArray PlannedExecutor::GetInput(size_t i) {
   CheckIndex("input", i, inputs_.size());
+  inputs_[i].set = true;  // the caller may write it
   if (inputs_[i].kind == Slot::kParam) BindOwnInput(i);  // the array returned is writable: not the shared param
   return Current(false, i);
 }
@@ -452,6 +457,27 @@ PlannedExecutor::OpDescription PlannedExecutor::DescribeOp(size_t k) const {
                        ShapeToString(shape.data(), static_cast<int>(shape.size())));
   }
   return d;
+}
+
+size_t PlannedExecutor::InputIndex(const std::string& name) const {
+  if (const size_t* i = model_->FindInput(name)) return *i;
+  std::vector<bool> loaded(inputs_.size());
+  for (size_t i = 0; i < inputs_.size(); ++i) loaded[i] = inputs_[i].loaded_param;
+  model_->ThrowInvalidInput(name, loaded);
+}
+
+void PlannedExecutor::WarnUnsetInputs() {
+  unset_checked_ = true;
+  if (!model_->calls_are_operators()) return;  // a graph's; an AOT model's unset inputs go unremarked
+  std::string unset;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!inputs_[i].set) unset += StrCat(unset.empty() ? "'" : ", '", model_->inputs()[i].name, "'");
+  }
+  if (unset.empty()) return;
+  AOTRT_LOG_WARN(model_->display(), " (", model_->what(), ") runs with input",
+                 unset.find(',') == std::string::npos ? " " : "s ", unset, " never set, read as zeros: set them "
+                 "(set_input), or give the graph's params (load_params with the params file's bytes, "
+                 "Model::LoadGraph's params, aotrt run --params mod.params)");
 }
 
 void PlannedExecutor::Run() {

@@ -40,7 +40,7 @@ class PlannedExecutor {
   // Where its tensors live and its kernels run: the CPU, or the device it was created on.
   DLDevice device() const { return device_; }
   const ModelInfo& Info() const { return model_->info(); }
-  size_t InputIndex(const std::string& name) const { return model_->InputIndex(name); }
+  size_t InputIndex(const std::string& name) const;
   size_t OutputIndex(const std::string& name) const { return model_->OutputIndex(name); }
   void SetInput(size_t i, const DLTensor& t);  // rebinds the input to executor storage
   // Input (`output`: output) i on the caller's memory; `keep` (may be undefined) held while bound.
@@ -76,6 +76,12 @@ class PlannedExecutor {
   // contents. LoadedParam: named by load_params, which TVM's get_input_info leaves out.
   void BindParams(const std::vector<PlannedModel::BoundParam>& params, bool loaded = false);
   bool LoadedParam(size_t i) const { return inputs_[i].loaded_param; }
+  // At the first run through a front door (Executor::Run, the "run" function), once: a graph's
+  // inputs never set (set_input, zero-copy, get_input, params) read as zeros, as TVM's do; a
+  // warning names them and how to supply them.
+  void WarnUnsetInputsOnce() {
+    if (__builtin_expect(!unset_checked_, 0)) WarnUnsetInputs();
+  }
 
  private:
   struct Slot {
@@ -84,6 +90,7 @@ class PlannedExecutor {
     NDArray keep;      // the param or the caller's array while bound (may be undefined for kCaller)
     NDArray own_heap;  // own storage of an input whose storage is a shared param's, made on first write
     bool loaded_param = false;
+    bool set = false;  // written or handed out since creation, or bound to a param
   };
   DLTensor EntryTensor(uint32_t eid) const;
   void Rebind(uint32_t eid, void* data);  // eid's tensor (its alias group) now at `data`
@@ -95,6 +102,7 @@ class PlannedExecutor {
   void BindOwnInput(size_t i);
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void RunChecked();
+  void WarnUnsetInputs();
   void RunAll();
   void CallOp(size_t k);
   // Input (`output`: output) i as bound now (kOutOfRange): the param or caller's array, else its
@@ -121,6 +129,7 @@ class PlannedExecutor {
   mutable std::pmr::vector<NDArray> input_arrays_, output_arrays_;
   bool check_bounds_ = false;
   bool huge_pages_ = false;
+  bool unset_checked_ = false;
   int num_threads_ = 0;  // ExecutorOptions::num_threads; 0: the pool's default
   ArenaWorkspace arena_workspace_;  // in a region: the rest of it, for TVMBackendAllocWorkspace
 };

@@ -109,13 +109,24 @@ const size_t* PlannedModel::FindInput(const std::string& name) const {
 }
 
 size_t PlannedModel::InputIndex(const std::string& name) const {
-  AOTRT_REQUIRE(!name.empty(), kInvalidArgument, "Invalid input name. Name is empty");
   if (const size_t* index = FindInput(name)) return *index;
-  std::string valid;
-  for (const TensorInfo& t : inputs_) valid += (valid.empty() ? "'" : ", '") + t.name + "'";
+  ThrowInvalidInput(name);
+}
+
+void PlannedModel::ThrowInvalidInput(const std::string& name, const std::vector<bool>& param) const {
+  AOTRT_REQUIRE(!name.empty(), kInvalidArgument, "Invalid input name. Name is empty");
+  std::vector<bool> is_param(inputs_.size(), false);
+  for (size_t i = 0; i < param.size() && i < is_param.size(); ++i) is_param[i] = param[i];
+  for (const BoundParam& p : bound_) is_param[p.input] = true;
+  std::string valid, params;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    std::string& list = is_param[i] ? params : valid;
+    list += (list.empty() ? "'" : ", '") + inputs_[i].name + "'";
+  }
   std::string sanitized = SanitizeName(name);
   AOTRT_THROW(kNotFound, "Invalid input name. '", name, "'", sanitized != name ? " (sanitized '" + sanitized + "')" : "",
-              " is not an input of ", display_, " (", what_, "); valid names: ", valid.empty() ? "none" : valid);
+              " is not an input of ", display_, " (", what_, "); valid names: ", valid.empty() ? "none" : valid,
+              params.empty() ? "" : "; params: ", params);
 }
 
 size_t PlannedModel::OutputIndex(const std::string& name) const {

@@ -134,6 +134,9 @@ class PlannedModel {
 
   // Index of an input by name (exact, then TVM-sanitized); throws kNotFound naming the valid names.
   size_t InputIndex(const std::string& name) const;
+  // Throws kNotFound "Invalid input name": `name` is no input; lists the valid names, the data
+  // inputs first, then the params (bound here or, `param(i)`, by an executor's load_params).
+  [[noreturn]] void ThrowInvalidInput(const std::string& name, const std::vector<bool>& param = {}) const;
   const size_t* FindInput(const std::string& name) const;  // InputIndex, or null for another name
   // Index of an output by name; throws kNotFound naming the valid names.
   size_t OutputIndex(const std::string& name) const;

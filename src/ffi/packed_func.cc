@@ -8,6 +8,21 @@
 
 namespace aotrt {
 
+PackedFunc PackedFunc::Missing(std::string what) {
+  PackedFunc f;
+  f.missing_ = MakeObject<StringObj>(std::move(what));
+  return f;
+}
+
+void PackedFunc::ThrowUndefined() const {
+  if (missing_) {
+    AOTRT_THROW(kNotFound, "calling a function a lookup did not find: ",
+                static_cast<StringObj*>(missing_.get())->value);
+  }
+  AOTRT_THROW(kInvalidArgument, "calling an undefined PackedFunc (default-constructed, or a lookup that found "
+              "nothing)");
+}
+
 const char* TypeCodeName(int code) {
   switch (code) {
     case kTVMArgInt: return "int";

@@ -51,8 +51,14 @@ void GraphModel::AddNodeCalls() {
     } else {
       op.kind = PlannedCall::kPacked;
       op.packed = library_.GetFunction(node.func_name, /*query_imports=*/true);
+      auto* model = dynamic_cast<ExecutorFactoryNode*>(library_.node().get());
       AOTRT_REQUIRE(op.packed, kNotFound, where, " calls function '", node.func_name,
-                    "', which the library does not define: the graph JSON belongs to another library");
+                    "', which the library does not define: the graph JSON belongs to another library",
+                    model ? StrCat("; this library is ", library_.type_key() == "AotExecutorFactory" ? "an AOT export" :
+                                   "a graph export with its graph inside", " (model '", model->module_name(),
+                                   "'), which runs without a graph JSON: load it alone (Model::Load; aotrt run ",
+                                   "without --graph; tvm.runtime.load_module(path)[\"", model->module_name(),
+                                   "\"](device))") : std::string());
     }
     AddCall(std::move(op), args, outputs, node.flatten_data);
   }

@@ -20,6 +20,11 @@ class LibraryModuleNode : public ModuleNode {
   const char* type_key() const override { return "library"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  std::string MissingFunctionHint(const std::string&) const override {
+    if (!imports().empty()) return "";
+    return "the library holds operators only, no model (no __tvm_dev_mblob): a graph export's library, which runs "
+           "with its graph JSON (aotrt::Model::LoadGraph; tvm.graph_executor.create(graph_json, lib, device))";
+  }
 
   const SymbolSource& library() const { return *lib_; }
   const std::shared_ptr<SymbolSource>& shared_library() const { return lib_; }

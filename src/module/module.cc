@@ -56,10 +56,15 @@ void ModuleNode::Import(ObjectPtr<ModuleNode> dep) {
 PackedFunc Module::GetFunction(const std::string& name, bool query_imports) const {
   AOTRT_REQUIRE(defined(), kInvalidArgument, "GetFunction('", name, "') on an undefined module");
   PackedFunc f = node_->GetFunction(name, node_);
-  if (f || !query_imports) return f;
-  VisitedModules seen;
-  seen.Insert(node_.get());
-  return FindInImports(node_, name, &seen);
+  if (!f && query_imports) {
+    VisitedModules seen;
+    seen.Insert(node_.get());
+    f = FindInImports(node_, name, &seen);
+  }
+  if (f) return f;
+  std::string hint = node_->MissingFunctionHint(name);
+  return PackedFunc::Missing(StrCat("module '", node_->type_key(), "' has no function '", name, "'",
+                                    hint.empty() ? "" : ": ", hint));
 }
 
 PackedFunc Module::GetFunctionOrThrow(const std::string& name, bool query_imports) const {

@@ -4,7 +4,8 @@
 bench --duration and its summary line, and the usage-error exit status.
 
   /usr/bin/python3 tests/cli/test_cli_files.py --aotrt BUILD/bin/aotrt --sample BUILD/samples/digits.so \
-      --sample-src samples/digits --models BUILD/models [--fixtures ../shared/fixtures/tvm]
+      --sample-src samples/digits --models BUILD/models [--fixtures ../shared/fixtures/tvm] \
+      [--graph-fixtures ../shared/fixtures/graph]
 """
 import argparse
 import glob
@@ -243,6 +244,57 @@ def test_models(args, tmp):
         check(rc == 0 and "outputs match" in out, "%s: exit %d %s %s" % (case["case"], rc, out[-300:], err))
 
 
+def test_outputs_sharing_a_name(args, tmp):
+    """Outputs 1 and 3 both named 'reshape_nop' (as relay.build names a tuple's outputs; float32 [4], int8
+    [2, 16]), a graph of __nop nodes over the classic library: -o .npz keys them reshape_nop:1 and
+    reshape_nop:3, --expect reads those keys back and refuses the shared name."""
+    so = os.path.join(args.graph_fixtures, "g_classic_llvm", "mod.so")
+    nop = {"op": "tvm_op", "name": "reshape_nop", "attrs": {"num_outputs": "1", "num_inputs": "1", "flatten_data": "0",
+                                                           "func_name": "__nop"}}
+    graph = os.path.join(tmp, "dup.json")
+    with open(graph, "w") as f:
+        json.dump({"nodes": [{"op": "null", "name": "a", "inputs": []}, {"op": "null", "name": "b", "inputs": []},
+                             dict(nop, inputs=[[0, 0, 0]]), dict(nop, inputs=[[1, 0, 0]])],
+                   "arg_nodes": [0, 1], "node_row_ptr": [0, 1, 2, 3, 4], "heads": [[0, 0, 0], [2, 0, 0], [1, 0, 0], [3, 0, 0]],
+                   "attrs": {"dltype": ["list_str", ["float32", "int8", "float32", "int8"]],
+                             "shape": ["list_shape", [[2, 2], [32], [4], [2, 16]]],
+                             "storage_id": ["list_int", [0, 1, 0, 1]], "device_index": ["list_int", [1, 1, 1, 1]]}}, f)
+    a, b = np.arange(4, dtype=np.float32).reshape(2, 2), np.arange(-16, 16, dtype=np.int8)
+    inz, outz = os.path.join(tmp, "dup_in.npz"), os.path.join(tmp, "dup_out.npz")
+    np.savez(inz, a=a, b=b)
+    rc, out, err = aotrt(args, "run", so, "--graph", graph, "--inputs", inz, "-o", outz)
+    check(rc == 0 and "reshape_nop:3" in out, "dup names: exit %d %s %s" % (rc, out, err))
+    if rc != 0:
+        return
+    expected = [a, a.reshape(4), b, b.reshape(2, 16)]
+    with np.load(outz) as z:
+        check(z.files == ["a", "reshape_nop:1", "b", "reshape_nop:3"], "dup names: keys %r" % z.files)
+        check(all(z[k].dtype == e.dtype and z[k].shape == e.shape and z[k].tobytes() == e.tobytes()
+                  for k, e in zip(z.files, expected)), "dup names: -o .npz outputs differ from the inputs")
+    rc, out, err = aotrt(args, "run", so, "--graph", graph, "--inputs", inz, "--expect", outz, "--exact")
+    check(rc == 0 and "outputs match" in out, "dup names --expect: exit %d %s %s" % (rc, out, err))
+    shared = os.path.join(tmp, "dup_shared.npz")
+    np.savez(shared, reshape_nop=expected[1])
+    expect_error(args, 2, "'reshape_nop' names 2 outputs; key them 'reshape_nop:1' (or arr_1), 'reshape_nop:3' "
+                 "(or arr_3)", "run", so, "--graph", graph, "--inputs", inz, "--expect", shared)
+
+
+def test_graph_messages_say_what_to_do(args, tmp):
+    """A classic mod.so without --graph names the option; an AOT export given a graph JSON is told it runs without
+    one; a graph run without its params is told about --params."""
+    classic = os.path.join(args.graph_fixtures, "g_classic_llvm")
+    so, graph = os.path.join(classic, "mod.so"), os.path.join(classic, "mod.json")
+    expect_error(args, 2, "holds operators only (no model): a graph export's library (mod.so); give its graph with "
+                 "--graph mod.json (and its weights with --params mod.params)", "run", so, "--random")
+    expect_error(args, 2, "which runs without a graph JSON: load it alone", "run",
+                 os.path.join(args.models, "add_c.so"), "--graph", graph, "--random")
+    np.save(os.path.join(tmp, "data.npy"), np.zeros((1, 16, 56, 56), np.float32))
+    expect_error(args, 1, "input 'p0' not given: give each with -i NAME=FILE.npy (or --inputs FILE.npz), or fill "
+                 "what is not given with --random [--seed N] or --zeros; a graph's weights (p0, p1, ...) come from its "
+                 "params file: --params mod.params", "run", so, "--graph", graph, "-i",
+                 "data=" + os.path.join(tmp, "data.npy"))
+
+
 def test_fixtures(args, tmp):
     for case_json in sorted(glob.glob(os.path.join(args.fixtures, "*", "case.json"))):
         folder = os.path.dirname(case_json)
@@ -259,6 +311,7 @@ def main():
     ap.add_argument("--sample-src", required=True)
     ap.add_argument("--models", default="")
     ap.add_argument("--fixtures", default="")
+    ap.add_argument("--graph-fixtures", default="")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         test_npz_inputs_and_outputs(args, tmp)
@@ -272,6 +325,10 @@ def main():
             test_models(args, tmp)
         if args.fixtures and os.path.isdir(args.fixtures):
             test_fixtures(args, tmp)
+        if args.graph_fixtures and os.path.isdir(os.path.join(args.graph_fixtures, "g_classic_llvm")):
+            test_outputs_sharing_a_name(args, tmp)
+            if args.models:
+                test_graph_messages_say_what_to_do(args, tmp)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES), file=sys.stderr)
         return 1

@@ -253,3 +253,46 @@ TEST(GraphFixtures, TvmcPackageTarLoadsAsOneModel) {
   EXPECT_AOTRT_ERROR(Model::Load(broken), ErrorCode::kFormatError, {"broken.tar", "without mod.so"});
   std::system(("rm -rf '" + dir + "'").c_str());
 }
+
+// Outputs 1 and 3 share the name 'reshape_nop' (as relay.build names a tuple's outputs), with other dtypes and
+// shapes: a graph of __nop nodes over the classic library (outputs a, reshape(a), b, reshape(b)).
+TEST(GraphFixtures, OutputsSharingANameAreToldApartByPosition) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  const std::string nop = R"({"op": "tvm_op", "name": "reshape_nop", "attrs": {"num_outputs": "1", "num_inputs": "1",
+      "flatten_data": "0", "func_name": "__nop"}, "inputs": [[)";
+  const std::string json = R"({"nodes": [{"op": "null", "name": "a", "inputs": []}, {"op": "null", "name": "b", "inputs": []}, )" +
+                           nop + "0, 0, 0]]}, " + nop + R"(1, 0, 0]]}], "arg_nodes": [0, 1], "node_row_ptr": [0, 1, 2, 3, 4],
+      "heads": [[0, 0, 0], [2, 0, 0], [1, 0, 0], [3, 0, 0]], "attrs": {"dltype": ["list_str", ["float32", "int8", "float32", "int8"]],
+      "shape": ["list_shape", [[2, 2], [32], [4], [2, 16]]], "storage_id": ["list_int", [0, 1, 0, 1]],
+      "device_index": ["list_int", [1, 1, 1, 1]]}})";
+  Model m = Model::LoadGraph(c.library + "/mod.so", json, "");
+  Executor ex = m.CreateExecutor();
+  ASSERT_EQ(ex.NumOutputs(), 4u);
+  EXPECT_EQ(ex.Output(1).name, "reshape_nop");
+  EXPECT_EQ(ex.Output(3).name, "reshape_nop");
+  EXPECT_EQ(DataTypeToString(ex.GetOutput(1).dtype()), "float32");
+  EXPECT_EQ(ex.GetOutput(1).Shape(), (std::vector<int64_t>{4}));
+  EXPECT_EQ(DataTypeToString(ex.GetOutput(3).dtype()), "int8");
+  EXPECT_EQ(ex.GetOutput(3).Shape(), (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(ex.OutputIndex("reshape_nop"), 1u);  // a shared name answers with its first output
+  EXPECT_EQ(ex.OutputIndex("reshape_nop:3"), 3u);
+}
+
+TEST(GraphFixtures, ErrorsSayWhatToDo) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  // GetFunction("default") on a classic mod.so: the null function says what the library is when called.
+  PackedFunc f = Module::LoadFromFile(c.library + "/mod.so").GetFunction("default");
+  EXPECT_FALSE(f.defined());
+  EXPECT_AOTRT_ERROR(f(DLDevice{kDLCPU, 0}), ErrorCode::kNotFound,
+                     {"calling a function a lookup did not find: module 'library' has no function 'default': the "
+                      "library holds operators only, no model (no __tvm_dev_mblob): a graph export's library, which "
+                      "runs with its graph JSON (aotrt::Model::LoadGraph"});
+  // An AOT export given a graph JSON: it runs without one.
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(ModelPath("add_c"), ReadFile(c.library + "/mod.json"), ""), ErrorCode::kNotFound,
+                     {"the graph JSON belongs to another library; this library is an AOT export (model 'default'), "
+                      "which runs without a graph JSON: load it alone (Model::Load; aotrt run without --graph"});
+  // A wrong input name: the data inputs, then the params.
+  Executor ex = Model::LoadGraph(c.library + "/mod.so", ReadFile(c.library + "/mod.json"),
+                                 ReadFile(c.library + "/mod.params")).CreateExecutor();
+  EXPECT_AOTRT_ERROR(ex.InputIndex("datax"), ErrorCode::kNotFound, {"valid names: 'data'; params: 'p0'"});
+}

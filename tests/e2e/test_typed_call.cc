@@ -9,6 +9,7 @@
 #include "aotrt/ndarray.h"
 #include "aotrt/packed_func.h"
 #include "common/cases.h"
+#include "common/expect_error.h"
 
 using namespace aotrt;
 
@@ -88,6 +89,21 @@ TEST(TypedCall, ResultsConvertOrNameTheTypeFound) {
     EXPECT_EQ(e.code(), ErrorCode::kOutOfRange);
     EXPECT_NE(std::string(e.what()).find("300 does not fit"), std::string::npos) << e.what();
   }
+}
+
+TEST(TypedCall, NullFunctionFromAModuleSaysWhatWasAskedOfWhom) {
+  // GetFunction("default") on a model named otherwise: the null function says so when called, in every form.
+  Module lib = Module::LoadFromFile(aotrt_test::ModelPath("custom_name"));
+  PackedFunc f = lib.GetFunction("default");
+  EXPECT_FALSE(f.defined());
+  const char* want = "calling a function a lookup did not find: module 'AotExecutorFactory' has no function 'default': "
+                     "the library's model is 'unusual_module_name_fred': create an executor with "
+                     "GetFunction(\"unusual_module_name_fred\")(device)";
+  EXPECT_AOTRT_ERROR(f(DLDevice{kDLCPU, 0}), ErrorCode::kNotFound, {want});
+  EXPECT_AOTRT_ERROR(f.CallPacked(TVMArgs(nullptr, nullptr, 0), nullptr), ErrorCode::kNotFound, {want});
+  EXPECT_AOTRT_ERROR(f.Call<int>(), ErrorCode::kNotFound, {want});
+  PackedFunc copy = f;  // the note travels with copies
+  EXPECT_AOTRT_ERROR(copy(), ErrorCode::kNotFound, {"has no function 'default'"});
 }
 
 TEST(TypedCall, UndefinedFunctionIsAnErrorNotACrash) {

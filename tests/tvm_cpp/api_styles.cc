@@ -59,6 +59,14 @@ static void PackedCalls(const std::string& dir) {
   Module gmod = factory.GetFunction("default")(dev);
   EXPECT(gmod.defined() && gmod != nullptr);
   EXPECT(gmod.GetFunction("no_such_function") == nullptr);
+  // A null function from a module remembers what was asked of whom, and says so when called.
+  PackedFunc other = factory.GetFunction("other_model");
+  EXPECT(other == nullptr);
+  ExpectError([&] { other(dev); }, "calling a function a lookup did not find: module 'AotExecutorFactory' has no "
+              "function 'other_model': the library's model is 'default': create an executor with "
+              "GetFunction(\"default\")(device)");
+  ExpectError([&] { gmod.GetFunction("no_such_function").CallPacked(TVMArgs(nullptr, nullptr, 0), nullptr); },
+              "module 'AotExecutor' has no function 'no_such_function'");
   EXPECT(!factory.GetFunction("tvmgen_default_fused_add"));
   EXPECT(factory.GetFunction("tvmgen_default_fused_add", true) != nullptr);
 

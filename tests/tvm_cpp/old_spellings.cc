@@ -26,7 +26,13 @@ static void Run(const std::string& dir) {
   TVMContext same = ctx;
   ICHECK(same.device_type == kDLCPU && ctx.device_id == 0);
   tvm::runtime::Module mod = tvm::runtime::Module::LoadFromFile(dir + "/model.so");
-  tvm::runtime::Module gmod = mod.GetFunction("default")(ctx);
+  TVMValue arg;
+  arg.v_ctx = ctx;  // TVMValue::v_ctx, v_device's name before v0.8, as clients of that era call functions
+  int code = kDLDevice;
+  tvm::runtime::TVMRetValue made;
+  mod.GetFunction("default").CallPacked(tvm::runtime::TVMArgs(&arg, &code, 1), &made);
+  tvm::runtime::Module gmod = made;
+  ICHECK(&arg.v_ctx == &arg.v_device && arg.v_device.device_type == kDLCPU);
   for (const aotrt::NamedArray& in : tvm_cpp_test::Npz(dir + "/inputs.npz")) {
     std::vector<int64_t> shape(in.array->shape, in.array->shape + in.array->ndim);
     tvm::runtime::NDArray x = tvm::runtime::NDArray::Empty(shape, in.array.dtype(), ctx);

@@ -93,6 +93,7 @@ typedef union {
   const char* v_str;
   DLDataType v_type;
   DLDevice v_device;
+  DLDevice v_ctx; /* v_device's name before TVM v0.8 (the DLContext era): the same member */
 } TVMValue;
 
 /*! \brief A byte buffer passed as kTVMBytes. Not owned by the struct. */

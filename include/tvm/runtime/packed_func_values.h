@@ -221,7 +221,7 @@ PackedFunc::PackedFunc(TCallable body)
 
 template <typename... Args>
 TVMRetValue PackedFunc::operator()(Args&&... args) const {
-  if (!defined()) throw Error(aotrt::ErrorCode::kInvalidArgument, "calling a null PackedFunc");
+  if (!defined()) ThrowUndefined();  // says what a lookup asked of whom
   constexpr int kNum = static_cast<int>(sizeof...(Args));
   TVMValue values[kNum > 0 ? kNum : 1];
   int codes[kNum > 0 ? kNum : 1];
@@ -234,7 +234,7 @@ TVMRetValue PackedFunc::operator()(Args&&... args) const {
 }
 
 inline void PackedFunc::CallPacked(TVMArgs args, TVMRetValue* rv) const {
-  if (!defined()) throw Error(aotrt::ErrorCode::kInvalidArgument, "calling a null PackedFunc");
+  if (!defined()) ThrowUndefined();
   object()->Call(args, rv);
 }
 

@@ -32,6 +32,10 @@ class GraphModule(AotModule):
     """Wraps a GraphExecutor module (``lib["default"](dev)`` or ``tvm.graph_executor.create``)."""
 
     def __init__(self, module):
+        if "load_params" not in module and "get_input_index" in module:   # (AotModule says what else it needs)
+            raise ValueError("GraphModule needs a graph executor; %r is an AOT executor (its library is an AOT "
+                             "export): wrap it with aotrt.runtime.executor.AotModule (tvm.runtime.executor.AotModule)"
+                             % (module,))
         super().__init__(module)
         self._load_params = module["load_params"]
         self._share_params = module["share_params"]

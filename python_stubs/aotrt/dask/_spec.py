@@ -33,9 +33,8 @@ class ModelSpec:
         params = set(_param_names(lib))
         shapes, dtypes = ex.get_input_info()
         self.inputs = {n: (tuple(s), dtypes[n]) for n, s in shapes.items() if n not in params}
-        out_shapes, out_dtypes = ex.get_output_info()
-        self.outputs = [(ex.get_output_name(i), tuple(s), out_dtypes[k])
-                        for i, (k, s) in enumerate(out_shapes.items())]
+        # By position: a graph's outputs may share a name (get_output_info, keyed by name, would merge them)
+        self.outputs = [(ex.get_output_name(i), tuple(s), d) for i, (s, d) in enumerate(ex._out_meta)]
         self.batch_axis = batch_axis
         self.batch = self._batch_size()
 
@@ -55,8 +54,9 @@ class ModelSpec:
         """(index, name, per-sample shape, numpy dtype) of output `key` (index or name)."""
         names = [o[0] for o in self.outputs]
         if isinstance(key, str):
-            if key not in names:
-                raise InvalidArgumentError("output '%s' is not an output of the model; outputs: %s" % (key, names))
+            if names.count(key) != 1:
+                raise InvalidArgumentError("output '%s' %s; outputs: %s" % (key, "names outputs %s: give its index" % [
+                    i for i, n in enumerate(names) if n == key] if key in names else "is not an output of the model", names))
             index = names.index(key)
         elif isinstance(key, (int, np.integer)) and 0 <= key < len(names):
             index = int(key)

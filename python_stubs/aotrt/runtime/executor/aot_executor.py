@@ -24,6 +24,7 @@ from ...benchmark import BenchmarkResult
 from ...op_profile import OperatorProfileReport
 
 _FuncCall = _ffi.TVMFuncCall
+_NO_TENSOR = np.zeros(0, np.uint8)   # set_input's argument where only its check of the name is wanted
 _addressof = ctypes.addressof
 _ndarray = np.ndarray
 _kNDArray = _ffi.kNDArray
@@ -124,7 +125,9 @@ class AotModule:
         f = self._optional(fname)
         names = [name_of(i) for i in range(count)]
         info = f() if f is not None else None   # {"shape": {name: shape}, "dtype": {name: dtype}}
-        if info is not None and all(n in info["shape"] for n in names):   # (a graph's lacks load_params')
+        # Keyed by name: only of use when every name is its own (a graph's tuple outputs share theirs,
+        # e.g. 'reshape_nop', and a graph's input info lacks load_params' names).
+        if info is not None and len(set(names)) == count and all(n in info["shape"] for n in names):
             return {"names": names, "shapes": [list(info["shape"][n]) for n in names],
                     "dtypes": [info["dtype"][n] for n in names]}
         tensors = [tensor_of(i) for i in range(count)]   # runtimes without the info functions
@@ -175,7 +178,10 @@ class AotModule:
         call = self._in_calls.get(key)
         if call is None:
             if isinstance(key, str):
-                index = self._get_input_index(key)     # raises for an unknown name
+                index = self._get_input_index(key)     # raises for an unknown name (AOT)
+                if index < 0:   # a graph's answer (TVM's), whose set_input raises the library's message instead
+                    self._set_input(key, _NO_TENSOR)
+                    raise KeyError(key)   # not reached
             elif isinstance(key, (int, np.integer)):
                 index = int(key)
                 if not 0 <= index < self._num_inputs:
