@@ -1,4 +1,4 @@
-// TVM's profiling::Report (tvm/runtime/profiling.h) with AsTable / AsCSV / AsJSON, from the two
+// TVM's profiling::Report and Timer (tvm/runtime/profiling.h) with AsTable / AsCSV / AsJSON, from the two
 // profiles aotrt gives (a Report holds the rendered texts, so it is not TVM's Report object):
 //   - the graph debug executor's profile(...) (tvm.graph_executor_debug.create, or the factory's
 //     debug_create), which returns TVM's report JSON: `profiling::Report r = profile(...)` reads it
@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,19 +17,65 @@
 #include <vector>
 
 #include <tvm/runtime/container/string.h>
+#include <tvm/runtime/device_api.h>
 #include <tvm/runtime/object.h>
 
 #include "aotrt/profiling.h"
 
 namespace tvm {
 namespace runtime {
+
+// TVM's timers. Timer::Start(dev) starts DefaultTimer(dev): the host's steady clock, the device
+// synchronized at start and stop (a device aotrt does not run on throws tvm::runtime::Error).
+class TimerNode : public Object {
+ public:
+  virtual void Start() = 0;
+  virtual void Stop() = 0;
+  virtual int64_t SyncAndGetElapsedNanos() = 0;
+  static constexpr const char* _type_key = "TimerNode";
+  TVM_DECLARE_BASE_OBJECT_INFO(TimerNode, Object);
+};
+
+class Timer : public ObjectRef {
+ public:
+  TVM_DEFINE_MUTABLE_OBJECT_REF_METHODS(Timer, ObjectRef, TimerNode);
+  static Timer Start(Device dev);
+};
+
+class DefaultTimerNode : public TimerNode {
+ public:
+  explicit DefaultTimerNode(Device dev) : dev_(dev) {}
+  void Start() override { start_ = Now(); }
+  void Stop() override { elapsed_ = Now() - start_; }
+  int64_t SyncAndGetElapsedNanos() override { return elapsed_.count(); }
+  static constexpr const char* _type_key = "runtime.profiling.DefaultTimerNode";
+  TVM_DECLARE_FINAL_OBJECT_INFO(DefaultTimerNode, TimerNode);
+
+ private:
+  std::chrono::steady_clock::time_point Now() {
+    DeviceAPI::Get(dev_)->StreamSync(dev_, nullptr);
+    return std::chrono::steady_clock::now();
+  }
+  Device dev_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::nanoseconds elapsed_{0};
+};
+
+inline Timer DefaultTimer(Device dev) { return Timer(make_object<DefaultTimerNode>(dev)); }
+inline Timer Timer::Start(Device dev) {
+  Timer t = DefaultTimer(dev);
+  t->Start();
+  return t;
+}
+
 namespace profiling {
 
 class ReportNode : public Object {
  public:
-  static constexpr uint32_t _type_index = aotrt::kTypeStaticEnd + 1;  // local to these headers
+  static constexpr const char* _type_key = "runtime.profiling.Report";
+  TVM_DECLARE_FINAL_OBJECT_INFO(ReportNode, Object);
   ReportNode(std::string table, std::string csv, std::string json)
-      : Object(_type_index), table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
+      : table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
   // TVM's arguments are accepted; the rows keep their order (by cost for aotrt's own profiles).
   String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
     (void)sort, (void)aggregate, (void)compute_col_sums;
@@ -50,7 +97,7 @@ class Report : public ObjectRef {
   using ContainerType = ReportNode;
   static constexpr bool _type_is_nullable = false;
   explicit Report(const aotrt::OperatorProfile& p)
-      : ObjectRef(aotrt::MakeObject<ReportNode>(p.ToTable(), p.ToCsv(), p.ToJson())) {}
+      : ObjectRef(make_object<ReportNode>(p.ToTable(), p.ToCsv(), p.ToJson())) {}
   explicit Report(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
   const ReportNode* operator->() const { return static_cast<const ReportNode*>(get()); }
   String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
@@ -85,7 +132,7 @@ class Report : public ObjectRef {
       total += c.duration_us;
     }
     table += "----------\n" + Row("Sum", Fixed(total), "", "", "");
-    return Report(aotrt::MakeObject<ReportNode>(table, csv, json));
+    return Report(make_object<ReportNode>(table, csv, json));
   }
 
  private:
