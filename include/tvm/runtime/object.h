@@ -68,6 +68,9 @@ template <> struct ObjectTypeIndex<aotrt::ADTObj> : ObjectTypeIndexIs<aotrt::kTy
 template <> struct ObjectTypeIndex<aotrt::ModuleNode> : ObjectTypeIndexIs<aotrt::kTypeModule> {};
 template <> struct ObjectTypeIndex<aotrt::PackedFuncObj> : ObjectTypeIndexIs<aotrt::kTypePackedFunc> {};
 template <> struct ObjectTypeIndex<aotrt::NDArrayObj> : ObjectTypeIndexIs<aotrt::kTypeNDArray> {};
+// A node type with only a static _type_index (not declared with TVM_DECLARE_*_OBJECT_INFO).
+template <typename T>
+struct ObjectTypeIndex<T, std::void_t<decltype(T::_type_index)>> : ObjectTypeIndexIs<T::_type_index> {};
 template <typename T, typename = void>
 struct StaticIndex : ObjectTypeIndexIs<TypeIndex::kDynamic> {};  // TVM's Object::_type_index
 template <typename T>

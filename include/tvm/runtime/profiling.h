@@ -1,4 +1,4 @@
-// TVM's profiling::Report and Timer (tvm/runtime/profiling.h) with AsTable / AsCSV / AsJSON, from the two
+// TVM's profiling::Report (tvm/runtime/profiling.h) with AsTable / AsCSV / AsJSON, from the two
 // profiles aotrt gives (a Report holds the rendered texts, so it is not TVM's Report object):
 //   - the graph debug executor's profile(...) (tvm.graph_executor_debug.create, or the factory's
 //     debug_create), which returns TVM's report JSON: `profiling::Report r = profile(...)` reads it
@@ -24,6 +24,111 @@
 
 namespace tvm {
 namespace runtime {
+namespace profiling {
+
+class ReportNode : public Object {
+ public:
+  static constexpr const char* _type_key = "runtime.profiling.Report";
+  TVM_DECLARE_FINAL_OBJECT_INFO(ReportNode, Object);
+  ReportNode(std::string table, std::string csv, std::string json)
+      : Object(RuntimeTypeIndex()), table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
+  // TVM's arguments are accepted; the rows keep their order (by cost for aotrt's own profiles).
+  String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
+    (void)sort, (void)aggregate, (void)compute_col_sums;
+    return table;
+  }
+  String AsCSV() const { return csv; }
+  String AsJSON() const { return json; }
+  const std::string table, csv, json;
+};
+
+// What the debug executor's JSON says of one call.
+struct ReportCall {
+  std::string name, shapes;
+  double duration_us = 0, percent = 0, count = 0;
+};
+
+class Report : public ObjectRef {
+ public:
+  using ContainerType = ReportNode;
+  static constexpr bool _type_is_nullable = false;
+  explicit Report(const aotrt::OperatorProfile& p)
+      : ObjectRef(aotrt::MakeObject<ReportNode>(p.ToTable(), p.ToCsv(), p.ToJson())) {}
+  explicit Report(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
+  const ReportNode* operator->() const { return static_cast<const ReportNode*>(get()); }
+  String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
+    return (*this)->AsTable(sort, aggregate, compute_col_sums);
+  }
+  String AsCSV() const { return (*this)->AsCSV(); }
+  String AsJSON() const { return (*this)->AsJSON(); }
+
+  static Report FromJSON(const std::string& json) {
+    std::vector<ReportCall> calls;
+    size_t end = json.find("\"device_metrics\"");
+    if (json.find("\"calls\"") == std::string::npos) {
+      throw Error(aotrt::ErrorCode::kFormatError, "profiling::Report::FromJSON: no \"calls\" in the report");
+    }
+    for (size_t at = json.find("\"Name\""); at < end; at = json.find("\"Name\"", at + 1)) {
+      size_t next = std::min(json.find("\"Name\"", at + 1), end);
+      ReportCall c;
+      c.name = Text(json, at, next, "\"Name\"");
+      c.shapes = Text(json, at, next, "\"Argument Shapes\"");
+      c.duration_us = Number(json, at, next, "\"Duration (us)\"");
+      c.percent = Number(json, at, next, "\"Percent\"");
+      c.count = Number(json, at, next, "\"Count\"");
+      calls.push_back(std::move(c));
+    }
+    std::string table = Row("Name", "Duration (us)", "Percent", "Count", "Argument Shapes"), csv;
+    csv = "Name,Duration (us),Percent,Count,Argument Shapes\n";
+    double total = 0;
+    for (const ReportCall& c : calls) {
+      table += Row(c.name, Fixed(c.duration_us), Fixed(c.percent), Fixed(c.count, 0), c.shapes);
+      csv += c.name + "," + Fixed(c.duration_us) + "," + Fixed(c.percent) + "," + Fixed(c.count, 0) + ",\"" +
+             c.shapes + "\"\n";
+      total += c.duration_us;
+    }
+    table += "----------\n" + Row("Sum", Fixed(total), "", "", "");
+    return Report(aotrt::MakeObject<ReportNode>(table, csv, json));
+  }
+
+ private:
+  static std::string Fixed(double v, int digits = 2) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+    return buf;
+  }
+  static std::string Row(const std::string& a, const std::string& b, const std::string& c, const std::string& d,
+                         const std::string& e) {
+    char buf[512];
+    std::snprintf(buf, sizeof(buf), "%-40s %14s %8s %6s  %s\n", a.c_str(), b.c_str(), c.c_str(), d.c_str(), e.c_str());
+    return buf;
+  }
+  // The first string value (a JSON string, escapes undone) after `key` within [from, to), or "".
+  static std::string Text(const std::string& j, size_t from, size_t to, const char* key) {
+    size_t k = j.find(key, from);
+    size_t q = k < to ? j.find("\"string\"", k) : std::string::npos;
+    q = q < to ? j.find('"', j.find(':', q) + 1) : std::string::npos;
+    std::string out;
+    for (size_t i = q + 1; q < to && i < j.size() && j[i] != '"'; ++i) out += j[i] == '\\' ? j[++i] : j[i];
+    return out;
+  }
+  // The first number after `key`'s inner ':' within [from, to), or 0.
+  static double Number(const std::string& j, size_t from, size_t to, const char* key) {
+    size_t k = j.find(key, from);
+    size_t colon = k < to ? j.find(':', j.find('{', k)) : std::string::npos;
+    return colon < to ? std::strtod(j.c_str() + colon + 1, nullptr) : 0;
+  }
+};
+
+// TVM's metric collectors (the argument of profile(...)): accepted and not used.
+class MetricCollector : public ObjectRef {
+ public:
+  using ContainerType = Object;
+  MetricCollector() = default;
+  explicit MetricCollector(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
+};
+
+}  // namespace profiling
 
 // TVM's timers. Timer::Start(dev) starts DefaultTimer(dev): the host's steady clock, the device
 // synchronized at start and stop (a device aotrt does not run on throws tvm::runtime::Error).
@@ -68,110 +173,5 @@ inline Timer Timer::Start(Device dev) {
   return t;
 }
 
-namespace profiling {
-
-class ReportNode : public Object {
- public:
-  static constexpr const char* _type_key = "runtime.profiling.Report";
-  TVM_DECLARE_FINAL_OBJECT_INFO(ReportNode, Object);
-  ReportNode(std::string table, std::string csv, std::string json)
-      : table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
-  // TVM's arguments are accepted; the rows keep their order (by cost for aotrt's own profiles).
-  String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
-    (void)sort, (void)aggregate, (void)compute_col_sums;
-    return table;
-  }
-  String AsCSV() const { return csv; }
-  String AsJSON() const { return json; }
-  const std::string table, csv, json;
-};
-
-// What the debug executor's JSON says of one call.
-struct ReportCall {
-  std::string name, shapes;
-  double duration_us = 0, percent = 0, count = 0;
-};
-
-class Report : public ObjectRef {
- public:
-  using ContainerType = ReportNode;
-  static constexpr bool _type_is_nullable = false;
-  explicit Report(const aotrt::OperatorProfile& p)
-      : ObjectRef(make_object<ReportNode>(p.ToTable(), p.ToCsv(), p.ToJson())) {}
-  explicit Report(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
-  const ReportNode* operator->() const { return static_cast<const ReportNode*>(get()); }
-  String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
-    return (*this)->AsTable(sort, aggregate, compute_col_sums);
-  }
-  String AsCSV() const { return (*this)->AsCSV(); }
-  String AsJSON() const { return (*this)->AsJSON(); }
-
-  static Report FromJSON(const std::string& json) {
-    std::vector<ReportCall> calls;
-    size_t end = json.find("\"device_metrics\"");
-    if (json.find("\"calls\"") == std::string::npos) {
-      throw Error(aotrt::ErrorCode::kFormatError, "profiling::Report::FromJSON: no \"calls\" in the report");
-    }
-    for (size_t at = json.find("\"Name\""); at < end; at = json.find("\"Name\"", at + 1)) {
-      size_t next = std::min(json.find("\"Name\"", at + 1), end);
-      ReportCall c;
-      c.name = Text(json, at, next, "\"Name\"");
-      c.shapes = Text(json, at, next, "\"Argument Shapes\"");
-      c.duration_us = Number(json, at, next, "\"Duration (us)\"");
-      c.percent = Number(json, at, next, "\"Percent\"");
-      c.count = Number(json, at, next, "\"Count\"");
-      calls.push_back(std::move(c));
-    }
-    std::string table = Row("Name", "Duration (us)", "Percent", "Count", "Argument Shapes"), csv;
-    csv = "Name,Duration (us),Percent,Count,Argument Shapes\n";
-    double total = 0;
-    for (const ReportCall& c : calls) {
-      table += Row(c.name, Fixed(c.duration_us), Fixed(c.percent), Fixed(c.count, 0), c.shapes);
-      csv += c.name + "," + Fixed(c.duration_us) + "," + Fixed(c.percent) + "," + Fixed(c.count, 0) + ",\"" +
-             c.shapes + "\"\n";
-      total += c.duration_us;
-    }
-    table += "----------\n" + Row("Sum", Fixed(total), "", "", "");
-    return Report(make_object<ReportNode>(table, csv, json));
-  }
-
- private:
-  static std::string Fixed(double v, int digits = 2) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-    return buf;
-  }
-  static std::string Row(const std::string& a, const std::string& b, const std::string& c, const std::string& d,
-                         const std::string& e) {
-    char buf[512];
-    std::snprintf(buf, sizeof(buf), "%-40s %14s %8s %6s  %s\n", a.c_str(), b.c_str(), c.c_str(), d.c_str(), e.c_str());
-    return buf;
-  }
-  // The first string value (a JSON string, escapes undone) after `key` within [from, to), or "".
-  static std::string Text(const std::string& j, size_t from, size_t to, const char* key) {
-    size_t k = j.find(key, from);
-    size_t q = k < to ? j.find("\"string\"", k) : std::string::npos;
-    q = q < to ? j.find('"', j.find(':', q) + 1) : std::string::npos;
-    std::string out;
-    for (size_t i = q + 1; q < to && i < j.size() && j[i] != '"'; ++i) out += j[i] == '\\' ? j[++i] : j[i];
-    return out;
-  }
-  // The first number after `key`'s inner ':' within [from, to), or 0.
-  static double Number(const std::string& j, size_t from, size_t to, const char* key) {
-    size_t k = j.find(key, from);
-    size_t colon = k < to ? j.find(':', j.find('{', k)) : std::string::npos;
-    return colon < to ? std::strtod(j.c_str() + colon + 1, nullptr) : 0;
-  }
-};
-
-// TVM's metric collectors (the argument of profile(...)): accepted and not used.
-class MetricCollector : public ObjectRef {
- public:
-  using ContainerType = Object;
-  MetricCollector() = default;
-  explicit MetricCollector(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
-};
-
-}  // namespace profiling
 }  // namespace runtime
 }  // namespace tvm
