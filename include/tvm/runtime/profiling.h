@@ -17,7 +17,7 @@
 #include <vector>
 
 #include <tvm/runtime/container/string.h>
-#include <tvm/runtime/device_api.h>
+#include <tvm/runtime/data_type.h>
 #include <tvm/runtime/object.h>
 
 #include "aotrt/profiling.h"
@@ -131,7 +131,7 @@ class MetricCollector : public ObjectRef {
 }  // namespace profiling
 
 // TVM's timers. Timer::Start(dev) starts DefaultTimer(dev): the host's steady clock, the device
-// synchronized at start and stop (a device aotrt does not run on throws tvm::runtime::Error).
+// synchronized (TVMSynchronize) at start and stop; its error is thrown as tvm::runtime::Error.
 class TimerNode : public Object {
  public:
   virtual void Start() = 0;
@@ -158,7 +158,9 @@ class DefaultTimerNode : public TimerNode {
 
  private:
   std::chrono::steady_clock::time_point Now() {
-    DeviceAPI::Get(dev_)->StreamSync(dev_, nullptr);
+    if (TVMSynchronize(static_cast<int>(dev_.device_type), dev_.device_id, nullptr) != 0) {
+      throw Error(TVMGetLastError());
+    }
     return std::chrono::steady_clock::now();
   }
   Device dev_;
