@@ -202,17 +202,14 @@ void PackValue(TVMValue* v, int* code, T&& x) {
 }
 
 // Calls `f` with the arguments converted to Args (TypedPackedFunc's body).
-template <typename R, typename... Args>
-struct TypedCall {
-  template <typename F, size_t... I>
-  static void Run(const F& f, const TVMArgs& args, TVMRetValue* rv, std::index_sequence<I...>) {
-    if constexpr (std::is_void_v<R>) {
-      f(ArgAs<std::decay_t<Args>>(args[I])...);
-    } else {
-      *rv = R(f(ArgAs<std::decay_t<Args>>(args[I])...));
-    }
+template <typename R, typename... Args, typename F, size_t... I>
+void TypedCall(const F& f, const TVMArgs& args, TVMRetValue* rv, std::index_sequence<I...>) {
+  if constexpr (std::is_void_v<R>) {
+    f(ArgAs<std::decay_t<Args>>(args[I])...);
+  } else {
+    *rv = R(f(ArgAs<std::decay_t<Args>>(args[I])...));
   }
-};
+}
 
 }  // namespace detail
 
@@ -256,7 +253,7 @@ TypedPackedFunc<R(Args...)>::TypedPackedFunc(F f, std::string name)
                       "Function " + name + " expects " + std::to_string(sizeof...(Args)) + " arguments, but " +
                           std::to_string(args.size()) + " were provided.");
         }
-        detail::TypedCall<R, Args...>::Run(f, args, rv, std::index_sequence_for<Args...>());
+        detail::TypedCall<R, Args...>(f, args, rv, std::index_sequence_for<Args...>());
       }) {}
 
 template <typename R, typename... Args>
