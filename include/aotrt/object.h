@@ -42,6 +42,10 @@ constexpr uint32_t kObjectTagMagic = 0xA07B0000u;
 class AOTRT_API Object {
  public:
   explicit Object(uint32_t type_index);  // type_index < 0xFFFF
+  // For a type registered at run time (RegisterObjectType): constructed as kTypeObject, given its
+  // index by whoever made it (tvm::runtime::make_object) before the object is shared.
+  Object() : Object(kTypeObject) {}
+  void InitTypeIndex(uint32_t type_index) { tag_ = kObjectTagMagic | (type_index & 0xFFFFu); }
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
   virtual ~Object();
@@ -84,6 +88,15 @@ class AOTRT_API TensorObj : public Object {
  protected:
   TensorObj() : Object(kTypeNDArray) {}
 };
+
+// Object types registered at run time (TVM's TypeIndex::kDynamic): indices from kTypeStaticEnd on, in
+// registration order. Registering a key again returns its index. Thread-safe. Throws kOutOfRange
+// past 0xFFFF types.
+AOTRT_API uint32_t RegisterObjectType(const char* key, uint32_t parent_index);
+// Whether type `type_index` is `ancestor` or derives from it (every type derives from kTypeObject).
+AOTRT_API bool ObjectTypeDerivesFrom(uint32_t type_index, uint32_t ancestor);
+// TVM's type key of a type index ("runtime.Module", or a registered key), or null for an unknown index.
+AOTRT_API const char* ObjectTypeKey(uint32_t type_index);
 
 // Intrusive strong reference. Not thread-safe as a variable (like std::shared_ptr).
 template <typename T>

@@ -36,7 +36,9 @@ DLDataType DataTypeFromString(const std::string& str) {
       if (pos == start) AOTRT_THROW(kInvalidArgument, "invalid dtype '", str, "': missing ", what);
       return v;
     };
-    unsigned long bits = number("bit width");
+    // As TVM reads it: "float", "int", "uint" are 32 bits wide, "bfloat" 16.
+    bool sized = pos < str.size() && str[pos] >= '0' && str[pos] <= '9';
+    unsigned long bits = sized ? number("bit width") : p.code == kDLBfloat ? 16 : 32;
     unsigned long lanes = 1;
     if (pos < str.size() && str[pos] == 'x') {
       ++pos;

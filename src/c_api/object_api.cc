@@ -23,8 +23,9 @@ int TVMObjectGetTypeIndex(TVMObjectHandle obj, unsigned* out_tindex) {
 int TVMObjectTypeKey2Index(const char* type_key, unsigned* out_tindex) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(type_key && out_tindex, kInvalidArgument, "TVMObjectTypeKey2Index: null argument");
-  for (uint32_t i = 0; i < kTypeStaticEnd; ++i) {
-    const char* key = TypeKeyOf(i);
+  for (uint32_t i = 0; i < kTypeNone; ++i) {
+    const char* key = ObjectTypeKey(i);
+    if (!key && i >= kTypeStaticEnd) break;
     if (key && std::strcmp(key, type_key) == 0) {
       *out_tindex = i;
       return 0;
@@ -37,7 +38,7 @@ int TVMObjectTypeKey2Index(const char* type_key, unsigned* out_tindex) {
 int TVMObjectTypeIndex2Key(unsigned tindex, char** out_type_key) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(out_type_key, kInvalidArgument, "TVMObjectTypeIndex2Key: null out");
-  if (const char* key = TypeKeyOf(tindex)) {
+  if (const char* key = ObjectTypeKey(tindex)) {
     *out_type_key = strdup(key);
     AOTRT_REQUIRE(*out_type_key, kOutOfMemory, "TVMObjectTypeIndex2Key: out of memory");
     return 0;
@@ -61,7 +62,7 @@ int TVMObjectFree(TVMObjectHandle obj) {
 int TVMObjectDerivedFrom(uint32_t child, uint32_t parent, int* is_derived) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(is_derived, kInvalidArgument, "TVMObjectDerivedFrom: null out");
-  *is_derived = child == parent || parent == kTypeObject;
+  *is_derived = ObjectTypeDerivesFrom(child, parent);
   AOTRT_API_END();
 }
 

@@ -2,7 +2,9 @@
 #include "ffi/handle.h"
 
 #include <cstring>
+#include <deque>
 #include <mutex>
+#include <string>
 #include <unordered_set>
 
 #include "base/error_util.h"
@@ -45,7 +47,7 @@ bool IsLive(const void* p) { return IsTag(TagAt(p)); }
 #endif
 
 std::string Describe(uint32_t type_index) {
-  const char* key = TypeKeyOf(type_index);
+  const char* key = ObjectTypeKey(type_index);
   return key ? key : StrCat("object of type index ", type_index);
 }
 
@@ -66,7 +68,40 @@ Object::~Object() {
 #endif
 }
 
-const char* TypeKeyOf(uint32_t type_index) {
+namespace {
+// The types registered at run time; index kTypeStaticEnd + i. A deque: keys keep their address.
+struct TypeTable {
+  std::mutex mu;
+  std::deque<std::pair<std::string, uint32_t>> types;  // key, parent index
+};
+TypeTable& Types() {
+  static TypeTable* table = new TypeTable();  // leaked: objects may die after static destructors ran
+  return *table;
+}
+}  // namespace
+
+uint32_t RegisterObjectType(const char* key, uint32_t parent_index) {
+  TypeTable& t = Types();
+  std::lock_guard<std::mutex> lock(t.mu);
+  for (size_t i = 0; i < t.types.size(); ++i) {
+    if (t.types[i].first == key) return kTypeStaticEnd + static_cast<uint32_t>(i);
+  }
+  AOTRT_REQUIRE(kTypeStaticEnd + t.types.size() < kTypeNone, kOutOfRange, "too many object types to register ", key);
+  t.types.emplace_back(key, parent_index);
+  return kTypeStaticEnd + static_cast<uint32_t>(t.types.size() - 1);
+}
+
+bool ObjectTypeDerivesFrom(uint32_t type_index, uint32_t ancestor) {
+  TypeTable& t = Types();
+  std::lock_guard<std::mutex> lock(t.mu);
+  while (type_index != ancestor && ancestor != kTypeObject) {
+    if (type_index < kTypeStaticEnd || type_index - kTypeStaticEnd >= t.types.size()) return false;
+    type_index = t.types[type_index - kTypeStaticEnd].second;
+  }
+  return true;
+}
+
+const char* ObjectTypeKey(uint32_t type_index) {
   switch (type_index) {
     case kTypeObject: return "runtime.Object";
     case kTypeModule: return "runtime.Module";
@@ -77,8 +112,12 @@ const char* TypeKeyOf(uint32_t type_index) {
     case kTypeShapeTuple: return "runtime.ShapeTuple";
     case kTypePackedFunc: return "runtime.PackedFunc";
     case kTypeADT: return "runtime.ADT";
-    default: return nullptr;
+    default: break;
   }
+  TypeTable& t = Types();
+  std::lock_guard<std::mutex> lock(t.mu);
+  size_t i = type_index - kTypeStaticEnd;
+  return type_index >= kTypeStaticEnd && i < t.types.size() ? t.types[i].first.c_str() : nullptr;
 }
 
 Object* ObjectFromHandle(const void* handle, uint32_t type_index, const char* what) {

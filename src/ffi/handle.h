@@ -21,8 +21,6 @@ namespace aotrt {
 Object* ObjectFromHandle(const void* handle, uint32_t type_index, const char* what);
 // The NDArray behind a tensor handle (the address of its DLTensor) this library made.
 TensorObj* TensorFromHandle(const DLTensor* handle, const char* what);
-// TVM's type key of a type index ("runtime.Module"), or null for an unknown index.
-const char* TypeKeyOf(uint32_t type_index);
 
 // The fast path of ObjectFromHandle for calls made per inference (TVMFuncCall): one compare.
 inline Object* ObjectFromHandleFast(void* handle, uint32_t type_index, const char* what) {

@@ -69,7 +69,9 @@ double TVMArgValue::AsFloat() const {
 }
 
 std::string TVMArgValue::AsString() const {
-  if (code_ == kTVMObjectHandle) return static_cast<StringObj*>(AsObjectOf(kTypeString, "str"))->value;
+  if (code_ == kTVMObjectHandle || code_ == kTVMObjectRValueRefArg) {
+    return static_cast<StringObj*>(AsObjectOf(kTypeString, "str"))->value;
+  }
   if (code_ == kTVMStr) {
     if (!value_.v_str) Mismatch("str (not a null pointer)");
     return value_.v_str;
@@ -134,8 +136,10 @@ ObjectPtr<Object> TVMArgValue::AsObject() const {
 }
 
 Object* TVMArgValue::AsObjectOf(uint32_t type_index, const char* what) const {
-  if (code_ != kTVMObjectHandle || !value_.v_handle) Mismatch(what);
-  Object* obj = ObjectFromHandle(value_.v_handle, kTypeObject, Where().c_str());
+  void* handle = code_ == kTVMObjectRValueRefArg && value_.v_handle ? *static_cast<void**>(value_.v_handle)
+                                                                     : value_.v_handle;
+  if ((code_ != kTVMObjectHandle && code_ != kTVMObjectRValueRefArg) || !handle) Mismatch(what);
+  Object* obj = ObjectFromHandle(handle, kTypeObject, Where().c_str());
   if (obj->type_index() != type_index) Mismatch(what);
   return obj;
 }

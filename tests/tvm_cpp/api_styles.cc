@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "check.h"
 
@@ -210,6 +212,44 @@ static void Arrays() {
   ExpectError([] { DeviceAPI::Get(DLDevice{kDLCUDA, 0}); }, "cuda");
 }
 
+// A program's own object types (TypeIndex::kDynamic), declared as TVM's own tests declare them.
+class ShapeNode : public Object {
+ public:
+  static constexpr const char* _type_key = "tvm_cpp_test.Shape";
+  TVM_DECLARE_BASE_OBJECT_INFO(ShapeNode, Object);
+};
+class CircleNode : public ShapeNode {
+ public:
+  explicit CircleNode(double r) : radius(r) {}
+  double radius;
+  static constexpr const char* _type_key = "tvm_cpp_test.Circle";
+  TVM_DECLARE_FINAL_OBJECT_INFO(CircleNode, ShapeNode);
+};
+class Circle : public ObjectRef {
+ public:
+  TVM_DEFINE_OBJECT_REF_METHODS(Circle, ObjectRef, CircleNode);
+};
+TVM_REGISTER_OBJECT_TYPE(CircleNode);
+static_assert(std::is_same_v<detail::function_signature<TypedPackedFunc<int(float)>>::FType, int(float)>);
+
+// Issue 45's list from TVM's own unit tests: user objects, Optional, ADT, String::compare, "float", Timer.
+static void TvmUnitTestSemantics(const String& s) {
+  ObjectRef c(make_object<CircleNode>(2.0));
+  EXPECT(c.as<ShapeNode>() && c.as<CircleNode>()->radius == 2.0 && !c.as<StringObj>() && !s.as<ShapeNode>());
+  PackedFunc echo([](TVMArgs args, TVMRetValue* rv) { *rv = args[0]; });
+  Circle circle = echo(c);
+  EXPECT(circle->radius == 2.0 && circle.same_as(c) && echo(ObjectRef(c)).operator ObjectRef().same_as(c));
+  ExpectError([&] { Downcast<Circle>(s); }, "Downcast from runtime.String to tvm_cpp_test.Circle failed.");
+  Optional<String> opt = String("abc");
+  EXPECT(opt == "abc" && opt != "abd" && opt == Optional<String>(String("abc")) && Optional<String>() != opt);
+  EXPECT(String("a\0b", 3).compare(String("a\0c", 3)) == -1 && String("b").compare("a") == 1);
+  EXPECT(ADT::Tuple(std::vector<ObjectRef>{s, s}).size() == 2);
+  EXPECT(DataType(String2DLDataType("float")) == DataType::Float(32));
+  Timer t = Timer::Start(DLDevice{kDLCPU, 0});
+  t->Stop();
+  EXPECT(t->SyncAndGetElapsedNanos() >= 0);
+}
+
 static void Objects() {
   String s = "abc";
   EXPECT(s == "abc" && s.size() == 3 && std::string(s) == "abc" && s != String("abd"));
@@ -232,6 +272,7 @@ static void Objects() {
   EXPECT(as_obj.as<String>().value() == "abc" && !as_obj.as<ShapeTuple>());
   EXPECT(GetRef<String>(as_obj.as<StringObj>()) == "abc");
   ExpectError([&] { Downcast<String>(tuple[0]); }, "Downcast from runtime.NDArray to runtime.String failed.");
+  TvmUnitTestSemantics(s);
 }
 
 static void Logging() {

@@ -11,6 +11,7 @@
 #include "aotrt/c_api.h"
 #include "aotrt/error.h"
 #include "aotrt/ndarray.h"
+#include "aotrt/object.h"
 
 namespace {
 
@@ -163,4 +164,21 @@ TEST(CApi, ObjectTypeIntrospection) {
   int derived = 0;
   EXPECT_EQ(TVMObjectDerivedFrom(1, 0, &derived), 0);
   EXPECT_EQ(derived, 1);
+
+  // Types registered at run time (TVM's TypeIndex::kDynamic) are found by key, index and ancestry.
+  uint32_t base = aotrt::RegisterObjectType("test.CApiBase", aotrt::kTypeObject);
+  uint32_t child = aotrt::RegisterObjectType("test.CApiChild", base);
+  EXPECT_GE(base, aotrt::kTypeStaticEnd);
+  EXPECT_EQ(aotrt::RegisterObjectType("test.CApiChild", base), child);
+  ASSERT_EQ(TVMObjectTypeKey2Index("test.CApiChild", &idx), 0);
+  EXPECT_EQ(idx, child);
+  ASSERT_EQ(TVMObjectTypeIndex2Key(base, &key), 0);
+  EXPECT_STREQ(key, "test.CApiBase");
+  free(key);
+  EXPECT_EQ(TVMObjectDerivedFrom(child, base, &derived), 0);
+  EXPECT_EQ(derived, 1);
+  EXPECT_EQ(TVMObjectDerivedFrom(base, child, &derived), 0);
+  EXPECT_EQ(derived, 0);
+  EXPECT_EQ(TVMObjectDerivedFrom(child, aotrt::kTypeString, &derived), 0);
+  EXPECT_EQ(derived, 0);
 }

@@ -17,8 +17,16 @@ TEST(DataType, RoundTripsTvmNames) {
   EXPECT_EQ(DataTypeBytes(DataTypeFromString("float32x4")), 16u);
 }
 
+TEST(DataType, BitsDefaultAsInTvm) {
+  EXPECT_EQ(DataTypeToString(DataTypeFromString("float")), "float32");
+  EXPECT_EQ(DataTypeToString(DataTypeFromString("int")), "int32");
+  EXPECT_EQ(DataTypeToString(DataTypeFromString("uint")), "uint32");
+  EXPECT_EQ(DataTypeToString(DataTypeFromString("bfloat")), "bfloat16");
+  EXPECT_EQ(DataTypeToString(DataTypeFromString("floatx4")), "float32x4");
+}
+
 TEST(DataType, RejectsGarbageWithTheName) {
-  for (const char* s : {"", "float", "floaty32", "int0", "int999", "float32x", "bfloat32", "complex64"}) {
+  for (const char* s : {"", "floaty32", "int0", "int999", "float32x", "bfloat32", "complex64"}) {
     try {
       DataTypeFromString(s);
       FAIL() << "accepted " << s;

@@ -299,7 +299,7 @@ TVM_DLL int TVMDeviceCopyDataFromTo(DLTensor* from, DLTensor* to, TVMStreamHandl
 /*! \brief Type index of the object behind `obj` (borrowed). Thread-safe.
  *  Errors: kInvalidArgument (null obj or out_tindex, or not a live object). */
 TVM_DLL int TVMObjectGetTypeIndex(TVMObjectHandle obj, unsigned* out_tindex);
-/*! \brief Type index of `type_key` (e.g. "runtime.Module"). Thread-safe.
+/*! \brief Type index of `type_key` (e.g. "runtime.Module", or a registered type's). Thread-safe.
  *  Errors: kInvalidArgument (null argument), kNotFound (unknown key). */
 TVM_DLL int TVMObjectTypeKey2Index(const char* type_key, unsigned* out_tindex);
 /*! \brief *out_type_key is a heap copy the caller frees with free(). Thread-safe.
@@ -313,8 +313,8 @@ TVM_DLL int TVMObjectRetain(TVMObjectHandle obj);
  *  Errors: kInvalidArgument (not a live object: e.g. an NDArray's DLTensor*, which TVMArrayFree
  *  releases; the tensor is left intact). */
 TVM_DLL int TVMObjectFree(TVMObjectHandle obj);
-/*! \brief *is_derived = 1 when child == parent or parent is runtime.Object (0), else 0.
- *  Thread-safe. Errors: kInvalidArgument (null is_derived). */
+/*! \brief *is_derived = 1 when child == parent, parent is runtime.Object (0), or child is a type
+ *  registered at run time (a program's TVM_DECLARE_*_OBJECT_INFO) below parent; else 0. Thread-safe. Errors: kInvalidArgument (null is_derived). */
 TVM_DLL int TVMObjectDerivedFrom(uint32_t child_type_index, uint32_t parent_type_index,
                                  int* is_derived);
 /*! \brief No-op: a kTVMBytes result of TVMFuncCall lives in thread-local storage (valid until the

@@ -84,14 +84,8 @@ inline bool TypeEqual(DLDataType lhs, DLDataType rhs) { return aotrt::DataTypeEq
 inline std::string DLDataType2String(DLDataType t) { return aotrt::DataTypeToString(t); }
 inline DLDataType String2DLDataType(const std::string& s) { return aotrt::DataTypeFromString(s); }
 inline const char* DLDataTypeCode2Str(DLDataTypeCode code) {
-  switch (static_cast<int>(code)) {
-    case kDLInt: return "int";
-    case kDLUInt: return "uint";
-    case kDLFloat: return "float";
-    case kTVMOpaqueHandle: return "handle";
-    case kDLBfloat: return "bfloat";
-    default: return "unknown";
-  }
+  static const char* const kNames[] = {"int", "uint", "float", "handle", "bfloat"};  // by code, kDLInt on
+  return static_cast<unsigned>(code) <= kDLBfloat ? kNames[code] : "unknown";
 }
 inline std::ostream& operator<<(std::ostream& os, DLDataType t) { return os << DLDataType2String(t); }
 inline std::ostream& operator<<(std::ostream& os, const DataType& t) {

@@ -3,7 +3,8 @@
 // ObjectRef and its subclasses are handles holding one reference each.
 //
 // Type tests (as<T>(), Downcast, IsInstance) compare the object's type index with the node type's
-// (ObjectTypeIndex below). Downcast to a type the object is not throws tvm::runtime::Error
+// (TypeIndexOf below; a program's own types, TVM_DECLARE_*_OBJECT_INFO, are registered with aotrt
+// at first use and match their subclasses). Downcast to a type the object is not throws tvm::runtime::Error
 // (kTypeMismatch) "Downcast from <key> to <key> failed." where TVM aborts.
 // Thread-safety: handles may be copied and dropped on any thread; the objects are immutable.
 #pragma once
@@ -31,7 +32,7 @@ using Object = aotrt::Object;
 template <typename T>
 using ObjectPtr = aotrt::ObjectPtr<T>;
 
-// TVM's static type indices (aotrt numbers its types the same way).
+// TVM's static type indices (aotrt numbers its types the same way); kDynamic: registered at run time.
 struct TypeIndex {
   enum : uint32_t {
     kRoot = aotrt::kTypeObject,
@@ -44,6 +45,7 @@ struct TypeIndex {
     kRuntimePackedFunc = aotrt::kTypePackedFunc,
     kRuntimeADT = aotrt::kTypeADT,
     kStaticIndexEnd = aotrt::kTypeStaticEnd,
+    kDynamic = kStaticIndexEnd,
   };
 };
 
@@ -52,7 +54,7 @@ class Optional;
 
 namespace detail {
 
-// The type index of a node type; Object matches every object.
+// The type index of one of aotrt's node types; Object matches every object.
 template <typename T, typename = void>
 struct ObjectTypeIndex;
 template <uint32_t kIndex>
@@ -66,30 +68,46 @@ template <> struct ObjectTypeIndex<aotrt::ADTObj> : ObjectTypeIndexIs<aotrt::kTy
 template <> struct ObjectTypeIndex<aotrt::ModuleNode> : ObjectTypeIndexIs<aotrt::kTypeModule> {};
 template <> struct ObjectTypeIndex<aotrt::PackedFuncObj> : ObjectTypeIndexIs<aotrt::kTypePackedFunc> {};
 template <> struct ObjectTypeIndex<aotrt::NDArrayObj> : ObjectTypeIndexIs<aotrt::kTypeNDArray> {};
-// A node type of the program's own (derived from Object, with TVM's static _type_index).
+// A node type with only a static _type_index (not declared with TVM_DECLARE_*_OBJECT_INFO).
 template <typename T>
 struct ObjectTypeIndex<T, std::void_t<decltype(T::_type_index)>> : ObjectTypeIndexIs<T::_type_index> {};
+template <typename T, typename = void>
+struct StaticIndex : ObjectTypeIndexIs<TypeIndex::kDynamic> {};  // TVM's Object::_type_index
+template <typename T>
+struct StaticIndex<T, std::void_t<decltype(T::_type_index)>> : ObjectTypeIndexIs<T::_type_index> {};
+template <typename T, typename = void>
+struct IsDeclared : std::false_type {};  // declared with TVM_DECLARE_*_OBJECT_INFO
+template <typename T>
+struct IsDeclared<T, std::void_t<decltype(T::RuntimeTypeIndex())>> : std::true_type {};
+
+template <typename T>
+uint32_t TypeIndexOf() {
+  if constexpr (IsDeclared<T>::value) {
+    return T::RuntimeTypeIndex();
+  } else {
+    return ObjectTypeIndex<T>::value;
+  }
+}
+
+// A declared type's index: its static _type_index, or one registered under its _type_key.
+template <typename T, typename Parent>
+uint32_t RegisterType() {
+  if (StaticIndex<T>::value != TypeIndex::kDynamic) return StaticIndex<T>::value;
+  return aotrt::RegisterObjectType(T::_type_key, TypeIndexOf<Parent>());
+}
 
 template <typename T>
 bool IsInstance(const Object* p) {
-  constexpr uint32_t index = ObjectTypeIndex<T>::value;
-  return p != nullptr && (index == aotrt::kTypeObject || p->type_index() == index);
+  if (p == nullptr) return false;
+  const uint32_t index = TypeIndexOf<T>(), found = p->type_index();
+  return index == aotrt::kTypeObject || found == index ||
+         (found >= aotrt::kTypeStaticEnd && aotrt::ObjectTypeDerivesFrom(found, index));
 }
 
-// TVM's type key of a type index ("runtime.NDArray", "Map", ...).
+// TVM's type key of a type index ("runtime.NDArray", "Map", a registered key, ...).
 inline const char* TypeKey(uint32_t index) {
-  switch (index) {
-    case aotrt::kTypeObject: return "runtime.Object";
-    case aotrt::kTypeModule: return "runtime.Module";
-    case aotrt::kTypeNDArray: return "runtime.NDArray";
-    case aotrt::kTypeString: return "runtime.String";
-    case aotrt::kTypeArray: return "Array";
-    case aotrt::kTypeMap: return "Map";
-    case aotrt::kTypeShapeTuple: return "runtime.ShapeTuple";
-    case aotrt::kTypePackedFunc: return "runtime.PackedFunc";
-    case aotrt::kTypeADT: return "runtime.ADT";
-    default: return "an object of another type";
-  }
+  const char* key = aotrt::ObjectTypeKey(index);
+  return key ? key : "an object of another type";
 }
 
 [[noreturn]] inline void ThrowTypeMismatch(const std::string& where, const Object* found, uint32_t expected) {
@@ -98,6 +116,35 @@ inline const char* TypeKey(uint32_t index) {
 }
 
 }  // namespace detail
+
+// A node type of the program's own: a static _type_key (and _type_index: TypeIndex::kDynamic, the
+// default, or a fixed index), then one of these in the class body; make_object gives it its index.
+#define TVM_DECLARE_BASE_OBJECT_INFO(TypeName, ParentType)                                        \
+  static uint32_t RuntimeTypeIndex() {                                                            \
+    static const uint32_t index = ::tvm::runtime::detail::RegisterType<TypeName, ParentType>(); \
+    return index;                                                                                 \
+  }
+#define TVM_DECLARE_FINAL_OBJECT_INFO(TypeName, ParentType) \
+  static constexpr bool _type_final = true;                 \
+  TVM_DECLARE_BASE_OBJECT_INFO(TypeName, ParentType)
+#define TVM_STR_CONCAT_(a, b) a##b
+#define TVM_STR_CONCAT(a, b) TVM_STR_CONCAT_(a, b)
+#define TVM_ATTRIBUTE_UNUSED __attribute__((unused))
+#define TVM_REGISTER_OBJECT_TYPE(TypeName)                                            \
+  static TVM_ATTRIBUTE_UNUSED uint32_t TVM_STR_CONCAT(__make_Object_tid, __COUNTER__) = \
+      TypeName::RuntimeTypeIndex()
+// The handle type of a node type of the program's own.
+#define TVM_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)                          \
+  TypeName() = default;                                                                          \
+  explicit TypeName(::tvm::runtime::ObjectPtr<::tvm::runtime::Object> n) : ParentType(n) {}      \
+  const ObjectName* operator->() const { return static_cast<const ObjectName*>(data_.get()); }   \
+  const ObjectName* get() const { return operator->(); }                                         \
+  using ContainerType = ObjectName;
+#define TVM_DEFINE_MUTABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)             \
+  TypeName() = default;                                                                     \
+  explicit TypeName(::tvm::runtime::ObjectPtr<::tvm::runtime::Object> n) : ParentType(n) {} \
+  ObjectName* operator->() const { return static_cast<ObjectName*>(data_.get()); }          \
+  using ContainerType = ObjectName;
 
 // A handle on any object (null when default-constructed).
 class ObjectRef {
@@ -149,7 +196,7 @@ SubRef Downcast(BaseRef ref) {
   if (p ? !detail::IsInstance<Node>(p.get()) : !SubRef::_type_is_nullable) {
     throw Error(aotrt::ErrorCode::kTypeMismatch, std::string("Downcast from ") +
                                                      (p ? detail::TypeKey(p->type_index()) : "nullptr") + " to " +
-                                                     detail::TypeKey(detail::ObjectTypeIndex<Node>::value) +
+                                                     detail::TypeKey(detail::TypeIndexOf<Node>()) +
                                                      " failed.");
   }
   return SubRef(std::move(p));
@@ -163,7 +210,9 @@ RefType GetRef(const ObjType* ptr) {
 
 template <typename T, typename... Args>
 ObjectPtr<T> make_object(Args&&... args) {
-  return aotrt::MakeObject<T>(std::forward<Args>(args)...);
+  ObjectPtr<T> p = aotrt::MakeObject<T>(std::forward<Args>(args)...);
+  if constexpr (detail::IsDeclared<T>::value) p->InitTypeIndex(T::RuntimeTypeIndex());
+  return p;
 }
 
 // Hashing and equality by identity, for unordered containers of handles.

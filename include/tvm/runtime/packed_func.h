@@ -57,7 +57,7 @@ T RetAs(const aotrt::TVMRetValue& v);
 template <typename T>
 void SetRet(aotrt::TVMRetValue* rv, const T& x);
 template <typename T>
-void PackValue(TVMValue* v, int* code, const T& x);
+void PackValue(TVMValue* v, int* code, T&& x);
 }  // namespace detail
 
 class PackedFunc : public aotrt::PackedFunc {
@@ -198,19 +198,19 @@ class TypedPackedFunc<R(Args...)> {
 };
 
 namespace detail {
-// The signature R(Args...) of a function, function pointer or lambda (for set_body_typed).
+// The signature R(Args...) of a function, function pointer, lambda, std::function or TypedPackedFunc.
 template <typename F>
-struct FuncSig : FuncSig<decltype(&F::operator())> {};
+struct function_signature : function_signature<decltype(&F::operator())> {};
 template <typename R, typename... A>
-struct FuncSig<R(A...)> {
-  using type = R(A...);
+struct function_signature<R(A...)> {
+  using FType = R(A...);
 };
 template <typename R, typename... A>
-struct FuncSig<R (*)(A...)> : FuncSig<R(A...)> {};
+struct function_signature<R (*)(A...)> : function_signature<R(A...)> {};
 template <typename C, typename R, typename... A>
-struct FuncSig<R (C::*)(A...) const> : FuncSig<R(A...)> {};
+struct function_signature<R (C::*)(A...) const> : function_signature<R(A...)> {};
 template <typename C, typename R, typename... A>
-struct FuncSig<R (C::*)(A...)> : FuncSig<R(A...)> {};
+struct function_signature<R (C::*)(A...)> : function_signature<R(A...)> {};
 }  // namespace detail
 
 }  // namespace runtime

@@ -30,7 +30,7 @@ template <typename T>
 T ObjectAs(ObjectPtr<Object> p, const char* where) {
   using Node = typename T::ContainerType;
   if (p ? !IsInstance<Node>(p.get()) : !T::_type_is_nullable) {
-    ThrowTypeMismatch(where, p.get(), ObjectTypeIndex<Node>::value);
+    ThrowTypeMismatch(where, p.get(), TypeIndexOf<Node>());
   }
   return T(std::move(p));
 }
@@ -106,7 +106,7 @@ T RetAs(const aotrt::TVMRetValue& rv) {
     if (code == kTVMStr || code == kTVMBytes) {
       p = aotrt::MakeObject<aotrt::StringObj>(rv.str());
     } else if (!p && code != kTVMNullptr) {
-      ThrowValueMismatch("result", TypeKey(ObjectTypeIndex<typename T::ContainerType>::value), code);
+      ThrowValueMismatch("result", TypeKey(TypeIndexOf<typename T::ContainerType>()), code);
     }
     return ObjectAs<T>(std::move(p), "result");
   } else {
@@ -163,7 +163,7 @@ void SetRet(aotrt::TVMRetValue* rv, const T& x) {
 }
 
 template <typename T>
-void PackValue(TVMValue* v, int* code, const T& x) {
+void PackValue(TVMValue* v, int* code, T&& x) {
   using D = std::decay_t<T>;
   if constexpr (std::is_base_of_v<aotrt::TVMArgValue, D>) {
     *v = x.value(), *code = x.type_code();
@@ -185,29 +185,31 @@ void PackValue(TVMValue* v, int* code, const T& x) {
   } else if constexpr (kIsObjectRef<D>) {
     Object* p = x.object_ptr().get();
     uint32_t t = p ? p->type_index() : aotrt::kTypeObject;
+    // An rvalue is passed as TVM passes it: the address of its reference, which the callee may take.
+    const bool rvalue = !std::is_lvalue_reference_v<T>;
     *code = !p ? kTVMNullptr
                : t == aotrt::kTypeNDArray    ? kTVMNDArrayHandle
                : t == aotrt::kTypeModule     ? kTVMModuleHandle
                : t == aotrt::kTypePackedFunc ? kTVMPackedFuncHandle
+               : rvalue                      ? kTVMObjectRValueRefArg
                                              : kTVMObjectHandle;
-    v->v_handle = t == aotrt::kTypeNDArray ? static_cast<void*>(&static_cast<aotrt::TensorObj*>(p)->dl_tensor) : p;
+    v->v_handle = t == aotrt::kTypeNDArray           ? &static_cast<aotrt::TensorObj*>(p)->dl_tensor
+                  : *code == kTVMObjectRValueRefArg ? const_cast<ObjectPtr<Object>*>(&x.object_ptr())
+                                                    : static_cast<void*>(p);
   } else {
     aotrt::detail::PackArg(v, code, x);  // scalars, strings, DLDevice, DLDataType, DLTensor*, void*
   }
 }
 
 // Calls `f` with the arguments converted to Args (TypedPackedFunc's body).
-template <typename R, typename... Args>
-struct TypedCall {
-  template <typename F, size_t... I>
-  static void Run(const F& f, const TVMArgs& args, TVMRetValue* rv, std::index_sequence<I...>) {
-    if constexpr (std::is_void_v<R>) {
-      f(ArgAs<std::decay_t<Args>>(args[I])...);
-    } else {
-      *rv = R(f(ArgAs<std::decay_t<Args>>(args[I])...));
-    }
+template <typename R, typename... Args, typename F, size_t... I>
+void TypedCall(const F& f, const TVMArgs& args, TVMRetValue* rv, std::index_sequence<I...>) {
+  if constexpr (std::is_void_v<R>) {
+    f(ArgAs<std::decay_t<Args>>(args[I])...);
+  } else {
+    *rv = R(f(ArgAs<std::decay_t<Args>>(args[I])...));
   }
-};
+}
 
 }  // namespace detail
 
@@ -226,7 +228,7 @@ TVMRetValue PackedFunc::operator()(Args&&... args) const {
   TVMValue values[kNum > 0 ? kNum : 1];
   int codes[kNum > 0 ? kNum : 1];
   int i = 0;
-  ((detail::PackValue(&values[i], &codes[i], args), ++i), ...);
+  ((detail::PackValue(&values[i], &codes[i], std::forward<Args>(args)), ++i), ...);
   (void)i;
   TVMRetValue rv;
   object()->Call(aotrt::TVMArgs(values, codes, kNum), &rv);
@@ -251,7 +253,7 @@ TypedPackedFunc<R(Args...)>::TypedPackedFunc(F f, std::string name)
                       "Function " + name + " expects " + std::to_string(sizeof...(Args)) + " arguments, but " +
                           std::to_string(args.size()) + " were provided.");
         }
-        detail::TypedCall<R, Args...>::Run(f, args, rv, std::index_sequence_for<Args...>());
+        detail::TypedCall<R, Args...>(f, args, rv, std::index_sequence_for<Args...>());
       }) {}
 
 template <typename R, typename... Args>

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include <tvm/runtime/container/string.h>
+#include <tvm/runtime/data_type.h>
 #include <tvm/runtime/object.h>
 
 #include "aotrt/profiling.h"
@@ -26,9 +28,10 @@ namespace profiling {
 
 class ReportNode : public Object {
  public:
-  static constexpr uint32_t _type_index = aotrt::kTypeStaticEnd + 1;  // local to these headers
+  static constexpr const char* _type_key = "runtime.profiling.Report";
+  TVM_DECLARE_FINAL_OBJECT_INFO(ReportNode, Object);
   ReportNode(std::string table, std::string csv, std::string json)
-      : Object(_type_index), table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
+      : Object(RuntimeTypeIndex()), table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
   // TVM's arguments are accepted; the rows keep their order (by cost for aotrt's own profiles).
   String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
     (void)sort, (void)aggregate, (void)compute_col_sums;
@@ -126,5 +129,51 @@ class MetricCollector : public ObjectRef {
 };
 
 }  // namespace profiling
+
+// TVM's timers. Timer::Start(dev) starts DefaultTimer(dev): the host's steady clock, the device
+// synchronized (TVMSynchronize) at start and stop; its error is thrown as tvm::runtime::Error.
+class TimerNode : public Object {
+ public:
+  virtual void Start() = 0;
+  virtual void Stop() = 0;
+  virtual int64_t SyncAndGetElapsedNanos() = 0;
+  static constexpr const char* _type_key = "TimerNode";
+  TVM_DECLARE_BASE_OBJECT_INFO(TimerNode, Object);
+};
+
+class Timer : public ObjectRef {
+ public:
+  TVM_DEFINE_MUTABLE_OBJECT_REF_METHODS(Timer, ObjectRef, TimerNode);
+  static Timer Start(Device dev);
+};
+
+class DefaultTimerNode : public TimerNode {
+ public:
+  explicit DefaultTimerNode(Device dev) : dev_(dev) {}
+  void Start() override { start_ = Now(); }
+  void Stop() override { elapsed_ = Now() - start_; }
+  int64_t SyncAndGetElapsedNanos() override { return elapsed_.count(); }
+  static constexpr const char* _type_key = "runtime.profiling.DefaultTimerNode";
+  TVM_DECLARE_FINAL_OBJECT_INFO(DefaultTimerNode, TimerNode);
+
+ private:
+  std::chrono::steady_clock::time_point Now() {
+    if (TVMSynchronize(static_cast<int>(dev_.device_type), dev_.device_id, nullptr) != 0) {
+      throw Error(TVMGetLastError());
+    }
+    return std::chrono::steady_clock::now();
+  }
+  Device dev_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::nanoseconds elapsed_{0};
+};
+
+inline Timer DefaultTimer(Device dev) { return Timer(make_object<DefaultTimerNode>(dev)); }
+inline Timer Timer::Start(Device dev) {
+  Timer t = DefaultTimer(dev);
+  t->Start();
+  return t;
+}
+
 }  // namespace runtime
 }  // namespace tvm

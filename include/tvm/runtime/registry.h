@@ -41,7 +41,7 @@ class Registry {
   // A function, function pointer or lambda with a C++ signature (arguments converted as TVM does).
   template <typename FLambda>
   Registry& set_body_typed(FLambda f) {
-    using Sig = typename detail::FuncSig<std::remove_pointer_t<std::decay_t<FLambda>>>::type;
+    using Sig = typename detail::function_signature<std::remove_pointer_t<std::decay_t<FLambda>>>::FType;
     return set_body(TypedPackedFunc<Sig>(std::move(f), name_).packed());
   }
 
@@ -101,9 +101,6 @@ class Registry {
   bool override_ = false;
 };
 
-#define TVM_STR_CONCAT_(a, b) a##b
-#define TVM_STR_CONCAT(a, b) TVM_STR_CONCAT_(a, b)
-#define TVM_ATTRIBUTE_UNUSED __attribute__((unused))
 #define TVM_FUNC_REG_VAR_DEF static TVM_ATTRIBUTE_UNUSED ::tvm::runtime::Registry& __mk_TVM
 #define TVM_REGISTER_GLOBAL(OpName) TVM_STR_CONCAT(TVM_FUNC_REG_VAR_DEF, __COUNTER__) = ::tvm::runtime::Registry::Register(OpName)
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -33,9 +34,14 @@ class ADT : public ObjectRef {
   }
   int32_t tag() const { return node()->tag; }
   size_t size() const { return node()->fields.size(); }
+  // TVM's Tuple(fields) (a vector of fields, or an initializer list), or Tuple(field, field, ...).
   template <typename... Args>
   static ADT Tuple(Args&&... args) {
-    return ADT(0, std::vector<ObjectRef>{ObjectRef(detail::PtrOf(args))...});
+    if constexpr (std::is_constructible_v<std::vector<ObjectRef>, Args&&...>) {
+      return ADT(0, std::vector<ObjectRef>(std::forward<Args>(args)...));
+    } else {
+      return ADT(0, std::vector<ObjectRef>{ObjectRef(detail::PtrOf(args))...});
+    }
   }
 
  private:

@@ -14,6 +14,9 @@ constexpr NullOptType NullOpt{};
 
 template <typename T>
 class Optional : public ObjectRef {
+  template <typename U>
+  using EqualityWith = decltype(std::declval<T>() == std::declval<const U&>());
+
  public:
   using ContainerType = typename T::ContainerType;
   Optional() = default;
@@ -31,6 +34,15 @@ class Optional : public ObjectRef {
   explicit operator bool() const { return defined(); }
   bool operator==(std::nullptr_t) const { return !defined(); }
   bool operator!=(std::nullptr_t) const { return defined(); }
+  // As TVM: equal when both are empty, or both hold values T's == finds equal.
+  bool operator==(const Optional& other) const {
+    return same_as(other) || (defined() && other.defined() && value() == other.value());
+  }
+  bool operator!=(const Optional& other) const { return !(*this == other); }
+  template <typename U, typename = EqualityWith<U>>
+  bool operator==(const U& other) const { return defined() && value() == other; }
+  template <typename U, typename = EqualityWith<U>>
+  bool operator!=(const U& other) const { return !(*this == other); }
 };
 
 }  // namespace runtime

@@ -36,13 +36,17 @@ class String : public ObjectRef {
                                                                       std::to_string(size()));
     return data()[pos];
   }
-  int compare(const String& other) const { return str().compare(other.str()); }
-  int compare(const std::string& other) const { return str().compare(other); }
-  int compare(const char* other) const { return str().compare(other); }
+  // -1, 0 or 1, as TVM's (NUL bytes included; a const char* ends at its first NUL).
+  int compare(const String& other) const { return compare(other.str()); }
+  int compare(const std::string& other) const { return Sign(str().compare(other)); }
+  int compare(const char* other) const { return Sign(str().compare(other)); }
   operator std::string() const { return str(); }  // NOLINT(*)
 
   // True when a packed argument holds a string (kTVMStr or a String object).
   static bool CanConvertFrom(const aotrt::TVMArgValue& v) { return v.IsString(); }
+
+ private:
+  static int Sign(int c) { return (c > 0) - (c < 0); }
 };
 
 inline bool operator==(const String& a, const String& b) { return a.str() == b.str(); }
