@@ -318,6 +318,11 @@ void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDAr
   CheckIndex(kind, i, slots.size());
   const TensorInfo& spec = output ? model_->outputs()[i] : model_->inputs()[i];
   CheckTensorAgainstSpec(kind, i, spec, t);
+  size_t input = output ? model_->output_view_of(i) : PlannedModel::kNoInput;
+  AOTRT_REQUIRE(input == PlannedModel::kNoInput, kInvalidArgument, "output ", i, " ('", spec.name, "') of ",
+                model_->display(), " is input ", input, " ('", model_->inputs()[input].name,
+                "') seen through a __nop node (a reshape): it has no memory of its own to place; set input ", input,
+                " zero-copy instead, or read the output with get_output");
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", spec.name,
                 "'): zero-copy tensor data at 0x", Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """End-to-end checks of the CLI's file options: .npz inputs (-i FILE.npz, --inputs), .npz outputs
 (-o FILE.npz), -o DIR checked before the run, --expect with tolerances and exit status 3, --top,
-bench --duration and its summary line, and the usage-error exit status.
+bench --duration and its summary line, the usage-error exit status, and --graph/--params errors.
 
   /usr/bin/python3 tests/cli/test_cli_files.py --aotrt BUILD/bin/aotrt --sample BUILD/samples/digits.so \
-      --sample-src samples/digits --models BUILD/models [--fixtures ../shared/fixtures/tvm]
+      --sample-src samples/digits --models BUILD/models [--fixtures ../shared/fixtures/tvm] \
+      [--graph-fixtures ../shared/fixtures/graph]
 """
 import argparse
 import glob
@@ -252,6 +253,22 @@ def test_fixtures(args, tmp):
         check(rc == 0 and "outputs match" in out, "%s: exit %d %s %s" % (folder, rc, out[-300:], err))
 
 
+def test_graph_files(args, tmp):
+    """--graph/--params: errors name the file given; an empty --params is refused (it would run on zeros)."""
+    d = os.path.join(args.graph_fixtures, "g_classic_llvm")
+    so, graph, params = (os.path.join(d, f) for f in ("mod.so", "mod.json", "mod.params"))
+    empty, bad = os.path.join(tmp, "empty.params"), os.path.join(tmp, "bad.json")
+    open(empty, "wb").close()
+    expect_error(args, 1, "--params %s is empty" % empty, "run", so, "--graph", graph, "--params", empty, "--random")
+    expect_error(args, 2, "%s (--params): Invalid parameters file format" % graph, "run", so, "--graph", graph,
+                 "--params", graph, "--random")
+    j = json.load(open(graph))
+    j["attrs"]["dltype"][1][5] = "float33"
+    json.dump(j, open(bad, "w"))
+    expect_error(args, 2, "%s (--graph, the graph JSON of %s): attrs.dltype[5]: invalid dtype 'float33'" % (bad, so),
+                 "run", so, "--graph", bad, "--params", params, "--random")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--aotrt", required=True)
@@ -259,6 +276,7 @@ def main():
     ap.add_argument("--sample-src", required=True)
     ap.add_argument("--models", default="")
     ap.add_argument("--fixtures", default="")
+    ap.add_argument("--graph-fixtures", default="")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         test_npz_inputs_and_outputs(args, tmp)
@@ -272,6 +290,8 @@ def main():
             test_models(args, tmp)
         if args.fixtures and os.path.isdir(args.fixtures):
             test_fixtures(args, tmp)
+        if args.graph_fixtures and os.path.isdir(os.path.join(args.graph_fixtures, "g_classic_llvm")):
+            test_graph_files(args, tmp)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES), file=sys.stderr)
         return 1
