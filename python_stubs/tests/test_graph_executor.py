@@ -76,3 +76,24 @@ def test_load_params_of_another_model_is_an_error_naming_the_param():
     m.load_params(open(os.path.join(d, "mod.params"), "rb").read())
     shapes, _ = m.get_input_info()
     assert list(shapes.keys()) == ["data"]  # as TVM's: what load_params named is left out
+
+
+def test_debug_executor_profile_is_a_report():
+    """The debug executor's profile() is TVM's runtime.profiling.Report: table(), csv(), json()."""
+    d = os.path.join(FIXTURES, "g_conv_llvm")
+    if not os.path.isdir(d):
+        pytest.skip("no graph fixtures")
+    _, meta, inputs, _ = load("g_conv_llvm")
+    lib = aotrt.load_module(os.path.join(d, "model.so"))
+    m = lib["debug_create"](meta["mod_name"], aotrt.cpu(0))
+    for k, v in inputs.items():
+        m["set_input"](k, aotrt.nd.array(v))
+    report = m["profile"]()
+    assert type(report).__name__ == "Report"
+    table = report.table()
+    assert "every node timed on every run (measured, not sampled)" in table
+    assert all(len(line) <= 100 for line in table.splitlines()), table
+    assert report.csv().startswith("Name,Duration (us),Percent,Count,Argument Shapes\n")
+    calls = json.loads(report.json())["calls"]
+    assert len(calls) == 4
+    assert [c["Percent"]["percent"] for c in calls] == sorted((c["Percent"]["percent"] for c in calls), reverse=True)

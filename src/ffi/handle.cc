@@ -77,6 +77,7 @@ const char* TypeKeyOf(uint32_t type_index) {
     case kTypeShapeTuple: return "runtime.ShapeTuple";
     case kTypePackedFunc: return "runtime.PackedFunc";
     case kTypeADT: return "runtime.ADT";
+    case kTypeProfileReport: return "runtime.profiling.Report";
     default: return nullptr;
   }
 }

@@ -3,6 +3,7 @@
 // caller's arena, threads, and the errors of bad graphs and params.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <cstdlib>
 #include <cstring>
@@ -293,14 +294,28 @@ TEST(GraphFixtures, ProfileTimesEveryNode) {
   OperatorProfile p = ProfileOperators(ex, o);
   EXPECT_TRUE(p.measured);
   EXPECT_EQ(p.runs, 3);
-  ASSERT_EQ(p.operators.size(), 4u);  // the graph's four operator nodes, in graph order
-  EXPECT_EQ(p.operators[0].symbol, "tvmgen_default_fused_layout_transform");
-  EXPECT_EQ(p.operators[0].shapes, "float32[1, 16, 56, 56], float32[1, 4, 56, 56, 4]");
+  ASSERT_EQ(p.operators.size(), 4u);  // the graph's four operator nodes, by cost
+  auto first = std::find_if(p.operators.begin(), p.operators.end(),
+                            [](const OperatorCost& op) { return op.symbol == "tvmgen_default_fused_layout_transform"; });
+  ASSERT_NE(first, p.operators.end());
+  EXPECT_EQ(first->shapes, "float32[1, 16, 56, 56], float32[1, 4, 56, 56, 4]");
   double sum = p.outside.mean_ms;
-  for (const OperatorCost& op : p.operators) {
+  for (size_t i = 0; i < p.operators.size(); ++i) {
+    const OperatorCost& op = p.operators[i];
     EXPECT_EQ(op.samples, 3u);
+    if (i > 0) EXPECT_GE(p.operators[i - 1].mean_ms, op.mean_ms);
     sum += op.mean_ms;
   }
+  // The table: a shapes column, lines that fit a terminal, and how it was measured.
+  std::string table = p.ToTable();
+  EXPECT_NE(table.find("Argument shapes"), std::string::npos) << table;
+  EXPECT_NE(table.find("every node timed on every run (measured, not sampled)"), std::string::npos) << table;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("Graph ", 0) != 0) EXPECT_LE(line.size(), 100u) << line;
+  }
+  EXPECT_NE(p.ToJson().find("\"calls\": 3"), std::string::npos);
+  EXPECT_EQ(p.ToJson().find("\"samples\""), std::string::npos);
   EXPECT_NEAR(sum, p.run_ms, p.run_ms * 1e-6 + 1e-9);
   ExpectOutputsMatch(c, ex);
 }
