@@ -1,5 +1,6 @@
 #include "graph/graph_model.h"
 
+#include "aot/model_program.h"
 #include "executor/executor_module.h"
 #include "base/error_util.h"
 #include "module/library_module.h"
@@ -91,6 +92,13 @@ const ModelInfo& GraphModel::info() const {
     info.name = name();
     info.library = what();
     info.interface = "graph";
+    if (const LibraryModuleNode* lib = FindLibraryModule(library_.node().get())) {
+      ModelProgram symbols;  // what the operators' library imports from the runtime, as an AOT model's
+      CollectRuntimeSymbols(lib->library(), &symbols);
+      info.runtime_imports = std::move(symbols.runtime_imports);
+      info.context_pointers = std::move(symbols.context_pointers);
+      info.defines_module_context = symbols.defines_module_context;
+    }
     info.inputs = inputs();
     info.outputs = outputs();
     for (const BoundParam& p : bound_params()) {

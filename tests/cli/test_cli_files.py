@@ -269,6 +269,24 @@ def test_graph_files(args, tmp):
                  "run", so, "--graph", bad, "--params", params, "--random")
 
 
+def test_graph_bench_and_inspect_say_what_they_used(args, tmp):
+    """Issue 45 item 8: the operator threads and their source, the runtime symbols a graph library
+    imports, whether it launches parallel work, and a last progress line with the final count."""
+    so = os.path.join(args.graph_fixtures, "g_conv_llvm", "model.so")
+    rc, out, err = aotrt(args, "inspect", so, "--no-run")
+    check(rc == 0 and "parallel work: its operators split loops with TVMBackendParallelLaunch" in out
+          and "__TVMBackendParallelLaunch" in out, "inspect of a graph export: %s %s" % (out[-600:], err))
+    env = dict(os.environ, TVM_NUM_THREADS="2")
+    p = subprocess.run([args.aotrt, "bench", so, "--random", "--duration", "1.5", "--json"], capture_output=True,
+                       text=True, timeout=300, env=env)
+    j = json.loads(p.stdout)
+    check(j["op_threads_used"] == 2 and j["op_threads_source"] == "TVM_NUM_THREADS=2" and j["parallel_launch"]
+          and "__TVMBackendParallelLaunch" in j["context_pointers"], "bench --json threads: %r" % p.stdout[-800:])
+    last = [l for l in p.stderr.splitlines() if l.startswith("bench: repeat")][-1:]
+    check(last and last[0].startswith("bench: repeat %d in --duration 1.5 s" % j["repeat"]),
+          "bench's last progress line %r, final repeat count %d" % (last, j["repeat"]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--aotrt", required=True)
@@ -292,6 +310,7 @@ def main():
             test_fixtures(args, tmp)
         if args.graph_fixtures and os.path.isdir(os.path.join(args.graph_fixtures, "g_classic_llvm")):
             test_graph_files(args, tmp)
+            test_graph_bench_and_inspect_say_what_they_used(args, tmp)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES), file=sys.stderr)
         return 1
