@@ -44,6 +44,9 @@ def expect_error(args, code, needle, *cmd):
 
 def test_sample(args, tmp):
     src = args.sample_src
+    rc, out, err = aotrt(args, "--version")
+    check(rc == 0 and "runtime library: libaotrt.so.0" in out and "ship libaotrt.so.0" in out,
+          "--version names the file to ship: %r %r" % (out, err))
     rc, out, err = aotrt(args, "inspect", args.sample, "--json")
     check(rc == 0, "inspect --json exit %d: %s" % (rc, err))
     info = json.loads(out)
