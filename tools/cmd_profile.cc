@@ -59,7 +59,8 @@ void PrintText(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, doub
   std::cout << p.ToTable();
   double overhead = bench_ms > 0 ? 100.0 * (p.run_ms_median / bench_ms - 1) : 0;
   std::cout << "bench      median of " << bench_runs << " unprofiled runs " << Fixed(bench_ms, bench_ms < 1 ? 6 : 4)
-            << " ms; profiled runs: median " << Fixed(p.run_ms_median, bench_ms < 1 ? 6 : 4) << " ms (" << (overhead >= 0 ? "+" : "")
+            << " ms; profiled runs: median " << Fixed(p.run_ms_median, bench_ms < 1 ? 6 : 4) << " ms\n           ("
+            << (overhead >= 0 ? "+" : "")
             << Fixed(overhead, 1) << (p.measured ? "% while timing each node" : "% while sampling") << "), mean "
             << Fixed(p.run_ms, bench_ms < 1 ? 6 : 4) << " ms\n";
   if (p.measured) {

@@ -40,9 +40,12 @@ std::string CostJson(const OperatorCost& c, bool measured) {
          std::to_string(c.samples) + (c.shapes.empty() ? "" : ", \"shapes\": " + JsonQuote(c.shapes)) + "}";
 }
 
-// `s` cut to `width` columns, "..." marking the cut (the JSON and CSV keep it whole).
-std::string Fit(const std::string& s, size_t width) {
-  return s.size() <= width ? s : s.substr(0, width > 3 ? width - 3 : 0) + "...";
+// `s` cut to `width` columns, "..." marking the cut (the JSON and CSV keep it whole): in the
+// middle for names (tvmgen_default_fused_nn_conv2d... differ at the end), at the end for shapes.
+std::string Fit(const std::string& s, size_t width, bool middle = false) {
+  if (s.size() <= width) return s;
+  size_t keep = width > 3 ? width - 3 : 0, head = middle ? keep / 2 : keep;
+  return s.substr(0, head) + "..." + s.substr(s.size() - (keep - head));
 }
 
 // CSV field: quoted when it holds a comma, quote or line break.
@@ -73,9 +76,9 @@ std::string OperatorProfile::ToTable() const {
   auto row = [&](const std::string& name, const std::string& pct, const std::string& ci, const std::string& ms,
                  const std::string& n, const std::string& shape) {
     int len = measured ? std::snprintf(buf, sizeof(buf), "%-*s  %8s  %10s  %8s", static_cast<int>(width),
-                                       Fit(name, width).c_str(), pct.c_str(), ms.c_str(), n.c_str())
+                                       Fit(name, width, true).c_str(), pct.c_str(), ms.c_str(), n.c_str())
                        : std::snprintf(buf, sizeof(buf), "%-*s  %8s  %7s  %10s  %8s", static_cast<int>(width),
-                                       Fit(name, width).c_str(), pct.c_str(), ci.c_str(), ms.c_str(), n.c_str());
+                                       Fit(name, width, true).c_str(), pct.c_str(), ci.c_str(), ms.c_str(), n.c_str());
     size_t used = static_cast<size_t>(std::max(len, 0)) + 2;
     os << buf << (shape.empty() ? "" : "  " + Fit(shape, used < kLineWidth ? kLineWidth - used : 20)) << "\n";
   };

@@ -320,6 +320,25 @@ TEST(GraphFixtures, ProfileTimesEveryNode) {
   ExpectOutputsMatch(c, ex);
 }
 
+// Long node names are cut in the middle (they differ at the end), shapes at the end; JSON keeps both.
+TEST(GraphFixtures, ProfileTableFitsATerminal) {
+  OperatorProfile p;
+  p.measured = true;
+  p.runs = 1;
+  for (const char* suffix : {"add_nn_relu_3", "add_nn_relu_4"}) {
+    OperatorCost c;
+    c.name = c.symbol = std::string("tvmgen_default_fused_nn_contrib_conv2d_NCHWc_") + suffix;
+    c.shapes = "float32[1, 128, 14, 14, 4], float32[32, 32, 3, 3, 4, 4], float32[1, 32, 1, 1, 4], float32[1, 32, 14, 14, 4]";
+    p.operators.push_back(c);
+  }
+  std::string table = p.ToTable();
+  EXPECT_NE(table.find("tvmgen_default_fus...NCHWc_add_nn_relu_3"), std::string::npos) << table;
+  EXPECT_NE(table.find("tvmgen_default_fus...NCHWc_add_nn_relu_4"), std::string::npos) << table;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_NE(p.ToJson().find(p.operators[0].shapes), std::string::npos);
+}
+
 TEST(GraphFixtures, TvmcPackageTarLoadsAsOneModel) {
   GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
   char tmpl[] = "/tmp/aotrt-tvmc-XXXXXX";
