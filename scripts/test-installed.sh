@@ -58,6 +58,14 @@ check "TVM-style program: -I<vendor>/include -ltvm_runtime, as TVM's Makefiles l
     tests/tvm_cpp/old_spellings.cc -o '$work/old_spellings' -L\$vlib -ltvm_runtime -laotrt_npy -lminizip \
     -Wl,-rpath,\$vlib && readelf -d '$work/old_spellings' | grep -q 'libaotrt.so' &&
   run_or_skip env -u LD_LIBRARY_PATH '$work/old_spellings' '$tvm_fixtures/tvm'"
+# Shipping it (README "What to ship with the program"): the program and libaotrt.so.0 alone, the
+# vendor tree gone, as on a board.
+check "shipped: the -ltvm_runtime program runs with libaotrt.so.0 beside it and nothing else" bash -c "
+  mkdir -p '$work/board' && cp '$work/old_spellings' '$work/board/' &&
+  cp -L \$(dirname \$(find '$vendor' -name libtvm_runtime.so))/libaotrt.so.0 '$work/board/' &&
+  mv '$vendor' '$vendor.away' && trap \"mv '$vendor.away' '$vendor'\" EXIT &&
+  readelf -d '$work/board/old_spellings' | grep NEEDED | grep -q 'libaotrt.so.0' &&
+  run_or_skip env LD_LIBRARY_PATH='$work/board' '$work/board/old_spellings' '$tvm_fixtures/tvm'"
 check "TVM-style program: pkg-config tvm_runtime aotrt_npy (minizip comes with aotrt_npy)" bash -c "
   export PKG_CONFIG_PATH='$libdir/pkgconfig' &&
   c++ -std=c++17 tests/tvm_cpp/api_styles.cc -o '$work/api_styles' \$(pkg-config --cflags --libs tvm_runtime aotrt_npy) &&

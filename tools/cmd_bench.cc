@@ -20,6 +20,7 @@
 #include "caller_arena.h"
 #include "commands.h"
 #include "memory_report.h"
+#include "model_info.h"
 #include "model_io.h"
 #include "progress.h"
 #include "table.h"
@@ -101,11 +102,9 @@ aotrt::BenchmarkStats BenchmarkFor(aotrt::PackedFunc& run, aotrt::BenchmarkOptio
     all.repeats.insert(all.repeats.end(), one.repeats.begin(), one.repeats.end());
     total += one.repeat;
     all.interrupted = one.interrupted;
-    if (progress) {
-      double left = std::chrono::duration<double>(end - Clock::now()).count();
-      progress->Update(static_cast<int>(std::clamp(100.0 * (1 - left / seconds), 0.0, 100.0)), 100);
-    }
+    if (progress) progress->UpdateTimed(total, seconds);
   } while (!all.interrupted && Clock::now() < end && static_cast<int64_t>(all.samples.size()) + bo.number <= aotrt::kMaxBenchmarkSamples);
+  if (progress) progress->UpdateTimed(total, seconds, /*last=*/true);
   all.number = bo.number;
   all.repeat = total;
   aotrt::ComputeStats(&all);
@@ -236,6 +235,20 @@ std::vector<std::string> Row(const std::string& label, const aotrt::BenchmarkSta
   return {label, ms(s.min), ms(s.mean), ms(s.median), ms(s.p90), ms(s.p99), ms(s.max), ms(s.std)};
 }
 
+// The threads an operator may use, where that count comes from, and whether this model uses it.
+void PrintOperatorThreads(const BenchOptions& o, const aotrt::ModelInfo& info) {
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? std::string("none") : s;
+  };
+  std::cout << "op threads " << OperatorThreadsFor(o.op_threads).Text()
+            << (LaunchesParallelWork(info) ? "; used: the operators launch parallel work (TVMBackendParallelLaunch)\n"
+                                           : "; unused: the operators launch no parallel work\n")
+            << "runtime    the library imports " << join(info.runtime_imports) << "; context pointers "
+            << join(info.context_pointers) << "\n";
+}
+
 void PrintText(const BenchOptions& o, const BenchResult& r) {
   const aotrt::BenchmarkStats& all = r.all;
   if (all.interrupted) {
@@ -255,7 +268,9 @@ void PrintText(const BenchOptions& o, const BenchResult& r) {
             << all.samples.size() / static_cast<size_t>(o.threads) << " samples per thread, " << o.threads
             << (o.threads == 1 ? " thread" : " threads")
             << (o.duration_s > 0 ? ", for " + Fixed(r.wall_s, 3) + " s (--duration " + Number(o.duration_s) + ")" : "")
-            << "\n\n";
+            << "\n";
+  PrintOperatorThreads(o, r.info);
+  std::cout << "\n";
   Table t({"latency (ms)", "min", "mean", "median", "p90", "p99", "max", "std"},
           {false, true, true, true, true, true, true, true});
   if (o.threads == 1) {
@@ -313,6 +328,11 @@ void PrintJson(const BenchOptions& o, const BenchResult& r) {
                       {"cache_flush_bytes", o.cache_flush},
                       {"threads", o.threads},
                       {"op_threads", o.op_threads},
+                      {"op_threads_used", OperatorThreadsFor(o.op_threads).count},
+                      {"op_threads_source", OperatorThreadsFor(o.op_threads).source},
+                      {"parallel_launch", LaunchesParallelWork(r.info)},
+                      {"runtime_imports", r.info.runtime_imports},
+                      {"context_pointers", r.info.context_pointers},
                       {"interrupted", r.all.interrupted},
                       {"latency", StatsJson(r.all)},
                       {"per_thread", per_thread},

@@ -111,6 +111,9 @@ void PrintJson(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
       {"param_bytes", m.ParamBytes()},
       {"undefined_runtime_symbols", d.undefined_runtime_symbols},
       {"context_pointers", d.context_pointers},
+      {"parallel_launch", LaunchesParallelWork(m.Info())},
+      {"op_threads", OperatorThreadsFor(0).count},
+      {"op_threads_source", OperatorThreadsFor(0).source},
       {"memory", MemoryJson(m.Info(), s.measured ? s.peak_bytes : 0)},
       {"arena_bytes", arena.known ? nlohmann::ordered_json(arena.bytes) : nlohmann::ordered_json()},
       {"arena_note", arena.note},
@@ -181,7 +184,12 @@ void PrintText(const InspectOptions& o, const aotrt::Model& m, const ModelDetail
     std::cout << arena.note << "\n";
   }
   std::cout << "\nruntime symbols the library needs: " << Join(d.undefined_runtime_symbols) << "\n"
-            << "runtime context pointers it defines: " << Join(d.context_pointers) << "\n";
+            << "runtime context pointers it defines: " << Join(d.context_pointers) << "\n"
+            << "parallel work: "
+            << (LaunchesParallelWork(m.Info())
+                    ? "its operators split loops with TVMBackendParallelLaunch, each over "
+                    : "none (no TVMBackendParallelLaunch): operator threads, here ")
+            << OperatorThreadsFor(0).Text() << (LaunchesParallelWork(m.Info()) ? " threads\n" : ", are not used\n");
 }
 
 }  // namespace

@@ -60,9 +60,16 @@ void PrintText(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, doub
   std::cout << p.ToTable();
   double overhead = bench_ms > 0 ? 100.0 * (p.run_ms_median / bench_ms - 1) : 0;
   std::cout << "bench      median of " << bench_runs << " unprofiled runs " << Fixed(bench_ms, bench_ms < 1 ? 6 : 4)
-            << " ms; profiled runs: median " << Fixed(p.run_ms_median, bench_ms < 1 ? 6 : 4) << " ms (" << (overhead >= 0 ? "+" : "")
-            << Fixed(overhead, 1) << "% while sampling), mean " << Fixed(p.run_ms, bench_ms < 1 ? 6 : 4) << " ms\n"
-            << "reading    Percent is the share of samples (the run's wall time) in the operator; +-95% its 95%\n"
+            << " ms; profiled runs: median " << Fixed(p.run_ms_median, bench_ms < 1 ? 6 : 4) << " ms\n           ("
+            << (overhead >= 0 ? "+" : "")
+            << Fixed(overhead, 1) << (p.measured ? "% while timing each node" : "% while sampling") << "), mean "
+            << Fixed(p.run_ms, bench_ms < 1 ? 6 : 4) << " ms\n";
+  if (p.measured) {
+    std::cout << "reading    Mean ms is the node's own time per run, timed around each of its calls; Percent its\n"
+              << "           share of the run's wall time. Full names and shapes: --json or --csv FILE.\n";
+    return;
+  }
+  std::cout << "reading    Percent is the share of samples (the run's wall time) in the operator; +-95% its 95%\n"
             << "           confidence half-width in percentage points; Mean ms = Percent x mean run time.\n";
 }
 

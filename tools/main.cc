@@ -27,7 +27,12 @@ std::string OneLine(std::string msg) {
 int main(int argc, char** argv) {
   CLI::App app{"aotrt: inspect, run, benchmark and profile Apache TVM AOT model libraries (.so)", "aotrt"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "aotrt " AOTRT_VERSION);
+  // What a program built against the runtime needs on the machine it runs on (README "Moving a C++
+  // program from TVM's runtime"): -ltvm_runtime is a link-time name only.
+  app.set_version_flag("--version", "aotrt " AOTRT_VERSION "\n"
+                       "runtime library: libaotrt.so.0 (what programs linked with -laotrt or -ltvm_runtime "
+                       "record as NEEDED: ship libaotrt.so.0 with them; libtvm_runtime.so is a link-time "
+                       "symbolic link to it)");
   aotrt_cli::Action inspect, run, bench, profile, cache, devices;
   CLI::App* inspect_cmd = aotrt_cli::AddInspectCommand(app, &inspect);
   CLI::App* run_cmd = aotrt_cli::AddRunCommand(app, &run);

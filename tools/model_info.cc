@@ -1,9 +1,12 @@
 #include "model_info.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
 #include <aotrt/container.h>
+#include <aotrt/packed_func.h>
 
 namespace aotrt_cli {
 namespace {
@@ -33,6 +36,29 @@ void InferFlavour(const aotrt::ModelInfo& info, ModelDetails* d) {
 }
 
 }  // namespace
+
+bool LaunchesParallelWork(const aotrt::ModelInfo& info) {
+  auto has = [](const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+  return has(info.runtime_imports, "TVMBackendParallelLaunch") || has(info.context_pointers, "__TVMBackendParallelLaunch");
+}
+
+OperatorThreads OperatorThreadsFor(int op_threads) {
+  if (op_threads > 0) return {op_threads, "--op-threads"};
+  int pool = static_cast<int>(aotrt::GetGlobalFunction("runtime.NumThreads").Call<int64_t>());
+  for (const char* var : {"TVM_NUM_THREADS", "OMP_NUM_THREADS"}) {  // as the runtime reads them
+    const char* v = std::getenv(var);
+    if (v != nullptr && std::atoi(v) > 0) return {pool, std::string(var) + "=" + v};
+  }
+  return {pool, "default"};
+}
+
+std::string OperatorThreads::Text() const {
+  return std::to_string(count) + " (" +
+         (source == "default" ? std::string("default: the runtime's pool, from the hardware; --op-threads or "
+                                            "TVM_NUM_THREADS to change")
+                              : source) +
+         ")";
+}
 
 std::vector<std::string> ParamNames(const aotrt::Model& model) {
   std::vector<std::string> names;

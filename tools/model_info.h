@@ -38,6 +38,19 @@ struct ModelDetails {
 // Throws aotrt::Error (kIOError/kFormatError for the file, and what the model's metadata throws).
 ModelDetails GatherDetails(const std::string& path, const aotrt::Model& model);
 
+// Whether the model's operators split loops with TVMBackendParallelLaunch (imported, or called
+// through the __TVMBackendParallelLaunch pointer): graph llvm exports do, AOT exports never.
+bool LaunchesParallelWork(const aotrt::ModelInfo& info);
+
+// The threads one operator may run on and where the count comes from: "4 (--op-threads)",
+// "2 (TVM_NUM_THREADS=2)", "8 (default: the runtime's pool, from the hardware)".
+struct OperatorThreads {
+  int count = 0;
+  std::string source;  // "--op-threads", "TVM_NUM_THREADS=2", "OMP_NUM_THREADS=2", "default"
+  std::string Text() const;
+};
+OperatorThreads OperatorThreadsFor(int op_threads);
+
 // Names of the model's factory params (inputs that the factory already fills).
 std::vector<std::string> ParamNames(const aotrt::Model& model);
 

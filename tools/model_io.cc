@@ -259,7 +259,23 @@ aotrt::Model LoadModel(const ModelSource& src) {
     if (!in.good() && !in.eof()) throw UsageError("cannot read " + path);
     return s.str();
   };
-  return aotrt::Model::LoadGraph(src.path, read(src.graph_json), src.params.empty() ? "" : read(src.params));
+  std::string params = src.params.empty() ? "" : read(src.params);
+  if (!src.params.empty() && params.empty()) {
+    throw UsageError("--params " + src.params + " is empty: a params file (relay.save_param_dict, tvmc's mod.params) "
+                     "has a header even for a model without params; leave --params out for none");
+  }
+  try {
+    return aotrt::Model::LoadGraph(src.path, read(src.graph_json), params);
+  } catch (const aotrt::Error& e) {
+    // The library names the texts by the library they belong to; the user gave files: name those.
+    std::string m = e.what(), json_prefix = "graph JSON of " + src.path, params_prefix = "params: ";
+    if (m.compare(0, json_prefix.size(), json_prefix) == 0) {
+      m = src.graph_json + " (--graph, the graph JSON of " + src.path + ")" + m.substr(json_prefix.size());
+    } else if (m.compare(0, params_prefix.size(), params_prefix) == 0) {
+      m = src.params + " (--params): " + m.substr(params_prefix.size());
+    }
+    throw aotrt::Error(e.code(), m);
+  }
 }
 
 }  // namespace aotrt_cli

@@ -29,6 +29,7 @@ enum TypeIndex : uint32_t {
   kTypeShapeTuple = 6,
   kTypePackedFunc = 7,
   kTypeADT = 10,
+  kTypeProfileReport = 11,  // "runtime.profiling.Report" (aotrt/profiling.h)
   kTypeStaticEnd = 64,
   kTypeNone = 0xFFFF,
 };

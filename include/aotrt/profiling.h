@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <dlpack/dlpack.h>
@@ -44,6 +45,25 @@ struct TimeEvaluatorOptions {
   int cooldown_interval_ms = 0;         // sleep after repeats r with r % repeats_to_cooldown == 0
   int repeats_to_cooldown = 1;          // >= 1 when cooldown_interval_ms > 0
   int cache_flush_bytes = 0;            // > 0: copy between two arrays this big before each measurement
+};
+
+// TVM's runtime.profiling.Report, as the graph debug executor's profile(...) returns it: the
+// report rendered once as a table, CSV and TVM's report JSON. TVM's Python Report class wraps it
+// (table(), csv(), json() through the globals runtime.profiling.AsTable / AsCSV / AsJSON), as do
+// aotrt's Python package and tvm::runtime::profiling::Report. Immutable: thread-safe.
+class ProfileReportObj : public Object {
+ public:
+  static constexpr uint32_t _type_index = kTypeProfileReport;
+  ProfileReportObj(std::string table, std::string csv, std::string json)
+      : Object(kTypeProfileReport), table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
+  // TVM's arguments are accepted; the rows are by cost already.
+  std::string AsTable(bool sort = true, bool aggregate = true, bool col_sums = true) const {
+    (void)sort, (void)aggregate, (void)col_sums;
+    return table;
+  }
+  std::string AsCSV() const { return csv; }
+  std::string AsJSON() const { return json; }
+  const std::string table, csv, json;
 };
 
 // Throws Error(kInvalidArgument) naming the first option out of range.
@@ -171,17 +191,21 @@ struct AOTRT_API OperatorProfile {
   uint64_t glue_samples = 0;     // of `outside`: in the entry function (`__tvm_main__`)
   bool interrupted = false;  // stopped early by RequestInterrupt()
   // A graph model's profile is measured, not sampled: each node is a call of its own, timed on
-  // every run. Then `operators` are the graph's nodes in graph order, `samples` each node's
-  // calls, ci95 0, and `outside` the time between the calls.
+  // every run. Then `operators` are the graph's nodes by cost, `samples` each node's calls (and
+  // the total calls), ci95 0, and `outside` the time between the calls.
   bool measured = false;
 
-  // A fixed-width table: name, percent, +-ci95, mean ms, samples; the outside line; the total. Pure.
+  // A table of lines up to about 100 columns (names over 40 and long shapes cut, "..."): name,
+  // percent, +-ci95 (sampled only), mean ms, samples or calls, the argument shapes when the rows
+  // have them; the outside line; the total; a footer saying how it was taken. Pure.
   std::string ToTable() const;
-  // {"model", "library", "symbol_table", "run_ms", "run_ms_median", "runs", "samples",
-  //  "period_us", "dropped", "interrupted", "operators": [{"name", "symbol", "percent", "ci95",
-  //  "mean_ms", "samples"}, ...], "outside": {...}, "glue_samples"}. Pure.
+  // {"model", "library", "symbol_table", "run_ms", "run_ms_median", "runs", "samples" ("calls"
+  //  when measured), "period_us", "dropped", "interrupted", "measured", "operators": [{"name",
+  //  "symbol", "percent", "ci95", "mean_ms", "samples" or "calls"[, "shapes"]}, ...], "outside":
+  //  {...}, "glue_samples"}: names and shapes whole. Pure.
   std::string ToJson() const;
-  // name,symbol,percent,ci95,mean_ms,samples: one header row, the operators, then "(outside)".
+  // name,symbol,percent,ci95,mean_ms,samples (calls),shapes: a header row, the operators, then
+  // the outside line.
   std::string ToCsv() const;
 };
 

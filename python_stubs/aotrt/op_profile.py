@@ -28,20 +28,22 @@ class OperatorProfileReport:
         self.run_ms = float(report["run_ms"])
         self.run_ms_median = float(report["run_ms_median"])
         self.runs = int(report["runs"])
-        self.samples = int(report["samples"])
+        # A graph's profile is measured: "calls" where a sampled one has "samples".
+        self.measured = bool(report.get("measured", False))
+        self.samples = int(report.get("samples", report.get("calls", 0)))
         self.period_us = int(report["period_us"])
         self.interrupted = bool(report["interrupted"])
         self.operators = [dict(o) for o in report["operators"]]
         self.outside = dict(report["outside"])
         self.calls = [{"Name": o["name"], "Percent": o["percent"], "Duration (us)": o["mean_ms"] * 1e3,
-                       "Count": o["samples"]} for o in self.operators]
+                       "Count": o.get("samples", o.get("calls", 0))} for o in self.operators]
 
     def table(self):
         """The report as a text table (the same as ``aotrt profile`` prints)."""
         return self._table
 
     def csv(self):
-        """name,symbol,percent,ci95,mean_ms,samples,shapes: the operators, then the outside line."""
+        """name,symbol,percent,ci95,mean_ms,samples (calls),shapes: the operators, then the outside line."""
         return self._csv
 
     def to_json(self):

@@ -234,15 +234,37 @@ def return_value(v, code):
 
 
 _kTypeString, _kTypeArray, _kTypeMap, _kTypeShapeTuple = 3, 4, 5, 6   # TVM's type indices
+_kTypeProfileReport = 11   # aotrt's index of runtime.profiling.Report
+
+
+class Report(Object):
+    """TVM's ``runtime.profiling.Report``, as the graph debug executor's ``profile()`` returns it:
+    ``table()``, ``csv()``, ``json()`` (rows by cost, highest first)."""
+
+    __slots__ = ()
+
+    def table(self, sort=True, aggregate=True, col_sums=True):
+        return _global("runtime.profiling.AsTable")(self, sort, aggregate, col_sums)
+
+    def csv(self):
+        return _global("runtime.profiling.AsCSV")(self)
+
+    def json(self):
+        return _global("runtime.profiling.AsJSON")(self)
+
+    def __str__(self):
+        return self.table()
 
 
 def _object_value(h):
     """An owned object handle -> Python: String -> str, Array -> list, Map -> dict, ShapeTuple ->
-    tuple of int, anything else -> Object."""
+    tuple of int, a profiling report -> Report, anything else -> Object."""
     obj = Object(h)   # frees h when dropped
     idx = ctypes.c_uint()
     check_call(_ffi.TVMObjectGetTypeIndex(h, ctypes.byref(idx)))
     idx = idx.value
+    if idx == _kTypeProfileReport:
+        obj.__class__ = Report
     if idx == _kTypeString:
         return _global("runtime.GetFFIString")(obj)
     if idx == _kTypeArray:

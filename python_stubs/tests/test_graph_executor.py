@@ -165,3 +165,24 @@ def test_run_with_params_never_set_warns_once_and_runs(capfd):
     ok.set_input("data", np.ones((1, 16, 56, 56), np.float32))
     ok.run()
     assert "never set" not in capfd.readouterr().err
+
+
+def test_debug_executor_profile_is_a_report():
+    """The debug executor's profile() is TVM's runtime.profiling.Report: table(), csv(), json()."""
+    d = os.path.join(FIXTURES, "g_conv_llvm")
+    if not os.path.isdir(d):
+        pytest.skip("no graph fixtures")
+    _, meta, inputs, _ = load("g_conv_llvm")
+    lib = aotrt.load_module(os.path.join(d, "model.so"))
+    m = lib["debug_create"](meta["mod_name"], aotrt.cpu(0))
+    for k, v in inputs.items():
+        m["set_input"](k, aotrt.nd.array(v))
+    report = m["profile"]()
+    assert type(report).__name__ == "Report"
+    table = report.table()
+    assert "every node timed on every run (measured, not sampled)" in table
+    assert all(len(line) <= 100 for line in table.splitlines()), table
+    assert report.csv().startswith("Name,Duration (us),Percent,Count,Argument Shapes\n")
+    calls = json.loads(report.json())["calls"]
+    assert len(calls) == 4
+    assert [c["Percent"]["percent"] for c in calls] == sorted((c["Percent"]["percent"] for c in calls), reverse=True)

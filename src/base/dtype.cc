@@ -45,10 +45,13 @@ DLDataType DataTypeFromString(const std::string& str) {
       lanes = number("lane count");
     }
     if (pos != str.size() || bits == 0 || bits > 255 || lanes == 0 || lanes > 65535) break;
-    if (p.code == kDLBfloat && bits != 16) break;
+    // TVM's widths: int/uint 1, 4, 8 .. 64; float 16, 32, 64; bfloat 16 ("float33" is no type).
+    bool power = bits >= (p.code == kDLFloat ? 16u : 1u) && bits <= 64 && (bits & (bits - 1)) == 0 && bits != 2;
+    if (p.code != kDLOpaqueHandle && (p.code == kDLBfloat ? bits != 16 : !power)) break;
     return DLDataType{p.code, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
   }
-  AOTRT_THROW(kInvalidArgument, "invalid dtype '", str, "': expected e.g. float32, int8, uint8, bool, float32x4");
+  AOTRT_THROW(kInvalidArgument, "invalid dtype '", str, "': expected int or uint of 1, 4, 8, 16, 32 or 64 bits, float of 16, 32 or 64, bfloat16 or bool, ",
+              "with lanes as in float32x4");
 }
 
 bool DataTypeEqual(DLDataType a, DLDataType b) {

@@ -13,14 +13,27 @@ namespace aotrt {
 
 using Json = nlohmann::json;
 
-// Parse `text`; kFormatError naming `what` for invalid JSON or nesting over 64 levels.
+// Parse `text`; kFormatError naming `what` for invalid JSON or nesting over 64 levels. The nesting
+// is measured in one pass before parsing: a parser callback would make loading quadratic (at each
+// object's end, nlohmann-json's callback parser scans the enclosing array for discarded values).
 inline Json ParseJsonText(std::string_view text, const std::string& what) {
   constexpr int kMaxDepth = 64;
-  try {
-    return Json::parse(text, [&](int depth, Json::parse_event_t, Json&) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      i += c == '\\';
+      in_string = c != '"';
+    } else if (c == '"') {
+      in_string = true;
+    } else {
+      depth += (c == '[' || c == '{') - (c == ']' || c == '}');
       AOTRT_REQUIRE(depth <= kMaxDepth, kFormatError, what, ": nested over ", kMaxDepth, " levels");
-      return true;
-    });
+    }
+  }
+  try {
+    return Json::parse(text);
   } catch (const Json::exception& e) {
     AOTRT_THROW(kFormatError, what, ": not valid JSON: ", e.what());
   }

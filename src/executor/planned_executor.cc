@@ -368,6 +368,11 @@ void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDAr
                 kInvalidArgument, kind, " ", i, " ('", spec.name, "'): a zero-copy tensor must be on the executor's ",
                 "device, ", DeviceName(device_), " ", device_.device_id, "; got one on ", DeviceName(t.device), " ",
                 t.device.device_id, " (set_", kind, " copies from any device)");
+  size_t input = output ? model_->output_view_of(i) : PlannedModel::kNoInput;
+  AOTRT_REQUIRE(input == PlannedModel::kNoInput, kInvalidArgument, "output ", i, " ('", spec.name, "') of ",
+                model_->display(), " is input ", input, " ('", model_->inputs()[input].name,
+                "') seen through a __nop node (a reshape): it has no memory of its own to place; set input ", input,
+                " zero-copy instead, or read the output with get_output");
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   // A device's data pointer is a handle: only an offset of 0 into it can be passed to a kernel.
   AOTRT_REQUIRE(on_device() ? t.byte_offset == 0 : addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('",

@@ -16,6 +16,9 @@ size_t EntryBytes(const std::vector<int64_t>& shape, DLDataType t, const std::st
                   ShapeToString(shape.data(), static_cast<int>(shape.size())));
     n *= static_cast<size_t>(d);
   }
+  AOTRT_REQUIRE(n <= kMaxEntryBytes / std::max<size_t>(DataTypeBytes(t), 1), kFormatError, where, " is ",
+                DataTypeToString(t), ShapeToString(shape.data(), static_cast<int>(shape.size())), ": ",
+                n * DataTypeBytes(t), " bytes, over the limit of 1 TiB for one tensor");
   return n * DataTypeBytes(t);
 }
 
@@ -90,6 +93,13 @@ void PlannedModel::Finish(std::vector<BoundParam> bound) {
   plan_.storage_bytes.assign(storages, 0);
   for (const Entry& e : entries_) plan_.storage_bytes[e.storage] = std::max(plan_.storage_bytes[e.storage], e.bytes);
   plan_.storage_offset.assign(storages, 0);
+  // An output is handed out writable (get_output): a param it shows is copied, never shared.
+  for (uint32_t eid : output_entries_) written_.resize(std::max<size_t>(written_.size(), storage(eid) + 1));
+  for (uint32_t eid : output_entries_) written_[storage(eid)] = true;
+  // An output that is an input seen through __nop nodes has no memory of its own to place.
+  std::vector<size_t> input_at(entries_.size(), kNoInput);
+  for (size_t i = 0; i < input_entries_.size(); ++i) input_at[alias_root(input_entries_[i])] = i;
+  for (uint32_t eid : output_entries_) output_view_of_.push_back(input_at[alias_root(eid)]);
   for (const BoundParam& p : bound_) {
     uint32_t sid = storage(input_entries_[p.input]);
     if (read_only(sid)) plan_.storage_offset[sid] = MemoryPlan::kNotInBlock;

@@ -112,7 +112,11 @@ class PlannedModel {
   const std::vector<uint32_t>& alias_entries(uint32_t root) const { return alias_entries_[root]; }
   const std::vector<uint32_t>& alias_args(uint32_t root) const { return alias_args_[root]; }
   const MemoryPlan& plan() const { return plan_; }
-  // Whether no call writes storage `sid` (a param there can be shared instead of copied).
+  // The input that output i is a view of (through __nop nodes), or kNoInput.
+  static constexpr size_t kNoInput = ~size_t{0};
+  size_t output_view_of(size_t i) const { return output_view_of_[i]; }
+  // Whether no call writes storage `sid` and no output shows it (a param there can be shared
+  // instead of copied).
   bool read_only(uint32_t sid) const { return sid >= written_.size() || !written_[sid]; }
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
@@ -178,6 +182,7 @@ class PlannedModel {
   MemoryPlan plan_;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<uint32_t> input_entries_, output_entries_;
+  std::vector<size_t> output_view_of_;
   std::vector<BoundParam> bound_;
   std::vector<PlannedPool> pools_;
   std::vector<SharedEntry> shared_;

@@ -112,6 +112,7 @@ const char* ObjectTypeKey(uint32_t type_index) {
     case kTypeShapeTuple: return "runtime.ShapeTuple";
     case kTypePackedFunc: return "runtime.PackedFunc";
     case kTypeADT: return "runtime.ADT";
+    case kTypeProfileReport: return "runtime.profiling.Report";
     default: break;
   }
   TypeTable& t = Types();

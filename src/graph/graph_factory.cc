@@ -93,10 +93,13 @@ Module LoadGraphPackage(const std::string& path, const LoadContext& ctx) {
   ArchiveContents c = ReadArchive(path, [](const std::string& p) {
     return p == kGraphPackageLibrary || p == kGraphPackageJson || p == kGraphPackageParams;
   });
-  for (const char* member : {kGraphPackageLibrary, kGraphPackageJson}) {
+  // TVM's tvmc reads all three; params on zeros would run silently wrong.
+  for (const char* member : {kGraphPackageLibrary, kGraphPackageJson, kGraphPackageParams}) {
     AOTRT_REQUIRE(c.files.count(member), kFormatError, path, ": a graph package (it holds ", kGraphPackageJson,
                   ") without ", member, ": expected ", kGraphPackageLibrary, ", ", kGraphPackageJson, " and ",
                   kGraphPackageParams);
+    AOTRT_REQUIRE(!c.files[member].empty(), kFormatError, path, ": the graph package's ", member, " is empty",
+                  member == kGraphPackageParams ? " (a params file, even of a model without params, has a header)" : "");
   }
   const std::string& so = c.files[kGraphPackageLibrary];
   LoadContext lib_ctx = ctx;

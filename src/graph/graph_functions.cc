@@ -1,6 +1,7 @@
 // The packed functions of the GraphExecutor module beyond those every executor shares
 // (executor/executor_module.h), with TVM v0.14's names and semantics, and those of the debug
 // executor (tvm.graph_executor_debug.create).
+#include <cstdio>
 #include <cstring>
 
 #include "aotrt/container.h"
@@ -69,13 +70,16 @@ std::string TimeNode(PlannedExecutor* ex, uint32_t nid, const TimeEvaluatorOptio
   return std::string(sizeof(double) * o.repeat, '\0');  // +0.0 doubles
 }
 
-// One run's per-node times as TVM's profiling report JSON (Report.from_json reads it): the debug
-// executor's profile_rpc, and profile (TVM returns the Report object itself; aotrt its JSON).
-std::string ProfileJson(PlannedExecutor* ex) {
+// One run's per-node times (warmed up as TVM does) as TVM's profiling report JSON (Report.from_json
+// reads it): the debug executor's profile_rpc.
+OperatorProfile ProfileOnce(PlannedExecutor* ex) {
   OperatorProfileOptions o;
   o.runs = 1;
   o.warmup = 3;  // as TVM
-  OperatorProfile p = ProfileMeasured(*ex, o);
+  return ProfileMeasured(*ex, o);
+}
+
+std::string ProfileJson(const OperatorProfile& p) {
   auto str = [](const std::string& v) { return StrCat("{\"string\": ", Json(v).dump(), "}"); };
   std::string calls;
   for (const OperatorCost& c : p.operators) {
@@ -86,6 +90,20 @@ std::string ProfileJson(PlannedExecutor* ex) {
   return StrCat("{\"calls\": [", calls, "], \"device_metrics\": {\"cpu0\": {\"Name\": ", str("Total"),
                 ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": ", Json(p.run_ms * 1000).dump(),
                 "}, \"Percent\": {\"percent\": 100}}}, \"configuration\": {\"Executor\": ", str("Graph"), "}}");
+}
+
+// The debug executor's profile: TVM's Report object (ProfileReportObj), as TVM returns; its CSV
+// has TVM's column names (as Report::FromJSON's in tvm/runtime/profiling.h).
+void ProfileReport(PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
+  OperatorProfile p = ProfileOnce(ex);
+  std::string csv = "Name,Duration (us),Percent,Count,Argument Shapes\n";
+  char line[64];
+  for (const OperatorCost& c : p.operators) {
+    std::snprintf(line, sizeof(line), ",%.2f,%.2f,%llu,", c.mean_ms * 1000, c.percent,
+                  static_cast<unsigned long long>(c.samples));
+    csv += StrCat(c.symbol, line, "\"", c.shapes, "\"\n");
+  }
+  rv->SetObject(MakeObject<ProfileReportObj>(p.ToTable(), csv, ProfileJson(p)), kTVMObjectHandle);
 }
 
 const ExecutorMethod kMethods[] = {
@@ -175,8 +193,8 @@ const ExecutorMethod kDebugMethods[] = {
        for (uint32_t nid = 0; nid < n; ++nid) blob += TimeNode(ex, nid, o);
        rv->SetBytes(std::move(blob));
      }},
-    {"profile", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
-    {"profile_rpc", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ex)); }},
+    {"profile", ProfileReport},
+    {"profile_rpc", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ProfileOnce(ex))); }},
     {"run_individual_node", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgCount("run_individual_node", args, 7);
        rv->SetBytes(TimeNode(ex, NodeArg(ex, args[0]), TimingArgs(args, 1)));

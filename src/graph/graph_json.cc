@@ -140,23 +140,48 @@ void CheckReferences(const GraphDef& g, const std::string& what) {
                   ": node_row_ptr gives node ", nid, " ('", g.nodes[nid].name, "') ", int64_t{rows[nid + 1]} - rows[nid],
                   " outputs; the node has ", outputs);
   }
-  auto check = [&](const GraphEntryRef& e, const std::string& where) {
-    AOTRT_REQUIRE(e.node_id < g.nodes.size(), kFormatError, what, ": ", where, " names node ", e.node_id,
+  // `where` is built only for a message: a graph of 10^6 nodes checks its references in linear time.
+  auto check = [&](const GraphEntryRef& e, const auto& where) {
+    AOTRT_REQUIRE(e.node_id < g.nodes.size(), kFormatError, what, ": ", where(), " names node ", e.node_id,
                   ", out of range [0, ", g.nodes.size(), ")");
     uint32_t outputs = rows[e.node_id + 1] - rows[e.node_id];
-    AOTRT_REQUIRE(e.index < outputs, kFormatError, what, ": ", where, " names output ", e.index, " of node ", e.node_id,
-                  " ('", g.nodes[e.node_id].name, "'), which has ", outputs);
+    AOTRT_REQUIRE(e.index < outputs, kFormatError, what, ": ", where(), " names output ", e.index, " of node ",
+                  e.node_id, " ('", g.nodes[e.node_id].name, "'), which has ", outputs);
   };
   for (size_t nid = 0; nid < g.nodes.size(); ++nid) {
-    for (const GraphEntryRef& e : g.nodes[nid].inputs) check(e, StrCat("an input of node ", nid, " ('", g.nodes[nid].name, "')"));
+    for (const GraphEntryRef& e : g.nodes[nid].inputs) {
+      auto where = [&] { return StrCat("an input of node ", nid, " ('", g.nodes[nid].name, "')"); };
+      check(e, where);
+      // TVM lists nodes in execution order: a node reads earlier nodes only (no self-loop, no cycle).
+      AOTRT_REQUIRE(e.node_id < nid, kFormatError, what, ": ", where(), " names node ", e.node_id, " ('",
+                    g.nodes[e.node_id].name, "'), ", e.node_id == nid ? "itself" : "a later node",
+                    ": nodes run in the order listed, each reading outputs of earlier nodes only");
+    }
   }
-  for (size_t i = 0; i < g.heads.size(); ++i) check(g.heads[i], StrCat("heads[", i, "]"));
+  for (size_t i = 0; i < g.heads.size(); ++i) check(g.heads[i], [&] { return StrCat("heads[", i, "]"); });
   for (uint32_t nid : g.arg_nodes) {
     AOTRT_REQUIRE(nid < g.nodes.size() && !g.nodes[nid].is_op, kFormatError, what, ": arg_nodes names node ", nid,
                   nid < g.nodes.size() ? StrCat(" ('", g.nodes[nid].name, "'), an operator,") : std::string(),
                   " which is not an input node");
   }
   AOTRT_REQUIRE(!g.heads.empty(), kFormatError, what, ": heads is empty: the graph has no output");
+}
+
+// No operator writes the storage of a graph input: a param there would be overwritten by the first
+// run, and the next would compute on what the node wrote (TVM's planner gives inputs storage of their own).
+void CheckInputStorages(const GraphDef& g, const std::string& what) {
+  std::vector<uint32_t> input_of(g.NumEntries(), UINT32_MAX);  // by storage id: the input node there
+  for (uint32_t nid : g.arg_nodes) input_of[g.storage_id[g.EntryId(nid, 0)]] = nid;
+  for (size_t nid = 0; nid < g.nodes.size(); ++nid) {
+    const GraphNode& n = g.nodes[nid];
+    if (!n.is_op || n.func_name == "__nop") continue;  // __nop writes nothing
+    for (uint32_t k = 0; k < n.num_outputs; ++k) {
+      uint32_t eid = g.EntryId(nid, k), input = input_of[g.storage_id[eid]];
+      AOTRT_REQUIRE(input == UINT32_MAX, kFormatError, what, ": node ", nid, " ('", n.name, "') writes its output ",
+                    k, " to storage ", g.storage_id[eid], ", which holds input node ", input, " ('", g.nodes[input].name,
+                    "'): an input's or param's storage is never reused, or the next run would read what the node wrote");
+    }
+  }
 }
 
 }  // namespace
@@ -173,6 +198,7 @@ GraphDef ParseGraphJson(std::string_view json, const std::string& what) {
   g.heads = EntryRefs(JsonField(j, "heads", "the top level", what), "heads", what);
   CheckReferences(g, what);
   ReadEntryAttrs(JsonField(j, "attrs", "the top level", what), &g, what);
+  CheckInputStorages(g, what);
   return g;
 }
 

@@ -1,5 +1,6 @@
 #include "graph/graph_model.h"
 
+#include "aot/model_program.h"
 #include "executor/executor_module.h"
 #include "base/error_util.h"
 #include "device/device_api.h"
@@ -11,8 +12,12 @@ namespace aotrt {
 GraphModel::GraphModel(std::string name, GraphDef graph, Module library, std::vector<NamedArray> params,
                        std::string what)
     : PlannedModel(name, what, StrCat("graph '", name, "'")), graph_(std::move(graph)), library_(std::move(library)) {
-  for (uint32_t eid = 0; eid < graph_.NumEntries(); ++eid) {
-    AddEntry(graph_.shape[eid], graph_.dtype[eid], graph_.storage_id[eid], StrCat(this->what(), ": node entry ", eid));
+  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
+    for (uint32_t eid = graph_.node_row_ptr[nid]; eid < graph_.node_row_ptr[nid + 1]; ++eid) {
+      AddEntry(graph_.shape[eid], graph_.dtype[eid], graph_.storage_id[eid],
+               StrCat("graph JSON of ", this->what(), ": node entry ", eid, " (output ", eid - graph_.node_row_ptr[nid],
+                      " of node ", nid, " '", graph_.nodes[nid].name, "')"));
+    }
   }
   for (uint32_t nid : graph_.arg_nodes) AddInput(graph_.EntryId(nid, 0), graph_.nodes[nid].name);
   for (size_t i = 0; i < graph_.heads.size(); ++i) {
@@ -35,11 +40,17 @@ void GraphModel::AddNodeCalls() {
     for (const GraphEntryRef& e : node.inputs) args.push_back(graph_.EntryId(e));
     for (uint32_t k = 0; k < node.num_outputs; ++k) outputs.push_back(graph_.EntryId(nid, k));
     args.insert(args.end(), outputs.begin(), outputs.end());
-    std::string where = StrCat(what(), ": node ", nid, " ('", node.name, "')");
+    std::string where = StrCat("graph JSON of ", what(), ": node ", nid, " ('", node.name, "')");
     if (node.func_name == "__nop") {
       op.kind = PlannedCall::kNop;
       for (uint32_t out : outputs) {
-        if (!node.inputs.empty() && storage(out) == storage(args[0])) Alias(out, args[0]);
+        if (node.inputs.empty() || storage(out) != storage(args[0])) continue;
+        // A view of its input: no larger, or the nodes after it read past the input (a caller's zero-copy buffer).
+        AOTRT_REQUIRE(entry_bytes(out) <= entry_bytes(args[0]), kFormatError, where, " is a __nop (a view of its input) ",
+                      "whose output ", out - graph_.EntryId(nid, 0), " is ", DataTypeToString(dtype(out)),
+                      ShapeToString(shape(out).data(), static_cast<int>(shape(out).size())), ", ", entry_bytes(out),
+                      " bytes, larger than its input's ", entry_bytes(args[0]), " bytes");
+        Alias(out, args[0]);
       }
       outputs.clear();  // writes nothing
     } else if (node.func_name == "__copy") {
@@ -102,6 +113,13 @@ const ModelInfo& GraphModel::info() const {
     info.name = name();
     info.library = what();
     info.interface = "graph";
+    if (const LibraryModuleNode* lib = FindLibraryModule(library_.node().get())) {
+      ModelProgram symbols;  // what the operators' library imports from the runtime, as an AOT model's
+      CollectRuntimeSymbols(lib->library(), &symbols);
+      info.runtime_imports = std::move(symbols.runtime_imports);
+      info.context_pointers = std::move(symbols.context_pointers);
+      info.defines_module_context = symbols.defines_module_context;
+    }
     info.inputs = inputs();
     info.outputs = outputs();
     for (const BoundParam& p : bound_params()) {

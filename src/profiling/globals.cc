@@ -1,7 +1,7 @@
 // Global functions of the profiling layer: runtime.RPCTimeEvaluator (TVM's contract, ABI.md 9.1,
 // in every layout TVM's Python `Module.time_evaluator` has sent), cache_flush_cpu_non_first_arg,
 // aotrt.profiling.Benchmark (per-call samples as JSON) and aotrt.profiling.ProfileOperators (the
-// per-operator profile as JSON).
+// per-operator profile as JSON), and the text of TVM's runtime.profiling.Report.
 #include <climits>
 
 #include "aotrt/module.h"
@@ -98,7 +98,21 @@ void ProfileOperatorsGlobal(TVMArgs args, TVMRetValue* rv) {
   rv->SetString(json);
 }
 
+// TVM's runtime.profiling.AsTable(report, sort, aggregate, col_sums) / AsCSV / AsJSON, which its
+// Python Report class calls.
+template <int kWhich>
+void ReportText(TVMArgs args, TVMRetValue* rv) {
+  const char* fn = kWhich == 0 ? "runtime.profiling.AsTable" : kWhich == 1 ? "runtime.profiling.AsCSV"
+                                                                            : "runtime.profiling.AsJSON";
+  AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, fn, " takes a runtime.profiling.Report");
+  auto* r = static_cast<ProfileReportObj*>(args[0].AsObjectOf(kTypeProfileReport, fn));
+  rv->SetString(kWhich == 0 ? r->table : kWhich == 1 ? r->csv : r->json);
+}
+
 constexpr GlobalDef kDefs[] = {
+    {"runtime.profiling.AsTable", ReportText<0>},
+    {"runtime.profiling.AsCSV", ReportText<1>},
+    {"runtime.profiling.AsJSON", ReportText<2>},
     {"runtime.RPCTimeEvaluator", RpcTimeEvaluator},
     {"cache_flush_cpu_non_first_arg", [](TVMArgs args, TVMRetValue*) { CacheFlushNonFirstArg(args); }},
     {"aotrt.profiling.Benchmark", BenchmarkFactory},

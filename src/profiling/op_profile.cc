@@ -279,6 +279,9 @@ OperatorProfile ProfileMeasured(PlannedExecutor& ex, const OperatorProfileOption
     nodes_ms += c.mean_ms;
     p.operators.push_back(std::move(c));
   }
+  // By cost, as a sampled profile's (the debug executor's report keeps them so too; TVM sorts its table).
+  std::stable_sort(p.operators.begin(), p.operators.end(),
+                   [](const OperatorCost& a, const OperatorCost& b) { return a.mean_ms > b.mean_ms; });
   p.samples = static_cast<uint64_t>(runs.size()) * n;
   p.outside.name = "(between nodes)";
   p.outside.mean_ms = std::max(0.0, p.run_ms - nodes_ms);

@@ -32,11 +32,20 @@ std::string JsonNumber(double v) {
   return buf;
 }
 
-std::string CostJson(const OperatorCost& c) {
+// A measured (graph) profile counts calls, a sampled one samples.
+std::string CostJson(const OperatorCost& c, bool measured) {
   return "{\"name\": " + JsonQuote(c.name) + ", \"symbol\": " + JsonQuote(c.symbol) +
          ", \"percent\": " + JsonNumber(c.percent) + ", \"ci95\": " + JsonNumber(c.ci95) +
-         ", \"mean_ms\": " + JsonNumber(c.mean_ms) + ", \"samples\": " + std::to_string(c.samples) +
-         (c.shapes.empty() ? "" : ", \"shapes\": " + JsonQuote(c.shapes)) + "}";
+         ", \"mean_ms\": " + JsonNumber(c.mean_ms) + (measured ? ", \"calls\": " : ", \"samples\": ") +
+         std::to_string(c.samples) + (c.shapes.empty() ? "" : ", \"shapes\": " + JsonQuote(c.shapes)) + "}";
+}
+
+// `s` cut to `width` columns, "..." marking the cut (the JSON and CSV keep it whole): in the
+// middle for names (tvmgen_default_fused_nn_conv2d... differ at the end), at the end for shapes.
+std::string Fit(const std::string& s, size_t width, bool middle = false) {
+  if (s.size() <= width) return s;
+  size_t keep = width > 3 ? width - 3 : 0, head = middle ? keep / 2 : keep;
+  return s.substr(0, head) + "..." + s.substr(s.size() - (keep - head));
 }
 
 // CSV field: quoted when it holds a comma, quote or line break.
@@ -54,31 +63,39 @@ std::string CostCsv(const OperatorCost& c) {
 
 }  // namespace
 
+// Lines of at most about 100 columns: names past 40 and shapes past the line's end are cut.
 std::string OperatorProfile::ToTable() const {
-  size_t width = 8;
-  for (const OperatorCost& c : operators) width = std::max(width, c.name.size());
+  constexpr size_t kNameWidth = 40, kLineWidth = 100;
+  size_t width = 16;  // "Total (mean run)"
+  bool shapes = false;
+  for (const OperatorCost& c : operators) width = std::max(width, std::min(c.name.size(), kNameWidth));
+  for (const OperatorCost& c : operators) shapes = shapes || !c.shapes.empty();
   width = std::max(width, outside.name.size());
   std::ostringstream os;
   char buf[1024];
   auto row = [&](const std::string& name, const std::string& pct, const std::string& ci, const std::string& ms,
-                 const std::string& n) {
-    std::snprintf(buf, sizeof(buf), "%-*s  %8s  %7s  %10s  %8s\n", static_cast<int>(width), name.c_str(), pct.c_str(),
-                  ci.c_str(), ms.c_str(), n.c_str());
-    os << buf;
+                 const std::string& n, const std::string& shape) {
+    int len = measured ? std::snprintf(buf, sizeof(buf), "%-*s  %8s  %10s  %8s", static_cast<int>(width),
+                                       Fit(name, width, true).c_str(), pct.c_str(), ms.c_str(), n.c_str())
+                       : std::snprintf(buf, sizeof(buf), "%-*s  %8s  %7s  %10s  %8s", static_cast<int>(width),
+                                       Fit(name, width, true).c_str(), pct.c_str(), ci.c_str(), ms.c_str(), n.c_str());
+    size_t used = static_cast<size_t>(std::max(len, 0)) + 2;
+    os << buf << (shape.empty() ? "" : "  " + Fit(shape, used < kLineWidth ? kLineWidth - used : 20)) << "\n";
   };
   // Milliseconds with about 4 significant digits for a run of run_ms, at least 4 decimals.
   int ms_digits = run_ms > 0 ? std::min(9, std::max(4, 3 - static_cast<int>(std::floor(std::log10(run_ms))))) : 4;
-  row(measured ? "Node" : "Operator", "Percent", measured ? "" : "+-95%", "Mean ms", measured ? "Calls" : "Samples");
+  row(measured ? "Node" : "Operator", "Percent", "+-95%", "Mean ms", measured ? "Calls" : "Samples",
+      shapes ? "Argument shapes" : "");
   for (const OperatorCost& c : operators) {
-    row(c.name, Fixed(c.percent, 2), measured ? "" : Fixed(c.ci95, 2), Fixed(c.mean_ms, ms_digits),
-        std::to_string(c.samples) + (c.shapes.empty() ? "" : "  " + c.shapes));
+    row(c.name, Fixed(c.percent, 2), Fixed(c.ci95, 2), Fixed(c.mean_ms, ms_digits), std::to_string(c.samples), c.shapes);
   }
   row(outside.name, Fixed(outside.percent, 2), Fixed(outside.ci95, 2), Fixed(outside.mean_ms, ms_digits),
-      std::to_string(outside.samples));
-  row("Total (mean run)", "100.00", "", Fixed(run_ms, ms_digits), std::to_string(samples));
+      measured ? "" : std::to_string(outside.samples), "");
+  row("Total (mean run)", "100.00", "", Fixed(run_ms, ms_digits), std::to_string(samples), "");
   if (measured) {
     os << "Graph " << model << " (" << library << "): " << runs << " runs, median " << Fixed(run_ms_median, ms_digits)
-       << " ms, every node timed on every run" << (interrupted ? ", interrupted" : "") << "\n";
+       << " ms" << (interrupted ? ", interrupted" : "")
+       << "\nevery node timed on every run (measured, not sampled); nodes by cost, highest first\n";
     return os.str();
   }
   os << "Model " << model << " (" << library << ", symbols from "
@@ -93,17 +110,19 @@ std::string OperatorProfile::ToJson() const {
   std::string out = "{\"model\": " + JsonQuote(model) + ", \"library\": " + JsonQuote(library) +
                     ", \"symbol_table\": " + JsonQuote(symbol_table) + ", \"run_ms\": " + JsonNumber(run_ms) +
                     ", \"run_ms_median\": " + JsonNumber(run_ms_median) + ", \"runs\": " + std::to_string(runs) +
-                    ", \"samples\": " + std::to_string(samples) + ", \"period_us\": " + std::to_string(period_us) +
+                    (measured ? ", \"calls\": " : ", \"samples\": ") + std::to_string(samples) +
+                    ", \"period_us\": " + std::to_string(period_us) +
                     ", \"dropped\": " + std::to_string(dropped) +
                     ", \"interrupted\": " + (interrupted ? "true" : "false") +
                     ", \"measured\": " + (measured ? "true" : "false") + ", \"operators\": [";
-  for (size_t i = 0; i < operators.size(); ++i) out += (i ? ", " : "") + CostJson(operators[i]);
-  out += "], \"outside\": " + CostJson(outside) + ", \"glue_samples\": " + std::to_string(glue_samples) + "}";
+  for (size_t i = 0; i < operators.size(); ++i) out += (i ? ", " : "") + CostJson(operators[i], measured);
+  out += "], \"outside\": " + CostJson(outside, measured) + ", \"glue_samples\": " + std::to_string(glue_samples) + "}";
   return out;
 }
 
 std::string OperatorProfile::ToCsv() const {
-  std::string out = "name,symbol,percent,ci95,mean_ms,samples,shapes\n";
+  std::string out = measured ? "name,symbol,percent,ci95,mean_ms,calls,shapes\n"
+                             : "name,symbol,percent,ci95,mean_ms,samples,shapes\n";
   for (const OperatorCost& c : operators) out += CostCsv(c);
   return out + CostCsv(outside);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end checks of the CLI's file options: .npz inputs (-i FILE.npz, --inputs), .npz outputs
 (-o FILE.npz), -o DIR checked before the run, --expect with tolerances and exit status 3, --top,
-bench --duration and its summary line, and the usage-error exit status.
+bench --duration and its summary line, the usage-error exit status, and --graph/--params errors.
 
   /usr/bin/python3 tests/cli/test_cli_files.py --aotrt BUILD/bin/aotrt --sample BUILD/samples/digits.so \
       --sample-src samples/digits --models BUILD/models [--fixtures ../shared/fixtures/tvm] \
@@ -304,6 +304,40 @@ def test_fixtures(args, tmp):
         check(rc == 0 and "outputs match" in out, "%s: exit %d %s %s" % (folder, rc, out[-300:], err))
 
 
+def test_graph_files(args, tmp):
+    """--graph/--params: errors name the file given; an empty --params is refused (it would run on zeros)."""
+    d = os.path.join(args.graph_fixtures, "g_classic_llvm")
+    so, graph, params = (os.path.join(d, f) for f in ("mod.so", "mod.json", "mod.params"))
+    empty, bad = os.path.join(tmp, "empty.params"), os.path.join(tmp, "bad.json")
+    open(empty, "wb").close()
+    expect_error(args, 1, "--params %s is empty" % empty, "run", so, "--graph", graph, "--params", empty, "--random")
+    expect_error(args, 2, "%s (--params): Invalid parameters file format" % graph, "run", so, "--graph", graph,
+                 "--params", graph, "--random")
+    j = json.load(open(graph))
+    j["attrs"]["dltype"][1][5] = "float33"
+    json.dump(j, open(bad, "w"))
+    expect_error(args, 2, "%s (--graph, the graph JSON of %s): attrs.dltype[5]: invalid dtype 'float33'" % (bad, so),
+                 "run", so, "--graph", bad, "--params", params, "--random")
+
+
+def test_graph_bench_and_inspect_say_what_they_used(args, tmp):
+    """Issue 45 item 8: the operator threads and their source, the runtime symbols a graph library
+    imports, whether it launches parallel work, and a last progress line with the final count."""
+    so = os.path.join(args.graph_fixtures, "g_conv_llvm", "model.so")
+    rc, out, err = aotrt(args, "inspect", so, "--no-run")
+    check(rc == 0 and "parallel work: its operators split loops with TVMBackendParallelLaunch" in out
+          and "__TVMBackendParallelLaunch" in out, "inspect of a graph export: %s %s" % (out[-600:], err))
+    env = dict(os.environ, TVM_NUM_THREADS="2")
+    p = subprocess.run([args.aotrt, "bench", so, "--random", "--duration", "1.5", "--json"], capture_output=True,
+                       text=True, timeout=300, env=env)
+    j = json.loads(p.stdout)
+    check(j["op_threads_used"] == 2 and j["op_threads_source"] == "TVM_NUM_THREADS=2" and j["parallel_launch"]
+          and "__TVMBackendParallelLaunch" in j["context_pointers"], "bench --json threads: %r" % p.stdout[-800:])
+    last = [l for l in p.stderr.splitlines() if l.startswith("bench: repeat")][-1:]
+    check(last and last[0].startswith("bench: repeat %d in --duration 1.5 s" % j["repeat"]),
+          "bench's last progress line %r, final repeat count %d" % (last, j["repeat"]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--aotrt", required=True)
@@ -329,6 +363,8 @@ def main():
             test_outputs_sharing_a_name(args, tmp)
             if args.models:
                 test_graph_messages_say_what_to_do(args, tmp)
+            test_graph_files(args, tmp)
+            test_graph_bench_and_inspect_say_what_they_used(args, tmp)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES), file=sys.stderr)
         return 1

@@ -3,8 +3,10 @@
 // caller's arena, threads, and the errors of bad graphs and params.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <sstream>
 #include <thread>
@@ -217,6 +219,72 @@ TEST(GraphFixtures, GraphsTheLibraryCannotRunAreRefused) {
                      {"graph JSON of", "not valid JSON"});
 }
 
+// Issue 45 item 2: graphs that TVM's planner never writes, each refused at load naming the node or
+// entry and what was expected.
+TEST(GraphFixtures, MalformedGraphsAreRefusedNamingTheNode) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  std::string lib = c.library + "/mod.so", json = ReadFile(c.library + "/mod.json");
+  auto load = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = nlohmann::json::parse(json);
+    edit(j);
+    return Model::LoadGraph(lib, j.dump(), ReadFile(c.library + "/mod.params"));
+  };
+  EXPECT_AOTRT_ERROR(load([](nlohmann::json& j) { j["nodes"][3]["inputs"][0] = {4, 0, 0}; }), ErrorCode::kFormatError,
+                     {"graph JSON of", "an input of node 3", "names node 4", "a later node"});
+  EXPECT_AOTRT_ERROR(load([](nlohmann::json& j) { j["nodes"][3]["inputs"][0] = {3, 0, 0}; }), ErrorCode::kFormatError,
+                     {"an input of node 3", "itself"});
+  EXPECT_AOTRT_ERROR(load([](nlohmann::json& j) { j["attrs"]["storage_id"][1][3] = 2; }), ErrorCode::kFormatError,
+                     {"node 3", "storage 2", "input node 2 ('p0')"});
+  EXPECT_AOTRT_ERROR(load([](nlohmann::json& j) { j["attrs"]["dltype"][1][5] = "float33"; }), ErrorCode::kFormatError,
+                     {"attrs.dltype[5]", "'float33'", "float of 16, 32 or 64"});
+  EXPECT_AOTRT_ERROR(load([](nlohmann::json& j) { j["attrs"]["shape"][1][5] = {1024, 1024, 1024, 1024}; }),
+                     ErrorCode::kFormatError,
+                     {"graph JSON of", "node entry 5 (output 0 of node 5 '", "4398046511104 bytes", "1 TiB"});
+  // A __nop is a view of its input: one larger would read past it (a caller's zero-copy buffer).
+  EXPECT_AOTRT_ERROR(load([](nlohmann::json& j) {
+                       j["nodes"][1]["attrs"]["func_name"] = "__nop";
+                       j["attrs"]["storage_id"][1][1] = 0;
+                       j["attrs"]["shape"][1][1] = {1, 4, 56, 56, 8};
+                     }),
+                     ErrorCode::kFormatError, {"node 1", "__nop", "401408 bytes, larger than its input's 200704"});
+}
+
+// g_classic_llvm with its first node a __nop (a reshape of the input, as relay.build writes one)
+// and `heads` as given.
+static Model NopGraph(const Case& c, nlohmann::json heads) {
+  nlohmann::json j = nlohmann::json::parse(ReadFile(c.library + "/mod.json"));
+  j["nodes"][1]["attrs"]["func_name"] = "__nop";
+  j["attrs"]["storage_id"][1][1] = 0;
+  j["heads"] = heads;
+  return Model::LoadGraph(c.library + "/mod.so", j.dump(), ReadFile(c.library + "/mod.params"));
+}
+
+TEST(GraphFixtures, AnOutputThatIsAnInputSeenThroughANopCannotBeZeroCopy) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  Executor ex = NopGraph(c, {{1, 0, 0}}).CreateExecutor();
+  NDArray out = NDArray::Empty(ex.Output(0).shape, ex.Output(0).dtype);
+  EXPECT_AOTRT_ERROR(ex.SetOutputZeroCopy(0, out.tensor()), ErrorCode::kInvalidArgument,
+                     {"output 0", "input 0 ('data')", "__nop", "set input 0 zero-copy instead"});
+  SetCaseInputs(c, ex);  // the input stays where it was: the output shows it
+  ex.Run();
+  EXPECT_EQ(std::memcmp(ex.GetOutput(0).data(), c.inputs[0].data(), c.inputs[0].NumBytes()), 0);
+}
+
+TEST(GraphFixtures, AParamThatIsAnOutputIsNotSharedThroughGetOutput) {
+  GRAPH_CASE_OR_SKIP(c, "g_classic_llvm");
+  nlohmann::json j = nlohmann::json::parse(ReadFile(c.library + "/mod.json"));
+  j["heads"] = {{5, 0, 0}, {2, 0, 0}};  // the conv weight p0 is output 1 too
+  Model m = Model::LoadGraph(c.library + "/mod.so", j.dump(), ReadFile(c.library + "/mod.params"));
+  Executor a = m.CreateExecutor(), b = m.CreateExecutor();
+  NDArray weights = a.GetOutput(1);
+  std::vector<char> before(static_cast<char*>(weights.data()), static_cast<char*>(weights.data()) + weights.NumBytes());
+  std::memset(weights.data(), 0, weights.NumBytes());  // this executor's copy only
+  EXPECT_EQ(std::memcmp(b.GetOutput(1).data(), before.data(), before.size()), 0);
+  SetCaseInputs(c, b);
+  b.Run();
+  EXPECT_TRUE(BytesEqual(b.GetOutput(0), c.expected[0]));
+}
+
 TEST(GraphFixtures, ProfileTimesEveryNode) {
   GRAPH_CASE_OR_SKIP(c, "g_conv_llvm");
   Executor ex = Model::Load(c.library).CreateExecutor();
@@ -226,16 +294,49 @@ TEST(GraphFixtures, ProfileTimesEveryNode) {
   OperatorProfile p = ProfileOperators(ex, o);
   EXPECT_TRUE(p.measured);
   EXPECT_EQ(p.runs, 3);
-  ASSERT_EQ(p.operators.size(), 4u);  // the graph's four operator nodes, in graph order
-  EXPECT_EQ(p.operators[0].symbol, "tvmgen_default_fused_layout_transform");
-  EXPECT_EQ(p.operators[0].shapes, "float32[1, 16, 56, 56], float32[1, 4, 56, 56, 4]");
+  ASSERT_EQ(p.operators.size(), 4u);  // the graph's four operator nodes, by cost
+  auto first = std::find_if(p.operators.begin(), p.operators.end(),
+                            [](const OperatorCost& op) { return op.symbol == "tvmgen_default_fused_layout_transform"; });
+  ASSERT_NE(first, p.operators.end());
+  EXPECT_EQ(first->shapes, "float32[1, 16, 56, 56], float32[1, 4, 56, 56, 4]");
   double sum = p.outside.mean_ms;
-  for (const OperatorCost& op : p.operators) {
+  for (size_t i = 0; i < p.operators.size(); ++i) {
+    const OperatorCost& op = p.operators[i];
     EXPECT_EQ(op.samples, 3u);
+    if (i > 0) EXPECT_GE(p.operators[i - 1].mean_ms, op.mean_ms);
     sum += op.mean_ms;
   }
+  // The table: a shapes column, lines that fit a terminal, and how it was measured.
+  std::string table = p.ToTable();
+  EXPECT_NE(table.find("Argument shapes"), std::string::npos) << table;
+  EXPECT_NE(table.find("every node timed on every run (measured, not sampled)"), std::string::npos) << table;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("Graph ", 0) != 0) EXPECT_LE(line.size(), 100u) << line;
+  }
+  EXPECT_NE(p.ToJson().find("\"calls\": 3"), std::string::npos);
+  EXPECT_EQ(p.ToJson().find("\"samples\""), std::string::npos);
   EXPECT_NEAR(sum, p.run_ms, p.run_ms * 1e-6 + 1e-9);
   ExpectOutputsMatch(c, ex);
+}
+
+// Long node names are cut in the middle (they differ at the end), shapes at the end; JSON keeps both.
+TEST(GraphFixtures, ProfileTableFitsATerminal) {
+  OperatorProfile p;
+  p.measured = true;
+  p.runs = 1;
+  for (const char* suffix : {"add_nn_relu_3", "add_nn_relu_4"}) {
+    OperatorCost c;
+    c.name = c.symbol = std::string("tvmgen_default_fused_nn_contrib_conv2d_NCHWc_") + suffix;
+    c.shapes = "float32[1, 128, 14, 14, 4], float32[32, 32, 3, 3, 4, 4], float32[1, 32, 1, 1, 4], float32[1, 32, 14, 14, 4]";
+    p.operators.push_back(c);
+  }
+  std::string table = p.ToTable();
+  EXPECT_NE(table.find("tvmgen_default_fus...NCHWc_add_nn_relu_3"), std::string::npos) << table;
+  EXPECT_NE(table.find("tvmgen_default_fus...NCHWc_add_nn_relu_4"), std::string::npos) << table;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_NE(p.ToJson().find(p.operators[0].shapes), std::string::npos);
 }
 
 TEST(GraphFixtures, TvmcPackageTarLoadsAsOneModel) {
@@ -251,6 +352,16 @@ TEST(GraphFixtures, TvmcPackageTarLoadsAsOneModel) {
   std::string broken = dir + "/broken.tar";
   ASSERT_EQ(std::system(("tar -C '" + c.library + "' -cf '" + broken + "' mod.json mod.params").c_str()), 0);
   EXPECT_AOTRT_ERROR(Model::Load(broken), ErrorCode::kFormatError, {"broken.tar", "without mod.so"});
+  // Without params, or with an empty params file, it would run on zeros: refused, as tvmc does.
+  std::string no_params = dir + "/no_params.tar", empty = dir + "/empty.tar";
+  ASSERT_EQ(std::system(("tar -C '" + c.library + "' -cf '" + no_params + "' mod.so mod.json").c_str()), 0);
+  EXPECT_AOTRT_ERROR(Model::Load(no_params), ErrorCode::kFormatError, {"no_params.tar", "without mod.params"});
+  ASSERT_EQ(std::system(("mkdir '" + dir + "/e' && cp '" + c.library + "/mod.so' '" + c.library + "/mod.json' '" + dir +
+                         "/e/' && : > '" + dir + "/e/mod.params' && tar -C '" + dir + "/e' -cf '" + empty +
+                         "' mod.so mod.json mod.params").c_str()),
+            0);
+  EXPECT_AOTRT_ERROR(Model::Load(empty), ErrorCode::kFormatError, {"empty.tar", "mod.params is empty"});
+  EXPECT_AOTRT_ERROR(Model::Load(dir + "/e"), ErrorCode::kFormatError, {"mod.params is empty"});
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 

@@ -125,7 +125,7 @@ static void PackedCalls(const std::string& dir) {
   profiling::Report report(aotrt::ProfileOperators(ex, po));
   EXPECT(report.AsTable().size() > 0 && report.AsCSV().str().rfind("name,", 0) == 0);
 
-  // The graph debug executor's profile() returns TVM's report JSON; a Report reads it.
+  // The graph debug executor's profile_rpc() returns TVM's report JSON; a Report reads it.
   const std::string json =
       R"j({"calls": [{"Name": {"string": "fused_conv"}, "Argument Shapes": {"string": "float32[1, 3]"}, )j"
       R"j("Device": {"string": "cpu0"}, "Count": {"count": 1}, "Duration (us)": {"microseconds": 12.5}, )j"

@@ -78,6 +78,11 @@ def test_debug_executor_runs_and_times_every_node(d, tmp_path):
     times = m.run_individual(number=1, repeat=1, min_repeat_ms=0)
     assert len(times) == meta["nodes"]
     assert all(len(r) == 1 and r[0] >= 0 for r in times)
+    # profile() is TVM's Report object, as TVM's debug executor returns it (issue 45 item 7).
+    report = m.profile()
+    assert isinstance(report, tvm.runtime.profiling.Report), type(report)
+    assert "every node timed" in report.table() and report.csv().startswith("Name,Duration (us),")
+    assert json.loads(report.json())["calls"]
 
 
 def test_classic_triple_the_old_ways():

@@ -26,7 +26,8 @@ TEST(DataType, BitsDefaultAsInTvm) {
 }
 
 TEST(DataType, RejectsGarbageWithTheName) {
-  for (const char* s : {"", "floaty32", "int0", "int999", "float32x", "bfloat32", "complex64"}) {
+  for (const char* s : {"", "floaty32", "int0", "int999", "float32x", "bfloat32", "complex64", "float33", "int33",
+                        "float8"}) {
     try {
       DataTypeFromString(s);
       FAIL() << "accepted " << s;

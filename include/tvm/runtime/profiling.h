@@ -1,9 +1,10 @@
-// TVM's profiling::Report (tvm/runtime/profiling.h) with AsTable / AsCSV / AsJSON, from the two
-// profiles aotrt gives (a Report holds the rendered texts, so it is not TVM's Report object):
+// TVM's profiling::Report (tvm/runtime/profiling.h) with AsTable / AsCSV / AsJSON, over the
+// library's report object (aotrt::ProfileReportObj: the rendered texts), from:
 //   - the graph debug executor's profile(...) (tvm.graph_executor_debug.create, or the factory's
-//     debug_create), which returns TVM's report JSON: `profiling::Report r = profile(...)` reads it
-//     (Report::FromJSON), one line per call ("Name", "Duration (us)", "Percent", "Count",
-//     "Argument Shapes"); a JSON without "calls" throws tvm::runtime::Error (kFormatError);
+//     debug_create), which returns that object, as TVM returns its Report;
+//   - TVM's report JSON (profile_rpc's): Report::FromJSON, one line per call ("Name", "Duration
+//     (us)", "Percent", "Count", "Argument Shapes"); a JSON without "calls" throws
+//     tvm::runtime::Error (kFormatError);
 //   - aotrt::ProfileOperators (aotrt/profiling.h): Report(aotrt::ProfileOperators(executor)).
 // A Report is immutable: thread-safe.
 #pragma once
@@ -26,21 +27,8 @@ namespace tvm {
 namespace runtime {
 namespace profiling {
 
-class ReportNode : public Object {
- public:
-  static constexpr const char* _type_key = "runtime.profiling.Report";
-  TVM_DECLARE_FINAL_OBJECT_INFO(ReportNode, Object);
-  ReportNode(std::string table, std::string csv, std::string json)
-      : Object(RuntimeTypeIndex()), table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
-  // TVM's arguments are accepted; the rows keep their order (by cost for aotrt's own profiles).
-  String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
-    (void)sort, (void)aggregate, (void)compute_col_sums;
-    return table;
-  }
-  String AsCSV() const { return csv; }
-  String AsJSON() const { return json; }
-  const std::string table, csv, json;
-};
+// The library's report object ("runtime.profiling.Report"), as TVM's ReportNode.
+using ReportNode = aotrt::ProfileReportObj;
 
 // What the debug executor's JSON says of one call.
 struct ReportCall {
@@ -57,10 +45,10 @@ class Report : public ObjectRef {
   explicit Report(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
   const ReportNode* operator->() const { return static_cast<const ReportNode*>(get()); }
   String AsTable(bool sort = true, bool aggregate = true, bool compute_col_sums = true) const {
-    return (*this)->AsTable(sort, aggregate, compute_col_sums);
+    return String((*this)->AsTable(sort, aggregate, compute_col_sums));
   }
-  String AsCSV() const { return (*this)->AsCSV(); }
-  String AsJSON() const { return (*this)->AsJSON(); }
+  String AsCSV() const { return String((*this)->AsCSV()); }
+  String AsJSON() const { return String((*this)->AsJSON()); }
 
   static Report FromJSON(const std::string& json) {
     std::vector<ReportCall> calls;
