@@ -21,17 +21,20 @@ extern const GlobalTable kProfilingGlobals;
 extern const GlobalTable kContribGlobals;
 extern const GlobalTable kRuntimeGlobals;
 extern const GlobalTable kLoadGlobals;
+extern const GlobalTable kVMGlobals;
 
 const GlobalTable* const kBuiltinGlobalTables[] = {&kContainerGlobals, &kNDArrayGlobals, &kModuleGlobals,
                                                    &kAotGlobals,       &kGraphGlobals, &kProfilingGlobals, &kContribGlobals,
-                                                   &kRuntimeGlobals,   &kLoadGlobals};
+                                                   &kRuntimeGlobals,   &kLoadGlobals, &kVMGlobals};
 const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBuiltinGlobalTables[0]);
 
 // The built-in loaders of module blob entries, by type key (module/load_context.h).
 extern const BinaryLoaderTable kAotBinaryLoaders;
 extern const BinaryLoaderTable kGraphBinaryLoaders;
+extern const BinaryLoaderTable kVMBinaryLoaders;
 
-const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoaders, &kGraphBinaryLoaders};
+const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoaders, &kGraphBinaryLoaders,
+                                                                     &kVMBinaryLoaders};
 const size_t kNumBuiltinBinaryLoaderTables =
     sizeof(kBuiltinBinaryLoaderTables) / sizeof(kBuiltinBinaryLoaderTables[0]);
 

@@ -1,0 +1,81 @@
+// The Relay VM interpreter: one loop over an executable's instructions, registers holding tensors,
+// tuples (ADT), closures and storages. One Interpreter per thread: it owns its registers, frames
+// and storage pool; the executable and its kernels are shared read-only.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "aotrt/container.h"
+#include "aotrt/module.h"
+#include "vm/executable.h"
+#include "vm/storage_pool.h"
+
+namespace aotrt {
+namespace vm {
+
+// An executable with its kernel library and every primitive resolved (by VMExecutableNode).
+struct LoadedExecutable {
+  Executable exe;
+  std::vector<PackedFunc> primitives;
+};
+
+// Register objects of the VM's own (never handed to callers).
+enum VMTypeIndex : uint32_t { kTypeVMStorage = 0x7F01, kTypeVMClosure = 0x7F02 };
+
+class StorageObj : public Object {
+ public:
+  explicit StorageObj(NDArray b) : Object(kTypeVMStorage), buffer(std::move(b)) {}
+  const NDArray buffer;
+};
+
+class ClosureObj : public Object {
+ public:
+  ClosureObj(size_t f, std::vector<ObjectPtr<Object>> vars) : Object(kTypeVMClosure), func(f), free_vars(std::move(vars)) {}
+  const size_t func;
+  const std::vector<ObjectPtr<Object>> free_vars;
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(std::shared_ptr<const LoadedExecutable> exe);
+  // The physical device of each virtual device (TVM's init: matched by device type). Throws
+  // kInvalidArgument when one has no match, kNotImplemented for a device other than the CPU.
+  void Init(const std::vector<DLDevice>& physical);
+  bool initialized() const { return initialized_; }
+  // Run function `func` on `args` (one per parameter) and return its result. Throws kModelError
+  // (a kernel failed, Fatal), kTypeMismatch (a register holds the wrong kind of value), kOutOfMemory;
+  // the interpreter stays usable.
+  ObjectPtr<Object> Invoke(size_t func, const std::vector<ObjectPtr<Object>>& args);
+  const LoadedExecutable& loaded() const { return *exe_; }
+
+ private:
+  struct Frame {
+    size_t func, pc, base;
+    int64_t dst;  // the caller's register for the result
+  };
+  ObjectPtr<Object> Run();
+  void Call(size_t func, const int64_t* arg_regs, int64_t n, const std::vector<ObjectPtr<Object>>* first, int64_t dst);
+  void InvokePacked(const int64_t* f);
+  void AllocStorage(const int64_t* f);
+  ObjectPtr<Object>& R(int64_t r) { return regs_[base_ + r]; }
+  [[noreturn]] void Fail(ErrorCode code, const std::string& message) const;
+  NDArrayObj* Tensor(int64_t r, const char* role);
+  int64_t ScalarInt(int64_t r, const char* role);
+  void ShapeFrom(int64_t r);  // into shape_
+  NDArray HostTensor(const std::vector<int64_t>& shape, DLDataType dtype);
+
+  std::shared_ptr<const LoadedExecutable> exe_;
+  std::shared_ptr<StoragePool> pool_;
+  bool initialized_ = false;
+  std::vector<ObjectPtr<Object>> regs_;
+  std::vector<Frame> frames_;
+  std::vector<std::vector<ObjectPtr<Object>>> consti_;  // per function and pc: LoadConsti's tensor
+  std::vector<TVMValue> values_;
+  std::vector<int> codes_;
+  std::vector<int64_t> shape_;
+  size_t func_ = 0, pc_ = 0, base_ = 0;
+};
+
+}  // namespace vm
+}  // namespace aotrt

@@ -1,0 +1,207 @@
+// Real TVM v0.14 Relay VM exports (../shared/fixtures/vm): both forms, every CPU case and input set
+// bit-exact against TVM's own VirtualMachine; and the errors of bad bytecode.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "aotrt/container.h"
+#include "aotrt/npy.h"
+#include "aotrt/vm.h"
+#include "common/expect_error.h"
+
+using namespace aotrt;
+
+namespace {
+
+std::string Dir(const std::string& name) { return std::string(AOTRT_TEST_VM_FIXTURES_DIR) + "/" + name; }
+
+#define VM_FIXTURES_OR_SKIP()                                               \
+  if (std::string(AOTRT_TEST_VM_FIXTURES_DIR).empty()) GTEST_SKIP() << "../shared/fixtures/vm not present"
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// runtime.Load_Executable(code, lib) as TVM's Python calls it (code as bytes).
+Module LoadExecutableGlobal(const std::string& code, const Module& lib) {
+  TVMByteArray bytes{code.data(), code.size()};
+  TVMValue v[2];
+  int codes[2] = {kTVMBytes, kTVMModuleHandle};
+  v[0].v_handle = &bytes;
+  v[1].v_handle = lib.node().get();
+  TVMRetValue rv;
+  GetGlobalFunction("runtime.Load_Executable").CallPacked(TVMArgs(v, codes, 2), &rv);
+  return rv.As<Module>();
+}
+
+// The tensors of a result, depth first.
+void Flatten(const Object* o, std::vector<NDArray>* out) {
+  if (o->type_index() == kTypeADT) {
+    for (const auto& f : static_cast<const ADTObj*>(o)->fields) Flatten(f.get(), out);
+  } else {
+    out->push_back(NDArray(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(const_cast<Object*>(o)))));
+  }
+}
+
+// Run `main` on inputs `inputs_file` through the VM module, compare with `expected_file` bit for bit.
+void ExpectRunMatches(const Module& exe, const std::string& dir, const std::string& inputs_file,
+                      const std::string& expected_file) {
+  Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<Module>();
+  vm.GetFunctionOrThrow("init")(static_cast<int>(kDLCPU), 0, 2);
+  std::vector<NamedArray> inputs = ReadNpz(dir + "/" + inputs_file);
+  std::vector<NamedArray> expected = ReadNpz(dir + "/" + expected_file);
+  for (int rep = 0; rep < 2; ++rep) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      vm.GetFunctionOrThrow("set_one_input")("main", static_cast<int64_t>(i), inputs[i].array);
+    }
+    TVMRetValue r = vm.GetFunctionOrThrow("invoke")("main");
+    ASSERT_TRUE(r.object() != nullptr);
+    std::vector<NDArray> outs;
+    Flatten(r.object(), &outs);
+    ASSERT_EQ(outs.size(), expected.size()) << dir;
+    EXPECT_EQ(vm.GetFunctionOrThrow("get_num_outputs")().As<int64_t>(), static_cast<int64_t>(outs.size()));
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const NDArray& want = expected[i].array;
+      ASSERT_EQ(outs[i].Shape(), want.Shape()) << dir << " output " << i;
+      ASSERT_EQ(outs[i].NumBytes(), want.NumBytes());
+      EXPECT_EQ(std::memcmp(outs[i].data(), want.data(), want.NumBytes()), 0) << dir << " " << inputs_file << " output " << i;
+    }
+  }
+}
+
+void ExpectCaseMatches(const Module& exe, const std::string& dir) {
+  ExpectRunMatches(exe, dir, "inputs.npz", "expected.npz");
+  if (std::ifstream(dir + "/inputs_b.npz")) ExpectRunMatches(exe, dir, "inputs_b.npz", "expected_b.npz");
+}
+
+}  // namespace
+
+TEST(VMFixtures, SplitFormThroughLoadExecutableGlobal) {
+  VM_FIXTURES_OR_SKIP();
+  for (const char* name : {"v_add_split", "v_dyn_batch", "v_control"}) {
+    SCOPED_TRACE(name);
+    Module lib = Module::LoadFromFile(Dir(name) + "/lib.so");
+    Module exe = LoadExecutableGlobal(ReadBytes(Dir(name) + "/code.ro"), lib);
+    EXPECT_EQ(exe.type_key(), "VMExecutable");
+    ExpectCaseMatches(exe, Dir(name));
+  }
+}
+
+TEST(VMFixtures, SplitFormThroughCppApi) {
+  VM_FIXTURES_OR_SKIP();
+  for (const char* name : {"v_add_split", "v_dyn_batch", "v_control"}) {
+    SCOPED_TRACE(name);
+    Module exe = LoadVMExecutable(Dir(name) + "/code.ro", Dir(name) + "/lib.so");
+    ExpectCaseMatches(exe, Dir(name));
+  }
+}
+
+TEST(VMFixtures, OneFileForm) {
+  VM_FIXTURES_OR_SKIP();
+  Module exe = Module::LoadFromFile(Dir("v_add_exported") + "/vm.so");
+  ASSERT_EQ(exe.type_key(), "VMExecutable");
+  EXPECT_EQ(exe.GetFunctionOrThrow("get_function_arity")("main").As<int64_t>(), 2);
+  EXPECT_EQ(exe.GetFunctionOrThrow("get_function_param_name")("main", 1).As<std::string>(), "b");
+  EXPECT_NE(exe.GetFunctionOrThrow("get_bytecode")().As<std::string>().find("InvokePacked"), std::string::npos);
+  ExpectCaseMatches(exe, Dir("v_add_exported"));
+  // save() gives the bytecode back, which loads again over the same library.
+  std::string code = exe.GetFunctionOrThrow("save")().As<std::string>();
+  ExpectCaseMatches(LoadExecutableGlobal(code, exe.GetFunctionOrThrow("get_lib")().As<Module>()), Dir("v_add_exported"));
+}
+
+TEST(VMFixtures, IndependentVMsOnThreads) {
+  VM_FIXTURES_OR_SKIP();
+  Module exe = LoadVMExecutable(Dir("v_dyn_batch") + "/code.ro", Dir("v_dyn_batch") + "/lib.so");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) ExpectCaseMatches(exe, Dir("v_dyn_batch"));
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+TEST(VMFixtures, OpenCLWaitsForTheDeviceLayer) {
+  VM_FIXTURES_OR_SKIP();
+  GTEST_SKIP() << "v_opencl needs the GPU device layer (OpenCL), not in this build yet";
+}
+
+TEST(VMFixtures, InitRefusesWhatItCannotRun) {
+  VM_FIXTURES_OR_SKIP();
+  Module exe = LoadVMExecutable(Dir("v_add_split") + "/code.ro", Dir("v_add_split") + "/lib.so");
+  Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<Module>();
+  EXPECT_AOTRT_ERROR(vm.GetFunctionOrThrow("invoke")("main"), ErrorCode::kInvalidArgument, {"Input has not been set"});
+  EXPECT_AOTRT_ERROR(vm.GetFunctionOrThrow("init")(static_cast<int>(kDLOpenCL), 0, 2), ErrorCode::kInvalidArgument, {"no device of type 1"});
+  EXPECT_AOTRT_ERROR(vm.GetFunctionOrThrow("invoke")("nope"), ErrorCode::kNotFound, {"nope"});
+}
+
+// Bad bytecode: each a kFormatError (or kNotFound) naming what is wrong, never a crash.
+class VMBadBytecode : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(AOTRT_TEST_VM_FIXTURES_DIR).empty()) GTEST_SKIP() << "../shared/fixtures/vm not present";
+    lib_ = Module::LoadFromFile(Dir("v_control") + "/lib.so");
+    code_ = ReadBytes(Dir("v_control") + "/code.ro");
+  }
+  Module lib_;
+  std::string code_;
+};
+
+TEST_F(VMBadBytecode, WrongMagicAndVersion) {
+  std::string c = code_;
+  c[0] ^= 1;
+  EXPECT_AOTRT_ERROR(LoadExecutableGlobal(c, lib_), ErrorCode::kFormatError, {"not a TVM VM executable"});
+  c = code_;
+  c[16 + 2] = '2';  // "0.14.0" -> "0.24.0"
+  EXPECT_AOTRT_ERROR(LoadExecutableGlobal(c, lib_), ErrorCode::kFormatError, {"0.24.0"});
+  EXPECT_AOTRT_ERROR(LoadExecutableGlobal(c, lib_), ErrorCode::kFormatError, {"0.9.0 to 0.19.0"});
+}
+
+TEST_F(VMBadBytecode, EveryTruncationIsAnError) {
+  for (size_t n = 0; n < code_.size(); n += (n < 600 ? 1 : 37)) {
+    try {
+      LoadExecutableGlobal(code_.substr(0, n), lib_);
+      ADD_FAILURE() << "a truncation to " << n << " bytes loaded";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kFormatError) << n << ": " << e.what();
+    }
+  }
+}
+
+TEST_F(VMBadBytecode, EveryFlippedByteIsAnErrorOrLoads) {
+  for (size_t i = 0; i < code_.size(); ++i) {
+    std::string c = code_;
+    c[i] ^= 0x5A;
+    try {
+      LoadExecutableGlobal(c, lib_);
+    } catch (const Error&) {
+    }
+  }
+}
+
+TEST_F(VMBadBytecode, RegisterOutOfRangeAndUnknownPrimitive) {
+  Module other = Module::LoadFromFile(Dir("v_add_split") + "/lib.so");
+  EXPECT_AOTRT_ERROR(LoadExecutableGlobal(code_, other), ErrorCode::kNotFound, {"is not in the kernel library"});
+  // The register counts are decimal strings in each function header: make every "1x" count "1".
+  std::string c = code_;
+  size_t p = c.find("main");
+  ASSERT_NE(p, std::string::npos);
+  size_t q = c.find("main", p + 4);  // the header of main in the code section
+  ASSERT_NE(q, std::string::npos);
+  // header: u64 3, u64 4 "main", u64 len, digits (register count)
+  size_t len_at = q + 4;
+  uint64_t len;
+  std::memcpy(&len, c.data() + len_at, 8);
+  ASSERT_LE(len, 3u);
+  c[len_at + 8] = '2';  // main's 2 parameters fit; its other registers do not
+  for (uint64_t k = 1; k < len; ++k) c.erase(len_at + 8 + 1, 1);
+  uint64_t one = 1;
+  std::memcpy(&c[len_at], &one, 8);
+  EXPECT_AOTRT_ERROR(LoadExecutableGlobal(c, lib_), ErrorCode::kFormatError, {"out of range"});
+}
