@@ -2,6 +2,7 @@
 // load: every register, constant, function, primitive and jump is known to be in range here.
 #include "vm/interpreter.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "base/device.h"
@@ -12,6 +13,8 @@ namespace vm {
 namespace {
 constexpr DLDataType kI64{kDLInt, 64, 1};
 constexpr DLDataType kI32{kDLInt, 32, 1};
+
+bool SameType(DLDataType a, DLDataType b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
 
 const char* KindOf(const Object* o) {
   if (!o) return "nothing";
@@ -27,7 +30,7 @@ const char* KindOf(const Object* o) {
 
 Interpreter::Interpreter(std::shared_ptr<const LoadedExecutable> exe)
     : exe_(std::move(exe)), pool_(std::make_shared<StoragePool>()) {
-  for (const VMFunction& fn : exe_->exe.functions) consti_.emplace_back(fn.code.size());
+  for (const VMFunction& fn : exe_->exe.functions) cache_.emplace_back(fn.code.size());
 }
 
 void Interpreter::Init(const std::vector<DLDevice>& physical) {
@@ -85,7 +88,15 @@ void Interpreter::ShapeFrom(int64_t r) {
   shape_.assign(d, d + t.shape[0]);
 }
 
-NDArray Interpreter::HostTensor(const std::vector<int64_t>& shape, DLDataType dtype) { return NDArray::Empty(shape, dtype); }
+NDArrayObj* Interpreter::Scratch(Slot& s, const int64_t* shape, int ndim, DLDataType dtype) {
+  auto* t = static_cast<NDArrayObj*>(s.obj.get());
+  if (t && t->use_count() == 1 && t->dl_tensor.ndim == ndim && SameType(t->dl_tensor.dtype, dtype) &&
+      std::equal(shape, shape + ndim, t->dl_tensor.shape)) {
+    return t;
+  }
+  s.obj = NDArray::Empty(std::vector<int64_t>(shape, shape + ndim), dtype).object();
+  return static_cast<NDArrayObj*>(s.obj.get());
+}
 
 ObjectPtr<Object> Interpreter::Invoke(size_t func, const std::vector<ObjectPtr<Object>>& args) {
   AOTRT_REQUIRE(initialized_, kInvalidArgument, "the VM is not initialized: call init(device_type, device_id, allocator_type, ...) first");
@@ -96,11 +107,21 @@ ObjectPtr<Object> Interpreter::Invoke(size_t func, const std::vector<ObjectPtr<O
   base_ = 0, func_ = func, pc_ = 0;
   Call(func, nullptr, 0, &args, -1);
   try {
-    return Run();
+    ObjectPtr<Object> result = Run();
+    ReleaseIdleClosures();
+    return result;
   } catch (...) {
     for (ObjectPtr<Object>& r : regs_) r.reset();
     frames_.clear();
+    ReleaseIdleClosures();
     throw;
+  }
+}
+
+// An idle cached closure lets go of its free variables, so that their storages are idle too.
+void Interpreter::ReleaseIdleClosures() {
+  for (ClosureObj* c : closures_) {
+    if (c->use_count() == 1) c->free_vars.clear();
   }
 }
 
@@ -161,7 +182,38 @@ void Interpreter::AllocStorage(const int64_t* f) {
     size = ScalarInt(f[0], "storage size");
   }
   if (size < 0 || size >= (int64_t{1} << 46)) Fail(ErrorCode::kOutOfMemory, StrCat("storage of ", size, " bytes asked for"));
-  R(f[7]) = MakeObject<StorageObj>(pool_->Alloc(static_cast<size_t>(size), static_cast<size_t>(f[1])));
+  size_t cls = StoragePool::SizeClass(static_cast<size_t>(size), static_cast<size_t>(f[1]));
+  std::vector<ObjectPtr<StorageObj>>& mine = slot().storages;
+  for (ObjectPtr<StorageObj>& s : mine) {
+    if (s->size_class == cls && s->Idle()) {
+      s->next_view = 0;
+      R(f[7]) = s;
+      return;
+    }
+  }
+  auto s = MakeObject<StorageObj>(pool_->Alloc(static_cast<size_t>(size), static_cast<size_t>(f[1])), cls);
+  // Kept for later runs (a few per instruction: a loop's iterations may hold several at once).
+  if (mine.size() < 16) mine.push_back(s);
+  R(f[7]) = std::move(s);
+}
+
+NDArrayObj* Interpreter::View(StorageObj* s, int64_t offset, DLDataType dtype) {
+  size_t i = s->next_view++;
+  const char* at = static_cast<const char*>(s->buffer.data()) + offset;
+  if (i < s->views.size()) {
+    const DLTensor& v = s->views[i]->dl_tensor;
+    if (s->views[i]->use_count() == 1 && SameType(v.dtype, dtype) && static_cast<size_t>(v.ndim) == shape_.size() &&
+        std::equal(shape_.begin(), shape_.end(), v.shape) && static_cast<const char*>(v.data) + v.byte_offset == at) {
+      return s->views[i].get();
+    }
+  }
+  ObjectPtr<NDArrayObj> view = s->buffer.CreateView(shape_, dtype, static_cast<size_t>(offset)).object();
+  if (i < s->views.size()) {
+    s->views[i] = view;
+  } else {
+    s->views.push_back(view);
+  }
+  return view.get();
 }
 
 ObjectPtr<Object> Interpreter::Run() {
@@ -207,7 +259,7 @@ ObjectPtr<Object> Interpreter::Run() {
           shape_.assign(f + 7, f + 7 + f[5]);
         }
         if (offset < 0) Fail(ErrorCode::kOutOfRange, StrCat("negative offset ", offset));
-        R(f[6]) = static_cast<StorageObj*>(s)->buffer.CreateView(shape_, dtype, static_cast<size_t>(offset)).object();
+        R(f[6]) = ObjectPtr<Object>(View(static_cast<StorageObj*>(s), offset, dtype));
         break;
       }
       case Opcode::kAllocADT: {
@@ -217,9 +269,20 @@ ObjectPtr<Object> Interpreter::Run() {
         break;
       }
       case Opcode::kAllocClosure: {
-        std::vector<ObjectPtr<Object>> vars;
-        for (int64_t i = 0; i < f[1]; ++i) vars.push_back(R(f[3 + i]));
-        R(f[2]) = MakeObject<ClosureObj>(static_cast<size_t>(f[0]), std::move(vars));
+        std::vector<ObjectPtr<ClosureObj>>& mine = slot().closures;
+        ObjectPtr<ClosureObj> c;
+        for (const ObjectPtr<ClosureObj>& x : mine) {
+          if (x->use_count() == 1) c = x;
+          if (c) break;
+        }
+        if (!c) {
+          c = MakeObject<ClosureObj>();
+          if (mine.size() < 16) mine.push_back(c), closures_.push_back(c.get());
+        }
+        c->func = static_cast<size_t>(f[0]);
+        c->free_vars.resize(static_cast<size_t>(f[1]));
+        for (int64_t i = 0; i < f[1]; ++i) c->free_vars[i] = R(f[3 + i]);
+        R(f[2]) = std::move(c);
         break;
       }
       case Opcode::kGetField:
@@ -228,9 +291,10 @@ ObjectPtr<Object> Interpreter::Run() {
         if (!o || o->type_index() != kTypeADT) Fail(ErrorCode::kTypeMismatch, StrCat("register ", f[0], " holds ", KindOf(o), ", expected a tuple"));
         const ADTObj* adt = static_cast<const ADTObj*>(o);
         if (in.op == Opcode::kGetTag) {
-          NDArray t = HostTensor({1}, kI32);
-          *static_cast<int32_t*>(t.data()) = adt->tag;
-          R(f[1]) = t.object();
+          const int64_t one = 1;
+          NDArrayObj* t = Scratch(slot(), &one, 1, kI32);
+          *static_cast<int32_t*>(t->dl_tensor.data) = adt->tag;
+          R(f[1]) = ObjectPtr<Object>(t);
           break;
         }
         if (static_cast<size_t>(f[1]) >= adt->fields.size()) Fail(ErrorCode::kOutOfRange, StrCat("field ", f[1], " of a tuple of ", adt->fields.size()));
@@ -252,31 +316,40 @@ ObjectPtr<Object> Interpreter::Run() {
         break;
       }
       case Opcode::kLoadConsti: {
-        ObjectPtr<Object>& cached = consti_[func_][pc_];
-        if (!cached) {
-          NDArray t = HostTensor({1}, kI64);
+        // Made once and shared, like the constant pool: no kernel writes its inputs.
+        Slot& c = slot();
+        if (!c.obj) {
+          NDArray t = NDArray::Empty({1}, kI64);
           *static_cast<int64_t*>(t.data()) = f[0];
-          cached = t.object();
+          c.obj = t.object();
         }
-        R(f[1]) = cached;
+        R(f[1]) = c.obj;
         break;
       }
       case Opcode::kShapeOf: {
         const DLTensor& src = Tensor(f[0], "input")->dl_tensor;
-        NDArray t = HostTensor({src.ndim}, kI64);
-        if (src.ndim) std::memcpy(t.data(), src.shape, sizeof(int64_t) * src.ndim);
-        R(f[1]) = t.object();
+        const int64_t ndim = src.ndim;
+        NDArrayObj* t = Scratch(slot(), &ndim, 1, kI64);
+        if (ndim) std::memcpy(t->dl_tensor.data, src.shape, sizeof(int64_t) * ndim);
+        R(f[1]) = ObjectPtr<Object>(t);
         break;
       }
       case Opcode::kReshapeTensor: {
-        NDArray src(ObjectPtr<NDArrayObj>(Tensor(f[0], "input")));
+        NDArrayObj* in = Tensor(f[0], "input");
         ShapeFrom(f[1]);
-        R(f[2]) = src.CreateView(shape_, src.dtype()).object();
+        Slot& c = slot();
+        auto* t = static_cast<NDArrayObj*>(c.obj.get());
+        if (!(t && t->use_count() == 1 && c.src == in && static_cast<size_t>(t->dl_tensor.ndim) == shape_.size() &&
+              std::equal(shape_.begin(), shape_.end(), t->dl_tensor.shape))) {
+          c.obj = NDArray(ObjectPtr<NDArrayObj>(in)).CreateView(shape_, in->dl_tensor.dtype).object();
+          c.src = in;
+        }
+        R(f[2]) = c.obj;
         break;
       }
       case Opcode::kDeviceCopy: {
         NDArray src(ObjectPtr<NDArrayObj>(Tensor(f[0], "source")));
-        NDArray dst = HostTensor(src.Shape(), src.dtype());
+        NDArray dst = NDArray::Empty(src.Shape(), src.dtype());
         dst.CopyFrom(src.tensor());
         R(f[3]) = dst.object();
         break;

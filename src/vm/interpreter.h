@@ -23,17 +23,29 @@ struct LoadedExecutable {
 // Register objects of the VM's own (never handed to callers).
 enum VMTypeIndex : uint32_t { kTypeVMStorage = 0x7F01, kTypeVMClosure = 0x7F02 };
 
+// A storage and the tensors made of it in the last run, reused in order while no one else holds them.
 class StorageObj : public Object {
  public:
-  explicit StorageObj(NDArray b) : Object(kTypeVMStorage), buffer(std::move(b)) {}
+  StorageObj(NDArray b, size_t cls) : Object(kTypeVMStorage), buffer(std::move(b)), size_class(cls) {}
   const NDArray buffer;
+  const size_t size_class;  // StoragePool::SizeClass
+  std::vector<ObjectPtr<NDArrayObj>> views;
+  size_t next_view = 0;
+  // Whether only the VM's cache holds it and every tensor made of it: then it may be handed out again.
+  bool Idle() const {
+    if (use_count() != 1 || buffer.object()->use_count() != static_cast<int32_t>(1 + views.size())) return false;
+    for (const auto& v : views) {
+      if (v->use_count() != 1) return false;
+    }
+    return true;
+  }
 };
 
 class ClosureObj : public Object {
  public:
-  ClosureObj(size_t f, std::vector<ObjectPtr<Object>> vars) : Object(kTypeVMClosure), func(f), free_vars(std::move(vars)) {}
-  const size_t func;
-  const std::vector<ObjectPtr<Object>> free_vars;
+  ClosureObj() : Object(kTypeVMClosure) {}
+  size_t func = 0;
+  std::vector<ObjectPtr<Object>> free_vars;  // set by AllocClosure; the VM reuses idle closures
 };
 
 class Interpreter {
@@ -58,19 +70,31 @@ class Interpreter {
   void Call(size_t func, const int64_t* arg_regs, int64_t n, const std::vector<ObjectPtr<Object>>* first, int64_t dst);
   void InvokePacked(const int64_t* f);
   void AllocStorage(const int64_t* f);
+  // A tensor of shape_ and `dtype` at `offset` in `s`: the one made there last run when idle.
+  NDArrayObj* View(StorageObj* s, int64_t offset, DLDataType dtype);
   ObjectPtr<Object>& R(int64_t r) { return regs_[base_ + r]; }
   [[noreturn]] void Fail(ErrorCode code, const std::string& message) const;
   NDArrayObj* Tensor(int64_t r, const char* role);
   int64_t ScalarInt(int64_t r, const char* role);
   void ShapeFrom(int64_t r);  // into shape_
-  NDArray HostTensor(const std::vector<int64_t>& shape, DLDataType dtype);
 
   std::shared_ptr<const LoadedExecutable> exe_;
   std::shared_ptr<StoragePool> pool_;
   bool initialized_ = false;
   std::vector<ObjectPtr<Object>> regs_;
   std::vector<Frame> frames_;
-  std::vector<std::vector<ObjectPtr<Object>>> consti_;  // per function and pc: LoadConsti's tensor
+  // Per function and pc, what an instruction made in earlier runs, to be reused once idle.
+  struct Slot {
+    ObjectPtr<Object> obj;                    // LoadConsti, ShapeOf, GetTag, ReshapeTensor's tensor
+    const Object* src = nullptr;              // ReshapeTensor's source (pinned by obj)
+    std::vector<ObjectPtr<StorageObj>> storages;  // AllocStorage's
+    std::vector<ObjectPtr<ClosureObj>> closures;  // AllocClosure's
+  };
+  Slot& slot() { return cache_[func_][pc_]; }
+  NDArrayObj* Scratch(Slot& s, const int64_t* shape, int ndim, DLDataType dtype);
+  std::vector<std::vector<Slot>> cache_;
+  std::vector<ClosureObj*> closures_;  // every cached closure, emptied after each run
+  void ReleaseIdleClosures();
   std::vector<TVMValue> values_;
   std::vector<int> codes_;
   std::vector<int64_t> shape_;

@@ -14,15 +14,13 @@ struct StoragePool::Block {
   std::shared_ptr<StoragePool> pool;  // set while handed out
 };
 
-namespace {
 // Sizes round up to 64 bytes, and to pages from a page on, as TVM's pooled allocator does; the low
 // bit tells page-aligned blocks from 64-byte-aligned ones.
-size_t SizeClass(size_t nbytes, size_t align) {
+size_t StoragePool::SizeClass(size_t nbytes, size_t align) {
   size_t unit = nbytes >= 4096 ? 4096 : 64;
   size_t rounded = nbytes == 0 ? unit : (nbytes + unit - 1) / unit * unit;
   return rounded * 2 + (align > 64 ? 1 : 0);
 }
-}  // namespace
 
 StoragePool::~StoragePool() {
   for (auto& kv : free_) {

@@ -21,6 +21,8 @@ class StoragePool : public std::enable_shared_from_this<StoragePool> {
   // new. Throws kOutOfMemory naming the size.
   NDArray Alloc(size_t nbytes, size_t align);
   size_t blocks_made() const { return blocks_made_; }
+  // The class of a request: blocks of one class are interchangeable.
+  static size_t SizeClass(size_t nbytes, size_t align);
 
  private:
   struct Block;

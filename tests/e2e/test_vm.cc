@@ -205,3 +205,29 @@ TEST_F(VMBadBytecode, RegisterOutOfRangeAndUnknownPrimitive) {
   std::memcpy(&c[len_at], &one, 8);
   EXPECT_AOTRT_ERROR(LoadExecutableGlobal(c, lib_), ErrorCode::kFormatError, {"out of range"});
 }
+
+// Outputs the caller keeps are never reused by the next run, whatever the shapes.
+TEST(VMFixtures, HeldOutputsSurviveTheNextRun) {
+  VM_FIXTURES_OR_SKIP();
+  for (const char* name : {"v_control", "v_dyn_batch"}) {
+    SCOPED_TRACE(name);
+    Module exe = LoadVMExecutable(Dir(name) + "/code.ro", Dir(name) + "/lib.so");
+    Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<Module>();
+    vm.GetFunctionOrThrow("init")(static_cast<int>(kDLCPU), 0, 2);
+    auto run = [&](const std::string& file) {
+      std::vector<NamedArray> in = ReadNpz(Dir(name) + "/" + file);
+      for (size_t i = 0; i < in.size(); ++i) vm.GetFunctionOrThrow("set_one_input")("main", static_cast<int64_t>(i), in[i].array);
+      vm.GetFunctionOrThrow("invoke_stateful")("main");
+      return vm.GetFunctionOrThrow("get_output")(0).As<NDArray>();
+    };
+    NDArray a = run("inputs.npz");
+    NDArray b = run("inputs_b.npz");
+    NDArray a2 = run("inputs.npz");
+    NDArray want_a = ReadNpz(Dir(name) + "/expected.npz")[0].array;
+    NDArray want_b = ReadNpz(Dir(name) + "/expected_b.npz")[0].array;
+    EXPECT_EQ(std::memcmp(a.data(), want_a.data(), want_a.NumBytes()), 0);
+    EXPECT_EQ(std::memcmp(b.data(), want_b.data(), want_b.NumBytes()), 0);
+    EXPECT_EQ(std::memcmp(a2.data(), want_a.data(), want_a.NumBytes()), 0);
+    EXPECT_NE(a.data(), a2.data());
+  }
+}
