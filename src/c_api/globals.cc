@@ -41,8 +41,10 @@ const size_t kNumBuiltinBinaryLoaderTables =
 // The built-in loaders of whole files the module layer cannot read itself (module/load_context.h).
 extern const FileLoaderTable kCInterfaceFileLoaders;
 extern const FileLoaderTable kGraphFileLoaders;
+extern const FileLoaderTable kVMFileLoaders;
 
-const FileLoaderTable* const kBuiltinFileLoaderTables[] = {&kCInterfaceFileLoaders, &kGraphFileLoaders};
+const FileLoaderTable* const kBuiltinFileLoaderTables[] = {&kCInterfaceFileLoaders, &kGraphFileLoaders,
+                                                           &kVMFileLoaders};
 const size_t kNumBuiltinFileLoaderTables = sizeof(kBuiltinFileLoaderTables) / sizeof(kBuiltinFileLoaderTables[0]);
 
 namespace {

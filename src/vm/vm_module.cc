@@ -12,6 +12,8 @@
 #include "base/byte_reader.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
+#include "module/loader/archive_reader.h"
+#include "module/loader/load.h"
 #include "module/load_context.h"
 #include "vm/interpreter.h"
 
@@ -294,8 +296,28 @@ ObjectPtr<ModuleNode> LoadVMExecutableBinary(BoundedReader& r, const LoadContext
   return MakeObject<VMExecutableNode>(r.ReadString("VM bytecode"), StrCat("VM bytecode in ", ctx.display_name));
 }
 
+// A VM export as files: tvmc's package (lib.so a one-file export) or code.ro beside lib.so.
+Module LoadVMPackage(const std::string& path, const LoadContext& ctx) {
+  ArchiveContents c = ReadArchive(path, [](const std::string& p) { return p == kVMPackageLibrary || p == kVMPackageBytecode; });
+  AOTRT_REQUIRE(c.files.count(kVMPackageLibrary), kFormatError, path, ": a VM package without ", kVMPackageLibrary);
+  const std::string& so = c.files[kVMPackageLibrary];
+  LoadContext lib_ctx = ctx;
+  lib_ctx.display_name = StrCat(path, "/", kVMPackageLibrary);
+  Module lib = LoadModuleBytes(so.data(), so.size(), lib_ctx);
+  if (c.files.count(kVMPackageBytecode)) {
+    auto exe = MakeObject<VMExecutableNode>(std::move(c.files[kVMPackageBytecode]), StrCat(path, "/", kVMPackageBytecode));
+    exe->Import(lib.node());
+    exe->OnImportsLinked();
+    return Module(exe);
+  }
+  AOTRT_REQUIRE(lib.type_key() == "VMExecutable", kFormatError, path, ": ", kVMPackageLibrary, " is a '", lib.type_key(),
+                "' module, not a Relay VM export (VMExecutable), and no ", kVMPackageBytecode, " is beside it");
+  return lib;
+}
+
 constexpr GlobalDef kDefs[] = {{"runtime.Load_Executable", LoadExecutableGlobal}};
 constexpr BinaryLoaderDef kLoaders[] = {{"VMExecutable", LoadVMExecutableBinary}};
+constexpr FileLoaderDef kFileLoaders[] = {{"vm", LoadVMPackage}};
 
 }  // namespace
 }  // namespace vm
@@ -318,5 +340,6 @@ Module LoadVMExecutable(const std::string& bytecode_path, const std::string& lib
 
 extern const GlobalTable kVMGlobals{vm::kDefs};
 extern const BinaryLoaderTable kVMBinaryLoaders{vm::kLoaders};
+extern const FileLoaderTable kVMFileLoaders{vm::kFileLoaders};
 
 }  // namespace aotrt

@@ -2,6 +2,7 @@
 // bit-exact against TVM's own VirtualMachine; and the errors of bad bytecode.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -230,4 +231,22 @@ TEST(VMFixtures, HeldOutputsSurviveTheNextRun) {
     EXPECT_EQ(std::memcmp(a2.data(), want_a.data(), want_a.NumBytes()), 0);
     EXPECT_NE(a.data(), a2.data());
   }
+}
+
+// The file forms Module::LoadFromFile tells by content: tvmc's VM package (a tar holding lib.so, the
+// one-file export) and a folder with code.ro beside lib.so (the two-file form).
+TEST(VMFixtures, TvmcPackageAndFolder) {
+  VM_FIXTURES_OR_SKIP();
+  std::string tmp = ::testing::TempDir() + "/aotrt_vm_tvmc";
+  std::string tar = tmp + "/package.tar";
+  std::string setup = "rm -rf '" + tmp + "' && mkdir -p '" + tmp + "' && cp '" + Dir("v_add_exported") + "/vm.so' '" + tmp +
+                      "/lib.so' && tar -C '" + tmp + "' -cf '" + tar + "' lib.so && rm '" + tmp + "/lib.so'";
+  ASSERT_EQ(std::system(setup.c_str()), 0);
+  Module pkg = Module::LoadFromFile(tar);
+  ASSERT_EQ(pkg.type_key(), "VMExecutable");
+  ExpectCaseMatches(pkg, Dir("v_add_exported"));
+  Module folder = Module::LoadFromFile(Dir("v_control"));
+  ASSERT_EQ(folder.type_key(), "VMExecutable");
+  ExpectCaseMatches(folder, Dir("v_control"));
+  std::system(("rm -rf '" + tmp + "'").c_str());
 }
