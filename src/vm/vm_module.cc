@@ -3,10 +3,12 @@
 // function names, so that TVM's Python tvm.runtime.vm runs over libaotrt unchanged.
 #include <dmlc/memory_io.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "aotrt/container.h"
 #include "aotrt/vm.h"
 
 #include "base/byte_reader.h"
@@ -58,6 +60,27 @@ class VMExecutableNode : public ModuleNode {
     return exe_->exe.functions[i];
   }
   std::string Stats() const;
+  // Binds every late-bound constant to the array of its name in `named` (TVM's
+  // load_late_bound_consts): all of them, and nothing else. Not to race with VMs running.
+  void BindLateBound(std::vector<NamedArray> named, const std::string& from) {
+    Executable& e = exe_->exe;
+    size_t bound = 0;
+    for (size_t i = 0; i < e.constants.size(); ++i) {
+      if (e.late_bound[i].empty()) continue;
+      auto it = std::find_if(named.begin(), named.end(), [&](const NamedArray& a) { return a.name == e.late_bound[i]; });
+      AOTRT_REQUIRE(it != named.end(), kNotFound, what_, ": no binding for late-bound constant ", i, " '",
+                    e.late_bound[i], "' in ", from);
+      ++bound;
+    }
+    AOTRT_REQUIRE(bound == named.size(), kInvalidArgument, what_, ": ", from, " has ", named.size() - bound,
+                  " arrays that are no late-bound constant of the executable");
+    for (size_t i = 0; i < e.constants.size(); ++i) {
+      if (e.late_bound[i].empty()) continue;
+      auto it = std::find_if(named.begin(), named.end(), [&](const NamedArray& a) { return a.name == e.late_bound[i]; });
+      e.constants[i] = it->array;
+      e.late_bound[i].clear();
+    }
+  }
   std::string what_;
   std::shared_ptr<LoadedExecutable> exe_;
   bool linked_ = false;
@@ -205,12 +228,35 @@ PackedFunc VMExecutableNode::GetFunction(const std::string& name, const ObjectPt
     body = [this](TVMArgs, TVMRetValue* rv) {
       AOTRT_REQUIRE(linked_ || exe_->exe.primitives.empty(), kInvalidArgument, what_, ": no kernel library linked");
       for (const std::string& n : exe_->exe.late_bound) {
-        AOTRT_REQUIRE(n.empty(), kNotImplemented, what_, ": late-bound constant '", n, "': aotrt cannot load late-bound constants yet");
+        AOTRT_REQUIRE(n.empty(), kInvalidArgument, what_, ": late-bound constant '", n,
+                      "' is not loaded: call load_late_bound_consts before making a VM");
       }
       rv->SetObject(MakeObject<VirtualMachineNode>(exe_), kTVMModuleHandle);
     };
-  } else if (name == "move_late_bound_consts" || name == "get_late_bound_consts" || name == "load_late_bound_consts" ||
-             name == "load_late_bound_consts_from_map") {
+  } else if (name == "load_late_bound_consts") {
+    body = [this](TVMArgs args, TVMRetValue*) {
+      std::string path = args[0].AsString();
+      std::ifstream in(path, std::ios::binary);
+      AOTRT_REQUIRE(in, kIOError, "cannot open the late-bound constants file '", path, "'");
+      std::stringstream bytes;
+      bytes << in.rdbuf();
+      std::string data = bytes.str();
+      BindLateBound(LoadParams(data.data(), data.size()), path);
+    };
+  } else if (name == "load_late_bound_consts_from_map") {
+    body = [this](TVMArgs args, TVMRetValue*) {
+      const auto* map = static_cast<const MapObj*>(args[0].AsObjectOf(kTypeMap, "Map<String, NDArray>"));
+      std::vector<NamedArray> named;
+      for (const MapObj::Item& kv : map->items()) {
+        AOTRT_REQUIRE(kv.first && kv.first->type_index() == kTypeString && kv.second &&
+                          kv.second->type_index() == kTypeNDArray, kTypeMismatch,
+                      "load_late_bound_consts_from_map: expected a Map<String, NDArray>");
+        named.push_back({static_cast<const StringObj*>(kv.first.get())->value,
+                         NDArray(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(kv.second.get())))});
+      }
+      BindLateBound(std::move(named), "the map given");
+    };
+  } else if (name == "move_late_bound_consts" || name == "get_late_bound_consts") {
     body = [name](TVMArgs, TVMRetValue*) { AOTRT_THROW(kNotImplemented, "VMExecutable.", name, " is not supported by aotrt yet"); };
   } else {
     return PackedFunc();

@@ -250,3 +250,43 @@ TEST(VMFixtures, TvmcPackageAndFolder) {
   ExpectCaseMatches(folder, Dir("v_control"));
   std::system(("rm -rf '" + tmp + "'").c_str());
 }
+
+// Late-bound constants (TVM's move_late_bound_consts): the bytecode names them and a params file
+// holds them; load_late_bound_consts binds them before a VM is made.
+TEST(VMFixtures, LateBoundConstants) {
+  VM_FIXTURES_OR_SKIP();
+  std::string code = ReadBytes(Dir("v_add_split") + "/code.ro");
+  size_t at = code.find("main") + 4;  // the globals end with "main"; the constant pool follows
+  uint64_t n;
+  std::memcpy(&n, code.data() + at, 8);
+  std::string late = code.substr(0, at + 8);
+  std::vector<NamedArray> params;
+  size_t p = at + 8;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint32_t ndim;
+    std::memcpy(&ndim, code.data() + p + 4 + 24, 4);
+    uint64_t bytes;
+    std::memcpy(&bytes, code.data() + p + 4 + 32 + 8 * ndim, 8);
+    size_t len = 40 + 8 * ndim + bytes;
+    params.push_back({"const_" + std::to_string(i), LoadNDArray(code.data() + p + 4, len)});
+    std::string name = params.back().name;
+    uint32_t tag = 1;
+    uint64_t name_len = name.size();
+    late.append(reinterpret_cast<const char*>(&tag), 4).append(reinterpret_cast<const char*>(&name_len), 8).append(name);
+    p += 4 + len;
+  }
+  late += code.substr(p);
+  Module lib = Module::LoadFromFile(Dir("v_add_split") + "/lib.so");
+  Module exe = LoadExecutableGlobal(late, lib);
+  EXPECT_AOTRT_ERROR(exe.GetFunctionOrThrow("vm_load_executable")(), ErrorCode::kInvalidArgument, {"const_0", "load_late_bound_consts"});
+  std::string file = ::testing::TempDir() + "/aotrt_vm_consts.params";
+  std::string saved = SaveParams(params);
+  std::ofstream(file, std::ios::binary).write(saved.data(), saved.size());
+  std::vector<NamedArray> one(params.begin(), params.begin() + 1);
+  std::string partial = ::testing::TempDir() + "/aotrt_vm_consts_partial.params";
+  saved = SaveParams(one);
+  std::ofstream(partial, std::ios::binary).write(saved.data(), saved.size());
+  EXPECT_AOTRT_ERROR(exe.GetFunctionOrThrow("load_late_bound_consts")(partial), ErrorCode::kNotFound, {"const_1"});
+  exe.GetFunctionOrThrow("load_late_bound_consts")(file);
+  ExpectCaseMatches(exe, Dir("v_add_split"));
+}
