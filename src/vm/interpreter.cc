@@ -132,7 +132,10 @@ void Interpreter::Call(size_t func, const int64_t* arg_regs, int64_t n, const st
   if (total != static_cast<int64_t>(callee.params.size())) {
     Fail(ErrorCode::kInvalidArgument, StrCat("calls '", callee.name, "' with ", total, " arguments, it takes ", callee.params.size()));
   }
-  AOTRT_REQUIRE(frames_.size() < 100000, kModelError, "VM call depth exceeds 100000 (function '", callee.name, "')");
+  if (frames_.size() >= 100000 || base + callee.num_registers > (size_t{1} << 24)) {
+    Fail(ErrorCode::kModelError, StrCat("calling '", callee.name, "' at depth ", frames_.size(), " needs ",
+                                        base + callee.num_registers, " registers: more than the VM's 16777216"));
+  }
   if (regs_.size() < base + callee.num_registers) regs_.resize(base + callee.num_registers);
   size_t k = base;
   if (first) {
