@@ -57,3 +57,17 @@ def test_vm_export_bit_exact(d):
                 assert g.tobytes() == e.tobytes()
         vm.invoke_stateful("main", *args)
         assert vm.get_outputs()[0].numpy().tobytes() == expected[0].tobytes()
+
+
+def test_vm_benchmark_times_invoke():
+    cases = [d for d in vm_cases() if os.path.basename(d) == "v_dyn_batch"]
+    if not cases:
+        pytest.skip("../shared/fixtures/vm not present")
+    exe = executable(cases[0])
+    vm = tvm_vm.VirtualMachine(exe, tvm.cpu(0))
+    with np.load(os.path.join(cases[0], "inputs.npz")) as z:
+        x = z["arg0"]
+    result = vm.benchmark(tvm.cpu(0), x, repeat=3, number=2)
+    assert len(result.results) == 3 and result.mean > 0
+    result = vm.benchmark(tvm.cpu(0), tvm.nd.array(x), repeat=2, number=1, end_to_end=True)
+    assert len(result.results) == 2
