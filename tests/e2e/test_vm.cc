@@ -290,3 +290,21 @@ TEST(VMFixtures, LateBoundConstants) {
   exe.GetFunctionOrThrow("load_late_bound_consts")(file);
   ExpectCaseMatches(exe, Dir("v_add_split"));
 }
+
+// A kernel's own check failing (inputs of the wrong shape) is an error of the call; the VM runs on.
+TEST(VMFixtures, KernelErrorsLeaveTheVMUsable) {
+  VM_FIXTURES_OR_SKIP();
+  Module exe = LoadVMExecutable(Dir("v_add_split") + "/code.ro", Dir("v_add_split") + "/lib.so");
+  Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<Module>();
+  vm.GetFunctionOrThrow("init")(static_cast<int>(kDLCPU), 0, 2);
+  NDArray small = NDArray::Empty({3, 3}, DLDataType{kDLFloat, 32, 1});
+  vm.GetFunctionOrThrow("set_input")("main", small, small);
+  try {
+    vm.GetFunctionOrThrow("invoke")("main");
+    ADD_FAILURE() << "a 3x3 input ran a 4x4 kernel";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kModelError) << e.what();
+  }
+  EXPECT_AOTRT_ERROR(vm.GetFunctionOrThrow("set_input")("main", small), ErrorCode::kInvalidArgument, {"takes 2 inputs"});
+  ExpectCaseMatches(exe, Dir("v_add_split"));
+}
