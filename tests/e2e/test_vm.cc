@@ -308,3 +308,71 @@ TEST(VMFixtures, KernelErrorsLeaveTheVMUsable) {
   EXPECT_AOTRT_ERROR(vm.GetFunctionOrThrow("set_input")("main", small), ErrorCode::kInvalidArgument, {"takes 2 inputs"});
   ExpectCaseMatches(exe, Dir("v_add_split"));
 }
+
+namespace {
+
+// A bytecode writer for hand-made programs (TVM's dmlc encodings), in either layout.
+struct Bytecode {
+  std::string s;
+  void U64(uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
+  void Str(const std::string& v) { U64(v.size()), s += v; }
+  void Instr(int64_t op, std::vector<int64_t> f) {
+    uint64_t key = static_cast<uint64_t>(op);
+    for (int64_t v : f) key ^= static_cast<uint64_t>(v) + 0x9e3779b9 + (key << 6) + (key >> 2);
+    U64(f.size() + 2), U64(key), U64(static_cast<uint64_t>(op));
+    for (int64_t v : f) U64(static_cast<uint64_t>(v));
+  }
+};
+
+// main(x) = a fresh [4] float32 tensor carved from a 16-byte storage, as TVM v0.9-v0.13 (`old`) or
+// v0.14+ wrote such a program.
+std::string TinyProgram(bool old, const std::string& version) {
+  Bytecode b;
+  b.U64(0xD225DE2F4214151DULL), b.Str(version);
+  b.U64(1), b.U64(1);  // one device: CPU 0
+  if (!old) b.Str("");
+  int32_t host = 0;
+  b.s.append(reinterpret_cast<const char*>(&host), 4);
+  b.U64(1), b.Str("main");
+  NDArray size = NDArray::Empty({}, DLDataType{kDLInt, 64, 1});
+  *static_cast<int64_t*>(size.data()) = 16;
+  b.U64(1);
+  uint32_t tag = 0;
+  b.s.append(reinterpret_cast<const char*>(&tag), 4);
+  b.s += SaveNDArray(size.tensor());
+  b.U64(1), b.U64(0);  // constant devices
+  b.U64(0), b.U64(0);  // primitives, their attributes
+  b.U64(1);            // functions
+  b.U64(3), b.Str("main"), b.Str("5"), b.Str("5");
+  b.U64(1), b.Str("x"), b.U64(1), b.U64(0);
+  old ? b.Instr(11, {0, 1}) : b.Instr(11, {0, 0, 1});                                     // LoadConst 0 -> r1
+  old ? b.Instr(16, {1, 64, 2, 32, 1, 0, 2}) : b.Instr(16, {1, 64, 2, 32, 1, 0, 0, 2});  // AllocStorage r1 -> r2
+  b.Instr(14, {0, 3});                                                                   // LoadConsti 0 -> r3
+  b.Instr(5, {2, 3, 2, 32, 1, 1, 4, 4});                                                 // AllocTensor [4] -> r4
+  b.Instr(1, {4});                                                                       // Ret r4
+  return b.s;
+}
+
+}  // namespace
+
+TEST(VMBytecode, BothLayoutsOfEveryAcceptedRelease) {
+  Module none = Module::SystemLib();  // a program without primitives needs no kernels
+  for (int minor = 9; minor <= 19; ++minor) {
+    for (const std::string& v : {"0." + std::to_string(minor) + ".0", "0." + std::to_string(minor + 1) + ".dev3"}) {
+      if (v == "0.20.dev3") continue;
+      SCOPED_TRACE(v);
+      bool old = minor < 14 && v != "0.14.dev3";
+      Module exe = LoadExecutableGlobal(TinyProgram(old, v), none);
+      Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<Module>();
+      vm.GetFunctionOrThrow("init")(static_cast<int>(kDLCPU), 0, 1);
+      NDArray x = NDArray::Empty({1}, DLDataType{kDLFloat, 32, 1});
+      vm.GetFunctionOrThrow("set_input")("main", x);
+      NDArray y = vm.GetFunctionOrThrow("invoke")("main").As<NDArray>();
+      EXPECT_EQ(y.Shape(), std::vector<int64_t>{4});
+    }
+  }
+  // The other layout than the version says is refused (the field counts do not fit), as is v0.20.
+  EXPECT_AOTRT_ERROR(LoadExecutableGlobal(TinyProgram(true, "0.15.0"), none), ErrorCode::kFormatError, {});
+  EXPECT_AOTRT_ERROR(LoadExecutableGlobal(TinyProgram(false, "0.20.0"), none), ErrorCode::kFormatError,
+                     {"'0.20.0'", "0.9.0 to 0.19.0"});
+}
