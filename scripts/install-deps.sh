@@ -8,6 +8,8 @@ packages=(
   libdmlc-dev                          # dmlc::Stream for the binary formats
   libspdlog-dev libfmt-dev             # logging
   libxxhash-dev                        # constant cache checksums (header-only)
+  opencl-headers                       # the OpenCL driver's declarations (libOpenCL is opened at run time)
+  ocl-icd-libopencl1 pocl-opencl-icd   # an OpenCL device on the CPU for the OpenCL tests (pocl)
   libgtest-dev                         # tests
   libbenchmark-dev                     # bench/
   libcli11-dev nlohmann-json3-dev      # the aotrt command line; metadata.json of C-interface archives

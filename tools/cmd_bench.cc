@@ -118,6 +118,13 @@ void ThreadMain(aotrt::Executor* ex, const BenchOptions& o, std::atomic<int>* re
   bool counted = false;
   try {
     aotrt::PackedFunc run = ex->module().GetFunctionOrThrow("run");
+    if (o.model.Device().device_type != kDLCPU) {
+      // On a device a run ends when its kernels are done, not when they are enqueued.
+      run = aotrt::PackedFunc([ex, enqueue = run](aotrt::TVMArgs args, aotrt::TVMRetValue* rv) {
+        enqueue.CallPacked(args, rv);
+        ex->Synchronize();
+      });
+    }
     aotrt::TVMArgs no_args(nullptr, nullptr, 0);
     aotrt::TVMRetValue rv;
     long faults = ThreadPageFaults();
@@ -189,10 +196,10 @@ BenchResult RunBench(const BenchOptions& o) {
   }
   faults = ThreadPageFaults();
   t0 = Clock::now();
-  executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, per_executor[0]));
+  executors.push_back(model.CreateExecutor(o.model.Device(), per_executor[0]));
   res.first_create_ms = MsSince(t0);
   res.first_create_faults = ThreadPageFaults() - faults;
-  for (int i = 1; i < o.threads; ++i) executors.push_back(model.CreateExecutor(DLDevice{kDLCPU, 0}, per_executor[i]));
+  for (int i = 1; i < o.threads; ++i) executors.push_back(model.CreateExecutor(o.model.Device(), per_executor[i]));
   res.create_ms = MsSince(t0) / o.threads;  // all executors, the first included
   std::vector<PreparedInput> inputs = PrepareInputs(model, executors[0], o.inputs);
   for (auto& ex : executors) ApplyInputs(ex, inputs);

@@ -45,6 +45,7 @@ void TimePlainRuns(aotrt::Executor& ex, double seconds, std::vector<double>* out
   for (int i = 0; (i < 3 || Clock::now() < end) && !aotrt::InterruptRequested(); ++i) {
     Clock::time_point t = Clock::now();
     ex.Run();
+    ex.Synchronize();
     out->push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
   }
 }
@@ -119,7 +120,7 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
     aotrt::Model model = LoadModel(o->model);
     aotrt::ExecutorOptions options;
     options.num_threads = o->op_threads;
-    aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
+    aotrt::Executor ex = model.CreateExecutor(o->model.Device(), options);
     ApplyInputs(ex, PrepareInputs(model, ex, o->inputs));
     std::vector<double> plain;
     ex.Run();  // warm before timing

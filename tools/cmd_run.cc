@@ -40,7 +40,7 @@ constexpr int kExitDiffers = 3;
 
 void PrintTopK(const aotrt::Executor& ex, int k) {
   for (size_t i = 0; i < ex.NumOutputs(); ++i) {
-    std::vector<Ranked> top = TopK(ex.GetOutput(i), k);
+    std::vector<Ranked> top = TopK(HostOutput(ex, i), k);
     if (top.empty()) continue;   // not a [N] / [1, N] classifier output
     std::cout << "top " << top.size() << " of " << ex.Output(i).name << ":";
     for (const Ranked& r : top) std::cout << "  " << r.index << " (" << Number(r.value) << ")";
@@ -51,14 +51,14 @@ void PrintTopK(const aotrt::Executor& ex, int k) {
 void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
   Table t({"output", "dtype", "shape", "min", "max", "mean", "argmax"}, {false, false, false, true, true, true, true});
   for (size_t i = 0; i < ex.NumOutputs(); ++i) {
-    aotrt::NDArray out = ex.GetOutput(i);
+    aotrt::NDArray out = HostOutput(ex, i);
     OutputSummary s = Summarize(ex.Output(i).name, out);
     t.AddRow({s.name, s.dtype, Shape(s.shape), Number(s.min), Number(s.max), Number(s.mean),
               s.argmax >= 0 ? std::to_string(s.argmax) : "-"});
   }
   t.Print(std::cout);
   for (size_t i = 0; i < ex.NumOutputs(); ++i) {
-    aotrt::NDArray out = ex.GetOutput(i);
+    aotrt::NDArray out = HostOutput(ex, i);
     int64_t n = aotrt::ShapeElements(out->shape, out->ndim);
     if (o.print || n <= 16) std::cout << ex.Output(i).name << " = " << FormatValues(out, o.print ? 1000 : 16) << "\n";
   }
@@ -74,7 +74,7 @@ int Run(const RunOptions& o) {
   options.num_threads = o.op_threads;
   CallerArenas arenas;
   if (o.arena) options = arenas.Add(model, options);
-  aotrt::Executor ex = model.CreateExecutor(DLDevice{kDLCPU, 0}, options);
+  aotrt::Executor ex = model.CreateExecutor(o.model.Device(), options);
   std::vector<PreparedInput> inputs = PrepareInputs(model, ex, o.inputs);
   std::vector<ExpectedOutput> expected;
   if (!o.expect.empty()) expected = ReadExpected(o.expect, ex);
@@ -86,6 +86,7 @@ int Run(const RunOptions& o) {
   std::cout << std::flush;  // what ran on which inputs is on stdout even if the model kills the process
   auto t0 = std::chrono::steady_clock::now();
   ex.Run();
+  ex.Synchronize();
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::cout << "ran " << model.name() << " in " << Fixed(ms, 3) << " ms (first run, cold)\n\n";
   PrintSummary(ex, o);

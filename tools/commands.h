@@ -16,5 +16,6 @@ CLI::App* AddRunCommand(CLI::App& app, Action* run);
 CLI::App* AddBenchCommand(CLI::App& app, Action* run);
 CLI::App* AddProfileCommand(CLI::App& app, Action* run);
 CLI::App* AddCacheCommand(CLI::App& app, Action* run);
+CLI::App* AddDevicesCommand(CLI::App& app, Action* run);
 
 }  // namespace aotrt_cli

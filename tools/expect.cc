@@ -4,6 +4,7 @@
 
 #include "npz.h"
 #include "table.h"
+#include "model_io.h"
 
 namespace aotrt_cli {
 namespace {
@@ -52,7 +53,7 @@ bool ReportComparison(const aotrt::Executor& ex, const std::vector<ExpectedOutpu
           {false, false, true, false, true, true, true});
   bool all = true;
   for (const ExpectedOutput& e : expected) {
-    aotrt::NDArray got = ex.GetOutput(e.index);
+    aotrt::NDArray got = HostOutput(ex, e.index);
     std::vector<int64_t> want = e.array.Shape();
     if (!ex.Output(e.index).shape_known &&
         aotrt::ShapeElements(want.data(), static_cast<int>(want.size())) == ex.Output(e.index).shape[0]) {

@@ -28,12 +28,13 @@ int main(int argc, char** argv) {
   CLI::App app{"aotrt: inspect, run, benchmark and profile Apache TVM AOT model libraries (.so)", "aotrt"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "aotrt " AOTRT_VERSION);
-  aotrt_cli::Action inspect, run, bench, profile, cache;
+  aotrt_cli::Action inspect, run, bench, profile, cache, devices;
   CLI::App* inspect_cmd = aotrt_cli::AddInspectCommand(app, &inspect);
   CLI::App* run_cmd = aotrt_cli::AddRunCommand(app, &run);
   CLI::App* bench_cmd = aotrt_cli::AddBenchCommand(app, &bench);
   CLI::App* profile_cmd = aotrt_cli::AddProfileCommand(app, &profile);
   CLI::App* cache_cmd = aotrt_cli::AddCacheCommand(app, &cache);
+  CLI::App* devices_cmd = aotrt_cli::AddDevicesCommand(app, &devices);
   // CLI11 reports an unknown first word as a missing subcommand: name it and the valid ones.
   std::string valid;
   bool known = false;
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
     if (bench_cmd->parsed()) return bench();
     if (profile_cmd->parsed()) return profile();
     if (cache_cmd->parsed()) return cache();
+    if (devices_cmd->parsed()) return devices();
     return 1;
   } catch (const aotrt_cli::UsageError& e) {
     std::cerr << "aotrt: " << OneLine(e.what()) << " (see 'aotrt --help')\n";

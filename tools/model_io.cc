@@ -208,6 +208,33 @@ void AddModelSource(CLI::App* cmd, ModelSource* src) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--params", src->params, "The params file of that graph (needs --graph)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--device", src->device,
+                  "Where to run: cpu (default), or opencl[:N] for an OpenCL export (`aotrt devices` lists them)")
+      ->type_name("DEVICE");
+}
+
+DLDevice ModelSource::Device() const {
+  static const std::pair<const char*, DLDeviceType> kTypes[] = {
+      {"cpu", kDLCPU}, {"opencl", kDLOpenCL}, {"cl", kDLOpenCL}, {"cuda", kDLCUDA}, {"vulkan", kDLVulkan}};
+  std::string type = device.substr(0, device.find(':'));
+  for (const auto& [name, code] : kTypes) {
+    if (type != name) continue;
+    if (type.size() == device.size()) return DLDevice{code, 0};
+    std::string id = device.substr(type.size() + 1);
+    if (id.empty() || id.size() > 4 || id.find_first_not_of("0123456789") != std::string::npos) {
+      throw UsageError("--device " + device + ": the device id after ':' must be a number, e.g. opencl:0");
+    }
+    return DLDevice{code, std::stoi(id)};
+  }
+  throw UsageError("--device " + device + ": unknown device type; expected cpu, opencl[:N], cuda[:N] or vulkan[:N]");
+}
+
+aotrt::NDArray HostOutput(const aotrt::Executor& ex, size_t i) {
+  aotrt::NDArray out = ex.GetOutput(i);
+  if (out->device.device_type == kDLCPU) return out;
+  aotrt::NDArray host = aotrt::NDArray::Empty(out.Shape(), out.dtype());
+  host.CopyFrom(out.tensor());
+  return host;
 }
 
 aotrt::Model LoadModel(const ModelSource& src) {

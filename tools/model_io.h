@@ -16,10 +16,15 @@ struct ModelSource {
   std::string path;
   std::string graph_json;  // --graph FILE: the graph JSON of the library at `path`
   std::string params;      // --params FILE: its params (relay.save_param_dict); needs --graph
+  std::string device = "cpu";  // --device cpu | opencl[:N]
+  // The device --device names. Throws UsageError for an unknown name or id.
+  DLDevice Device() const;
 };
 
-// Adds the positional "model" and --graph, --params to `cmd`.
+// Adds the positional "model" and --graph, --params, --device to `cmd`.
 void AddModelSource(CLI::App* cmd, ModelSource* src);
+// Output i of `ex` in host memory: the output itself on the CPU, a copy of it from a device.
+aotrt::NDArray HostOutput(const aotrt::Executor& ex, size_t i);
 // Model::Load, or Model::LoadGraph with the files' contents. Throws aotrt::Error, UsageError.
 aotrt::Model LoadModel(const ModelSource& src);
 

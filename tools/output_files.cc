@@ -9,6 +9,7 @@
 
 #include "npy.h"
 #include "npz.h"
+#include "model_io.h"
 
 namespace aotrt_cli {
 namespace {
@@ -56,7 +57,7 @@ void WriteOutputs(const OutputTarget& target, const aotrt::Executor& ex, std::os
   if (target.npz) {
     std::vector<aotrt::NDArray> outs;
     std::vector<std::pair<std::string, const DLTensor*>> named;
-    for (size_t i = 0; i < ex.NumOutputs(); ++i) outs.push_back(ex.GetOutput(i));
+    for (size_t i = 0; i < ex.NumOutputs(); ++i) outs.push_back(HostOutput(ex, i));
     for (size_t i = 0; i < outs.size(); ++i) named.emplace_back(ex.Output(i).name, &outs[i].tensor());
     WriteNpz(target.path, named);
     log << "wrote " << target.path << " (" << outs.size() << " outputs)\n";
@@ -64,7 +65,7 @@ void WriteOutputs(const OutputTarget& target, const aotrt::Executor& ex, std::os
   }
   for (size_t i = 0; i < ex.NumOutputs(); ++i) {
     std::string file = target.path + "/output" + std::to_string(i) + ".npy";
-    WriteNpy(file, ex.GetOutput(i).tensor());
+    WriteNpy(file, HostOutput(ex, i).tensor());
     log << "wrote " << file << "\n";
   }
 }

@@ -58,6 +58,10 @@ class AOTRT_API Executor {
   // Run the model once: no allocation, no lookup, no lock. kModelError carries the model's own
   // message, or (checking bounds) names the pool the model wrote past; the executor stays usable.
   void Run();
+  // On a device (OpenCL), Run() enqueues the model's kernels and returns; this waits until they and
+  // every copy before them are done (GetOutput's copies to the host wait by themselves). Nothing to
+  // wait for on the CPU. Throws kModelError when a kernel failed.
+  void Synchronize() const;
   // Whether Run() checks for writes past the workspace (ExecutorOptions::Heap, AOTRT_CHECK_BOUNDS).
   bool ChecksBounds() const;
 
@@ -112,7 +116,11 @@ class AOTRT_API Model {
   // The factory's model name (e.g. "default"), as passed to factory["<name>"](device).
   const std::string& name() const;
   // A new executor with its own inputs, outputs and workspace; `options` add to the model's
-  // LoadOptions::executor. kInvalidArgument: not CPU 0.
+  // LoadOptions::executor. `device`: where the model was compiled to run, CPU 0 for CPU exports,
+  // an OpenCL device (Device{kDLOpenCL, N}) for OpenCL exports, whose tensors then live in device
+  // memory (GetOutput returns device arrays; SetInput copies from any device). kInvalidArgument: a
+  // device of another type than the export's; kNotFound: no such device on this machine (the
+  // message says what to install); kNotImplemented: a device type aotrt has no driver for.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
   // The bytes of ExecutorOptions::Arena an executor created with `options` needs (their memory
   // is ignored here: the arena's size depends on the rest), a multiple of 64. For a model whose run takes

@@ -44,12 +44,13 @@ class AOTRT_API NDArray {
   NDArray() = default;
   explicit NDArray(ObjectPtr<NDArrayObj> obj) : obj_(std::move(obj)) {}
 
-  // A new zero-filled CPU array. Throws kInvalidArgument (bad dtype, non-CPU device, negative dim)
-  // or kOutOfMemory.
+  // A new array: zero-filled on the CPU; on another device (OpenCL) its driver's memory, not
+  // zeroed, freed with the array. Throws kInvalidArgument (bad dtype, negative dim), kNotFound or
+  // kNotImplemented (a device this machine or aotrt lacks), kOutOfMemory.
   static NDArray Empty(const std::vector<int64_t>& shape, DLDataType dtype,
                        DLDevice device = DLDevice{kDLCPU, 0});
   // Take ownership of a DLPack tensor; its deleter runs when the last reference goes. On error the
-  // tensor is not consumed. CPU only (kDLCPU, kDLCUDAHost).
+  // tensor is not consumed. On the CPU or a device that exists.
   static NDArray FromDLPack(DLManagedTensor* tensor);
   // A non-owning array over memory the caller keeps alive for the array's whole life.
   static NDArray Borrow(const DLTensor& tensor);
@@ -61,7 +62,8 @@ class AOTRT_API NDArray {
   NDArray CreateView(const std::vector<int64_t>& shape, DLDataType dtype, size_t byte_offset = 0) const;
 
   // Copy `from` into this array; byte sizes must match exactly (kShapeMismatch), both must be
-  // contiguous CPU tensors. Shape and dtype are not compared (TVM semantics).
+  // contiguous, on the CPU or any device (through its driver; the copy is complete on return).
+  // Shape and dtype are not compared (TVM semantics).
   void CopyFrom(const DLTensor& from);
   void CopyTo(DLTensor* to) const;
   void CopyFromBytes(const void* data, size_t nbytes);

@@ -112,6 +112,7 @@ NDArray Executor::GetInput(size_t index) { return impl().GetInput(index); }
 NDArray Executor::GetOutput(size_t index) const { return impl().GetOutput(index); }
 void Executor::CopyOutputTo(size_t index, DLTensor* out) const { impl().CopyOutputTo(index, out); }
 void Executor::Run() { impl().Run(); }  // allocates nothing: no bad_alloc to translate
+void Executor::Synchronize() const { impl().Sync(); }
 bool Executor::ChecksBounds() const { return impl().check_bounds(); }
 
 // One-call inference: every input checked, then copied in, one run, and every output copied out

@@ -1,4 +1,5 @@
-// C ABI: arrays, DLPack exchange, device memory and streams (CPU only; streams are no-ops).
+// C ABI: arrays, DLPack exchange, device memory and streams, on any device through the device
+// layer (device/device_api.h).
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "base/error_util.h"
 #include "base/device.h"
 #include "c_api/api_guard.h"
+#include "device/device_api.h"
 #include "ffi/handle.h"
 
 using namespace aotrt;
@@ -19,16 +21,15 @@ namespace {
 
 NDArrayObj* AsArray(TVMArrayHandle h, const char* fn) { return static_cast<NDArrayObj*>(TensorFromHandle(h, fn)); }
 
-void RequireCpuDevice(int device_type, int device_id, const char* fn) {
-  AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument, fn,
-                ": aotrt supports CPU devices only (device type 1, id 0), got device type ", device_type, " id ",
-                device_id);
+DeviceAPI& Driver(int device_type, int device_id, const char* fn) {
+  return RequireDevice(DLDevice{static_cast<DLDeviceType>(device_type), device_id}, fn);
 }
 
-// The whole of a stream call (CPU has only the null stream): 0 for CPU 0, else -1 and the error.
-int CpuStreamCall(int device_type, int device_id, const char* fn) {
+// A stream call on the device's driver: 0, or -1 and the error.
+template <typename F>
+int StreamCall(int device_type, int device_id, const char* fn, F f) {
   return GuardBackendCall(-1, fn, [&] {
-    RequireCpuDevice(device_type, device_id, fn);
+    f(Driver(device_type, device_id, fn));
     return 0;
   });
 }
@@ -51,10 +52,10 @@ int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_
   AOTRT_REQUIRE(ndim >= 0 && ndim <= kMaxNdim, kInvalidArgument, "TVMArrayAlloc: ndim ", ndim, " is outside [0, ",
                 kMaxNdim, "]");
   AOTRT_REQUIRE(ndim == 0 || shape, kInvalidArgument, "TVMArrayAlloc: null shape for ndim ", ndim);
-  RequireCpuDevice(device_type, device_id, "TVMArrayAlloc");
+  Driver(device_type, device_id, "TVMArrayAlloc");
   DLDataType t = DTypeFromC(dtype_code, dtype_bits, dtype_lanes, "TVMArrayAlloc");
   NDArray a = NDArray::Empty(std::vector<int64_t>(shape, shape + ndim), t,
-                             DLDevice{device_type == kDLCPU ? kDLCPU : kDLCUDAHost, device_id});
+                             DLDevice{static_cast<DLDeviceType>(device_type), device_id});
   *out = &ObjectPtr<NDArrayObj>(a.object()).release()->dl_tensor;
   AOTRT_API_END();
 }
@@ -101,8 +102,10 @@ int AOTRTArrayCopyConverted(const DLTensor* from, DLTensor* to, const char* what
   AOTRT_REQUIRE(from && to, kInvalidArgument, "AOTRTArrayCopyConverted: null tensor");
   ValidateTensorHeader(*from, name);
   ValidateTensorHeader(*to, name);
-  RequireCpuDevice(DeviceTypeOf(from->device), from->device.device_id, "AOTRTArrayCopyConverted");
-  RequireCpuDevice(DeviceTypeOf(to->device), to->device.device_id, "AOTRTArrayCopyConverted");
+  for (const DLTensor* t : {static_cast<const DLTensor*>(from), static_cast<const DLTensor*>(to)}) {
+    AOTRT_REQUIRE(IsAcceptedCpuDevice(t->device), kInvalidArgument, "AOTRTArrayCopyConverted: converts CPU tensors; got one "
+                  "on ", DeviceName(t->device), ": copy it to the CPU first");
+  }
   ConvertTensor(*from, to, name);
   AOTRT_API_END();
 }
@@ -149,44 +152,48 @@ void AOTRTDLPackCapsuleDestructor(void* capsule) {
 
 int TVMStreamCreate(int device_type, int device_id, TVMStreamHandle* out) {
   if (out) *out = nullptr;
-  return CpuStreamCall(device_type, device_id, __func__);
+  return StreamCall(device_type, device_id, __func__, [&](DeviceAPI& d) {
+    AOTRT_REQUIRE(out, kInvalidArgument, "TVMStreamCreate: null out");
+    *out = d.CreateStream(device_id);
+  });
 }
-int TVMStreamFree(int device_type, int device_id, TVMStreamHandle) {
-  return CpuStreamCall(device_type, device_id, __func__);
+int TVMStreamFree(int device_type, int device_id, TVMStreamHandle stream) {
+  return StreamCall(device_type, device_id, __func__, [&](DeviceAPI& d) { d.FreeStream(device_id, stream); });
 }
-int TVMSetStream(int device_type, int device_id, TVMStreamHandle) {
-  return CpuStreamCall(device_type, device_id, __func__);
+int TVMSetStream(int device_type, int device_id, TVMStreamHandle stream) {
+  return StreamCall(device_type, device_id, __func__, [&](DeviceAPI& d) { d.SetStream(device_id, stream); });
 }
-int TVMSynchronize(int device_type, int device_id, TVMStreamHandle) {
-  return CpuStreamCall(device_type, device_id, __func__);
+int TVMSynchronize(int device_type, int device_id, TVMStreamHandle stream) {
+  return StreamCall(device_type, device_id, __func__, [&](DeviceAPI& d) { d.Sync(device_id, stream); });
 }
-int TVMStreamStreamSynchronize(int device_type, int device_id, TVMStreamHandle, TVMStreamHandle) {
-  return CpuStreamCall(device_type, device_id, __func__);
+// One in-order queue per device: waiting for `src` orders everything after it.
+int TVMStreamStreamSynchronize(int device_type, int device_id, TVMStreamHandle src, TVMStreamHandle) {
+  return StreamCall(device_type, device_id, __func__, [&](DeviceAPI& d) { d.Sync(device_id, src); });
 }
 
 int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDataType, void** out_data) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(DeviceTypeOf(dev), dev.device_id, "TVMDeviceAllocDataSpace");
+  DeviceAPI& d = RequireDevice(dev, "TVMDeviceAllocDataSpace");
   AOTRT_REQUIRE(out_data, kInvalidArgument, "TVMDeviceAllocDataSpace: null out");
-  *out_data = AllocAligned(nbytes, alignment < kAllocAlignment ? kAllocAlignment : alignment,
-                           "TVMDeviceAllocDataSpace");
+  *out_data = d.Alloc(dev.device_id, nbytes, alignment, "");
   AOTRT_API_END();
 }
 
 int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t* shape, DLDataType dtype,
                                      const char* mem_scope, void** out_data) {
   AOTRT_API_BEGIN();
-  AOTRT_REQUIRE(!mem_scope || !*mem_scope || std::strcmp(mem_scope, "global") == 0, kInvalidArgument,
-                "TVMDeviceAllocDataSpaceWithScope: memory scope '", mem_scope, "' is not supported on CPU");
+  DeviceAPI& d = RequireDevice(dev, "TVMDeviceAllocDataSpaceWithScope");
+  AOTRT_REQUIRE(out_data, kInvalidArgument, "TVMDeviceAllocDataSpaceWithScope: null out");
+  AOTRT_REQUIRE(ndim >= 0 && ndim <= kMaxNdim && (ndim == 0 || shape), kInvalidArgument,
+                "TVMDeviceAllocDataSpaceWithScope: invalid shape (ndim ", ndim, ")");
   DLTensor probe{nullptr, dev, ndim, dtype, const_cast<int64_t*>(shape), nullptr, 0};
-  if (TVMDeviceAllocDataSpace(dev, TensorBytes(probe), kAllocAlignment, dtype, out_data) != 0) return -1;
+  *out_data = d.Alloc(dev.device_id, TensorBytes(probe), kAllocAlignment, mem_scope ? mem_scope : "");
   AOTRT_API_END();
 }
 
 int TVMDeviceFreeDataSpace(DLDevice dev, void* ptr) {
   AOTRT_API_BEGIN();
-  RequireCpuDevice(DeviceTypeOf(dev), dev.device_id, "TVMDeviceFreeDataSpace");
-  std::free(ptr);
+  RequireDevice(dev, "TVMDeviceFreeDataSpace").Free(dev.device_id, ptr);
   AOTRT_API_END();
 }
 

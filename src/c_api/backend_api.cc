@@ -4,6 +4,7 @@
 #include <tvm/runtime/c_backend_api.h>
 
 #include "aotrt/c_api.h"
+#include "aotrt/dtype.h"
 #include "aotrt/profiling.h"
 #include "backend/thread_pool.h"
 #include "backend/workspace.h"
@@ -11,6 +12,7 @@
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "c_api/api_guard.h"
+#include "device/device_api.h"
 #include "module/library_module.h"
 #include "module/loader/system_lib.h"
 #include "module/symbol_source.h"
@@ -57,20 +59,22 @@ int AOTRTSetLogLevel(int level) {
   AOTRT_API_END();
 }
 
+// A device's workspace comes from its driver (the host code frees it after its kernels are enqueued:
+// the in-order queue keeps it valid for them).
 void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes, int, int) {
   return GuardBackendCall<void*>(nullptr, __func__, [&]() -> void* {
-    AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument,
-                  "TVMBackendAllocWorkspace: only CPU workspace is supported (device type 1, id 0), got device type ",
-                  device_type, " id ", device_id);
-    return WorkspaceAlloc(nbytes);
+    if (IsAcceptedCpuDevice(device_type, device_id)) return WorkspaceAlloc(nbytes);
+    DLDevice dev{static_cast<DLDeviceType>(device_type), device_id};
+    return RequireDevice(dev, "TVMBackendAllocWorkspace").Alloc(device_id, nbytes, kAllocAlignment, "");
   });
 }
 
 int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr) {
   return GuardBackendCall(-1, __func__, [&] {
-    AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument, "TVMBackendFreeWorkspace: device type ",
-                  device_type, " id ", device_id, " is not CPU 0");
-    return WorkspaceFree(ptr) ? 0 : -1;
+    if (IsAcceptedCpuDevice(device_type, device_id)) return WorkspaceFree(ptr) ? 0 : -1;
+    DLDevice dev{static_cast<DLDeviceType>(device_type), device_id};
+    RequireDevice(dev, "TVMBackendFreeWorkspace").Free(device_id, ptr);
+    return 0;
   });
 }
 

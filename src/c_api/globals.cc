@@ -7,6 +7,7 @@
 #include "backend/thread_pool.h"
 #include "base/error_util.h"
 #include "base/device.h"
+#include "device/device_api.h"
 #include "ffi/registry.h"
 #include "module/load_context.h"
 
@@ -32,9 +33,10 @@ const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBu
 extern const BinaryLoaderTable kAotBinaryLoaders;
 extern const BinaryLoaderTable kGraphBinaryLoaders;
 extern const BinaryLoaderTable kVMBinaryLoaders;
+extern const BinaryLoaderTable kDeviceBinaryLoaders;
 
 const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoaders, &kGraphBinaryLoaders,
-                                                                     &kVMBinaryLoaders};
+                                                               &kDeviceBinaryLoaders, &kVMBinaryLoaders};
 const size_t kNumBuiltinBinaryLoaderTables =
     sizeof(kBuiltinBinaryLoaderTables) / sizeof(kBuiltinBinaryLoaderTables[0]);
 
@@ -49,21 +51,25 @@ const size_t kNumBuiltinFileLoaderTables = sizeof(kBuiltinFileLoaderTables) / si
 
 namespace {
 
-// Device queries name a type only (GetDeviceAttr and TVMSetStream take an id too, which CPU
-// ignores, as TVM's CPU device API does): the type half of the one rule.
-bool IsCpu(int64_t device_type) { return IsAcceptedCpuDevice(static_cast<int>(device_type), 0); }
-
-void RequireCpuType(int64_t type) {
-  AOTRT_REQUIRE(IsCpu(type), kNotImplemented, "Device API for device type ", type, " is not enabled.");
-}
-
-// (device_type, device_id, kind): kind 0 (exist) is 1 for CPU and 0 for devices aotrt has no API
-// for; CPU has no other attribute (null, as TVM's CPU API); other devices are not enabled.
+// (device_type, device_id, kind): kind 0 (exist) is 0 or 1 for any device; another attribute of a
+// device that exists is its driver's (null where the driver has none, as TVM's CPU API).
 void GetDeviceAttr(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount("runtime.GetDeviceAttr", args, 3);
-  int64_t type = args[0].AsInt();
-  if (args[2].AsInt() == 0) return rv->SetInt(IsCpu(type) ? 1 : 0);
-  RequireCpuType(type);
+  DLDevice dev{static_cast<DLDeviceType>(args[0].AsInt()), static_cast<int32_t>(args[1].AsInt())};
+  auto kind = static_cast<DeviceAttr>(args[2].AsInt());
+  DeviceAPI* api = FindDeviceAPI(dev.device_type);
+  if (kind == DeviceAttr::kExist) {
+    if (api == nullptr || api->NumDevices() == 0) return rv->SetInt(0);
+    return api->GetAttr(dev.device_id, kind, rv);
+  }
+  RequireDevice(dev, "runtime.GetDeviceAttr").GetAttr(dev.device_id, kind, rv);
+}
+
+// (device_type, device_id): the device that generated host code's kernels run on, for this thread.
+void SetDevice(TVMArgs args, TVMRetValue*) {
+  RequireArgCount("__tvm_set_device", args, 2);
+  DLDevice dev{static_cast<DLDeviceType>(args[0].AsInt()), static_cast<int32_t>(args[1].AsInt())};
+  RequireDevice(dev, "__tvm_set_device").SetDevice(dev.device_id);
 }
 
 // TVM's names of optional runtimes; aotrt has only the CPU one.
@@ -72,6 +78,7 @@ void RuntimeEnabled(TVMArgs args, TVMRetValue* rv) {
   static const char* const kKnown[] = {"cuda", "gpu", "nvptx", "cl", "opencl", "sdaccel", "mtl", "metal",
                                        "vulkan", "rpc", "hexagon", "rocm", "llvm", "stackvm", "tflite"};
   if (t == "cpu") return rv->SetInt(1);
+  if (t.compare(0, 6, "opencl") == 0 || t == "cl") return rv->SetInt(1);
   for (const char* k : kKnown) {
     if (t.compare(0, std::strlen(k), k) == 0) return rv->SetInt(0);
   }
@@ -92,16 +99,17 @@ void ConfigThreadPool(TVMArgs args, TVMRetValue*) {
   SetNumThreads(n > 0 && n < (1 << 20) ? static_cast<int>(n) : 0);
 }
 
-// (device_type, device_id, stream): CPU has only the null stream.
+// (device_type, device_id, stream).
 void SetStream(TVMArgs args, TVMRetValue*) {
   RequireArgCount("runtime.TVMSetStream", args, 3);
-  RequireCpuType(args[0].AsInt());
+  DLDevice dev{static_cast<DLDeviceType>(args[0].AsInt()), static_cast<int32_t>(args[1].AsInt())};
+  RequireDevice(dev, "runtime.TVMSetStream").SetStream(dev.device_id, args[2].AsHandle());
 }
 
 constexpr GlobalDef kDefs[] = {
     {"runtime.GetDeviceAttr", GetDeviceAttr}, {"runtime.RuntimeEnabled", RuntimeEnabled},
     {"runtime.NumThreads", NumThreads},       {"runtime.config_threadpool", ConfigThreadPool},
-    {"runtime.TVMSetStream", SetStream},
+    {"runtime.TVMSetStream", SetStream},      {"__tvm_set_device", SetDevice},
 };
 
 }  // namespace

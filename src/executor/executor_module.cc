@@ -2,6 +2,8 @@
 // TVM leaves out) and those every factory shares.
 #include "executor/executor_module.h"
 
+#include "device/device_api.h"
+
 #include <algorithm>
 
 #include "aotrt/container.h"
@@ -110,9 +112,7 @@ size_t IndexArg(PlannedExecutor* ex, TVMArgValue a, bool output) {
 }
 
 void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t, bool convertible) {
-  AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kInvalidArgument, kind, " ", i, " ('",
-                spec.name, "'): expected a tensor on CPU 0, got device type ", static_cast<int>(t.device.device_type),
-                " id ", t.device.device_id);
+  if (!IsAcceptedCpuDevice(t.device)) RequireDevice(t.device, StrCat(kind, " ", i, " ('", spec.name, "')"));
   AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
                 "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
   if (convertible) CheckConversion(t.dtype, spec.dtype, StrCat(kind, " ", i, " ('", spec.name, "')"));

@@ -9,6 +9,8 @@
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
+#include "base/device.h"
+#include "device/device_api.h"
 #include "executor/executor_module.h"
 #include "memory/reserve.h"
 
@@ -41,11 +43,11 @@ std::string OverrunMessage(const std::string& model, const Overrun& o, const std
 // The bytes of workspace pool `p` of `m`.
 size_t PoolBytes(const PlannedModel& m, const PlannedPool& p) { return m.plan().storage_bytes[m.storage(p.entry)]; }
 
-// A contiguous CPU tensor over `data` with `shape`, which it borrows.
-DLTensor CpuTensor(void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
+// A contiguous tensor on `device` over `data` with `shape`, which it borrows.
+DLTensor TensorOn(DLDevice device, void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
   DLTensor t{};
   t.data = data;
-  t.device = DLDevice{kDLCPU, 0};
+  t.device = device;
   t.ndim = static_cast<int32_t>(shape.size());
   t.dtype = dtype;
   t.shape = const_cast<int64_t*>(shape.data());
@@ -87,6 +89,7 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
     : arena_(arena),
       memory_(arena_.defined() ? static_cast<std::pmr::memory_resource*>(&arena_) : std::pmr::new_delete_resource()),
       model_(std::move(model)),
+      device_storages_(memory_),
       pool_buffers_(memory_),
       entry_data_(memory_),
       arg_tensors_(memory_),
@@ -103,10 +106,17 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
     huge_pages_ = heap->huge_pages;
   }
   model_->CheckDevice(device);
+  if (!IsAcceptedCpuDevice(device)) {
+    device_ = device;
+    AOTRT_REQUIRE(!arena_.defined(), kInvalidArgument, model_->display(), ": an executor on ", DeviceName(device),
+                  " keeps its tensors in device memory; ExecutorOptions::Arena applies to executors on the CPU");
+  }
   AOTRT_REQUIRE(num_threads_ >= 0 && num_threads_ <= kMaxParallelTasks, kInvalidArgument, "ExecutorOptions::num_threads is ",
                 num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
   const MemoryPlan& plan = model_->plan();
-  if (arena_.defined()) {
+  if (on_device()) {
+    AllocDeviceStorages();
+  } else if (arena_.defined()) {
     block_data_ = static_cast<uint8_t*>(memory_->allocate(plan.block_bytes, kAllocAlignment));
     if (!arena_.zeroed()) std::memset(block_data_, 0, plan.block_bytes);  // inputs read as zeros until set
   } else {
@@ -127,13 +137,29 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
   BindParams(model_->bound_params());
 }
 
+// On a device, each storage of the plan's block is a buffer of its own (a device pointer cannot
+// be offset into: an OpenCL buffer is a handle).
+void PlannedExecutor::AllocDeviceStorages() {
+  const MemoryPlan& plan = model_->plan();
+  AOTRT_REQUIRE(model_->pools().empty(), kNotImplemented, model_->display(), ": workspace pools on ",
+                DeviceName(device_), " are not supported");
+  device_storages_.resize(plan.storage_bytes.size());
+  for (size_t sid = 0; sid < plan.storage_bytes.size(); ++sid) {
+    if (plan.storage_offset[sid] == MemoryPlan::kNotInBlock) continue;
+    device_storages_[sid] = NDArray::Empty({static_cast<int64_t>(plan.storage_bytes[sid])}, DLDataType{kDLUInt, 8, 1},
+                                           device_);
+  }
+}
+
 // Each entry where the plan puts it, and the argument tensors of every call over them.
 void PlannedExecutor::SetUpArgs() {
   const MemoryPlan& plan = model_->plan();
   entry_data_.assign(model_->num_entries(), nullptr);
   for (uint32_t eid = 0; eid < entry_data_.size(); ++eid) {
-    size_t offset = plan.storage_offset[model_->storage(eid)];
-    if (offset != MemoryPlan::kNotInBlock) entry_data_[eid] = block_data_ + offset;
+    uint32_t sid = model_->storage(eid);
+    size_t offset = plan.storage_offset[sid];
+    if (offset == MemoryPlan::kNotInBlock) continue;
+    entry_data_[eid] = on_device() ? device_storages_[sid].data() : block_data_ + offset;
   }
   const std::vector<PlannedArg>& args = model_->args();
   arg_tensors_.resize(args.size());
@@ -141,7 +167,7 @@ void PlannedExecutor::SetUpArgs() {
   arg_codes_.assign(args.size(), kTVMDLTensorHandle);
   for (size_t a = 0; a < args.size(); ++a) {
     uint32_t eid = args[a].entry;
-    arg_tensors_[a] = CpuTensor(entry_data_[eid], args[a].flat_shape.empty() ? model_->shape(eid) : args[a].flat_shape,
+    arg_tensors_[a] = TensorOn(device_, entry_data_[eid], args[a].flat_shape.empty() ? model_->shape(eid) : args[a].flat_shape,
                                 model_->dtype(eid));
     arg_values_[a].v_handle = &arg_tensors_[a];
   }
@@ -231,7 +257,7 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
     uint32_t eid = model_->input_entry(p.input);
     Slot& s = inputs_[p.input];
     s.loaded_param = s.loaded_param || loaded;
-    if (!model_->read_only(model_->storage(eid))) {
+    if (!model_->read_only(model_->storage(eid)) || on_device()) {
       BindOwnInput(p.input);
       DLTensor own = EntryTensor(eid);
       CopyTensorBytes(p.array.tensor(), &own);
@@ -244,7 +270,7 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
 }
 
 DLTensor PlannedExecutor::EntryTensor(uint32_t eid) const {
-  return CpuTensor(entry_data_[eid], model_->shape(eid), model_->dtype(eid));
+  return TensorOn(device_, entry_data_[eid], model_->shape(eid), model_->dtype(eid));
 }
 
 NDArray PlannedExecutor::Current(bool output, size_t i) const {
@@ -260,7 +286,11 @@ NDArray PlannedExecutor::Current(bool output, size_t i) const {
 }
 
 NDArray PlannedExecutor::EntryView(uint32_t eid) const {
-  size_t offset = model_->plan().storage_offset[model_->storage(eid)];
+  uint32_t sid = model_->storage(eid);
+  size_t offset = model_->plan().storage_offset[sid];
+  if (on_device() && offset != MemoryPlan::kNotInBlock && entry_data_[eid] == device_storages_[sid].data()) {
+    return device_storages_[sid].CreateView(model_->shape(eid), model_->dtype(eid));
+  }
   if (block_.defined() && entry_data_[eid] == block_data_ + offset) {
     return block_.CreateView(model_->shape(eid), model_->dtype(eid), offset);
   }
@@ -271,23 +301,23 @@ NDArray PlannedExecutor::EntryView(uint32_t eid) const {
 // storage to a shared param), keeping the value it has.
 void PlannedExecutor::BindOwnInput(size_t i) {
   Slot& s = inputs_[i];
-  if (s.kind == Slot::kOwn) return;
   uint32_t eid = model_->input_entry(i);
+  if (s.kind == Slot::kOwn && entry_data_[eid] != nullptr) return;  // on a device a param's storage starts unbound
   size_t offset = model_->plan().storage_offset[model_->storage(eid)];
   const TensorInfo& spec = model_->inputs()[i];
   void* own = nullptr;
   if (offset != MemoryPlan::kNotInBlock) {
-    own = block_data_ + offset;
+    own = on_device() ? device_storages_[model_->storage(eid)].data() : block_data_ + offset;
   } else {
     // From the heap even for an executor in a region (the region holds no second copy of the params).
     if (!s.own_heap.defined()) {
-      s.own_heap = NDArray::Empty(spec.shape, spec.dtype);
+      s.own_heap = NDArray::Empty(spec.shape, spec.dtype, device_);
       if (huge_pages_) AdviseHugePages(s.own_heap.data(), s.own_heap.NumBytes());
     }
     own = s.own_heap.data();
   }
   if (s.kind == Slot::kParam) {
-    DLTensor to = CpuTensor(own, spec.shape, spec.dtype);
+    DLTensor to = TensorOn(device_, own, spec.shape, spec.dtype);
     CopyTensorBytes(s.keep.tensor(), &to);
   }
   Rebind(eid, own);
@@ -309,7 +339,14 @@ void PlannedExecutor::SetInput(size_t i, const DLTensor& t) {
   if (DataTypeEqual(t.dtype, spec.dtype)) return CopyTensorBytes(t, &own);
   // Another dtype: the one conversion rule (aotrt/ndarray.h). Every value is checked before the
   // input is touched, so a refused value leaves the input as it was.
-  ConvertTensor(t, &own, StrCat("input ", i, " ('", spec.name, "')"));
+  std::string what = StrCat("input ", i, " ('", spec.name, "')");
+  AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kTypeMismatch, what, ": a ", DataTypeToString(t.dtype), " tensor on ",
+                DeviceName(t.device), " is converted to ", DataTypeToString(spec.dtype),
+                " from the CPU only: pass it from the CPU or in the input's dtype");
+  if (!on_device()) return ConvertTensor(t, &own, what);
+  NDArray host = NDArray::Empty(spec.shape, spec.dtype);
+  ConvertTensor(t, host.handle(), what);
+  CopyTensorBytes(host.tensor(), &own);
 }
 
 void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDArray keep) {
@@ -318,9 +355,16 @@ void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDAr
   CheckIndex(kind, i, slots.size());
   const TensorInfo& spec = output ? model_->outputs()[i] : model_->inputs()[i];
   CheckTensorAgainstSpec(kind, i, spec, t);
+  AOTRT_REQUIRE(on_device() ? t.device.device_type == device_.device_type && t.device.device_id == device_.device_id
+                            : IsAcceptedCpuDevice(t.device),
+                kInvalidArgument, kind, " ", i, " ('", spec.name, "'): a zero-copy tensor must be on the executor's ",
+                "device, ", DeviceName(device_), " ", device_.device_id, "; got one on ", DeviceName(t.device), " ",
+                t.device.device_id, " (set_", kind, " copies from any device)");
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
-  AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('", spec.name,
-                "'): zero-copy tensor data at 0x", Hex{addr}, " is not ", kAllocAlignment, "-byte aligned");
+  // A device's data pointer is a handle: only an offset of 0 into it can be passed to a kernel.
+  AOTRT_REQUIRE(on_device() ? t.byte_offset == 0 : addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('",
+                spec.name, "'): zero-copy tensor data at 0x", Hex{addr}, on_device() ? " has a byte offset" : " is not ",
+                on_device() ? "" : StrCat(kAllocAlignment, "-byte aligned"));
   Rebind(output ? model_->output_entry(i) : model_->input_entry(i), reinterpret_cast<void*>(addr));
   slots[i].kind = Slot::kCaller;
   slots[i].keep = std::move(keep);
@@ -339,7 +383,15 @@ void PlannedExecutor::CopyOutputTo(size_t i, DLTensor* out) const {
   CopyTensorBytes(EntryTensor(model_->output_entry(i)), out);
 }
 
+void PlannedExecutor::Sync() const {
+  if (on_device()) FindDeviceAPI(device_.device_type)->Sync(device_.device_id, nullptr);
+}
+
 void PlannedExecutor::RunOp(size_t k) {
+  if (on_device()) {
+    CallOp(k);
+    return Sync();
+  }
   if (!arena_.defined()) return CallOp(k);
   arena_workspace_.Reset();  // a failed call never frees its blocks
   ArenaWorkspaceScope in_region(&arena_workspace_);

@@ -37,6 +37,8 @@ class PlannedExecutor {
   static size_t ArenaHeldBytes(const PlannedModel& model, const ExecutorOptions& options);
 
   const PlannedModel& model() const { return *model_; }
+  // Where its tensors live and its kernels run: the CPU, or the device it was created on.
+  DLDevice device() const { return device_; }
   const ModelInfo& Info() const { return model_->info(); }
   size_t InputIndex(const std::string& name) const { return model_->InputIndex(name); }
   size_t OutputIndex(const std::string& name) const { return model_->OutputIndex(name); }
@@ -49,6 +51,8 @@ class PlannedExecutor {
   NDArray GetOutput(size_t i) const { return Current(true, i); }
   void CopyOutputTo(size_t i, DLTensor* out) const;
   void Run();
+  // Waits until the device has done the work Run() and the copies enqueued (nothing on the CPU).
+  void Sync() const;
   bool check_bounds() const { return check_bounds_; }
   // In the caller's arena: the bytes of it this executor holds for itself, and the rest, its
   // run-time workspace (empty on the heap).
@@ -56,7 +60,7 @@ class PlannedExecutor {
   const ArenaWorkspace* arena_workspace() const { return &arena_workspace_; }
 
   // Operators run one by one (a graph's nodes; an AOT model has none), for the per-operator profile
-  // and the debug executor: RunOp runs call `k` alone; EntryView is entry `eid` now (a view).
+  // and the debug executor: RunOp runs call `k` alone (on a device, and waits for it); EntryView is entry `eid` now (a view).
   struct OpDescription {
     std::string name;      // the node
     std::string function;  // the library function it calls
@@ -85,6 +89,8 @@ class PlannedExecutor {
   void Rebind(uint32_t eid, void* data);  // eid's tensor (its alias group) now at `data`
   void SetUpArgs();
   void MapHeapMemory(const ExecutorOptions& options);
+  void AllocDeviceStorages();
+  bool on_device() const { return device_.device_type != kDLCPU; }
   void PlacePools(const ExecutorOptions& options);
   void BindOwnInput(size_t i);
   void CheckIndex(const char* kind, size_t i, size_t n) const;
@@ -96,10 +102,12 @@ class PlannedExecutor {
   NDArray Current(bool output, size_t i) const;
 
   ExecutorArena arena_;                // declared first: the containers below may draw on it
+  DLDevice device_{kDLCPU, 0};         // where the storages, and so every argument tensor, live
   std::pmr::memory_resource* memory_;  // &arena_, or the heap
   std::shared_ptr<const PlannedModel> model_;
   NDArray block_;            // on the heap, the plan's block, whose mapping holds the pools too; undefined in an arena
   uint8_t* block_data_ = nullptr;
+  std::pmr::vector<NDArray> device_storages_;  // on a device: by storage id, the plan's storages (no block)
   std::pmr::vector<PoolBuffer> pool_buffers_;  // the workspace pools on the heap that the caller did not give, in order
   std::pmr::vector<void*> entry_data_;  // by entry: where its data is now
   std::pmr::vector<DLTensor> arg_tensors_;

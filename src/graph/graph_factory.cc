@@ -41,17 +41,14 @@ ObjectPtr<ModuleNode> LoadFactoryBinary(BoundedReader& r, const LoadContext& ctx
                                               ctx.options.executor);
 }
 
-// Devices from (device_type, device_id) pairs starting at args[first]: all must be the CPU.
+// The device from (device_type, device_id) pairs starting at args[first]: the graph's executor
+// runs on the first (GraphModel::CheckDevice says whether it can). More than one is a
+// heterogeneous graph's list: one device of each type.
 DLDevice DevicesFrom(TVMArgs args, int first, const char* fn) {
   AOTRT_REQUIRE(args.size() >= first + 2 && (args.size() - first) % 2 == 0, kInvalidArgument, fn,
                 " takes (graph_json, module, device_type, device_id[, device_type, device_id ...]), got ", args.size(),
                 " arguments");
-  DLDevice dev{static_cast<DLDeviceType>(args[first].AsInt()), static_cast<int>(args[first + 1].AsInt())};
-  for (int i = first; i < args.size(); i += 2) {
-    AOTRT_REQUIRE(args[i].AsInt() == kDLCPU || args[i].AsInt() == kDLCUDAHost, kInvalidArgument, fn, ": device type ",
-                  args[i].AsInt(), " is not the CPU; aotrt runs graphs on the CPU (device type 1) only");
-  }
-  return dev;
+  return DLDevice{static_cast<DLDeviceType>(args[first].AsInt()), static_cast<int>(args[first + 1].AsInt())};
 }
 
 // tvm.graph_executor.create(graph_json, module, [lookup_linked_param,] device_type, device_id, ...)
@@ -143,9 +140,6 @@ PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const 
       for (int i = first; i < args.size(); ++i) {
         AOTRT_REQUIRE(args[i].type_code() == kDLDevice, kInvalidArgument, "creating an executor of '", module_name_,
                       "' takes devices, got ", DeviceList(args, first));
-        DLDevice d = args[i].AsDevice();
-        AOTRT_REQUIRE(d.device_type == kDLCPU || d.device_type == kDLCUDAHost, kInvalidArgument, "GraphExecutor of '",
-                      module_name_, "' runs on the CPU only, got ", DeviceList(args, first));
       }
       rv->SetObject(MakeObject<ExecutorModuleNode>(model(), args[first].AsDevice(), WithDefaults(ExecutorOptions()),
                                                    ExecutorArena(), debug),

@@ -63,7 +63,7 @@ std::string TimeNode(PlannedExecutor* ex, uint32_t nid, const TimeEvaluatorOptio
     if (ops[k].node_id != nid) continue;
     PackedFunc run_op([ex, k](TVMArgs, TVMRetValue*) { ex->RunOp(k); });
     TVMRetValue rv;
-    WrapTimeEvaluator(run_op, DLDevice{kDLCPU, 0}, o).CallPacked(TVMArgs(nullptr, nullptr, 0), &rv);
+    WrapTimeEvaluator(run_op, ex->device(), o).CallPacked(TVMArgs(nullptr, nullptr, 0), &rv);
     return rv.str();
   }
   return std::string(sizeof(double) * o.repeat, '\0');  // +0.0 doubles

@@ -113,15 +113,18 @@ void ReadEntryAttrs(const Json& attrs, GraphDef* g, const std::string& what) {
   }
   if (const Json* devices = sized("device_index", "list_int", false)) {
     for (size_t i = 0; i < n; ++i) {
-      AOTRT_REQUIRE((*devices)[i] == kDLCPU, kNotImplemented, what, ": node entry ", i, " is placed on device type ",
-                    (*devices)[i].dump(), ": aotrt runs graphs on the CPU (device type 1) only");
+      int type = static_cast<int>(JsonCount((*devices)[i], 64, StrCat("attrs.device_index[", i, "]"), what));
+      if (i == 0) g->device_type = type;
+      AOTRT_REQUIRE(type == g->device_type, kNotImplemented, what, ": node entry ", i, " is placed on device type ",
+                    type, " and node entry 0 on device type ", g->device_type,
+                    ": graphs over several devices (__copy between them) are not supported yet");
     }
   }
   if (const Json* scopes = sized("storage_scope", "list_str", false)) {
     for (size_t i = 0; i < n; ++i) {
       std::string s = JsonString((*scopes)[i], StrCat("attrs.storage_scope[", i, "]"), what);
       AOTRT_REQUIRE(s.empty() || s == "global", kNotImplemented, what, ": node entry ", i, " has storage scope \"", s,
-                    "\": aotrt supports global (CPU) memory only");
+                    "\": aotrt supports global memory (buffers) only, not texture (image2d) storage yet");
     }
   }
 }

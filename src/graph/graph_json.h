@@ -35,6 +35,8 @@ struct GraphDef {
   std::vector<uint32_t> storage_id;
   std::vector<DLDataType> dtype;
   std::vector<std::vector<int64_t>> shape;
+  // The device type every entry lives on (attrs.device_index; the CPU without it).
+  int device_type = kDLCPU;
 
   size_t NumEntries() const { return storage_id.size(); }
   uint32_t EntryId(uint32_t node_id, uint32_t index) const { return node_row_ptr[node_id] + index; }
@@ -44,7 +46,8 @@ struct GraphDef {
 // Parse and validate `json`; `what` names it in messages (e.g. "graph JSON of model.so"). Throws
 // kFormatError naming the field and node for anything malformed or inconsistent (invalid JSON, a
 // missing or mistyped field, an index out of range, a list of the wrong length, an unknown dtype);
-// kNotImplemented for a node on another device than the CPU or a storage scope other than global.
+// kNotImplemented for entries on several device types (a heterogeneous graph) or a storage scope
+// other than global.
 GraphDef ParseGraphJson(std::string_view json, const std::string& what);
 
 }  // namespace aotrt

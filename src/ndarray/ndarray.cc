@@ -5,21 +5,33 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "aotrt/packed_func.h"
 #include "base/error_util.h"
 #include "base/device.h"
+#include "device/device_api.h"
 #include "memory/reserve.h"
 #include "ffi/handle.h"
 
 namespace aotrt {
 namespace {
 
-void RequireCpu(const DLDevice& dev, const char* what) {
-  AOTRT_REQUIRE(IsAcceptedCpuDevice(dev), kInvalidArgument, what,
-                ": only CPU tensors are supported (device type 1, id 0), got device type ", DeviceTypeOf(dev), " id ",
-                dev.device_id);
+// The CPU, or a device of a type aotrt has a driver for that exists on this machine.
+void RequireKnownDevice(const DLDevice& dev, const char* what) {
+  if (!IsAcceptedCpuDevice(dev)) RequireDevice(dev, what);
+}
+
+// A host tensor of `bytes` bytes over `data`, for copies to and from a device.
+DLTensor HostBytes(void* data, int64_t* bytes) {
+  DLTensor t{};
+  t.data = data;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = 1;
+  t.dtype = DLDataType{kDLUInt, 8, 1};
+  t.shape = bytes;
+  return t;
 }
 
 void RequireValidDType(DLDataType t) {
@@ -61,7 +73,7 @@ NDArrayObj* TVMArgValue::AsNDArrayObjOrNull() const {
 }
 
 NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
-  RequireCpu(device, "NDArray::Empty");
+  RequireKnownDevice(device, "NDArray::Empty");
   RequireValidDType(dtype);
   AOTRT_REQUIRE(shape.size() <= kMaxNdim, kInvalidArgument, "NDArray::Empty: ndim ", shape.size(), " exceeds ",
                 kMaxNdim);
@@ -79,6 +91,21 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   // Zeroed as TVM's arrays are not: an input nobody set reads as zeros, the same on every run.
   std::string what = StrCat("tensor of shape ", ShapeToString(shape.data(), t.ndim), " ", DataTypeToString(dtype));
   RequireAllocatable(nbytes, align, what);
+  if (!IsAcceptedCpuDevice(device)) {
+    // Device memory (not zeroed, as TVM's), freed by its driver with the array.
+    DeviceAPI* api = FindDeviceAPI(device.device_type);
+    auto managed = std::make_unique<DLManagedTensor>();
+    t.device = device;
+    t.data = api->Alloc(device.device_id, nbytes, align, "");
+    managed->dl_tensor = t;
+    managed->manager_ctx = api;
+    managed->deleter = [](DLManagedTensor* m) {
+      static_cast<DeviceAPI*>(m->manager_ctx)->Free(m->dl_tensor.device.device_id, m->dl_tensor.data);
+      delete m;
+    };
+    obj->managed_ = managed.release();
+    return NDArray(obj);
+  }
   obj->owned_data_ = AllocZeroed(nbytes, align, &obj->owned_mapped_);
   AOTRT_REQUIRE(obj->owned_data_ != nullptr, kOutOfMemory, what, ": cannot allocate ", nbytes, " bytes: out of memory");
   t.data = obj->owned_data_;
@@ -88,7 +115,7 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
 // A new array object describing `src`'s memory (shape and strides copied, data not owned).
 ObjectPtr<NDArrayObj> NDArrayObj::Describe(const DLTensor& src, const char* what) {
   ValidateTensorHeader(src, what);
-  RequireCpu(src.device, what);
+  RequireKnownDevice(src.device, what);
   auto obj = ObjectPtr<NDArrayObj>(new NDArrayObj());
   obj->shape_.assign(src.shape, src.shape + src.ndim);
   if (src.strides) obj->strides_.assign(src.strides, src.strides + src.ndim);
@@ -146,8 +173,8 @@ std::vector<int64_t> NDArray::Shape() const {
 }
 
 void CopyTensorBytes(const DLTensor& from, DLTensor* to) {
-  RequireCpu(from.device, "copy source");
-  RequireCpu(to->device, "copy destination");
+  RequireKnownDevice(from.device, "copy source");
+  RequireKnownDevice(to->device, "copy destination");
   AOTRT_REQUIRE(IsContiguous(from) && IsContiguous(*to), kInvalidArgument, "copy needs contiguous tensors");
   size_t a = TensorBytes(from), b = TensorBytes(*to);
   AOTRT_REQUIRE(a == b, kShapeMismatch, "The size must exactly match: source has ", a, " bytes (shape ",
@@ -155,6 +182,7 @@ void CopyTensorBytes(const DLTensor& from, DLTensor* to) {
                 " bytes (shape ", ShapeToString(to->shape, to->ndim), " ", DataTypeToString(to->dtype), ")");
   if (a == 0) return;
   AOTRT_REQUIRE(from.data && to->data, kInvalidArgument, "copy with a null data pointer");
+  if (!IsAcceptedCpuDevice(from.device) || !IsAcceptedCpuDevice(to->device)) return CopyAcrossDevices(from, *to, a);
   std::memcpy(static_cast<char*>(to->data) + to->byte_offset,
               static_cast<const char*>(from.data) + from.byte_offset, a);
 }
@@ -166,14 +194,20 @@ void NDArray::CopyFromBytes(const void* src, size_t nbytes) {
   AOTRT_REQUIRE(IsContiguous(checked().dl_tensor), kInvalidArgument, "ArrayCopyFromBytes: array is not contiguous");
   AOTRT_REQUIRE(nbytes == NumBytes(), kShapeMismatch, "ArrayCopyFromBytes: size mismatch: array has ", NumBytes(),
                 " bytes, got ", nbytes);
-  if (nbytes) std::memcpy(data(), src, nbytes);
+  if (nbytes == 0) return;
+  if (IsAcceptedCpuDevice(tensor().device)) return (void)std::memcpy(data(), src, nbytes);
+  int64_t n = static_cast<int64_t>(nbytes);
+  CopyAcrossDevices(HostBytes(const_cast<void*>(src), &n), checked().dl_tensor, nbytes);
 }
 
 void NDArray::CopyToBytes(void* dst, size_t nbytes) const {
   AOTRT_REQUIRE(IsContiguous(checked().dl_tensor), kInvalidArgument, "ArrayCopyToBytes: array is not contiguous");
   AOTRT_REQUIRE(nbytes == NumBytes(), kShapeMismatch, "ArrayCopyToBytes: size mismatch: array has ", NumBytes(),
                 " bytes, got ", nbytes);
-  if (nbytes) std::memcpy(dst, data(), nbytes);
+  if (nbytes == 0) return;
+  if (IsAcceptedCpuDevice(tensor().device)) return (void)std::memcpy(dst, data(), nbytes);
+  int64_t n = static_cast<int64_t>(nbytes);
+  CopyAcrossDevices(checked().dl_tensor, HostBytes(dst, &n), nbytes);
 }
 
 }  // namespace aotrt

@@ -61,8 +61,10 @@ class CacheFlusher {
 // given), growing *number (GrowNumber) until a batch lasts min_repeat_ms or zero_limit batches
 // took 0 ns. Returns the last batch's milliseconds; -1 when an interrupt request stopped a batch
 // or *number reached `cap` (then *number = cap, and no batch ran at that size).
+// On a device other than the CPU, each batch ends when the device has finished its work (the calls
+// only enqueue it).
 double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repeat_ms, int zero_limit,
-                   CacheFlusher* flusher, int64_t cap = INT64_MAX);
+                   CacheFlusher* flusher, int64_t cap = INT64_MAX, DLDevice dev = DLDevice{kDLCPU, 0});
 
 // The global runtime.RPCTimeEvaluator's arguments, decoded.
 struct RpcTimeEvaluatorArgs {

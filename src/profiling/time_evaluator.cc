@@ -23,6 +23,8 @@
 #include "backend/workspace.h"
 #include "base/error_util.h"
 #include "profiling/internal.h"
+#include "base/device.h"
+#include "device/device_api.h"
 
 namespace aotrt {
 namespace {
@@ -150,7 +152,8 @@ void CacheFlusher::Flush() {
 }
 
 double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repeat_ms, int zero_limit,
-                   CacheFlusher* flusher, int64_t cap) {
+                   CacheFlusher* flusher, int64_t cap, DLDevice dev) {
+  DeviceAPI* device = IsAcceptedCpuDevice(dev) ? nullptr : &RequireDevice(dev, "time evaluator");
   TVMRetValue discard;
   double duration_ms = 0.0;
   int zero_times = 0;
@@ -166,6 +169,7 @@ double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repea
       f.CallPacked(args, &discard);
       if (InterruptRequested()) return -1.0;
     }
+    if (device) device->Sync(dev.device_id, nullptr);
     int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
     if (ns == 0) ++zero_times;
     duration_ms = static_cast<double>(ns) / 1e6;
@@ -177,19 +181,19 @@ double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repea
 
 PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOptions& opt, PackedFunc f_preproc) {
   AOTRT_REQUIRE(static_cast<bool>(f), kInvalidArgument, "time evaluator: the function to time is empty");
-  AOTRT_REQUIRE(DeviceTypeOf(dev) == kDLCPU, kInvalidArgument,
-                "time evaluator: only CPU devices (device_type 1) are supported, got device_type ", DeviceTypeOf(dev));
+  if (!IsAcceptedCpuDevice(dev)) RequireDevice(dev, "time evaluator");
   ValidateTimeEvaluatorOptions(opt);
   int number = opt.number;  // mutable state of the closure: growth persists across calls
-  auto timer = [f, f_preproc, opt, number](TVMArgs args, TVMRetValue* rv) mutable {
+  auto timer = [f, f_preproc, opt, number, dev](TVMArgs args, TVMRetValue* rv) mutable {
     TVMRetValue discard;
     f.CallPacked(args, &discard);  // warm-up: lazy initialisation, first touch of memory
+    if (!IsAcceptedCpuDevice(dev)) FindDeviceAPI(dev.device_type)->Sync(dev.device_id, nullptr);
     profiling_internal::CacheFlusher flusher(opt.cache_flush_bytes);
     std::string result(static_cast<size_t>(opt.repeat) * sizeof(double), '\0');
     for (int r = 0; r < opt.repeat; ++r) {
       if (f_preproc) f_preproc.CallPacked(args, &discard);
       double duration_ms = profiling_internal::TimeBatches(f, args, &number, opt.min_repeat_ms,
-                                                           opt.limit_zero_time_iterations, &flusher);
+                                                           opt.limit_zero_time_iterations, &flusher, INT64_MAX, dev);
       if (duration_ms < 0) Interrupted(r, opt.repeat);
       double seconds_per_call = duration_ms / 1e3 / number;
       std::memcpy(&result[static_cast<size_t>(r) * sizeof(double)], &seconds_per_call, sizeof(double));

@@ -24,6 +24,7 @@ def main(src, dst):
         path = {"factory": "model.so", "classic": "", "package": "model.tar"}.get(kind, kind)
         meta["artifact"] = os.path.join(d, path) if path else d
         meta.pop("params", None)  # fixtures list bound constants there, not factory params
+        meta.setdefault("mod_name", "default")  # the GPU exports name no model: relay.build's default
         json.dump(meta, open(os.path.join(out, "case.json"), "w"), indent=1)
         for name, arr in np.load(os.path.join(d, "inputs.npz")).items():
             np.save(os.path.join(out, "inputs", "".join(c if c.isalnum() else "_" for c in name) + ".npy"), arr)

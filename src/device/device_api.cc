@@ -1,0 +1,107 @@
+// The device registry, the CPU driver, and copies between any two devices.
+#include "device/device_api.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "base/device.h"
+#include "aotrt/dtype.h"
+#include "base/error_util.h"
+
+namespace aotrt {
+
+DeviceAPI* OpenCLDriver();  // device/opencl/opencl_driver.cc
+
+namespace {
+
+// `bytes` of host memory aligned to max(alignment, 64). Throws kInvalidArgument, kOutOfMemory.
+void* HostAlloc(size_t bytes, size_t alignment, const char* what) {
+  size_t align = alignment < kAllocAlignment ? kAllocAlignment : alignment;
+  AOTRT_REQUIRE((align & (align - 1)) == 0, kInvalidArgument, what, ": alignment ", alignment, " is not a power of two");
+  AOTRT_REQUIRE(bytes <= (size_t{1} << 46), kOutOfMemory, what, ": cannot allocate ", bytes, " bytes: too large (at most 2^46)");
+  void* p = std::aligned_alloc(align, bytes == 0 ? align : (bytes + align - 1) / align * align);
+  AOTRT_REQUIRE(p != nullptr, kOutOfMemory, what, ": cannot allocate ", bytes, " bytes: out of memory");
+  return p;
+}
+
+// The host: memory from aligned_alloc, copies by memcpy, nothing to wait for.
+class CpuDriver final : public DeviceAPI {
+ public:
+  const char* name() const override { return "cpu"; }
+  int NumDevices() override { return 1; }
+  void* Alloc(int, size_t bytes, size_t alignment, const std::string& scope) override {
+    AOTRT_REQUIRE(scope.empty() || scope == "global", kNotImplemented, "memory scope '", scope,
+                  "' is not supported on the CPU (only 'global')");
+    return HostAlloc(bytes, alignment, "CPU data space");
+  }
+  void Free(int, void* data) noexcept override { std::free(data); }
+  void Copy(const DLTensor& from, const DLTensor& to, size_t bytes, void*) override {
+    if (bytes) std::memmove(static_cast<char*>(to.data) + to.byte_offset,
+                            static_cast<const char*>(from.data) + from.byte_offset, bytes);
+  }
+  void Sync(int, void*) override {}
+  void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
+    if (kind == DeviceAttr::kExist) rv->SetInt(id == 0 ? 1 : 0);  // other attributes: none, as TVM's CPU API
+  }
+};
+
+}  // namespace
+
+DeviceAPI* FindDeviceAPI(int device_type) {
+  static CpuDriver cpu;
+  switch (device_type) {
+    case kDLCPU:
+    case kDLCUDAHost:
+      return &cpu;
+    case kDLOpenCL:
+      return OpenCLDriver();
+    default:
+      return nullptr;
+  }
+}
+
+std::string DeviceName(DLDevice dev) {
+  switch (static_cast<int>(dev.device_type)) {
+    case kDLCPU: return "cpu";
+    case kDLCUDA: return "cuda";
+    case kDLCUDAHost: return "cuda_host";
+    case kDLOpenCL: return "opencl";
+    case kDLVulkan: return "vulkan";
+    case kDLMetal: return "metal";
+    case kDLROCM: return "rocm";
+    default: return StrCat("device type ", static_cast<int>(dev.device_type));
+  }
+}
+
+DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {
+  int type = static_cast<int>(dev.device_type);
+  if (IsAcceptedCpuDevice(dev)) return *FindDeviceAPI(type);
+  DeviceAPI* api = FindDeviceAPI(type);
+  AOTRT_REQUIRE(api != nullptr, kNotImplemented, what, ": aotrt has no driver for ", DeviceName(dev),
+                " (device type ", type, "); it runs on cpu (1), opencl (4)");
+  int n = api->NumDevices();
+  if (n == 0) AOTRT_THROW(kNotFound, what, ": no ", api->name(), " device on this machine: ", api->WhyNoDevice());
+  AOTRT_REQUIRE(dev.device_id >= 0 && dev.device_id < n, kNotFound, what, ": ", api->name(), " device ",
+                dev.device_id, " does not exist; this machine has ", n, " (ids 0 to ", n - 1, ")");
+  return *api;
+}
+
+void CopyAcrossDevices(const DLTensor& from, const DLTensor& to, size_t bytes) {
+  bool from_cpu = IsAcceptedCpuDevice(from.device), to_cpu = IsAcceptedCpuDevice(to.device);
+  if (!from_cpu && !to_cpu && from.device.device_type != to.device.device_type) {
+    // Between two device types: through the host.
+    void* staging = HostAlloc(bytes, kAllocAlignment, "staging buffer of a copy between devices");
+    std::unique_ptr<void, void (*)(void*)> hold(staging, std::free);
+    DLTensor host = from;
+    host.data = staging;
+    host.byte_offset = 0;
+    host.device = DLDevice{kDLCPU, 0};
+    CopyAcrossDevices(from, host, bytes);
+    return CopyAcrossDevices(host, to, bytes);
+  }
+  DLDevice dev = from_cpu ? to.device : from.device;
+  RequireDevice(dev, "copy").Copy(from, to, bytes, nullptr);
+}
+
+}  // namespace aotrt

@@ -1,0 +1,79 @@
+// The device layer: one interface (DeviceAPI) that every device type implements, a driver per type
+// beside it (device/cpu_driver.cc, device/opencl/), looked up by DLDeviceType. What is allocated on
+// a device is named by an opaque data pointer that only its driver reads (OpenCL: a cl_mem). The
+// vendor libraries are opened at first use, so a machine without them runs every CPU path.
+// Thread-safety: every call may be made from any thread; a driver's state is built once.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+#include <string>
+
+#include "aotrt/packed_func.h"
+
+namespace aotrt {
+
+// TVM's DeviceAttrKind values (runtime.GetDeviceAttr's third argument).
+enum class DeviceAttr : int {
+  kExist = 0,
+  kMaxThreadsPerBlock = 1,
+  kWarpSize = 2,
+  kMaxSharedMemoryPerBlock = 3,
+  kComputeVersion = 4,
+  kDeviceName = 5,
+  kMaxClockRate = 6,
+  kMultiProcessorCount = 7,
+  kMaxThreadDimensions = 8,
+  kMaxRegistersPerBlock = 9,
+  kGcnArch = 10,
+  kApiVersion = 11,
+  kDriverVersion = 12,
+  kL2CacheSizeBytes = 13,
+  kTotalGlobalMemory = 14,
+  kAvailableGlobalMemory = 15,
+};
+
+class DeviceAPI {
+ public:
+  virtual ~DeviceAPI() = default;
+  // "cpu", "opencl", "cuda": as users name the device type.
+  virtual const char* name() const = 0;
+  // How many devices of this type the machine has: 0 when the vendor library or platform is absent.
+  virtual int NumDevices() = 0;
+  // Why NumDevices() is 0 and what to install; "" when there are devices.
+  virtual std::string WhyNoDevice() { return ""; }
+  // `bytes` (0 allowed) on device `id`, aligned to at least `alignment`; `scope` is a memory scope
+  // ("" or "global"; another scope throws kNotImplemented naming it). Throws kOutOfMemory.
+  virtual void* Alloc(int id, size_t bytes, size_t alignment, const std::string& scope) = 0;
+  virtual void Free(int id, void* data) noexcept = 0;
+  // Copies `bytes` from `from` to `to` (their byte offsets honoured), one of them on this driver's
+  // device, the other on it or on the CPU. Ordered after the work already enqueued on `stream`
+  // (null: the device's default queue); returns when host memory may be read or reused.
+  virtual void Copy(const DLTensor& from, const DLTensor& to, size_t bytes, void* stream) = 0;
+  virtual void* CreateStream(int id) { return nullptr; }
+  virtual void FreeStream(int id, void* stream) {}
+  // The stream later work of this thread on device `id` goes to (null: the default queue).
+  virtual void SetStream(int id, void* stream) {}
+  // Waits until all work enqueued on `stream` of device `id` is done. Throws kModelError for a
+  // kernel that failed.
+  virtual void Sync(int id, void* stream) = 0;
+  // The value of `kind` for device `id` (kExist: 0 or 1 for any id; others: a device that exists).
+  virtual void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) = 0;
+  // The device later kernels of this thread run on (generated code's __tvm_set_device).
+  virtual void SetDevice(int id) {}
+};
+
+// The driver of `device_type`, or null when aotrt has none for it.
+DeviceAPI* FindDeviceAPI(int device_type);
+// The driver of `dev`, checked: a known type with a device of that id on this machine. Throws
+// kNotImplemented (no driver), kNotFound (no such device: the message says what is installed and
+// what to install), naming `what`.
+DeviceAPI& RequireDevice(DLDevice dev, const std::string& what);
+// "cpu", "cuda", "opencl", "vulkan", ... for messages; "device type N" for others.
+std::string DeviceName(DLDevice dev);
+// Copies the bytes of `from` into `to` (contiguous, equal sizes checked by the caller) between any
+// two devices through their drivers, on the default queues. Throws as Copy.
+void CopyAcrossDevices(const DLTensor& from, const DLTensor& to, size_t bytes);
+
+}  // namespace aotrt

@@ -1,0 +1,240 @@
+// The OpenCL driver: device discovery through the ICD loader opened at run time, buffers, copies,
+// queues and attributes (DeviceAPI). A data pointer on an OpenCL device is its cl_mem.
+#include "device/opencl/opencl_driver.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "base/error_util.h"
+#include "device/device_api.h"
+
+namespace aotrt {
+
+std::string ClErrorName(cl_int err) {
+  const char* name = "an OpenCL error";
+  switch (err) {
+    case CL_DEVICE_NOT_FOUND: name = "CL_DEVICE_NOT_FOUND"; break;
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: name = "CL_MEM_OBJECT_ALLOCATION_FAILURE"; break;
+    case CL_OUT_OF_RESOURCES: name = "CL_OUT_OF_RESOURCES"; break;
+    case CL_OUT_OF_HOST_MEMORY: name = "CL_OUT_OF_HOST_MEMORY"; break;
+    case CL_BUILD_PROGRAM_FAILURE: name = "CL_BUILD_PROGRAM_FAILURE"; break;
+    case CL_INVALID_VALUE: name = "CL_INVALID_VALUE"; break;
+    case CL_INVALID_BINARY: name = "CL_INVALID_BINARY"; break;
+    case CL_INVALID_KERNEL_NAME: name = "CL_INVALID_KERNEL_NAME"; break;
+    case CL_INVALID_MEM_OBJECT: name = "CL_INVALID_MEM_OBJECT"; break;
+    case CL_INVALID_ARG_INDEX: name = "CL_INVALID_ARG_INDEX"; break;
+    case CL_INVALID_ARG_VALUE: name = "CL_INVALID_ARG_VALUE"; break;
+    case CL_INVALID_ARG_SIZE: name = "CL_INVALID_ARG_SIZE"; break;
+    case CL_INVALID_KERNEL_ARGS: name = "CL_INVALID_KERNEL_ARGS"; break;
+    case CL_INVALID_WORK_GROUP_SIZE: name = "CL_INVALID_WORK_GROUP_SIZE"; break;
+    case CL_INVALID_WORK_ITEM_SIZE: name = "CL_INVALID_WORK_ITEM_SIZE"; break;
+    case CL_INVALID_BUFFER_SIZE: name = "CL_INVALID_BUFFER_SIZE"; break;
+    case -1001: name = "CL_PLATFORM_NOT_FOUND_KHR"; break;
+    default: break;
+  }
+  return StrCat(name, " (", err, ")");
+}
+
+void ThrowClError(cl_int err, const char* call, const std::string& what) {
+  bool memory = err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ||
+                err == CL_INVALID_BUFFER_SIZE;
+  std::string fn(call, std::find(call, call + std::strlen(call), '('));
+  throw Error(memory ? ErrorCode::kOutOfMemory : ErrorCode::kModelError,
+              StrCat(what, ": OpenCL ", fn, " failed with ", ClErrorName(err), memory ? ": the device is out of memory" : ""));
+}
+
+std::string ClDeviceString(const ClApi& cl, cl_device_id dev, cl_device_info what) {
+  size_t n = 0;
+  if (cl.clGetDeviceInfo(dev, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  std::string s(n, '\0');
+  if (cl.clGetDeviceInfo(dev, what, n, s.data(), nullptr) != CL_SUCCESS) return "";
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+OpenCLState::OpenCLState() {
+  // Opened once and never closed: kernels and buffers live as long as the process may use them.
+  void* lib = ::dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) lib = ::dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    why_none_ = "the OpenCL ICD loader libOpenCL.so.1 is not installed: install it with a platform, e.g. Debian's "
+                "ocl-icd-libopencl1 and pocl-opencl-icd, or your GPU vendor's OpenCL driver";
+    return;
+  }
+  std::string missing;
+#define AOTRT_CL_RESOLVE(name)                                                  \
+  cl_.name = reinterpret_cast<decltype(cl_.name)>(::dlsym(lib, #name));         \
+  if (!cl_.name) missing += (missing.empty() ? "" : ", ") + std::string(#name);
+  AOTRT_CL_FUNCTIONS(AOTRT_CL_RESOLVE)
+#undef AOTRT_CL_RESOLVE
+  if (!missing.empty()) {
+    why_none_ = "libOpenCL.so.1 lacks " + missing + " (OpenCL 1.2 is needed)";
+    return;
+  }
+  Discover();
+}
+
+void OpenCLState::Discover() {
+  cl_uint n = 0;
+  if (cl_.clGetPlatformIDs(0, nullptr, &n) != CL_SUCCESS || n == 0) {
+    why_none_ = "no OpenCL platform found: install one, e.g. Debian's pocl-opencl-icd, or your GPU vendor's driver";
+    return;
+  }
+  std::vector<cl_platform_id> platforms(n);
+  cl_.clGetPlatformIDs(n, platforms.data(), nullptr);
+  std::vector<ClDevice> gpus, all;
+  for (cl_platform_id p : platforms) {
+    char pname[256] = {0};
+    cl_.clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(pname) - 1, pname, nullptr);
+    cl_uint count = 0;
+    if (cl_.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count == 0) continue;
+    std::vector<cl_device_id> ids(count);
+    cl_.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr);
+    for (cl_device_id id : ids) {
+      cl_device_type type = 0;
+      cl_.clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof(type), &type, nullptr);
+      ClDevice d;
+      d.platform = p;
+      d.id = id;
+      d.platform_name = pname;
+      (type & CL_DEVICE_TYPE_GPU ? gpus : all).push_back(d);
+    }
+  }
+  std::vector<ClDevice> chosen = gpus.empty() ? all : gpus;
+  for (ClDevice& d : chosen) {
+    cl_int err = CL_SUCCESS;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(d.platform), 0};
+    d.context = cl_.clCreateContext(props, 1, &d.id, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) continue;
+    d.queue = cl_.clCreateCommandQueue(d.context, d.id, 0, &err);
+    if (err != CL_SUCCESS) {
+      cl_.clReleaseContext(d.context);
+      continue;
+    }
+    d.name = ClDeviceString(cl_, d.id, CL_DEVICE_NAME);
+    d.version = ClDeviceString(cl_, d.id, CL_DEVICE_VERSION);
+    d.driver = ClDeviceString(cl_, d.id, CL_DRIVER_VERSION);
+    devices_.push_back(d);
+  }
+  if (devices_.empty()) why_none_ = "the OpenCL platforms found have no usable device";
+}
+
+OpenCLState& OpenCLState::Get() {
+  static OpenCLState* state = new OpenCLState();  // never destroyed: drivers may run at exit
+  return *state;
+}
+
+int& OpenCLState::CurrentDevice() {
+  thread_local int id = 0;
+  return id;
+}
+
+const ClDevice& OpenCLState::device(int id, const char* what) const {
+  AOTRT_REQUIRE(!devices_.empty(), kNotFound, what, ": no OpenCL device on this machine: ", why_none_);
+  AOTRT_REQUIRE(id >= 0 && static_cast<size_t>(id) < devices_.size(), kNotFound, what, ": OpenCL device ", id,
+                " does not exist; this machine has ", devices_.size(), " (ids 0 to ", devices_.size() - 1, ")");
+  return devices_[id];
+}
+
+namespace {
+
+class OpenCLDriverImpl final : public DeviceAPI {
+ public:
+  const char* name() const override { return "opencl"; }
+  int NumDevices() override { return static_cast<int>(OpenCLState::Get().devices().size()); }
+  std::string WhyNoDevice() override { return OpenCLState::Get().why_none(); }
+
+  void* Alloc(int id, size_t bytes, size_t, const std::string& scope) override {
+    AOTRT_REQUIRE(scope.empty() || scope == "global", kNotImplemented, "memory scope '", scope,
+                  "' (image2d texture storage) is not supported on OpenCL by aotrt yet: only 'global' buffers");
+    const OpenCLState& s = OpenCLState::Get();
+    const ClDevice& d = s.device(id, "OpenCL allocation");
+    cl_int err = CL_SUCCESS;
+    // Alignment: a buffer starts where the device's base address alignment says (CL_DEVICE_MEM_BASE_ADDR_ALIGN).
+    cl_mem mem = s.cl().clCreateBuffer(d.context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
+    if (err != CL_SUCCESS) ThrowClError(err, "clCreateBuffer", StrCat("allocating ", bytes, " bytes on OpenCL device ", id));
+    return mem;
+  }
+
+  void Free(int, void* data) noexcept override {
+    if (data) OpenCLState::Get().cl().clReleaseMemObject(static_cast<cl_mem>(data));
+  }
+
+  void Copy(const DLTensor& from, const DLTensor& to, size_t bytes, void* stream) override {
+    if (bytes == 0) return;
+    const OpenCLState& s = OpenCLState::Get();
+    const ClApi& cl = s.cl();
+    bool from_dev = from.device.device_type == kDLOpenCL, to_dev = to.device.device_type == kDLOpenCL;
+    int id = from_dev ? from.device.device_id : to.device.device_id;
+    cl_command_queue q = stream ? static_cast<cl_command_queue>(stream) : s.device(id, "OpenCL copy").queue;
+    std::string what = StrCat("copying ", bytes, " bytes ", from_dev ? "from" : "to", " OpenCL device ", id);
+    if (from_dev && to_dev) {
+      AOTRT_REQUIRE(from.device.device_id == to.device.device_id, kNotImplemented,
+                    "copy between two OpenCL devices (", from.device.device_id, " and ", to.device.device_id,
+                    ") is not supported; copy through the CPU");
+      AOTRT_CL_CALL(cl.clEnqueueCopyBuffer(q, static_cast<cl_mem>(from.data), static_cast<cl_mem>(to.data),
+                                           from.byte_offset, to.byte_offset, bytes, 0, nullptr, nullptr),
+                    what);
+    } else if (from_dev) {
+      AOTRT_CL_CALL(cl.clEnqueueReadBuffer(q, static_cast<cl_mem>(from.data), CL_TRUE, from.byte_offset, bytes,
+                                           static_cast<char*>(to.data) + to.byte_offset, 0, nullptr, nullptr),
+                    what);
+    } else {
+      AOTRT_CL_CALL(cl.clEnqueueWriteBuffer(q, static_cast<cl_mem>(to.data), CL_TRUE, to.byte_offset, bytes,
+                                            static_cast<const char*>(from.data) + from.byte_offset, 0, nullptr,
+                                            nullptr),
+                    what);
+    }
+  }
+
+  void Sync(int id, void* stream) override {
+    const OpenCLState& s = OpenCLState::Get();
+    cl_command_queue q = stream ? static_cast<cl_command_queue>(stream) : s.device(id, "OpenCL synchronize").queue;
+    AOTRT_CL_CALL(s.cl().clFinish(q), StrCat("waiting for OpenCL device ", id));
+  }
+
+  void SetDevice(int id) override {
+    OpenCLState::Get().device(id, "__tvm_set_device");
+    OpenCLState::CurrentDevice() = id;
+  }
+
+  void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
+    const OpenCLState& s = OpenCLState::Get();
+    if (kind == DeviceAttr::kExist) return rv->SetInt(id >= 0 && static_cast<size_t>(id) < s.devices().size());
+    const ClDevice& d = s.device(id, "runtime.GetDeviceAttr");
+    auto number = [&](cl_device_info info, auto zero) {
+      decltype(zero) v = zero;
+      s.cl().clGetDeviceInfo(d.id, info, sizeof(v), &v, nullptr);
+      rv->SetInt(static_cast<int64_t>(v));
+    };
+    switch (kind) {
+      case DeviceAttr::kMaxThreadsPerBlock: return number(CL_DEVICE_MAX_WORK_GROUP_SIZE, size_t{0});
+      case DeviceAttr::kWarpSize: return rv->SetInt(1);  // OpenCL has no warp size; TVM answers 1
+      case DeviceAttr::kMaxSharedMemoryPerBlock: return number(CL_DEVICE_LOCAL_MEM_SIZE, cl_ulong{0});
+      case DeviceAttr::kComputeVersion: return rv->SetString(d.version);
+      case DeviceAttr::kDeviceName: return rv->SetString(d.name);
+      case DeviceAttr::kMaxClockRate: return number(CL_DEVICE_MAX_CLOCK_FREQUENCY, cl_uint{0});
+      case DeviceAttr::kMultiProcessorCount: return number(CL_DEVICE_MAX_COMPUTE_UNITS, cl_uint{0});
+      case DeviceAttr::kMaxThreadDimensions: {
+        size_t dims[3] = {0, 0, 0};
+        s.cl().clGetDeviceInfo(d.id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(dims), dims, nullptr);
+        return rv->SetString(StrCat("[", dims[0], ", ", dims[1], ", ", dims[2], "]"));
+      }
+      case DeviceAttr::kDriverVersion: return rv->SetString(d.driver);
+      case DeviceAttr::kTotalGlobalMemory: return number(CL_DEVICE_GLOBAL_MEM_SIZE, cl_ulong{0});
+      default: return;  // not an OpenCL attribute: none, as TVM's OpenCL API answers
+    }
+  }
+};
+
+}  // namespace
+
+DeviceAPI* OpenCLDriver() {
+  static OpenCLDriverImpl driver;
+  return &driver;
+}
+
+}  // namespace aotrt

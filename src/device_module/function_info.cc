@@ -1,0 +1,66 @@
+#include "device_module/function_info.h"
+
+#include "base/byte_reader.h"
+#include "base/error_util.h"
+
+namespace aotrt {
+
+std::map<std::string, KernelInfo> ReadKernelMap(BoundedReader& r) {
+  std::map<std::string, KernelInfo> kernels;
+  uint64_t n = r.ReadCount("function map size", 32);
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string key = r.ReadString("function map key");
+    KernelInfo k;
+    k.name = r.ReadString("function name");
+    uint64_t nargs = r.ReadCount("argument types", 4);
+    for (uint64_t a = 0; a < nargs; ++a) {
+      DLDataType t;
+      t.code = r.Read<uint8_t>("argument type");
+      t.bits = r.Read<uint8_t>("argument type");
+      t.lanes = r.Read<uint16_t>("argument type");
+      k.arg_types.push_back(t);
+    }
+    k.launch_param_tags = r.ReadStringVector("launch parameter tags");
+    k.name = key;  // TVM's code generators leave FunctionInfo::name empty: the key names the kernel
+    if (!kernels.emplace(key, std::move(k)).second) r.Fail(StrCat("function '", key, "' appears twice"));
+  }
+  return kernels;
+}
+
+LaunchConfig::LaunchConfig(const std::string& kernel, size_t num_args, const std::vector<std::string>& tags)
+    : base_(num_args) {
+  bool filled[6] = {false, false, false, false, false, false};
+  for (size_t i = 0; i < tags.size(); ++i) {
+    const std::string& tag = tags[i];
+    if (tag == "tir.use_dyn_shared_memory") {
+      AOTRT_REQUIRE(i + 1 == tags.size(), kFormatError, "kernel '", kernel,
+                    "': tir.use_dyn_shared_memory must be the last launch tag");
+      dyn_shared_ = true;
+      continue;
+    }
+    int rank = tag.rfind("blockIdx.", 0) == 0 ? 0 : tag.rfind("threadIdx.", 0) == 0 ? 1 : -1;
+    char axis = tag.empty() ? '\0' : tag.back();
+    AOTRT_REQUIRE(rank >= 0 && tag.size() == (rank == 0 ? 10u : 11u) && axis >= 'x' && axis <= 'z', kFormatError,
+                  "kernel '", kernel, "': unknown launch tag '", tag,
+                  "' (expected blockIdx.x/y/z, threadIdx.x/y/z or tir.use_dyn_shared_memory)");
+    int slot = rank * 3 + (axis - 'x');
+    index_.push_back(slot);
+    filled[slot] = true;
+  }
+  for (size_t d = 0; d < 3; ++d) {
+    if (filled[d] || filled[d + 3]) work_dim_ = d + 1;
+  }
+}
+
+KernelLaunch LaunchConfig::Read(const TVMValue* values) const {
+  KernelLaunch l;
+  size_t* sizes[6] = {&l.grid[0], &l.grid[1], &l.grid[2], &l.block[0], &l.block[1], &l.block[2]};
+  for (size_t i = 0; i < index_.size(); ++i) {
+    int64_t v = values[base_ + i].v_int64;
+    if (v > 0) *sizes[index_[i]] = static_cast<size_t>(v);  // a dynamic shape's 0 launches one, as TVM
+  }
+  if (dyn_shared_) l.dyn_shared_bytes = static_cast<size_t>(values[base_ + index_.size()].v_int64);
+  return l;
+}
+
+}  // namespace aotrt

@@ -1,0 +1,298 @@
+// The `opencl` module of a GPU export's blob: the kernels' OpenCL C source and function map, read
+// by the built-in loader of type key "opencl". A kernel is a packed function that the host code
+// finds through TVMBackendGetFuncFromEnv and calls with its buffers (cl_mem), scalars and launch
+// extents; it runs on the device __tvm_set_device chose. Programs are built per kernel and per
+// device at the first launch (TVM's order, so the same driver gives the same bits) and kept, as
+// binaries, in the cache directory: a second process builds none.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "aotrt/dtype.h"
+#include "aotrt/module.h"
+#include "base/byte_reader.h"
+#include "base/error_util.h"
+#include "base/logging.h"
+#include "device/opencl/opencl_driver.h"
+#include "device_module/function_info.h"
+#include "module/load_context.h"
+
+namespace aotrt {
+namespace {
+
+// TVM's delimiter between kernels in the module's source (source_utils.cc).
+constexpr char kKernelDelimiter[] = "// Function: ";
+
+// The source of each kernel, by name: the text after its delimiter line up to the next delimiter.
+std::map<std::string, std::string> SplitKernels(const std::string& source) {
+  std::map<std::string, std::string> parts;
+  const size_t dlen = sizeof(kKernelDelimiter) - 1;
+  size_t begin = source.find(kKernelDelimiter);
+  while (begin != std::string::npos) {
+    size_t name_end = source.find('\n', begin + dlen);
+    if (name_end == std::string::npos) break;
+    std::string name = source.substr(begin + dlen, name_end - begin - dlen);
+    size_t next = source.find(kKernelDelimiter, name_end + 1);
+    parts[name] = source.substr(name_end + 1, next == std::string::npos ? std::string::npos : next - name_end - 1);
+    begin = next;
+  }
+  return parts;
+}
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  struct stat st;
+  // Only a regular file of this user that no one else can write: a binary is code that runs.
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 022)) {
+    return "";
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Writes `bytes` to `path` through a temporary file renamed into place; failures only logged.
+void WriteCacheFile(const std::string& path, const std::string& bytes) {
+  std::ostringstream tmp;
+  tmp << path.substr(0, path.rfind('/') + 1) << ".tmp-opencl-" << ::getpid() << "-" << std::this_thread::get_id();
+  {
+    std::ofstream out(tmp.str(), std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      AOTRT_LOG_DEBUG("OpenCL program cache: cannot write ", tmp.str());
+      ::unlink(tmp.str().c_str());
+      return;
+    }
+  }
+  ::chmod(tmp.str().c_str(), 0644);
+  if (::rename(tmp.str().c_str(), path.c_str()) != 0) ::unlink(tmp.str().c_str());
+}
+
+class OpenCLModuleNode;
+
+// One kernel: how its arguments are passed and launched, and its program and cl_kernel per device.
+struct ClKernel {
+  std::string name;
+  std::vector<DLDataType> arg_types;
+  LaunchConfig launch;
+  std::string source;  // its own program's source
+  std::string cache_dir;
+  std::mutex mu;       // one launch at a time: clSetKernelArg and the launch are one step
+  std::vector<cl_program> programs;
+  std::vector<cl_kernel> kernels;
+
+  ClKernel(const KernelInfo& info, std::string src, std::string cache)
+      : name(info.name), arg_types(info.arg_types), launch(info.name, info.arg_types.size(), info.launch_param_tags),
+        source(std::move(src)), cache_dir(std::move(cache)) {}
+  ~ClKernel() {
+    const ClApi& cl = OpenCLState::Get().cl();
+    for (cl_kernel k : kernels) if (k) cl.clReleaseKernel(k);
+    for (cl_program p : programs) if (p) cl.clReleaseProgram(p);
+  }
+  cl_kernel For(int id);
+  cl_program Build(const ClDevice& d, int id);
+  void Launch(TVMArgs args);
+};
+
+cl_program ClKernel::Build(const ClDevice& d, int id) {
+  const OpenCLState& s = OpenCLState::Get();
+  const ClApi& cl = s.cl();
+  std::string identity = StrCat("aotrt-opencl-1|", d.platform_name, "|", d.name, "|", d.version, "|", d.driver, "|");
+  XXH3_state_t* h = XXH3_createState();
+  XXH3_128bits_reset(h);
+  XXH3_128bits_update(h, identity.data(), identity.size());
+  XXH3_128bits_update(h, source.data(), source.size());
+  XXH128_hash_t key = XXH3_128bits_digest(h);
+  XXH3_freeState(h);
+  char hex[33];
+  std::snprintf(hex, sizeof(hex), "%016llx%016llx", static_cast<unsigned long long>(key.high64),
+                static_cast<unsigned long long>(key.low64));
+  std::string cached = cache_dir.empty() ? "" : StrCat(cache_dir, "/opencl-", hex, ".bin");
+  cl_int err = CL_SUCCESS;
+  if (!cached.empty()) {
+    std::string bin = ReadFileOrEmpty(cached);
+    if (!bin.empty()) {
+      const unsigned char* bytes = reinterpret_cast<const unsigned char*>(bin.data());
+      size_t len = bin.size();
+      cl_int status = CL_SUCCESS;
+      cl_program p = cl.clCreateProgramWithBinary(d.context, 1, &d.id, &len, &bytes, &status, &err);
+      if (err == CL_SUCCESS && status == CL_SUCCESS && cl.clBuildProgram(p, 1, &d.id, nullptr, nullptr, nullptr) == CL_SUCCESS) {
+        return p;
+      }
+      if (p) cl.clReleaseProgram(p);
+      AOTRT_LOG_DEBUG("OpenCL program cache: ", cached, " is not usable on this device; building from source");
+    }
+  }
+  const char* text = source.c_str();
+  size_t len = source.size();
+  cl_program p = cl.clCreateProgramWithSource(d.context, 1, &text, &len, &err);
+  if (err != CL_SUCCESS) ThrowClError(err, "clCreateProgramWithSource", StrCat("OpenCL kernel '", name, "'"));
+  err = cl.clBuildProgram(p, 1, &d.id, nullptr, nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    size_t n = 0;
+    cl.clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string log(n, '\0');
+    cl.clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    cl.clReleaseProgram(p);
+    AOTRT_THROW(kModelError, "OpenCL kernel '", name, "' failed to build on device ", id, " (", d.name, "): ",
+                ClErrorName(err), "; build log:\n", log);
+  }
+  if (!cached.empty()) {
+    size_t size = 0;
+    if (cl.clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) == CL_SUCCESS && size > 0) {
+      std::string bin(size, '\0');
+      unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
+      if (cl.clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) == CL_SUCCESS) {
+        WriteCacheFile(cached, bin);
+      }
+    }
+  }
+  return p;
+}
+
+cl_kernel ClKernel::For(int id) {
+  if (static_cast<size_t>(id) < kernels.size() && kernels[id]) return kernels[id];
+  const OpenCLState& s = OpenCLState::Get();
+  const ClDevice& d = s.device(id, StrCat("OpenCL kernel '", name, "'").c_str());
+  if (kernels.size() <= static_cast<size_t>(id)) {
+    kernels.resize(id + 1, nullptr);
+    programs.resize(id + 1, nullptr);
+  }
+  programs[id] = Build(d, id);
+  cl_int err = CL_SUCCESS;
+  kernels[id] = s.cl().clCreateKernel(programs[id], name.c_str(), &err);
+  if (err != CL_SUCCESS) ThrowClError(err, "clCreateKernel", StrCat("OpenCL kernel '", name, "'"));
+  return kernels[id];
+}
+
+void ClKernel::Launch(TVMArgs args) {
+  const size_t n = arg_types.size();
+  AOTRT_REQUIRE(static_cast<size_t>(args.size()) == n + launch.num_extents(), kInvalidArgument, "OpenCL kernel '",
+                name, "' takes ", n, " arguments and ", launch.num_extents(), " launch extents, got ", args.size(),
+                " values");
+  int id = OpenCLState::CurrentDevice();
+  const OpenCLState& s = OpenCLState::Get();
+  const ClApi& cl = s.cl();
+  const TVMValue* v = args.values();
+  std::lock_guard<std::mutex> lock(mu);
+  cl_kernel k = For(id);
+  std::string what;
+  for (size_t i = 0; i < n; ++i) {
+    DLDataType t = arg_types[i];
+    cl_int err;
+    if (t.code == kTVMOpaqueHandle) {
+      err = cl.clSetKernelArg(k, i, sizeof(cl_mem), &v[i].v_handle);
+    } else if (t.code == kDLFloat && t.bits == 32) {
+      float f = static_cast<float>(v[i].v_float64);
+      err = cl.clSetKernelArg(k, i, sizeof(f), &f);
+    } else if (t.bits == 32) {
+      int32_t x = static_cast<int32_t>(v[i].v_int64);
+      err = cl.clSetKernelArg(k, i, sizeof(x), &x);
+    } else {
+      err = cl.clSetKernelArg(k, i, 8, &v[i]);  // int64, float64
+    }
+    if (err != CL_SUCCESS) ThrowClError(err, "clSetKernelArg", StrCat("OpenCL kernel '", name, "' argument ", i));
+  }
+  KernelLaunch l = launch.Read(v);
+  if (l.dyn_shared_bytes) {
+    AOTRT_CL_CALL(cl.clSetKernelArg(k, n, l.dyn_shared_bytes, nullptr), StrCat("OpenCL kernel '", name, "'"));
+  }
+  size_t global[3], local[3];
+  for (int d = 0; d < 3; ++d) {
+    global[d] = l.grid[d] * l.block[d];
+    local[d] = l.block[d];
+  }
+  cl_int err = cl.clEnqueueNDRangeKernel(s.devices()[id].queue, k, static_cast<cl_uint>(launch.work_dim()), nullptr,
+                                         global, local, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    ThrowClError(err, "clEnqueueNDRangeKernel",
+                 StrCat("launching OpenCL kernel '", name, "' (global ", global[0], "x", global[1], "x", global[2],
+                        ", local ", local[0], "x", local[1], "x", local[2], ")"));
+  }
+}
+
+class OpenCLModuleNode final : public ModuleNode {
+ public:
+  OpenCLModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string source, std::string cache)
+      : fmt_(std::move(fmt)), infos_(std::move(infos)), source_(std::move(source)), cache_dir_(std::move(cache)) {
+    std::map<std::string, std::string> parts = SplitKernels(source_);
+    for (const auto& [key, info] : infos_) {
+      auto part = parts.find(key);
+      // Without TVM's delimiters (older exports), every kernel's program is the whole source.
+      kernels_[key] = std::make_shared<ClKernel>(info, part == parts.end() ? source_ : part->second, cache_dir_);
+    }
+  }
+  const char* type_key() const override { return "opencl"; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
+    auto it = kernels_.find(name);
+    if (it == kernels_.end()) return PackedFunc();
+    for (size_t i = 0; i < it->second->arg_types.size(); ++i) {
+      DLDataType t = it->second->arg_types[i];
+      bool ok = t.lanes == 1 && (t.code == kTVMOpaqueHandle || (t.code == kDLInt && (t.bits == 32 || t.bits == 64)) ||
+                                 (t.code == kDLUInt && t.bits == 32) || (t.code == kDLFloat && (t.bits == 32 || t.bits == 64)));
+      AOTRT_REQUIRE(ok, kNotImplemented, "OpenCL kernel '", name, "' argument ", i, " has type ", DataTypeToString(t),
+                    ", which cannot be passed to a device function (int32/64, uint32, float32/64 or a buffer)");
+    }
+    std::shared_ptr<ClKernel> k = it->second;
+    return PackedFunc([k](TVMArgs args, TVMRetValue*) { k->Launch(args); });
+  }
+  std::string MissingFunctionHint(const std::string&) const override {
+    std::string names;
+    for (const auto& kv : infos_) names += (names.empty() ? "" : ", ") + kv.first;
+    return "the OpenCL module's kernels are " + names;
+  }
+  std::string SaveToBinary() const override {
+    std::string out;
+    auto put_u64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
+    auto put_str = [&](const std::string& s) { put_u64(s.size()); out += s; };
+    put_str(fmt_);
+    put_u64(infos_.size());
+    for (const auto& [key, k] : infos_) {
+      put_str(key);
+      put_str(k.name);
+      put_u64(k.arg_types.size());
+      for (DLDataType t : k.arg_types) out.append(reinterpret_cast<const char*>(&t), 4);
+      put_u64(k.launch_param_tags.size());
+      for (const std::string& tag : k.launch_param_tags) put_str(tag);
+    }
+    put_str(source_);
+    return out;
+  }
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string fmt_;
+  std::map<std::string, KernelInfo> infos_;
+  std::string source_;
+  std::string cache_dir_;
+  std::map<std::string, std::shared_ptr<ClKernel>> kernels_;
+};
+
+ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx) {
+  std::string fmt = r.ReadString("OpenCL module format");
+  std::map<std::string, KernelInfo> infos = ReadKernelMap(r);
+  std::string source = r.ReadString("OpenCL module source");
+  AOTRT_REQUIRE(fmt == "cl", kNotImplemented, r.what(), ": OpenCL module of format '", fmt,
+                "': aotrt builds OpenCL C source (format 'cl') only");
+  for (const auto& [key, info] : infos) LaunchConfig check(key, info.arg_types.size(), info.launch_param_tags);
+  std::string cache = ctx.options.compile_cache ? ctx.options.cache_dir : std::string();
+  return MakeObject<OpenCLModuleNode>(std::move(fmt), std::move(infos), std::move(source), std::move(cache));
+}
+
+const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}};
+
+}  // namespace
+
+extern const BinaryLoaderTable kDeviceBinaryLoaders(kDeviceLoaderDefs);
+
+}  // namespace aotrt
