@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -109,13 +111,34 @@ int RunVM(const aotrt::Module& exe, const InputOptions& in, const std::string& o
           const Tolerance& tol) {
   std::vector<aotrt::NDArray> args = GatherInputs(exe, in);
   aotrt::Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<aotrt::Module>();
-  vm.GetFunctionOrThrow("init")(static_cast<int>(kDLCPU), 0, 2);
+  // Each virtual device's type (device 0 of it), the CPU always (shape functions run there).
+  std::vector<int> types{kDLCPU};
+  std::istringstream devices(exe.GetFunctionOrThrow("get_virtual_devices")().As<std::string>());
+  for (std::string line; std::getline(devices, line);) {
+    size_t at = line.find("device type ");
+    int type = at == std::string::npos ? kDLCPU : std::atoi(line.c_str() + at + 12);
+    if (std::find(types.begin(), types.end(), type) == types.end()) types.push_back(type);
+  }
+  TVMValue values[3 * 8];
+  int codes[3 * 8];
+  int n = 0;
+  for (size_t i = 0; i < types.size() && i < 8; ++i) {
+    for (int64_t v : {int64_t{types[i]}, int64_t{0}, int64_t{2}}) values[n].v_int64 = v, codes[n++] = kTVMArgInt;
+  }
+  aotrt::TVMRetValue none;
+  vm.GetFunctionOrThrow("init").CallPacked(aotrt::TVMArgs(values, codes, n), &none);
   for (size_t i = 0; i < args.size(); ++i) vm.GetFunctionOrThrow("set_one_input")("main", static_cast<int64_t>(i), args[i]);
   auto t0 = std::chrono::steady_clock::now();
   aotrt::TVMRetValue r = vm.GetFunctionOrThrow("invoke")("main");
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::vector<aotrt::NDArray> outs;
   Flatten(r.object(), &outs);
+  for (aotrt::NDArray& o : outs) {
+    if (o->device.device_type == kDLCPU) continue;
+    aotrt::NDArray host = aotrt::NDArray::Empty(o.Shape(), o.dtype());
+    host.CopyFrom(o.tensor());
+    o = host;
+  }
   std::cout << "ran main in " << Fixed(ms, 3) << " ms (first run, cold)\n\n";
   Table t({"output", "dtype", "shape"}, {false, false, false});
   for (size_t i = 0; i < outs.size(); ++i) {

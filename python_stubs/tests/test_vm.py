@@ -17,7 +17,7 @@ def flatten(r, out):
         for x in r:
             flatten(x, out)
     else:
-        out.append(r.numpy())
+        out.append(r.copyto(r.device.__class__(1, 0)).numpy() if r.device.device_type != 1 else r.numpy())
     return out
 
 
@@ -25,14 +25,17 @@ def flatten(r, out):
 def test_vm_fixture(tvm, d):
     from aotrt.runtime import vm as rvm
     spec = json.load(open(os.path.join(d, "case.json")))
+    dev = tvm.cpu(0)
     if spec["device"] != "cpu":
-        pytest.skip("needs the GPU device layer")
+        dev = tvm.opencl(0)
+        if not tvm.get_global_func("runtime.GetDeviceAttr")(dev.device_type, 0, 0):
+            pytest.skip("no OpenCL device")
     if spec["artifact"] == "exported":
         exe = rvm.Executable(tvm.load_module(os.path.join(d, "vm.so")))
     else:
         exe = rvm.Executable.load_exec(os.path.join(d, "code.ro"), os.path.join(d, "lib.so"))
     assert exe.get_function_params("main") == spec["input_names"]
-    machine = rvm.VirtualMachine(exe, tvm.cpu(0))
+    machine = rvm.VirtualMachine(exe, dev)
     for suffix in ["", "_b"][: spec["input_sets"]]:
         with np.load(os.path.join(d, "inputs%s.npz" % suffix)) as z:
             args = [z["arg%d" % i] for i in range(len(z.files))]

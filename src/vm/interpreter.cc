@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "base/device.h"
+#include "device/device_api.h"
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -35,6 +36,7 @@ Interpreter::Interpreter(std::shared_ptr<const LoadedExecutable> exe)
 
 void Interpreter::Init(const std::vector<DLDevice>& physical) {
   const std::vector<VirtualDevice>& devices = exe_->exe.devices;
+  std::vector<DLDevice> found;
   for (size_t i = 0; i < devices.size(); ++i) {
     DLDeviceType want = devices[i].device.device_type;
     const DLDevice* match = nullptr;
@@ -44,10 +46,15 @@ void Interpreter::Init(const std::vector<DLDevice>& physical) {
     }
     AOTRT_REQUIRE(match, kInvalidArgument, "VM init: no device of type ", static_cast<int>(want), " among the ",
                   physical.size(), " given for virtual device ", i, " of the executable");
-    AOTRT_REQUIRE(IsAcceptedCpuDevice(*match), kNotImplemented, "VM init: virtual device ", i, " is device type ",
-                  static_cast<int>(want), " id ", match->device_id,
-                  "; aotrt's VM runs on the CPU (device type 1, id 0) only for now");
+    if (match->device_type == kDLCPU) {
+      AOTRT_REQUIRE(IsAcceptedCpuDevice(*match), kNotImplemented, "VM init: virtual device ", i, " is CPU ",
+                    match->device_id, "; aotrt runs on CPU 0");
+    } else {
+      RequireDevice(*match, StrCat("VM virtual device ", i));
+    }
+    found.push_back(*match);
   }
+  devices_ = std::move(found);
   initialized_ = true;
 }
 
@@ -62,12 +69,21 @@ NDArrayObj* Interpreter::Tensor(int64_t r, const char* role) {
   return static_cast<NDArrayObj*>(o);
 }
 
+const DLTensor& Interpreter::OnHost(int64_t r, const char* role) {
+  NDArrayObj* t = Tensor(r, role);
+  if (IsAcceptedCpuDevice(t->dl_tensor.device)) return t->dl_tensor;
+  NDArray src(ObjectPtr<NDArrayObj>{t});
+  host_copy_ = NDArray::Empty(src.Shape(), src.dtype());
+  host_copy_.CopyFrom(src.tensor());
+  return host_copy_.tensor();
+}
+
 int64_t Interpreter::ScalarInt(int64_t r, const char* role) {
-  const DLTensor& t = Tensor(r, role)->dl_tensor;
+  const DLTensor& t = OnHost(r, role);
   int64_t n = 1;
   for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
-  if (n < 1 || (t.dtype.code != kDLInt && t.dtype.code != kDLUInt && t.dtype.code != 6 /* kDLBool */) || !IsAcceptedCpuDevice(t.device)) {
-    Fail(ErrorCode::kTypeMismatch, StrCat(role, " register ", r, " is not an integer scalar on the CPU"));
+  if (n < 1 || (t.dtype.code != kDLInt && t.dtype.code != kDLUInt && t.dtype.code != 6 /* kDLBool */)) {
+    Fail(ErrorCode::kTypeMismatch, StrCat(role, " register ", r, " is not an integer scalar"));
   }
   const char* p = static_cast<const char*>(t.data) + t.byte_offset;
   switch (t.dtype.bits) {
@@ -80,9 +96,9 @@ int64_t Interpreter::ScalarInt(int64_t r, const char* role) {
 }
 
 void Interpreter::ShapeFrom(int64_t r) {
-  const DLTensor& t = Tensor(r, "shape")->dl_tensor;
-  if (t.ndim != 1 || t.dtype.code != kDLInt || t.dtype.bits != 64 || !IsAcceptedCpuDevice(t.device)) {
-    Fail(ErrorCode::kTypeMismatch, StrCat("shape register ", r, " is not a 1-D int64 tensor on the CPU"));
+  const DLTensor& t = OnHost(r, "shape");
+  if (t.ndim != 1 || t.dtype.code != kDLInt || t.dtype.bits != 64) {
+    Fail(ErrorCode::kTypeMismatch, StrCat("shape register ", r, " is not a 1-D int64 tensor"));
   }
   const int64_t* d = reinterpret_cast<const int64_t*>(static_cast<const char*>(t.data) + t.byte_offset);
   shape_.assign(d, d + t.shape[0]);
@@ -194,7 +210,10 @@ void Interpreter::AllocStorage(const int64_t* f) {
       return;
     }
   }
-  auto s = MakeObject<StorageObj>(pool_->Alloc(static_cast<size_t>(size), static_cast<size_t>(f[1])), cls);
+  DLDevice dev = devices_[f[5]];
+  NDArray buffer = dev.device_type == kDLCPU ? pool_->Alloc(static_cast<size_t>(size), static_cast<size_t>(f[1]))
+                                             : NDArray::Empty({static_cast<int64_t>(cls / 2)}, DLDataType{kDLUInt, 8, 1}, dev);
+  auto s = MakeObject<StorageObj>(std::move(buffer), cls);
   // Kept for later runs (a few per instruction: a loop's iterations may hold several at once).
   if (mine.size() < 16) mine.push_back(s);
   R(f[7]) = std::move(s);
@@ -315,7 +334,18 @@ ObjectPtr<Object> Interpreter::Run() {
       case Opcode::kLoadConst: {
         const NDArray& c = exe_->exe.constants[f[0]];
         if (!c.defined()) Fail(ErrorCode::kInvalidArgument, StrCat("constant ", f[0], " is late-bound ('", exe_->exe.late_bound[f[0]], "') and was not loaded"));
-        R(f[2]) = c.object();
+        DLDevice dev = devices_[f[1]];
+        if (dev.device_type == kDLCPU) {
+          R(f[2]) = c.object();
+          break;
+        }
+        Slot& copy = slot();  // the constant on its device, copied once per VM
+        if (!copy.obj) {
+          NDArray d = NDArray::Empty(c.Shape(), c.dtype(), dev);
+          d.CopyFrom(c.tensor());
+          copy.obj = d.object();
+        }
+        R(f[2]) = copy.obj;
         break;
       }
       case Opcode::kLoadConsti: {
@@ -352,7 +382,7 @@ ObjectPtr<Object> Interpreter::Run() {
       }
       case Opcode::kDeviceCopy: {
         NDArray src(ObjectPtr<NDArrayObj>(Tensor(f[0], "source")));
-        NDArray dst = NDArray::Empty(src.Shape(), src.dtype());
+        NDArray dst = NDArray::Empty(src.Shape(), src.dtype(), devices_[f[2]]);
         dst.CopyFrom(src.tensor());
         R(f[3]) = dst.object();
         break;

@@ -52,9 +52,12 @@ class Interpreter {
  public:
   explicit Interpreter(std::shared_ptr<const LoadedExecutable> exe);
   // The physical device of each virtual device (TVM's init: matched by device type). Throws
-  // kInvalidArgument when one has no match, kNotImplemented for a device other than the CPU.
+  // kInvalidArgument when one has no match, kNotFound / kNotImplemented for a device this machine
+  // or aotrt lacks (the CPU and OpenCL run).
   void Init(const std::vector<DLDevice>& physical);
   bool initialized() const { return initialized_; }
+  // The physical device of virtual device `i` (after Init).
+  DLDevice device(size_t i) const { return devices_[i]; }
   // Run function `func` on `args` (one per parameter) and return its result. Throws kModelError
   // (a kernel failed, Fatal), kTypeMismatch (a register holds the wrong kind of value), kOutOfMemory;
   // the interpreter stays usable.
@@ -76,11 +79,15 @@ class Interpreter {
   [[noreturn]] void Fail(ErrorCode code, const std::string& message) const;
   NDArrayObj* Tensor(int64_t r, const char* role);
   int64_t ScalarInt(int64_t r, const char* role);
+  // Register `r`'s tensor, copied to the host when it lives on a device (valid until the next call).
+  const DLTensor& OnHost(int64_t r, const char* role);
   void ShapeFrom(int64_t r);  // into shape_
 
   std::shared_ptr<const LoadedExecutable> exe_;
   std::shared_ptr<StoragePool> pool_;
   bool initialized_ = false;
+  std::vector<DLDevice> devices_;  // per virtual device
+  NDArray host_copy_;              // OnHost's
   std::vector<ObjectPtr<Object>> regs_;
   std::vector<Frame> frames_;
   // Per function and pc, what an instruction made in earlier runs, to be reused once idle.

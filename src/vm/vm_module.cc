@@ -112,12 +112,22 @@ class VirtualMachineNode : public ModuleNode {
                   "': expected a tensor or a tuple, got ", TypeCodeName(a.type_code()));
     return o;
   }
+  // A tensor input copied to the device its parameter lives on, as TVM's set_input does.
+  ObjectPtr<Object> OnParamDevice(ObjectPtr<Object> o, const VMFunction& f, size_t i) const {
+    if (!vm_.initialized() || o->type_index() != kTypeNDArray) return o;
+    DLDevice dev = vm_.device(static_cast<size_t>(f.param_devices[i]));
+    NDArray a(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(o.get())));
+    if (a->device.device_type == dev.device_type && a->device.device_id == dev.device_id) return o;
+    NDArray copy = NDArray::Empty(a.Shape(), a.dtype(), dev);
+    copy.CopyFrom(a.tensor());
+    return copy.object();
+  }
   void SetInput(const std::string& fn, TVMArgs args, int offset) {
     const VMFunction& f = vm_.loaded().exe.functions[FunctionIndex(fn)];
     AOTRT_REQUIRE(static_cast<size_t>(args.size() - offset) == f.params.size(), kInvalidArgument, "function '", fn,
                   "' takes ", f.params.size(), " inputs, got ", args.size() - offset);
     std::vector<ObjectPtr<Object>> in(f.params.size());
-    for (int i = offset; i < args.size(); ++i) in[i - offset] = InputFrom(args[i], fn, i - offset);
+    for (int i = offset; i < args.size(); ++i) in[i - offset] = OnParamDevice(InputFrom(args[i], fn, i - offset), f, i - offset);
     inputs_[fn] = std::move(in);
   }
   int64_t InputIndex(const std::string& fn, const std::string& name) const {
@@ -291,7 +301,7 @@ PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const Object
                     args[1].IsString() ? StrCat("'", args[1].AsString(), "'") : StrCat(args[1].AsInt()));
       auto& in = inputs_[fn];
       in.resize(f.params.size());
-      in[i] = InputFrom(args[2], fn, static_cast<size_t>(i));
+      in[i] = OnParamDevice(InputFrom(args[2], fn, static_cast<size_t>(i)), f, static_cast<size_t>(i));
     };
   } else if (name == "invoke") {
     body = [this](TVMArgs args, TVMRetValue* rv) {

@@ -128,9 +128,32 @@ TEST(VMFixtures, IndependentVMsOnThreads) {
   for (auto& t : threads) t.join();
 }
 
-TEST(VMFixtures, OpenCLWaitsForTheDeviceLayer) {
+// Kernels on OpenCL, shape functions on the CPU: two devices, DeviceCopy, storages on the device.
+TEST(VMFixtures, OpenCLWithShapeFunctionsOnTheCpu) {
   VM_FIXTURES_OR_SKIP();
-  GTEST_SKIP() << "v_opencl needs the GPU device layer (OpenCL), not in this build yet";
+  const DLDevice cl{kDLOpenCL, 0};
+  try {
+    NDArray::Empty({1}, DLDataType{kDLFloat, 32, 1}, cl);
+  } catch (const Error& e) {
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  std::string dir = Dir("v_opencl");
+  Module exe = LoadVMExecutable(dir + "/code.ro", dir + "/lib.so");
+  Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<Module>();
+  vm.GetFunctionOrThrow("init")(static_cast<int>(kDLOpenCL), 0, 2, static_cast<int>(kDLCPU), 0, 2);
+  std::vector<NamedArray> inputs = ReadNpz(dir + "/inputs.npz");
+  std::vector<NamedArray> expected = ReadNpz(dir + "/expected.npz");
+  for (int rep = 0; rep < 2; ++rep) {
+    for (size_t i = 0; i < inputs.size(); ++i) vm.GetFunctionOrThrow("set_one_input")("main", static_cast<int64_t>(i), inputs[i].array);
+    vm.GetFunctionOrThrow("invoke_stateful")("main");
+    NDArray out = vm.GetFunctionOrThrow("get_output")(0).As<NDArray>();
+    EXPECT_EQ(out->device.device_type, kDLOpenCL);
+    NDArray host = NDArray::Empty(out.Shape(), out.dtype());
+    host.CopyFrom(out.tensor());
+    const NDArray& want = expected[0].array;
+    ASSERT_EQ(host.Shape(), want.Shape());
+    EXPECT_EQ(std::memcmp(host.data(), want.data(), want.NumBytes()), 0);
+  }
 }
 
 TEST(VMFixtures, InitRefusesWhatItCannotRun) {

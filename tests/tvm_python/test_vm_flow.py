@@ -37,11 +37,14 @@ def executable(d):
 
 @pytest.mark.parametrize("d", vm_cases(), ids=os.path.basename)
 def test_vm_export_bit_exact(d):
+    dev = tvm.cpu(0)
     if os.path.basename(d) == "v_opencl":
-        pytest.skip("needs the GPU device layer (OpenCL)")
+        dev = tvm.opencl(0)
+        if not dev.exist:
+            pytest.skip("no OpenCL device")
     exe = executable(d)
     assert "main" in exe.bytecode
-    vm = tvm_vm.VirtualMachine(exe, tvm.cpu(0))
+    vm = tvm_vm.VirtualMachine(exe, dev)
     for suffix in ["", "_b"]:
         if not os.path.exists(os.path.join(d, "inputs%s.npz" % suffix)):
             continue
