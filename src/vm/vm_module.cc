@@ -52,6 +52,7 @@ class VMExecutableNode : public ModuleNode {
     linked_ = true;
   }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  const Executable& executable() const { return exe_->exe; }
 
  private:
   const VMFunction& Function(const std::string& name) const {
@@ -371,7 +372,34 @@ Module LoadVMPackage(const std::string& path, const LoadContext& ctx) {
   return lib;
 }
 
-constexpr GlobalDef kDefs[] = {{"runtime.Load_Executable", LoadExecutableGlobal}};
+// runtime.GetNumOfGlobals / GetGlobalFields / GetNumOfPrimitives / GetPrimitiveFields (mod[, index]):
+// what TVM's Executable.globals and .primitive_ops read.
+const Executable& ExecutableArg(const char* fn, TVMArgs args, int num) {
+  RequireArgCount(fn, args, num, num);
+  auto* exe = dynamic_cast<VMExecutableNode*>(args[0].AsModule().get());
+  AOTRT_REQUIRE(exe, kTypeMismatch, fn, ": the module is not a VM executable");
+  return exe->executable();
+}
+template <bool kGlobals>
+void CountGlobal(TVMArgs args, TVMRetValue* rv) {
+  const Executable& e = ExecutableArg(kGlobals ? "runtime.GetNumOfGlobals" : "runtime.GetNumOfPrimitives", args, 1);
+  rv->SetInt(static_cast<int64_t>(kGlobals ? e.functions.size() : e.primitives.size()));
+}
+template <bool kGlobals>
+void NameGlobal(TVMArgs args, TVMRetValue* rv) {
+  const char* fn = kGlobals ? "runtime.GetGlobalFields" : "runtime.GetPrimitiveFields";
+  const Executable& e = ExecutableArg(fn, args, 2);
+  int64_t i = args[1].AsInt();
+  size_t n = kGlobals ? e.functions.size() : e.primitives.size();
+  AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < n, kOutOfRange, fn, ": index ", i, " of ", n);
+  rv->SetString(kGlobals ? e.functions[i].name : e.primitives[i]);
+}
+
+constexpr GlobalDef kDefs[] = {
+    {"runtime.Load_Executable", LoadExecutableGlobal},  {"runtime.GetNumOfGlobals", CountGlobal<true>},
+    {"runtime.GetGlobalFields", NameGlobal<true>},      {"runtime.GetNumOfPrimitives", CountGlobal<false>},
+    {"runtime.GetPrimitiveFields", NameGlobal<false>},
+};
 constexpr BinaryLoaderDef kLoaders[] = {{"VMExecutable", LoadVMExecutableBinary}};
 constexpr FileLoaderDef kFileLoaders[] = {{"vm", LoadVMPackage}};
 

@@ -44,6 +44,7 @@ def test_vm_export_bit_exact(d):
             pytest.skip("no OpenCL device")
     exe = executable(d)
     assert "main" in exe.bytecode
+    assert exe.globals[0] == "main" and exe.primitive_ops and all(p in exe.stats for p in exe.primitive_ops)
     vm = tvm_vm.VirtualMachine(exe, dev)
     for suffix in ["", "_b"]:
         if not os.path.exists(os.path.join(d, "inputs%s.npz" % suffix)):
