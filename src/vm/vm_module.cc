@@ -151,7 +151,20 @@ class VirtualMachineNode : public ModuleNode {
       }
     }
     static const std::vector<ObjectPtr<Object>> kNone;
+    auto outs = outputs_.find(fn);
+    std::vector<NDArray> given;
+    if (outs != outputs_.end()) given.swap(outs->second), outputs_.erase(outs);  // one invoke only
     result_ = vm_.Invoke(i, in ? *in : kNone);
+    if (given.empty()) return;
+    std::vector<NDArrayObj*> results;
+    Flatten(result_.get(), &results);
+    AOTRT_REQUIRE(results.size() == given.size(), kInvalidArgument, "set_outputs gave ", given.size(),
+                  " tensors for the ", results.size(), " outputs of function ", fn);
+    for (size_t k = 0; k < given.size(); ++k) {
+      AOTRT_REQUIRE(given[k].Shape() == NDArray(ObjectPtr<NDArrayObj>(results[k])).Shape(), kShapeMismatch,
+                    "set_outputs: output ", k, " of function ", fn, " has another shape than the tensor given");
+      given[k].CopyFrom(results[k]->dl_tensor);
+    }
   }
   Object* Output(int64_t index) const {
     Object* r = result_.get();
@@ -166,8 +179,17 @@ class VirtualMachineNode : public ModuleNode {
     return r;
   }
 
+  static void Flatten(Object* o, std::vector<NDArrayObj*>* out) {
+    if (o && o->type_index() == kTypeADT) {
+      for (const auto& f : static_cast<ADTObj*>(o)->fields) Flatten(f.get(), out);
+    } else if (o && o->type_index() == kTypeNDArray) {
+      out->push_back(static_cast<NDArrayObj*>(o));
+    }
+  }
+
   Interpreter vm_;
   std::map<std::string, std::vector<ObjectPtr<Object>>> inputs_;
+  std::map<std::string, std::vector<NDArray>> outputs_;  // set_outputs, for the next invoke
   ObjectPtr<Object> result_;
 };
 
@@ -331,7 +353,21 @@ PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const Object
     };
   } else if (name == "get_input_index") {
     body = [this](TVMArgs args, TVMRetValue* rv) { rv->SetInt(InputIndex(args[1].AsString(), args[0].AsString())); };
-  } else if (name == "set_outputs" || name == "load_late_bound_consts") {
+  } else if (name == "set_outputs") {
+    // The next invoke of the function leaves its results in these tensors (TVM writes them in
+    // place; here they are copied in, once, after the run).
+    body = [this](TVMArgs args, TVMRetValue*) {
+      AOTRT_REQUIRE(args.size() > 1, kInvalidArgument, "set_outputs takes (func_name, output, ...): no outputs given");
+      std::string fn = args[0].AsString();
+      FunctionIndex(fn);
+      std::vector<NDArray>& outs = outputs_[fn];
+      outs.clear();
+      for (int i = 1; i < args.size(); ++i) {
+        NDArrayObj* nd = args[i].AsNDArrayObjOrNull();
+        outs.push_back(nd ? NDArray(ObjectPtr<NDArrayObj>(nd)) : NDArray::Borrow(*args[i].AsDLTensor()));
+      }
+    };
+  } else if (name == "load_late_bound_consts") {
     body = [name](TVMArgs, TVMRetValue*) { AOTRT_THROW(kNotImplemented, "VirtualMachine.", name, " is not supported by aotrt yet"); };
   } else {
     return PackedFunc();

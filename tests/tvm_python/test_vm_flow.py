@@ -75,3 +75,17 @@ def test_vm_benchmark_times_invoke():
     assert len(result.results) == 3 and result.mean > 0
     result = vm.benchmark(tvm.cpu(0), tvm.nd.array(x), repeat=2, number=1, end_to_end=True)
     assert len(result.results) == 2
+
+
+def test_vm_invoke_with_outputs():
+    cases = [d for d in vm_cases() if os.path.basename(d) == "v_dyn_batch"]
+    if not cases:
+        pytest.skip("../shared/fixtures/vm not present")
+    vm = tvm_vm.VirtualMachine(executable(cases[0]), tvm.cpu(0))
+    with np.load(os.path.join(cases[0], "inputs_b.npz")) as z:
+        x = z["arg0"]
+    with np.load(os.path.join(cases[0], "expected_b.npz")) as z:
+        want = z["arr_0"]
+    out = tvm.nd.empty(want.shape, "float32")
+    vm.invoke_with_outputs("main", {"x": x}, [out])
+    assert out.numpy().tobytes() == want.tobytes()
