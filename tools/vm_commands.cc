@@ -107,8 +107,9 @@ void PrintVMInspect(const aotrt::Module& exe, const std::string& path, bool json
             << stats;
 }
 
-int RunVM(const aotrt::Module& exe, const InputOptions& in, const std::string& output, const std::string& expect,
-          const Tolerance& tol) {
+namespace {
+// A VM over `exe` on every device it names, `main`'s inputs set from `in`.
+aotrt::Module MakeVM(const aotrt::Module& exe, const InputOptions& in) {
   std::vector<aotrt::NDArray> args = GatherInputs(exe, in);
   aotrt::Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<aotrt::Module>();
   // Each virtual device's type (device 0 of it), the CPU always (shape functions run there).
@@ -128,6 +129,37 @@ int RunVM(const aotrt::Module& exe, const InputOptions& in, const std::string& o
   aotrt::TVMRetValue none;
   vm.GetFunctionOrThrow("init").CallPacked(aotrt::TVMArgs(values, codes, n), &none);
   for (size_t i = 0; i < args.size(); ++i) vm.GetFunctionOrThrow("set_one_input")("main", static_cast<int64_t>(i), args[i]);
+  return vm;
+}
+}  // namespace
+
+bool IsVMBytecodeSource(const ModelSource& src) {
+  struct stat st;
+  return src.graph_json.empty() && (EndsWith(src.path, ".ro") || (::stat(src.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+                                                                    ::stat((src.path + "/code.ro").c_str(), &st) == 0));
+}
+
+int BenchVM(const aotrt::Module& exe, const InputOptions& in, const aotrt::BenchmarkOptions& options, bool json) {
+  aotrt::Module vm = MakeVM(exe, in);
+  TVMValue name;
+  name.v_str = "main";
+  int code = kTVMStr;
+  aotrt::BenchmarkStats s = aotrt::Benchmark(vm.GetFunctionOrThrow("invoke_stateful"), aotrt::TVMArgs(&name, &code, 1), options);
+  if (json) {
+    std::cout << aotrt::BenchmarkStatsToJson(s) << "\n";
+  } else {
+    Table t({"function", "min ms", "mean ms", "median ms", "p90 ms", "p99 ms", "max ms"}, {false, true, true, true, true, true, true});
+    auto ms = [](double sec) { return Fixed(sec * 1e3, 4); };
+    t.AddRow({"main", ms(s.min), ms(s.mean), ms(s.median), ms(s.p90), ms(s.p99), ms(s.max)});
+    t.Print(std::cout);
+    std::cout << s.repeat << " repeats of " << s.number << " calls\n";
+  }
+  return s.interrupted ? 130 : 0;
+}
+
+int RunVM(const aotrt::Module& exe, const InputOptions& in, const std::string& output, const std::string& expect,
+          const Tolerance& tol) {
+  aotrt::Module vm = MakeVM(exe, in);
   auto t0 = std::chrono::steady_clock::now();
   aotrt::TVMRetValue r = vm.GetFunctionOrThrow("invoke")("main");
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -49,6 +49,10 @@ def main():
                 with np.load(npz) as got, np.load(os.path.join(d, "expected%s.npz" % suffix)) as want:
                     if sorted(got.files) != sorted(want.files) or any(got[k].tobytes() != want[k].tobytes() for k in want.files):
                         failures.append("run %s%s: the .npz written differs" % (m, suffix))
+    d = os.path.join(args.fixtures, "v_dyn_batch")
+    rc, out = run([args.aotrt, "bench", os.path.join(d, "code.ro"), "--inputs", os.path.join(d, "inputs.npz"), "--repeat", "3"])
+    if rc != 0 or "main" not in out or "3 repeats" not in out:
+        failures.append("bench: %d %s" % (rc, out))
     rc, out = run([args.aotrt, "run", os.path.join(args.fixtures, "v_add_split", "code.ro"), "--random"])
     if rc == 0 or "give every input" not in out:
         failures.append("run --random on a VM export: %d %s" % (rc, out))
