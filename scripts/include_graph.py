@@ -46,6 +46,7 @@ RANK = {
     "profiling": 8,
     "contrib": 8,
     "graph": 9,
+    "vm": 9,  # the Relay VM: a bytecode interpreter over module/'s kernel library
     "api": 10,
     "c_api": 11,
     "tools": 12,
@@ -69,6 +70,7 @@ PUBLIC_OWNER = {
     "aotrt/model_info.h": "executor", "aotrt/cache.h": "constant_cache",
     "aotrt/profiling.h": "profiling",
     "aotrt/model.h": "api",
+    "aotrt/vm.h": "vm",
     "aotrt/c_api.h": "c_api",
     "aotrt/npy.h": "tools",  # the .npy/.npz helpers: tools/npy.cc, npz.cc (library aotrt_npy)
 }

@@ -25,6 +25,7 @@
 #include "progress.h"
 #include "table.h"
 #include "usage_error.h"
+#include "vm_commands.h"
 
 namespace aotrt_cli {
 namespace {
@@ -372,6 +373,13 @@ CLI::App* AddBenchCommand(CLI::App& app, Action* run) {
       ->excludes(huge);
   *run = [o] {
     InstallSigintHandler();
+    if (IsVMBytecodeSource(o->model)) {  // a Relay VM export: its main timed
+      aotrt::Model none;
+      aotrt::BenchmarkOptions b;
+      b.warmup = o->warmup, b.number = o->number, b.repeat = o->repeat, b.min_repeat_ms = o->min_repeat_ms;
+      b.cooldown_interval_ms = o->cooldown_ms;
+      return BenchVM(LoadModelOrVM(o->model, &none), o->inputs, b, o->json);
+    }
     BenchResult r = RunBench(*o);
     if (o->json) {
       PrintJson(*o, r);

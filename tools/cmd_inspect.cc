@@ -12,6 +12,7 @@
 #include "model_info.h"
 #include "run_scratch.h"
 #include "table.h"
+#include "vm_commands.h"
 
 namespace aotrt_cli {
 namespace {
@@ -202,7 +203,11 @@ CLI::App* AddInspectCommand(CLI::App& app, Action* run) {
   cmd->add_flag("--no-run", opt->no_run,
                 "Do not run the model once on zeros to measure its TVMBackendAllocWorkspace scratch");
   *run = [opt] {
-    aotrt::Model model = LoadModel(opt->model);
+    aotrt::Model model;
+    if (aotrt::Module vm = LoadModelOrVM(opt->model, &model); vm.defined()) {
+      PrintVMInspect(vm, opt->model.path, opt->json);
+      return 0;
+    }
     ModelDetails details = GatherDetails(opt->model.path, model);
     RunScratch scratch = Scratch(*opt, model, details);
     ArenaSize arena = Arena(*opt, model, details);

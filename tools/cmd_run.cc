@@ -17,6 +17,7 @@
 #include "model_io.h"
 #include "output_files.h"
 #include "table.h"
+#include "vm_commands.h"
 
 namespace aotrt_cli {
 namespace {
@@ -66,7 +67,8 @@ void PrintSummary(const aotrt::Executor& ex, const RunOptions& o) {
 int Run(const RunOptions& o) {
   OutputTarget target;
   if (!o.output_dir.empty()) target = PrepareOutputTarget(o.output_dir);   // fail before any work
-  aotrt::Model model = LoadModel(o.model);
+  aotrt::Model model;
+  if (aotrt::Module vm = LoadModelOrVM(o.model, &model); vm.defined()) return RunVM(vm, o.inputs, o.output_dir, o.expect, o.tol);
   aotrt::ExecutorOptions options;
   options.memory = aotrt::ExecutorOptions::Heap{o.check_bounds, o.huge_pages};
   options.num_threads = o.op_threads;

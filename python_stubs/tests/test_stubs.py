@@ -23,7 +23,8 @@ def stub_names(relpath):
 
 @pytest.mark.parametrize("module, stub", [
     ("aotrt", "__init__.pyi"), ("aotrt.runtime", "runtime/__init__.pyi"), ("aotrt.nd", "nd.pyi"),
-    ("aotrt.runtime.executor", "runtime/executor/__init__.pyi"), ("aotrt.ndarray", "ndarray.pyi")])
+    ("aotrt.runtime.executor", "runtime/executor/__init__.pyi"), ("aotrt.ndarray", "ndarray.pyi"),
+    ("aotrt.runtime.vm", "runtime/vm.pyi")])
 def test_public_names_have_stubs(tvm, module, stub):
     import importlib
     mod = importlib.import_module(module)

@@ -22,27 +22,31 @@ extern const GlobalTable kProfilingGlobals;
 extern const GlobalTable kContribGlobals;
 extern const GlobalTable kRuntimeGlobals;
 extern const GlobalTable kLoadGlobals;
+extern const GlobalTable kVMGlobals;
 
 const GlobalTable* const kBuiltinGlobalTables[] = {&kContainerGlobals, &kNDArrayGlobals, &kModuleGlobals,
                                                    &kAotGlobals,       &kGraphGlobals, &kProfilingGlobals, &kContribGlobals,
-                                                   &kRuntimeGlobals,   &kLoadGlobals};
+                                                   &kRuntimeGlobals,   &kLoadGlobals, &kVMGlobals};
 const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBuiltinGlobalTables[0]);
 
 // The built-in loaders of module blob entries, by type key (module/load_context.h).
 extern const BinaryLoaderTable kAotBinaryLoaders;
 extern const BinaryLoaderTable kGraphBinaryLoaders;
+extern const BinaryLoaderTable kVMBinaryLoaders;
 extern const BinaryLoaderTable kDeviceBinaryLoaders;
 
 const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoaders, &kGraphBinaryLoaders,
-                                                               &kDeviceBinaryLoaders};
+                                                               &kDeviceBinaryLoaders, &kVMBinaryLoaders};
 const size_t kNumBuiltinBinaryLoaderTables =
     sizeof(kBuiltinBinaryLoaderTables) / sizeof(kBuiltinBinaryLoaderTables[0]);
 
 // The built-in loaders of whole files the module layer cannot read itself (module/load_context.h).
 extern const FileLoaderTable kCInterfaceFileLoaders;
 extern const FileLoaderTable kGraphFileLoaders;
+extern const FileLoaderTable kVMFileLoaders;
 
-const FileLoaderTable* const kBuiltinFileLoaderTables[] = {&kCInterfaceFileLoaders, &kGraphFileLoaders};
+const FileLoaderTable* const kBuiltinFileLoaderTables[] = {&kCInterfaceFileLoaders, &kGraphFileLoaders,
+                                                           &kVMFileLoaders};
 const size_t kNumBuiltinFileLoaderTables = sizeof(kBuiltinFileLoaderTables) / sizeof(kBuiltinFileLoaderTables[0]);
 
 namespace {

@@ -1,5 +1,5 @@
 // TVM's sorting externs, which generated code reaches through TVMBackendGetFuncFromEnv
-// (ABI.md 2.3): tvm.contrib.sort.argsort, .sort and .topk (not yet argsort_nms).
+// (ABI.md 2.3): tvm.contrib.sort.argsort, .sort, .topk and argsort_nms (CPU detection models' NMS).
 //
 // Semantics follow TVM: a stable sort on value along `axis` (ascending with <, descending with >),
 // ties in index order; topk keeps the first k of that order (k < 1: the whole axis). Unlike TVM,
@@ -226,7 +226,50 @@ void Topk(TVMArgs args, TVMRetValue*) {
 
 }  // namespace
 
+// (input float32, sort_num int32, output int32, axis, is_ascend), as TVM's: in each line along `axis`,
+// the first sort_num[line] elements stably sorted by value (ties in index order), the rest of the
+// line's positions keeping their own index. A count outside [0, extent] is clamped.
+void ArgsortNms(TVMArgs args, TVMRetValue*) {
+  const char* fn = "tvm.contrib.sort.argsort_nms";
+  AOTRT_REQUIRE(args.size() == 5, kInvalidArgument, fn, " takes (input, sort_num, output, axis, is_ascend), got ",
+                args.size(), " arguments");
+  View in = CheckTensor(fn, "input", args[0].AsDLTensor()), num = CheckTensor(fn, "sort_num", args[1].AsDLTensor());
+  View out = CheckTensor(fn, "output", args[2].AsDLTensor());
+  int axis = NormaliseAxis(fn, args[3].AsInt(), in.t->ndim);
+  bool ascend = args[4].AsInt() != 0;
+  AOTRT_REQUIRE(IsOneOf(in.t->dtype, {"float32"}) && IsOneOf(num.t->dtype, {"int32"}) && IsOneOf(out.t->dtype, {"int32"}),
+                kTypeMismatch, fn, ": expected float32 input, int32 sort_num and int32 output, got ",
+                DataTypeToString(in.t->dtype), ", ", DataTypeToString(num.t->dtype), ", ", DataTypeToString(out.t->dtype));
+  CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
+  int64_t before = 1, after = 1, n = in.t->shape[axis];
+  for (int d = 0; d < in.t->ndim; ++d) {
+    if (d < axis) before *= in.t->shape[d];
+    if (d > axis) after *= in.t->shape[d];
+  }
+  AOTRT_REQUIRE(ShapeElements(num.t->shape, num.t->ndim) >= before * after, kShapeMismatch, fn, ": sort_num has ",
+                ShapeElements(num.t->shape, num.t->ndim), " counts for ", before * after, " lines");
+  using Entry = std::pair<int32_t, float>;
+  std::unique_ptr<void, bool (*)(void*)> buffer(WorkspaceAlloc(static_cast<size_t>(n) * sizeof(Entry) + 1), WorkspaceFree);
+  AOTRT_REQUIRE(buffer != nullptr, kOutOfMemory, fn, ": ", LastErrorMessage());
+  Entry* line = static_cast<Entry*>(buffer.get());
+  const float* data = reinterpret_cast<const float*>(in.data);
+  int32_t* dst = reinterpret_cast<int32_t*>(out.data);
+  for (int64_t i = 0; i < before; ++i) {
+    for (int64_t j = 0; j < after; ++j) {
+      int64_t count = std::min<int64_t>(std::max<int32_t>(reinterpret_cast<const int32_t*>(num.data)[i * after + j], 0), n);
+      for (int64_t k = 0; k < count; ++k) new (&line[k]) Entry(static_cast<int32_t>(k), data[(i * n + k) * after + j]);
+      if (ascend) {
+        std::stable_sort(line, line + count, [](const Entry& a, const Entry& b) { return a.second < b.second; });
+      } else {
+        std::stable_sort(line, line + count, [](const Entry& a, const Entry& b) { return a.second > b.second; });
+      }
+      for (int64_t k = 0; k < n; ++k) dst[(i * n + k) * after + j] = k < count ? line[k].first : static_cast<int32_t>(k);
+    }
+  }
+}
+
 constexpr GlobalDef kDefs[] = {
+    {"tvm.contrib.sort.argsort_nms", ArgsortNms},
     {"tvm.contrib.sort.argsort", Argsort},
     {"tvm.contrib.sort.sort", Sort},
     {"tvm.contrib.sort.topk", Topk},

@@ -105,6 +105,12 @@ def main(models, out):
             path = os.path.join(graph, case, member)
             if os.path.isfile(path):
                 write(out, "graph", case + "_" + member, open(path, "rb").read())
+    # Relay VM exports (../shared/fixtures/vm when present): their bytecode.
+    vm = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/fixtures/vm")
+    for case in sorted(os.listdir(vm)) if os.path.isdir(vm) else []:
+        path = os.path.join(vm, case, "code.ro")
+        if os.path.isfile(path):
+            write(out, "vm", case, open(path, "rb").read())
     for entry in sorted(os.listdir(models)):
         path = os.path.join(models, entry)
         if entry.endswith(".so") and os.path.getsize(path) < 1 << 20:

@@ -130,3 +130,18 @@ TEST(Sort, BadArgumentsAreErrorsNotOverruns) {
   EXPECT_THROW(Call("tvm.contrib.sort.topk", {x, idx, int64_t{1}, int64_t{0}, "both", int64_t{1}}), Error);
   EXPECT_THROW(Call("tvm.contrib.sort.argsort", {x, idx}), Error);
 }
+
+// argsort_nms: per line, only the first sort_num elements are sorted (stable, by value); positions
+// past them keep their own index. Values as TVM's tvm.contrib.sort.argsort_nms gives them.
+TEST(ArgsortNms, SortsTheValidPrefixOfEachLine) {
+  const DLDataType f32{kDLFloat, 32, 1}, i32{kDLInt, 32, 1};
+  NDArray data = Make<float>({2, 5}, f32, {0.5f, 0.9f, 0.1f, 0.9f, 0.7f, 3.f, 1.f, 2.f, 5.f, 4.f});
+  NDArray num = Make<int32_t>({2}, i32, {4, 2});
+  NDArray out = NDArray::Empty({2, 5}, i32);
+  Call("tvm.contrib.sort.argsort_nms", {data, num, out, int64_t{1}, int64_t{0}});
+  EXPECT_EQ(Values<int32_t>(out), (std::vector<int32_t>{1, 3, 0, 2, 4, 0, 1, 2, 3, 4}));
+  Call("tvm.contrib.sort.argsort_nms", {data, num, out, int64_t{-1}, int64_t{1}});
+  EXPECT_EQ(Values<int32_t>(out), (std::vector<int32_t>{2, 0, 1, 3, 4, 1, 0, 2, 3, 4}));
+  NDArray wrong = NDArray::Empty({2, 5}, f32);
+  EXPECT_THROW(Call("tvm.contrib.sort.argsort_nms", {data, num, wrong, int64_t{1}, int64_t{0}}), Error);
+}

@@ -9,3 +9,4 @@ from ..ndarray import NDArray as NDArray
 from ..packed_func import (Object as Object, PackedFunc as PackedFunc, convert_to_tvm_func as convert_to_tvm_func,
                            get_global_func as get_global_func, register_func as register_func)
 from . import executor as executor
+from . import vm as vm

@@ -270,4 +270,8 @@ bool IsGraphPackage(const std::string& path) {
   return HasMember(path, kGraphPackageJson, [](const std::string& p) { return p == kGraphPackageJson; });
 }
 
+bool IsVMPackage(const std::string& path) {
+  return HasMember(path, kVMPackageLibrary, [](const std::string& p) { return p == kVMPackageLibrary; });
+}
+
 }  // namespace aotrt

@@ -54,5 +54,11 @@ constexpr const char* kGraphPackageJson = "mod.json";
 constexpr const char* kGraphPackageParams = "mod.params";
 // Whether `path` is one: a folder holding mod.json, or a tar with a member mod.json. Never throws.
 bool IsGraphPackage(const std::string& path);
+// A Relay VM export as files: tvmc's VM package (a tar holding lib.so, a one-file VM export), or a
+// folder or tar with the two-file form (code.ro beside lib.so).
+constexpr const char* kVMPackageLibrary = "lib.so";
+constexpr const char* kVMPackageBytecode = "code.ro";
+// Whether `path` is one: a folder or tar holding lib.so. Never throws.
+bool IsVMPackage(const std::string& path);
 
 }  // namespace aotrt

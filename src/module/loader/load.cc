@@ -134,6 +134,8 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
   }
   // A graph export as files (tvmc's package, or a folder of the classic triple) likewise.
   if (format.empty() && fmt != "so" && fmt != "o" && fmt != "mlf" && IsGraphPackage(path)) fmt = "graph";
+  // A Relay VM export as files (tvmc's VM package; code.ro beside lib.so) likewise.
+  if (format.empty() && fmt != "so" && fmt != "o" && fmt != "mlf" && fmt != "graph" && IsVMPackage(path)) fmt = "vm";
   if (const FileLoaderDef* typed = FindBuiltinFileLoader(fmt)) return typed->load(path, ctx);
   bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
   if (!builtin) {

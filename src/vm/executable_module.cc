@@ -1,0 +1,280 @@
+// The Relay VM executable as TVM's module (`VMExecutable`: the blob entry of `vm.so`, what
+// runtime.Load_Executable returns), its loaders (blob entry, tvmc package, two files) and globals.
+#include <dmlc/memory_io.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "aotrt/container.h"
+#include "aotrt/vm.h"
+#include "base/byte_reader.h"
+#include "ffi/registry.h"
+#include "module/loader/archive_reader.h"
+#include "module/loader/load.h"
+#include "module/load_context.h"
+#include "vm/interpreter.h"
+#include "vm/vm_module.h"
+
+namespace aotrt {
+namespace vm {
+namespace {
+
+class VMExecutableNode : public ModuleNode {
+ public:
+  VMExecutableNode(std::string code, const std::string& what)
+      : what_(what), exe_(std::make_shared<LoadedExecutable>()) {
+    exe_->exe = ParseExecutable(std::move(code), what);
+  }
+  const char* type_key() const override { return "VMExecutable"; }
+  int GetPropertyMask() const override { return kModuleBinarySerializable; }
+  std::string SaveToBinary() const override {
+    std::string out;
+    dmlc::MemoryStringStream mem(&out);
+    static_cast<dmlc::Stream*>(&mem)->Write(exe_->exe.code);
+    return out;
+  }
+  // Resolves every primitive in the kernel library (import 0), once.
+  void OnImportsLinked() override {
+    const Executable& exe = exe_->exe;
+    AOTRT_REQUIRE(imports().size() == 1 || exe.primitives.empty(), kNotFound, what_, ": the executable calls ",
+                  exe.primitives.size(), " primitives but has ", imports().size(), " kernel libraries, expected 1");
+    exe_->primitives.clear();
+    for (size_t i = 0; i < exe.primitives.size(); ++i) {
+      PackedFunc f = Module(imports()[0]).GetFunction(exe.primitives[i], true);
+      AOTRT_REQUIRE(f.defined(), kNotFound, what_, ": primitive ", i, " '", exe.primitives[i],
+                    "' is not in the kernel library");
+      exe_->primitives.push_back(std::move(f));
+    }
+    linked_ = true;
+  }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  const Executable& executable() const { return exe_->exe; }
+
+ private:
+  const VMFunction& Function(const std::string& name) const {
+    int64_t i = exe_->exe.FunctionIndex(name);
+    AOTRT_REQUIRE(i >= 0, kNotFound, "the VM executable has no function '", name, "'");
+    return exe_->exe.functions[i];
+  }
+  std::string Stats() const;
+  // Binds every late-bound constant to the array of its name in `named` (TVM's
+  // load_late_bound_consts): all of them, and nothing else. Not to race with VMs running.
+  void BindLateBound(std::vector<NamedArray> named, const std::string& from) {
+    Executable& e = exe_->exe;
+    size_t bound = 0;
+    for (size_t i = 0; i < e.constants.size(); ++i) {
+      if (e.late_bound[i].empty()) continue;
+      auto it = std::find_if(named.begin(), named.end(), [&](const NamedArray& a) { return a.name == e.late_bound[i]; });
+      AOTRT_REQUIRE(it != named.end(), kNotFound, what_, ": no binding for late-bound constant ", i, " '",
+                    e.late_bound[i], "' in ", from);
+      ++bound;
+    }
+    AOTRT_REQUIRE(bound == named.size(), kInvalidArgument, what_, ": ", from, " has ", named.size() - bound,
+                  " arrays that are no late-bound constant of the executable");
+    for (size_t i = 0; i < e.constants.size(); ++i) {
+      if (e.late_bound[i].empty()) continue;
+      auto it = std::find_if(named.begin(), named.end(), [&](const NamedArray& a) { return a.name == e.late_bound[i]; });
+      e.constants[i] = it->array;
+      e.late_bound[i].clear();
+    }
+  }
+  std::string what_;
+  std::shared_ptr<LoadedExecutable> exe_;
+  bool linked_ = false;
+};
+
+
+std::string VMExecutableNode::Stats() const {
+  const Executable& e = exe_->exe;
+  std::string s = StrCat("Relay VM executable statistics:\n  Constant pool (# ", e.constants.size(), "): [");
+  for (size_t i = 0; i < e.constants.size(); ++i) {
+    s += i ? ", " : "";
+    if (!e.constants[i].defined()) {
+      StrAppend(s, "late-bound '", e.late_bound[i], "'");
+      continue;
+    }
+    s += "[";
+    std::vector<int64_t> shape = e.constants[i].Shape();
+    for (size_t d = 0; d < shape.size(); ++d) StrAppend(s, d ? ", " : "", shape[d]);
+    s += "]";
+  }
+  StrAppend(s, "]\n  Globals (#", e.functions.size(), "): [");
+  for (size_t i = 0; i < e.functions.size(); ++i) StrAppend(s, i ? ", " : "", "(\"", e.functions[i].name, "\", ", i, ")");
+  StrAppend(s, "]\n  Primitive ops (#", e.primitives.size(), "): [");
+  for (size_t i = 0; i < e.primitives.size(); ++i) StrAppend(s, i ? ", " : "", e.primitives[i]);
+  return s + "]\n";
+}
+
+PackedFunc VMExecutableNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  using Body = std::function<void(TVMArgs, TVMRetValue*)>;
+  Body body;
+  const Executable& e = exe_->exe;
+  if (name == "get_lib") {
+    body = [this](TVMArgs, TVMRetValue* rv) {
+      if (imports().empty()) return rv->SetNull();
+      rv->SetObject(imports()[0], kTVMModuleHandle);
+    };
+  } else if (name == "get_bytecode") {
+    body = [&e](TVMArgs, TVMRetValue* rv) { rv->SetString(BytecodeText(e)); };
+  } else if (name == "get_stats" || name == "get_constants") {
+    body = [this](TVMArgs, TVMRetValue* rv) { rv->SetString(Stats()); };
+  } else if (name == "get_virtual_devices") {
+    body = [&e](TVMArgs, TVMRetValue* rv) {
+      std::string s;
+      for (size_t i = 0; i < e.devices.size(); ++i) {
+        StrAppend(s, "VM VirtualDevice[", i, "]: device type ", static_cast<int>(e.devices[i].device.device_type),
+                  ", id ", e.devices[i].device.device_id, " and mem_scope ", e.devices[i].memory_scope, "\n");
+      }
+      rv->SetString(s);
+    };
+  } else if (name == "get_primitives") {
+    body = [&e](TVMArgs, TVMRetValue* rv) {
+      std::string s;
+      for (size_t i = 0; i < e.primitives.size(); ++i) StrAppend(s, "VM PackedFunc[", i, "]: ", e.primitives[i], "\n");
+      rv->SetString(s);
+    };
+  } else if (name == "save") {
+    body = [&e](TVMArgs, TVMRetValue* rv) { rv->SetBytes(e.code); };
+  } else if (name == "get_function_arity") {
+    body = [&e](TVMArgs args, TVMRetValue* rv) {
+      int64_t i = e.FunctionIndex(args[0].AsString());
+      rv->SetInt(i < 0 ? -1 : static_cast<int64_t>(e.functions[i].params.size()));
+    };
+  } else if (name == "get_function_param_name") {
+    body = [this](TVMArgs args, TVMRetValue* rv) {
+      const VMFunction& f = Function(args[0].AsString());
+      int64_t i = args[1].AsInt();
+      AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < f.params.size(), kOutOfRange, "function '", f.name,
+                    "' has ", f.params.size(), " parameters, asked for ", i);
+      rv->SetString(f.params[i]);
+    };
+  } else if (name == "vm_load_executable") {
+    body = [this](TVMArgs, TVMRetValue* rv) {
+      AOTRT_REQUIRE(linked_ || exe_->exe.primitives.empty(), kInvalidArgument, what_, ": no kernel library linked");
+      for (const std::string& n : exe_->exe.late_bound) {
+        AOTRT_REQUIRE(n.empty(), kInvalidArgument, what_, ": late-bound constant '", n,
+                      "' is not loaded: call load_late_bound_consts before making a VM");
+      }
+      rv->SetObject(MakeVirtualMachine(exe_), kTVMModuleHandle);
+    };
+  } else if (name == "load_late_bound_consts") {
+    body = [this](TVMArgs args, TVMRetValue*) {
+      std::string path = args[0].AsString();
+      std::ifstream in(path, std::ios::binary);
+      AOTRT_REQUIRE(in, kIOError, "cannot open the late-bound constants file '", path, "'");
+      std::stringstream bytes;
+      bytes << in.rdbuf();
+      std::string data = bytes.str();
+      BindLateBound(LoadParams(data.data(), data.size()), path);
+    };
+  } else if (name == "load_late_bound_consts_from_map") {
+    body = [this](TVMArgs args, TVMRetValue*) {
+      const auto* map = static_cast<const MapObj*>(args[0].AsObjectOf(kTypeMap, "Map<String, NDArray>"));
+      std::vector<NamedArray> named;
+      for (const MapObj::Item& kv : map->items()) {
+        AOTRT_REQUIRE(kv.first && kv.first->type_index() == kTypeString && kv.second &&
+                          kv.second->type_index() == kTypeNDArray, kTypeMismatch,
+                      "load_late_bound_consts_from_map: expected a Map<String, NDArray>");
+        named.push_back({static_cast<const StringObj*>(kv.first.get())->value,
+                         NDArray(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(kv.second.get())))});
+      }
+      BindLateBound(std::move(named), "the map given");
+    };
+  } else if (name == "move_late_bound_consts" || name == "get_late_bound_consts") {
+    body = [name](TVMArgs, TVMRetValue*) { AOTRT_THROW(kNotImplemented, "VMExecutable.", name, " is not supported by aotrt yet"); };
+  } else {
+    return PackedFunc();
+  }
+  return PackedFunc([self, body](TVMArgs args, TVMRetValue* rv) { body(args, rv); });
+}
+
+
+// runtime.Load_Executable(code, lib): the two-file form.
+void LoadExecutableGlobal(TVMArgs args, TVMRetValue* rv) {
+  RequireArgCount("runtime.Load_Executable", args, 2, 2);
+  auto exe = MakeObject<VMExecutableNode>(args[0].AsString(), "VM bytecode");
+  exe->Import(args[1].AsModule());
+  exe->OnImportsLinked();
+  rv->SetObject(exe, kTVMModuleHandle);
+}
+
+// The blob entry of `vm.so`: the bytecode as one string; the kernel library is its import.
+ObjectPtr<ModuleNode> LoadVMExecutableBinary(BoundedReader& r, const LoadContext& ctx) {
+  return MakeObject<VMExecutableNode>(r.ReadString("VM bytecode"), StrCat("VM bytecode in ", ctx.display_name));
+}
+
+// A VM export as files: tvmc's package (lib.so a one-file export) or code.ro beside lib.so.
+Module LoadVMPackage(const std::string& path, const LoadContext& ctx) {
+  ArchiveContents c = ReadArchive(path, [](const std::string& p) { return p == kVMPackageLibrary || p == kVMPackageBytecode; });
+  AOTRT_REQUIRE(c.files.count(kVMPackageLibrary), kFormatError, path, ": a VM package without ", kVMPackageLibrary);
+  const std::string& so = c.files[kVMPackageLibrary];
+  LoadContext lib_ctx = ctx;
+  lib_ctx.display_name = StrCat(path, "/", kVMPackageLibrary);
+  Module lib = LoadModuleBytes(so.data(), so.size(), lib_ctx);
+  if (c.files.count(kVMPackageBytecode)) {
+    auto exe = MakeObject<VMExecutableNode>(std::move(c.files[kVMPackageBytecode]), StrCat(path, "/", kVMPackageBytecode));
+    exe->Import(lib.node());
+    exe->OnImportsLinked();
+    return Module(exe);
+  }
+  AOTRT_REQUIRE(lib.type_key() == "VMExecutable", kFormatError, path, ": ", kVMPackageLibrary, " is a '", lib.type_key(),
+                "' module, not a Relay VM export (VMExecutable), and no ", kVMPackageBytecode, " is beside it");
+  return lib;
+}
+
+// runtime.GetNumOfGlobals / GetGlobalFields / GetNumOfPrimitives / GetPrimitiveFields (mod[, index]):
+// what TVM's Executable.globals and .primitive_ops read.
+const Executable& ExecutableArg(const char* fn, TVMArgs args, int num) {
+  RequireArgCount(fn, args, num, num);
+  auto* exe = dynamic_cast<VMExecutableNode*>(args[0].AsModule().get());
+  AOTRT_REQUIRE(exe, kTypeMismatch, fn, ": the module is not a VM executable");
+  return exe->executable();
+}
+template <bool kGlobals>
+void CountGlobal(TVMArgs args, TVMRetValue* rv) {
+  const Executable& e = ExecutableArg(kGlobals ? "runtime.GetNumOfGlobals" : "runtime.GetNumOfPrimitives", args, 1);
+  rv->SetInt(static_cast<int64_t>(kGlobals ? e.functions.size() : e.primitives.size()));
+}
+template <bool kGlobals>
+void NameGlobal(TVMArgs args, TVMRetValue* rv) {
+  const char* fn = kGlobals ? "runtime.GetGlobalFields" : "runtime.GetPrimitiveFields";
+  const Executable& e = ExecutableArg(fn, args, 2);
+  int64_t i = args[1].AsInt();
+  size_t n = kGlobals ? e.functions.size() : e.primitives.size();
+  AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < n, kOutOfRange, fn, ": index ", i, " of ", n);
+  rv->SetString(kGlobals ? e.functions[i].name : e.primitives[i]);
+}
+
+constexpr GlobalDef kDefs[] = {
+    {"runtime.Load_Executable", LoadExecutableGlobal},  {"runtime.GetNumOfGlobals", CountGlobal<true>},
+    {"runtime.GetGlobalFields", NameGlobal<true>},      {"runtime.GetNumOfPrimitives", CountGlobal<false>},
+    {"runtime.GetPrimitiveFields", NameGlobal<false>},
+};
+constexpr BinaryLoaderDef kLoaders[] = {{"VMExecutable", LoadVMExecutableBinary}};
+constexpr FileLoaderDef kFileLoaders[] = {{"vm", LoadVMPackage}};
+
+}  // namespace
+}  // namespace vm
+
+Module LoadVMExecutable(const std::string& bytecode_path, const Module& lib) {
+  std::ifstream in(bytecode_path, std::ios::binary);
+  AOTRT_REQUIRE(in, kIOError, "cannot open the VM bytecode file '", bytecode_path, "'");
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  AOTRT_REQUIRE(lib.defined(), kInvalidArgument, "LoadVMExecutable: no kernel library given");
+  auto exe = MakeObject<vm::VMExecutableNode>(bytes.str(), bytecode_path);
+  exe->Import(lib.node());
+  exe->OnImportsLinked();
+  return Module(exe);
+}
+
+Module LoadVMExecutable(const std::string& bytecode_path, const std::string& lib_path, const LoadOptions& options) {
+  return LoadVMExecutable(bytecode_path, Module::LoadFromFile(lib_path, "", options));
+}
+
+extern const GlobalTable kVMGlobals{vm::kDefs};
+extern const BinaryLoaderTable kVMBinaryLoaders{vm::kLoaders};
+extern const FileLoaderTable kVMFileLoaders{vm::kFileLoaders};
+
+}  // namespace aotrt

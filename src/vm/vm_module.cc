@@ -1,0 +1,206 @@
+#include "vm/vm_module.h"
+
+#include <map>
+
+#include "aotrt/container.h"
+#include "base/error_util.h"
+#include "ffi/registry.h"
+
+namespace aotrt {
+namespace vm {
+namespace {
+
+class VirtualMachineNode : public ModuleNode {
+ public:
+  explicit VirtualMachineNode(std::shared_ptr<const LoadedExecutable> exe) : vm_(std::move(exe)) {}
+  const char* type_key() const override { return "VirtualMachine"; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+
+ private:
+  size_t FunctionIndex(const std::string& name) const {
+    int64_t i = vm_.loaded().exe.FunctionIndex(name);
+    AOTRT_REQUIRE(i >= 0, kNotFound, "Cannot find function ", name, " in the executable");
+    return static_cast<size_t>(i);
+  }
+  ObjectPtr<Object> InputFrom(const TVMArgValue& a, const std::string& fn, size_t index) const {
+    if (NDArrayObj* nd = a.AsNDArrayObjOrNull()) return ObjectPtr<Object>(nd);
+    if (a.type_code() == kTVMDLTensorHandle) {
+      const DLTensor* t = a.AsDLTensor();
+      NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
+      copy.CopyFrom(*t);
+      return copy.object();
+    }
+    ObjectPtr<Object> o = a.AsObject();
+    AOTRT_REQUIRE(o && (o->type_index() == kTypeADT || o->type_index() == kTypeNDArray), kTypeMismatch, "input ",
+                  index, " ('", vm_.loaded().exe.functions[FunctionIndex(fn)].params[index], "') of '", fn,
+                  "': expected a tensor or a tuple, got ", TypeCodeName(a.type_code()));
+    return o;
+  }
+  // A tensor input copied to the device its parameter lives on, as TVM's set_input does.
+  ObjectPtr<Object> OnParamDevice(ObjectPtr<Object> o, const VMFunction& f, size_t i) const {
+    if (!vm_.initialized() || o->type_index() != kTypeNDArray) return o;
+    DLDevice dev = vm_.device(static_cast<size_t>(f.param_devices[i]));
+    NDArray a(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(o.get())));
+    if (a->device.device_type == dev.device_type && a->device.device_id == dev.device_id) return o;
+    NDArray copy = NDArray::Empty(a.Shape(), a.dtype(), dev);
+    copy.CopyFrom(a.tensor());
+    return copy.object();
+  }
+  void SetInput(const std::string& fn, TVMArgs args, int offset) {
+    const VMFunction& f = vm_.loaded().exe.functions[FunctionIndex(fn)];
+    AOTRT_REQUIRE(static_cast<size_t>(args.size() - offset) == f.params.size(), kInvalidArgument, "function '", fn,
+                  "' takes ", f.params.size(), " inputs, got ", args.size() - offset);
+    std::vector<ObjectPtr<Object>> in(f.params.size());
+    for (int i = offset; i < args.size(); ++i) in[i - offset] = OnParamDevice(InputFrom(args[i], fn, i - offset), f, i - offset);
+    inputs_[fn] = std::move(in);
+  }
+  int64_t InputIndex(const std::string& fn, const std::string& name) const {
+    const VMFunction& f = vm_.loaded().exe.functions[FunctionIndex(fn)];
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      if (f.params[i] == name) return static_cast<int64_t>(i);
+    }
+    return -1;
+  }
+  void Invoke(const std::string& fn) {
+    size_t i = FunctionIndex(fn);
+    const std::vector<ObjectPtr<Object>>* in = nullptr;
+    auto it = inputs_.find(fn);
+    if (!vm_.loaded().exe.functions[i].params.empty()) {
+      AOTRT_REQUIRE(it != inputs_.end(), kInvalidArgument, "Input has not been set for function ", fn);
+      in = &it->second;
+      for (size_t k = 0; k < in->size(); ++k) {
+        AOTRT_REQUIRE((*in)[k], kInvalidArgument, "input ", k, " ('", vm_.loaded().exe.functions[i].params[k],
+                      "') of function ", fn, " has not been set");
+      }
+    }
+    static const std::vector<ObjectPtr<Object>> kNone;
+    auto outs = outputs_.find(fn);
+    std::vector<NDArray> given;
+    if (outs != outputs_.end()) given.swap(outs->second), outputs_.erase(outs);  // one invoke only
+    result_ = vm_.Invoke(i, in ? *in : kNone);
+    if (given.empty()) return;
+    std::vector<NDArrayObj*> results;
+    Flatten(result_.get(), &results);
+    AOTRT_REQUIRE(results.size() == given.size(), kInvalidArgument, "set_outputs gave ", given.size(),
+                  " tensors for the ", results.size(), " outputs of function ", fn);
+    for (size_t k = 0; k < given.size(); ++k) {
+      AOTRT_REQUIRE(given[k].Shape() == NDArray(ObjectPtr<NDArrayObj>(results[k])).Shape(), kShapeMismatch,
+                    "set_outputs: output ", k, " of function ", fn, " has another shape than the tensor given");
+      given[k].CopyFrom(results[k]->dl_tensor);
+    }
+  }
+  Object* Output(int64_t index) const {
+    Object* r = result_.get();
+    if (r && r->type_index() == kTypeADT) {
+      const auto& fields = static_cast<ADTObj*>(r)->fields;
+      AOTRT_REQUIRE(index >= 0 && static_cast<size_t>(index) < fields.size(), kOutOfRange, "output ", index,
+                    " of ", fields.size());
+      return fields[index].get();
+    }
+    AOTRT_REQUIRE(r, kInvalidArgument, "the VM has not run yet: no output");
+    AOTRT_REQUIRE(index == 0, kOutOfRange, "VM output contains only one item, but you are trying to get the ", index, "th.");
+    return r;
+  }
+
+  static void Flatten(Object* o, std::vector<NDArrayObj*>* out) {
+    if (o && o->type_index() == kTypeADT) {
+      for (const auto& f : static_cast<ADTObj*>(o)->fields) Flatten(f.get(), out);
+    } else if (o && o->type_index() == kTypeNDArray) {
+      out->push_back(static_cast<NDArrayObj*>(o));
+    }
+  }
+
+  Interpreter vm_;
+  std::map<std::string, std::vector<ObjectPtr<Object>>> inputs_;
+  std::map<std::string, std::vector<NDArray>> outputs_;  // set_outputs, for the next invoke
+  ObjectPtr<Object> result_;
+};
+
+
+PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  using Body = std::function<void(TVMArgs, TVMRetValue*)>;
+  Body body;
+  if (name == "init") {
+    body = [this](TVMArgs args, TVMRetValue*) {
+      AOTRT_REQUIRE(args.size() % 3 == 0 && args.size() > 0, kInvalidArgument,
+                    "init takes (device_type, device_id, allocator_type) triples, got ", args.size(), " arguments");
+      std::vector<DLDevice> devs;
+      for (int i = 0; i < args.size(); i += 3) {
+        devs.push_back(DLDevice{static_cast<DLDeviceType>(args[i].AsInt()), static_cast<int>(args[i + 1].AsInt())});
+        int64_t alloc = args[i + 2].AsInt();
+        AOTRT_REQUIRE(alloc == 1 || alloc == 2, kInvalidArgument, "init: allocator type ", alloc, " is neither 1 (naive) nor 2 (pooled)");
+      }
+      vm_.Init(devs);
+    };
+  } else if (name == "set_input") {
+    body = [this](TVMArgs args, TVMRetValue*) { SetInput(args[0].AsString(), args, 1); };
+  } else if (name == "set_one_input") {
+    body = [this](TVMArgs args, TVMRetValue*) {
+      RequireArgCount("set_one_input", args, 3, 3);
+      std::string fn = args[0].AsString();
+      const VMFunction& f = vm_.loaded().exe.functions[FunctionIndex(fn)];
+      int64_t i = args[1].IsString() ? InputIndex(fn, args[1].AsString()) : args[1].AsInt();
+      AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < f.params.size(), kNotFound, "function '", fn, "' has no input ",
+                    args[1].IsString() ? StrCat("'", args[1].AsString(), "'") : StrCat(args[1].AsInt()));
+      auto& in = inputs_[fn];
+      in.resize(f.params.size());
+      in[i] = OnParamDevice(InputFrom(args[2], fn, static_cast<size_t>(i)), f, static_cast<size_t>(i));
+    };
+  } else if (name == "invoke") {
+    body = [this](TVMArgs args, TVMRetValue* rv) {
+      Invoke(args[0].AsString());
+      rv->SetObject(result_);
+    };
+  } else if (name == "invoke_stateful") {
+    body = [this](TVMArgs args, TVMRetValue*) { Invoke(args[0].AsString()); };
+  } else if (name == "invoke_return_to_device") {
+    body = [this](TVMArgs args, TVMRetValue* rv) {
+      AOTRT_REQUIRE(args[1].AsInt() == kDLCPU, kNotImplemented, "invoke_return_to_device: only the CPU is supported");
+      SetInput(args[0].AsString(), args, 3);
+      Invoke(args[0].AsString());
+      rv->SetObject(result_);
+    };
+  } else if (name == "get_output") {
+    body = [this](TVMArgs args, TVMRetValue* rv) {
+      Object* o = Output(args[0].AsInt());
+      AOTRT_REQUIRE(o && o->type_index() == kTypeNDArray, kTypeMismatch, "output ", args[0].AsInt(), " is not a tensor");
+      rv->SetObject(ObjectPtr<Object>(o), kTVMNDArrayHandle);
+    };
+  } else if (name == "get_num_outputs") {
+    body = [this](TVMArgs, TVMRetValue* rv) {
+      Object* r = result_.get();
+      rv->SetInt(r && r->type_index() == kTypeADT ? static_cast<int64_t>(static_cast<ADTObj*>(r)->fields.size()) : 1);
+    };
+  } else if (name == "get_input_index") {
+    body = [this](TVMArgs args, TVMRetValue* rv) { rv->SetInt(InputIndex(args[1].AsString(), args[0].AsString())); };
+  } else if (name == "set_outputs") {
+    // The next invoke of the function leaves its results in these tensors (TVM writes them in
+    // place; here they are copied in, once, after the run).
+    body = [this](TVMArgs args, TVMRetValue*) {
+      AOTRT_REQUIRE(args.size() > 1, kInvalidArgument, "set_outputs takes (func_name, output, ...): no outputs given");
+      std::string fn = args[0].AsString();
+      FunctionIndex(fn);
+      std::vector<NDArray>& outs = outputs_[fn];
+      outs.clear();
+      for (int i = 1; i < args.size(); ++i) {
+        NDArrayObj* nd = args[i].AsNDArrayObjOrNull();
+        outs.push_back(nd ? NDArray(ObjectPtr<NDArrayObj>(nd)) : NDArray::Borrow(*args[i].AsDLTensor()));
+      }
+    };
+  } else if (name == "load_late_bound_consts") {
+    body = [name](TVMArgs, TVMRetValue*) { AOTRT_THROW(kNotImplemented, "VirtualMachine.", name, " is not supported by aotrt yet"); };
+  } else {
+    return PackedFunc();
+  }
+  return PackedFunc([self, body](TVMArgs args, TVMRetValue* rv) { body(args, rv); });
+}
+
+
+}  // namespace
+
+ObjectPtr<ModuleNode> MakeVirtualMachine(std::shared_ptr<const LoadedExecutable> exe) {
+  return MakeObject<VirtualMachineNode>(std::move(exe));
+}
+
+}  // namespace vm
+}  // namespace aotrt
