@@ -241,16 +241,19 @@ aotrt::NDArray HostOutput(const aotrt::Executor& ex, size_t i) {
   return host;
 }
 
+aotrt::Model ModelOfRoot(const std::string& path, const aotrt::Module& root) {
+  if (root.type_key() == "library") {  // no model in it: the operators of a graph export
+    throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument,
+                       path + " holds operators only (no model): a graph export's library (mod.so); give its "
+                       "graph with --graph mod.json (and its weights with --params mod.params)");
+  }
+  return aotrt::Model::FromModule(root);
+}
+
 aotrt::Model LoadModel(const ModelSource& src) {
   if (src.graph_json.empty()) {
     if (!src.params.empty()) throw UsageError("--params needs --graph (the graph JSON the params belong to)");
-    aotrt::Module root = aotrt::Module::LoadFromFile(src.path);
-    if (root.type_key() == "library") {  // no model in it: the operators of a graph export
-      throw aotrt::Error(aotrt::ErrorCode::kInvalidArgument,
-                         src.path + " holds operators only (no model): a graph export's library (mod.so); give its "
-                         "graph with --graph mod.json (and its weights with --params mod.params)");
-    }
-    return aotrt::Model::FromModule(root);
+    return ModelOfRoot(src.path, aotrt::Module::LoadFromFile(src.path));
   }
   auto read = [](const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -27,6 +27,9 @@ void AddModelSource(CLI::App* cmd, ModelSource* src);
 aotrt::NDArray HostOutput(const aotrt::Executor& ex, size_t i);
 // Model::Load, or Model::LoadGraph with the files' contents. Throws aotrt::Error, UsageError.
 aotrt::Model LoadModel(const ModelSource& src);
+// The model whose module tree `root` (loaded from `path`) is; a library of operators alone (a graph
+// export's mod.so) is refused saying to give --graph. Throws aotrt::Error.
+aotrt::Model ModelOfRoot(const std::string& path, const aotrt::Module& root);
 
 struct InputOptions {
   std::vector<std::string> inputs;  // "name=file.npy" or "file.npz"

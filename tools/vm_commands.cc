@@ -81,7 +81,7 @@ aotrt::Module LoadModelOrVM(const ModelSource& src, aotrt::Model* model) {
   if (!src.graph_json.empty()) return *model = LoadModel(src), aotrt::Module();
   aotrt::Module root = aotrt::Module::LoadFromFile(src.path);
   if (root.type_key() == "VMExecutable") return root;
-  *model = aotrt::Model::FromModule(root);
+  *model = ModelOfRoot(src.path, root);
   return aotrt::Module();
 }
 
