@@ -1,9 +1,9 @@
-// TVM's DeviceAPI (tvm/runtime/device_api.h) for the one device aotrt runs on, the CPU:
-// DeviceAPI::Get(dev) returns the CPU's, whose streams are null and whose synchronisations do
-// nothing (CPU work is done when a call returns). Get for another device throws
-// tvm::runtime::Error (kInvalidArgument naming it), or returns nullptr with allow_missing, where
-// TVM aborts. Allocation and copies go through the TVM C ABI (TVMDeviceAllocDataSpace, ...) and
-// throw its error. Thread-safe.
+// TVM's DeviceAPI (tvm/runtime/device_api.h) over aotrt's device layer, for the device types aotrt
+// has a driver for (the CPU, OpenCL): DeviceAPI::Get(dev) returns that type's; every call goes
+// through the TVM C ABI (TVMDeviceAllocDataSpace, TVMSynchronize, ...) and throws its error
+// (tvm::runtime::Error: a device the machine lacks, out of memory). Get for a type without a driver
+// throws (kInvalidArgument naming it), or returns nullptr with allow_missing, where TVM aborts.
+// Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -45,12 +45,12 @@ inline std::ostream& operator<<(std::ostream& os, DLDevice dev) {
 class DeviceAPI {
  public:
   static DeviceAPI* Get(Device dev, bool allow_missing = false) {
-    static DeviceAPI cpu;
-    if (static_cast<int>(dev.device_type) == kDLCPU) return &cpu;
+    static DeviceAPI api;  // stateless: the C ABI dispatches on the device
+    int type = static_cast<int>(dev.device_type);
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLOpenCL) return &api;
     if (allow_missing) return nullptr;
-    throw Error(aotrt::ErrorCode::kInvalidArgument, std::string("Device API ") +
-                                                        DeviceName(static_cast<int>(dev.device_type)) +
-                                                        " is not enabled: aotrt runs on the CPU only");
+    throw Error(aotrt::ErrorCode::kInvalidArgument, std::string("Device API ") + DeviceName(type) +
+                                                        " is not enabled: aotrt runs on the CPU and OpenCL");
   }
   static bool NeedSetDevice(int device_type) { return device_type != kDLCPU; }
   void SetDevice(Device) {}
@@ -63,8 +63,14 @@ class DeviceAPI {
   void CopyDataFromTo(DLTensor* from, DLTensor* to, TVMStreamHandle stream) {
     Check(TVMDeviceCopyDataFromTo(from, to, stream));
   }
-  TVMStreamHandle CreateStream(Device) { return nullptr; }
-  void FreeStream(Device, TVMStreamHandle) {}
+  TVMStreamHandle CreateStream(Device dev) {
+    TVMStreamHandle s = nullptr;
+    Check(TVMStreamCreate(static_cast<int>(dev.device_type), dev.device_id, &s));
+    return s;
+  }
+  void FreeStream(Device dev, TVMStreamHandle s) {
+    Check(TVMStreamFree(static_cast<int>(dev.device_type), dev.device_id, s));
+  }
   void SetStream(Device dev, TVMStreamHandle stream) {
     Check(TVMSetStream(static_cast<int>(dev.device_type), dev.device_id, stream));
   }
