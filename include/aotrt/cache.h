@@ -1,6 +1,6 @@
 // The per-machine cache directory (constant pools shared by every process, compiled C-interface
-// archives): where it is, what it holds, and clearing it; what `aotrt cache` calls (README, "The
-// constant cache").
+// archives, OpenCL program binaries): where it is, what it holds, and clearing it; what
+// `aotrt cache` calls (README, "The constant cache").
 // Ownership: every result is a value owned by the caller. Thread-safety: every function may be
 // called from any thread at any time, also while models load and run; ClearCache serialises with
 // the writers of every process through the directory's `.lock`. Errors: aotrt::Error, as each
@@ -22,12 +22,13 @@ enum class CacheEntryKind {
   kConstantPool,     // <content hash>.aotrt-pool: a model's constant pool, mapped by every process
   kAlias,            // <file identity hash>.aotrt-alias: a link from one model file to its pool
   kArchiveLibrary,   // mlf-<hash>.so: a Model Library Format archive compiled once
+  kProgramBinary,    // opencl-<hash>.bin: an OpenCL kernel's program built once for a device
   kTemporary,        // .tmp-*: a writer's file before its rename (a leftover when its writer died)
   kLock,             // .lock: the directory lock
   kOther,            // anything else (left alone by ClearCache)
 };
 
-// "constant pool", "alias", "archive library", "temporary", "lock", "other".
+// "constant pool", "alias", "archive library", "program binary", "temporary", "lock", "other".
 AOTRT_API const char* CacheEntryKindName(CacheEntryKind kind);
 
 struct CacheEntry {
@@ -65,8 +66,8 @@ AOTRT_API uint64_t CacheMaxBytes(const LoadOptions& options = LoadOptions());
 // or the path is not a directory, Error(kIOError) when it cannot be read.
 AOTRT_API CacheListing ListCache(const std::string& directory = "", const LoadOptions& options = LoadOptions());
 
-// Removes every constant pool, alias, compiled archive library and temporary file of `directory`
-// (CacheDirectory() when ""), holding the directory's `.lock` so that no writer of any process is
+// Removes every constant pool, alias, compiled archive library, program binary and temporary file
+// of `directory` (CacheDirectory() when ""), holding the directory's `.lock` so that no writer of any process is
 // mid-write; waits at most `lock_wait_ms` for one to finish. Processes that have a pool mapped keep
 // it; later loads rebuild. Other files are left alone. Throws Error(kInvalidArgument) when no
 // directory is set or the path is not a directory, Error(kIOError) when the lock stays held or a

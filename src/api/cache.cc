@@ -12,6 +12,7 @@ const char* CacheEntryKindName(CacheEntryKind kind) {
     case CacheEntryKind::kConstantPool: return "constant pool";
     case CacheEntryKind::kAlias: return "alias";
     case CacheEntryKind::kArchiveLibrary: return "archive library";
+    case CacheEntryKind::kProgramBinary: return "program binary";
     case CacheEntryKind::kTemporary: return "temporary";
     case CacheEntryKind::kLock: return "lock";
     case CacheEntryKind::kOther: return "other";

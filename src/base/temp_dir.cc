@@ -34,4 +34,12 @@ void TempDir::Write(const std::string& rel, const std::string& bytes) const {
   AOTRT_REQUIRE(out.good(), kIOError, "cannot write ", path_, "/", rel);
 }
 
+bool MakeDirectories(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0700);
+  }
+  struct stat st;
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 }  // namespace aotrt

@@ -6,6 +6,9 @@
 
 namespace aotrt {
 
+// mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards. Never throws.
+bool MakeDirectories(const std::string& dir);
+
 class TempDir {
  public:
   // `parent`/`prefix`XXXXXX. Throws Error(kIOError) naming the template when it cannot be created.

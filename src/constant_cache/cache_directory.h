@@ -3,7 +3,8 @@
 //
 // Names: `<content>.aotrt-pool` (a constant pool, constant_cache/constant_pool_file.h), `<identity>.aotrt-alias`
 // (a symbolic link from a model file's identity to the pool holding its constants), `mlf-<hash>.so`
-// (a compiled C-interface archive, aot/c_interface/mlf_loader.cc), `.tmp-*` (a writer's temporary
+// (a compiled C-interface archive, aot/c_interface/mlf_loader.cc), `opencl-<hash>.bin` (an OpenCL
+// program binary, device_module/opencl_module.cc), `.tmp-*` (a writer's temporary
 // file), `.lock` (the directory lock: one writer or clearer at a time).
 #pragma once
 
@@ -33,8 +34,8 @@ void PruneCacheDirectory(const std::string& dir, const std::string& keep, uint64
 // directory, Error(kIOError) when it cannot be read.
 CacheListing ListCacheDirectory(const std::string& dir);
 
-// Removes every pool, alias, compiled archive library and temporary file of `dir` under its lock
-// (waiting at most `lock_wait_ms` for a writer to finish). Other files are left alone. Throws
+// Removes every pool, alias, compiled archive library, program binary and temporary file of `dir`
+// under its lock (waiting at most `lock_wait_ms` for a writer to finish). Other files are left alone. Throws
 // Error(kInvalidArgument) for "" or a path that is not a directory, Error(kIOError) when the lock
 // is held longer than `lock_wait_ms` or a file cannot be removed (the message names it).
 CacheClearResult ClearCacheDirectory(const std::string& dir, int lock_wait_ms);

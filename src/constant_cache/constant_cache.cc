@@ -1,5 +1,7 @@
 #include "constant_cache/constant_cache.h"
 
+#include "base/temp_dir.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -147,14 +149,6 @@ bool WriteCacheFile(const std::string& dir, const std::string& alias, const Cons
 }
 
 }  // namespace
-
-bool MakeDirectories(const std::string& dir) {
-  for (size_t i = 1; i <= dir.size(); ++i) {
-    if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0700);
-  }
-  struct stat st;
-  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 ConstantCacheOptions ConstantCacheOptions::From(const LoadOptions& load) {
   ConstantCacheOptions o;

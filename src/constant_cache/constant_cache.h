@@ -30,8 +30,6 @@ struct ConstantCacheOptions {
   static ConstantCacheOptions From(const LoadOptions& load);
 };
 
-// mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards. Never throws.
-bool MakeDirectories(const std::string& dir);
 
 // Identity of a model file for a cache key: device, inode, size, and modification and change
 // times in nanoseconds, so that replacing or rewriting the file changes the key (ctime cannot be

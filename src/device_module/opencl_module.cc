@@ -21,6 +21,7 @@
 #include "base/byte_reader.h"
 #include "base/error_util.h"
 #include "base/logging.h"
+#include "base/temp_dir.h"
 #include "device/opencl/opencl_driver.h"
 #include "device_module/function_info.h"
 #include "device_module/prepare.h"
@@ -116,7 +117,7 @@ cl_program ClKernel::Build(const ClDevice& d, int id) {
   char hex[33];
   std::snprintf(hex, sizeof(hex), "%016llx%016llx", static_cast<unsigned long long>(key.high64),
                 static_cast<unsigned long long>(key.low64));
-  std::string cached = cache_dir.empty() ? "" : StrCat(cache_dir, "/opencl-", hex, ".bin");
+  std::string cached = cache_dir.empty() || !MakeDirectories(cache_dir) ? "" : StrCat(cache_dir, "/opencl-", hex, ".bin");
   cl_int err = CL_SUCCESS;
   if (!cached.empty()) {
     std::string bin = ReadFileOrEmpty(cached);
@@ -186,7 +187,6 @@ void ClKernel::Launch(TVMArgs args) {
   const TVMValue* v = args.values();
   std::lock_guard<std::mutex> lock(mu);
   cl_kernel k = For(id);
-  std::string what;
   for (size_t i = 0; i < n; ++i) {
     DLDataType t = arg_types[i];
     cl_int err;

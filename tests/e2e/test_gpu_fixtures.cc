@@ -3,6 +3,10 @@
 // and the errors of a GPU export where its device is missing or misnamed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "common/expect_error.h"
@@ -108,4 +112,26 @@ TEST(OpenCLFixtures, WithoutAPlatformTheErrorSaysWhatToInstall) {
   Model m = Model::Load(c.library);
   EXPECT_AOTRT_ERROR(m.CreateExecutor(kOpenCL0), ErrorCode::kInvalidArgument,
                      {"compiled for opencl", "no opencl device on this machine", "pocl-opencl-icd"});
+}
+
+// The program cache: the first executor writes each kernel's program binary into the cache
+// directory; a later load builds from those binaries, and a damaged one is rebuilt from source with
+// the same results.
+TEST(OpenCLFixtures, ProgramBinariesAreCachedAndADamagedOneIsRebuilt) {
+  OPENCL_CASE_OR_SKIP(c, "o_conv");
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("aotrt-program-cache-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  LoadOptions o;
+  o.cache_dir = (dir / "nested").string();  // made when missing
+  ExpectRunsBitExactOnOpenCL(c, Model::Load(c.library, o));
+  std::vector<fs::path> bins;
+  for (const auto& e : fs::directory_iterator(dir / "nested")) {
+    if (e.path().extension() == ".bin") bins.push_back(e.path());
+  }
+  ASSERT_FALSE(bins.empty()) << "no program binary in " << dir;
+  ExpectRunsBitExactOnOpenCL(c, Model::Load(c.library, o));  // from the binaries
+  for (const fs::path& b : bins) std::ofstream(b, std::ios::binary | std::ios::trunc) << "not a program";
+  ExpectRunsBitExactOnOpenCL(c, Model::Load(c.library, o));  // damaged: built from source again
+  fs::remove_all(dir);
 }

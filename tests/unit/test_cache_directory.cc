@@ -58,12 +58,15 @@ TEST_F(CacheDirectoryTest, KindsComeFromNames) {
   EXPECT_EQ(aotrt::CacheEntryKindOf("0123456789abcdef0123456789abcdef.aotrt-pool"), CacheEntryKind::kConstantPool);
   EXPECT_EQ(aotrt::CacheEntryKindOf("x.aotrt-alias"), CacheEntryKind::kAlias);
   EXPECT_EQ(aotrt::CacheEntryKindOf("mlf-abc.so"), CacheEntryKind::kArchiveLibrary);
+  EXPECT_EQ(aotrt::CacheEntryKindOf("opencl-0123abcd.bin"), CacheEntryKind::kProgramBinary);
+  EXPECT_EQ(aotrt::CacheEntryKindOf(".tmp-opencl-1-2"), CacheEntryKind::kTemporary);
   EXPECT_EQ(aotrt::CacheEntryKindOf("mlf-build-x1y2z3"), CacheEntryKind::kOther);  // a compile in progress
   EXPECT_EQ(aotrt::CacheEntryKindOf(".tmp-pool-1-2"), CacheEntryKind::kTemporary);
   EXPECT_EQ(aotrt::CacheEntryKindOf(".lock"), CacheEntryKind::kLock);
   EXPECT_EQ(aotrt::CacheEntryKindOf(".aotrt-pool"), CacheEntryKind::kOther);  // a suffix alone
   EXPECT_EQ(aotrt::CacheEntryKindOf("notes.txt"), CacheEntryKind::kOther);
   EXPECT_STREQ(aotrt::CacheEntryKindName(CacheEntryKind::kAlias), "alias");
+  EXPECT_STREQ(aotrt::CacheEntryKindName(CacheEntryKind::kProgramBinary), "program binary");
 }
 
 TEST_F(CacheDirectoryTest, ListShowsPoolsWithTheirModelAndAliasesWithTheirPool) {
