@@ -3,6 +3,10 @@
 
 #include <dlpack/dlpack.h>
 
+#include <cstring>
+
+#include "aotrt/dtype.h"
+
 namespace aotrt {
 
 // CPU memory: kDLCPU, or kDLCUDAHost (pinned host memory, which is plain host memory to a
@@ -11,8 +15,14 @@ namespace aotrt {
 inline bool IsAcceptedCpuDevice(int device_type, int device_id) {
   return (device_type == kDLCPU || device_type == kDLCUDAHost) && device_id == 0;
 }
-inline bool IsAcceptedCpuDevice(const DLDevice& d) {
-  return IsAcceptedCpuDevice(static_cast<int>(d.device_type), d.device_id);
+inline bool IsAcceptedCpuDevice(const DLDevice& d) { return IsAcceptedCpuDevice(DeviceTypeOf(d), d.device_id); }
+
+// A DLDevice of any int type: a caller's or a file's type need not be a DLDeviceType enumerator,
+// and converting such an int to the enum (or loading it as one) is undefined; DeviceTypeOf reads it.
+inline DLDevice MakeDevice(int device_type, int device_id) {
+  DLDevice d{kDLCPU, device_id};
+  std::memcpy(&d.device_type, &device_type, sizeof(device_type));
+  return d;
 }
 
 }  // namespace aotrt

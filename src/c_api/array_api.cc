@@ -22,7 +22,7 @@ namespace {
 NDArrayObj* AsArray(TVMArrayHandle h, const char* fn) { return static_cast<NDArrayObj*>(TensorFromHandle(h, fn)); }
 
 DeviceAPI& Driver(int device_type, int device_id, const char* fn) {
-  return RequireDevice(DLDevice{static_cast<DLDeviceType>(device_type), device_id}, fn);
+  return RequireDevice(MakeDevice(device_type, device_id), fn);
 }
 
 // A stream call on the device's driver: 0, or -1 and the error.
@@ -55,7 +55,7 @@ int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_
   Driver(device_type, device_id, "TVMArrayAlloc");
   DLDataType t = DTypeFromC(dtype_code, dtype_bits, dtype_lanes, "TVMArrayAlloc");
   NDArray a = NDArray::Empty(std::vector<int64_t>(shape, shape + ndim), t,
-                             DLDevice{static_cast<DLDeviceType>(device_type), device_id});
+                             MakeDevice(device_type, device_id));
   *out = &ObjectPtr<NDArrayObj>(a.object()).release()->dl_tensor;
   AOTRT_API_END();
 }

@@ -64,7 +64,7 @@ int AOTRTSetLogLevel(int level) {
 void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes, int, int) {
   return GuardBackendCall<void*>(nullptr, __func__, [&]() -> void* {
     if (IsAcceptedCpuDevice(device_type, device_id)) return WorkspaceAlloc(nbytes);
-    DLDevice dev{static_cast<DLDeviceType>(device_type), device_id};
+    DLDevice dev = MakeDevice(device_type, device_id);
     return RequireDevice(dev, "TVMBackendAllocWorkspace").Alloc(device_id, nbytes, kAllocAlignment, "");
   });
 }
@@ -72,7 +72,7 @@ void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes, 
 int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr) {
   return GuardBackendCall(-1, __func__, [&] {
     if (IsAcceptedCpuDevice(device_type, device_id)) return WorkspaceFree(ptr) ? 0 : -1;
-    DLDevice dev{static_cast<DLDeviceType>(device_type), device_id};
+    DLDevice dev = MakeDevice(device_type, device_id);
     RequireDevice(dev, "TVMBackendFreeWorkspace").Free(device_id, ptr);
     return 0;
   });

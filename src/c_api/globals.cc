@@ -55,9 +55,9 @@ namespace {
 // device that exists is its driver's (null where the driver has none, as TVM's CPU API).
 void GetDeviceAttr(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount("runtime.GetDeviceAttr", args, 3);
-  DLDevice dev{static_cast<DLDeviceType>(args[0].AsInt()), static_cast<int32_t>(args[1].AsInt())};
+  DLDevice dev = MakeDevice(static_cast<int>(args[0].AsInt()), static_cast<int>(args[1].AsInt()));
   auto kind = static_cast<DeviceAttr>(args[2].AsInt());
-  DeviceAPI* api = FindDeviceAPI(dev.device_type);
+  DeviceAPI* api = FindDeviceAPI(DeviceTypeOf(dev));
   if (kind == DeviceAttr::kExist) {
     if (api == nullptr || api->NumDevices() == 0) return rv->SetInt(0);
     return api->GetAttr(dev.device_id, kind, rv);
@@ -68,7 +68,7 @@ void GetDeviceAttr(TVMArgs args, TVMRetValue* rv) {
 // (device_type, device_id): the device that generated host code's kernels run on, for this thread.
 void SetDevice(TVMArgs args, TVMRetValue*) {
   RequireArgCount("__tvm_set_device", args, 2);
-  DLDevice dev{static_cast<DLDeviceType>(args[0].AsInt()), static_cast<int32_t>(args[1].AsInt())};
+  DLDevice dev = MakeDevice(static_cast<int>(args[0].AsInt()), static_cast<int>(args[1].AsInt()));
   RequireDevice(dev, "__tvm_set_device").SetDevice(dev.device_id);
 }
 
@@ -102,7 +102,7 @@ void ConfigThreadPool(TVMArgs args, TVMRetValue*) {
 // (device_type, device_id, stream).
 void SetStream(TVMArgs args, TVMRetValue*) {
   RequireArgCount("runtime.TVMSetStream", args, 3);
-  DLDevice dev{static_cast<DLDeviceType>(args[0].AsInt()), static_cast<int32_t>(args[1].AsInt())};
+  DLDevice dev = MakeDevice(static_cast<int>(args[0].AsInt()), static_cast<int>(args[1].AsInt()));
   RequireDevice(dev, "runtime.TVMSetStream").SetStream(dev.device_id, args[2].AsHandle());
 }
 

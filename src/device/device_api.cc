@@ -62,7 +62,7 @@ DeviceAPI* FindDeviceAPI(int device_type) {
 }
 
 std::string DeviceName(DLDevice dev) {
-  switch (static_cast<int>(dev.device_type)) {
+  switch (DeviceTypeOf(dev)) {
     case kDLCPU: return "cpu";
     case kDLCUDA: return "cuda";
     case kDLCUDAHost: return "cuda_host";
@@ -70,12 +70,12 @@ std::string DeviceName(DLDevice dev) {
     case kDLVulkan: return "vulkan";
     case kDLMetal: return "metal";
     case kDLROCM: return "rocm";
-    default: return StrCat("device type ", static_cast<int>(dev.device_type));
+    default: return StrCat("device type ", DeviceTypeOf(dev));
   }
 }
 
 DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {
-  int type = static_cast<int>(dev.device_type);
+  int type = DeviceTypeOf(dev);
   if (IsAcceptedCpuDevice(dev)) return *FindDeviceAPI(type);
   std::string got = StrCat("got device type ", type, " id ", dev.device_id);
   DeviceAPI* api = FindDeviceAPI(type);
@@ -91,7 +91,7 @@ DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {
 
 void CopyAcrossDevices(const DLTensor& from, const DLTensor& to, size_t bytes) {
   bool from_cpu = IsAcceptedCpuDevice(from.device), to_cpu = IsAcceptedCpuDevice(to.device);
-  if (!from_cpu && !to_cpu && from.device.device_type != to.device.device_type) {
+  if (!from_cpu && !to_cpu && DeviceTypeOf(from.device) != DeviceTypeOf(to.device)) {
     // Between two device types: through the host.
     void* staging = HostAlloc(bytes, kAllocAlignment, "staging buffer of a copy between devices");
     std::unique_ptr<void, void (*)(void*)> hold(staging, std::free);

@@ -262,7 +262,7 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
     s.set = true;
     // Shared where read only and on this executor's device; else copied into storage of its own.
     DLDevice at = p.array->device;
-    bool here = on_device() ? at.device_type == device_.device_type && at.device_id == device_.device_id
+    bool here = on_device() ? DeviceTypeOf(at) == device_.device_type && at.device_id == device_.device_id
                             : IsAcceptedCpuDevice(at);
     if (!model_->read_only(model_->storage(eid)) || !here) {
       BindOwnInput(p.input);
@@ -363,7 +363,7 @@ void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDAr
   CheckIndex(kind, i, slots.size());
   const TensorInfo& spec = output ? model_->outputs()[i] : model_->inputs()[i];
   CheckTensorAgainstSpec(kind, i, spec, t);
-  AOTRT_REQUIRE(on_device() ? t.device.device_type == device_.device_type && t.device.device_id == device_.device_id
+  AOTRT_REQUIRE(on_device() ? DeviceTypeOf(t.device) == device_.device_type && t.device.device_id == device_.device_id
                             : IsAcceptedCpuDevice(t.device),
                 kInvalidArgument, kind, " ", i, " ('", spec.name, "'): a zero-copy tensor must be on the executor's ",
                 "device, ", DeviceName(device_), " ", device_.device_id, "; got one on ", DeviceName(t.device), " ",

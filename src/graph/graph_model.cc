@@ -2,6 +2,7 @@
 
 #include "aot/model_program.h"
 #include "executor/executor_module.h"
+#include "base/device.h"
 #include "base/error_util.h"
 #include "device/device_api.h"
 #include "device_module/prepare.h"
@@ -76,14 +77,14 @@ void GraphModel::AddNodeCalls() {
 }
 
 void GraphModel::CheckDevice(DLDevice device) const {
-  DLDevice compiled{static_cast<DLDeviceType>(graph_.device_type), 0};
+  DLDevice compiled = MakeDevice(graph_.device_type, 0);
   bool cpu = graph_.device_type == kDLCPU;
-  bool same = cpu ? device.device_type == kDLCPU || device.device_type == kDLCUDAHost
-                  : device.device_type == graph_.device_type;
+  int type = DeviceTypeOf(device);
+  bool same = cpu ? type == kDLCPU || type == kDLCUDAHost : type == graph_.device_type;
   AOTRT_REQUIRE(same, kInvalidArgument, "GraphExecutor of '", name(), "' (", what(), ") was compiled for ",
                 DeviceName(compiled), " (device type ", graph_.device_type, "): create it on ", DeviceName(compiled),
                 cpu ? "" : " (e.g. tvm.opencl(0), Device{kDLOpenCL, 0}, --device opencl)", "; got ", DeviceName(device),
-                " (device type ", static_cast<int>(device.device_type), ") id ", device.device_id);
+                " (device type ", type, ") id ", device.device_id);
   if (cpu) {
     AOTRT_REQUIRE(device.device_id == 0, kInvalidArgument, "GraphExecutor of '", name(), "': cpu device ",
                   device.device_id, " does not exist (the CPU is device 0)");

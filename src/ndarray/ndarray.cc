@@ -93,7 +93,7 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   RequireAllocatable(nbytes, align, what);
   if (!IsAcceptedCpuDevice(device)) {
     // Device memory (not zeroed, as TVM's), freed by its driver with the array.
-    DeviceAPI* api = FindDeviceAPI(device.device_type);
+    DeviceAPI* api = FindDeviceAPI(DeviceTypeOf(device));
     auto managed = std::make_unique<DLManagedTensor>();
     t.device = device;
     t.data = api->Alloc(device.device_id, nbytes, align, "");

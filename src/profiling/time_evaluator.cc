@@ -187,7 +187,7 @@ PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOpti
   auto timer = [f, f_preproc, opt, number, dev](TVMArgs args, TVMRetValue* rv) mutable {
     TVMRetValue discard;
     f.CallPacked(args, &discard);  // warm-up: lazy initialisation, first touch of memory
-    if (!IsAcceptedCpuDevice(dev)) FindDeviceAPI(dev.device_type)->Sync(dev.device_id, nullptr);
+    if (!IsAcceptedCpuDevice(dev)) FindDeviceAPI(DeviceTypeOf(dev))->Sync(dev.device_id, nullptr);
     profiling_internal::CacheFlusher flusher(opt.cache_flush_bytes);
     std::string result(static_cast<size_t>(opt.repeat) * sizeof(double), '\0');
     for (int r = 0; r < opt.repeat; ++r) {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/byte_reader.h"
+#include "base/device.h"
 #include "ndarray/serialize.h"
 
 namespace aotrt {
@@ -85,7 +86,14 @@ void ReadDevices(Reader& in, Executable& exe, bool v14) {
   BoundedReader& r = in.r();
   uint64_t n = r.ReadCount("virtual devices", 8);
   for (uint64_t i = 0; i < n; ++i) {
-    VirtualDevice d{r.Read<DLDevice>("virtual device"), std::string()};
+    int32_t type = r.Read<int32_t>("virtual device type");
+    int32_t id = r.Read<int32_t>("virtual device id");
+    // DLPack's device types from 1 (kDLCPU) to 15 (kDLWebGPU); anything else is corrupt or a device
+    // (Hexagon, 16) aotrt has no driver for.
+    if (type < kDLCPU || type > 15) {
+      r.Fail(StrCat("virtual device ", i, " has device type ", type, ": not a device type aotrt knows (1 to 15)"));
+    }
+    VirtualDevice d{MakeDevice(type, id), std::string()};
     if (v14) d.memory_scope = r.ReadString("virtual device memory scope");
     exe.devices.push_back(std::move(d));
   }

@@ -38,13 +38,13 @@ void Interpreter::Init(const std::vector<DLDevice>& physical) {
   const std::vector<VirtualDevice>& devices = exe_->exe.devices;
   std::vector<DLDevice> found;
   for (size_t i = 0; i < devices.size(); ++i) {
-    DLDeviceType want = devices[i].device.device_type;
+    int want = DeviceTypeOf(devices[i].device);
     const DLDevice* match = nullptr;
     for (const DLDevice& d : physical) {
-      if (d.device_type == want) match = &d;
+      if (DeviceTypeOf(d) == want) match = &d;
       if (match) break;
     }
-    AOTRT_REQUIRE(match, kInvalidArgument, "VM init: no device of type ", static_cast<int>(want), " among the ",
+    AOTRT_REQUIRE(match, kInvalidArgument, "VM init: no device of type ", want, " among the ",
                   physical.size(), " given for virtual device ", i, " of the executable");
     if (match->device_type == kDLCPU) {
       AOTRT_REQUIRE(IsAcceptedCpuDevice(*match), kNotImplemented, "VM init: virtual device ", i, " is CPU ",

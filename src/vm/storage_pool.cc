@@ -1,8 +1,10 @@
 #include "vm/storage_pool.h"
 
 #include <cstdlib>
+#include <memory>
 
 #include "base/error_util.h"
+#include "memory/reserve.h"
 
 namespace aotrt {
 namespace vm {
@@ -11,6 +13,7 @@ struct StoragePool::Block {
   DLManagedTensor managed{};
   int64_t shape[1] = {0};
   size_t size_class = 0;
+  size_t mapped = 0;  // FreeZeroed's argument
   std::shared_ptr<StoragePool> pool;  // set while handed out
 };
 
@@ -24,7 +27,7 @@ size_t StoragePool::SizeClass(size_t nbytes, size_t align) {
 
 StoragePool::~StoragePool() {
   for (auto& kv : free_) {
-    std::free(kv.second->managed.dl_tensor.data);
+    FreeZeroed(kv.second->managed.dl_tensor.data, kv.second->mapped);
     delete kv.second;
   }
 }
@@ -39,8 +42,11 @@ NDArray StoragePool::Alloc(size_t nbytes, size_t align) {
     if (it != free_.end()) b = it->second, free_.erase(it);
   }
   if (!b) {
-    void* data = AllocAligned(cls / 2, (cls & 1) ? 4096 : 64, "VM storage");
-    b = new Block();
+    // Large blocks are mapped: a storage no machine can hold (a corrupt size) fails as an error.
+    auto made = std::make_unique<Block>();
+    void* data = AllocZeroed(cls / 2, (cls & 1) ? 4096 : 64, &made->mapped);
+    AOTRT_REQUIRE(data != nullptr, kOutOfMemory, "VM storage of ", nbytes, " bytes: out of memory");
+    b = made.release();
     b->size_class = cls;
     b->shape[0] = static_cast<int64_t>(cls / 2);
     b->managed.dl_tensor = DLTensor{data, DLDevice{kDLCPU, 0}, 1, DLDataType{kDLUInt, 8, 1}, b->shape, nullptr, 0};

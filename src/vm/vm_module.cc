@@ -3,6 +3,7 @@
 #include <map>
 
 #include "aotrt/container.h"
+#include "base/device.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
 
@@ -126,7 +127,7 @@ PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const Object
                     "init takes (device_type, device_id, allocator_type) triples, got ", args.size(), " arguments");
       std::vector<DLDevice> devs;
       for (int i = 0; i < args.size(); i += 3) {
-        devs.push_back(DLDevice{static_cast<DLDeviceType>(args[i].AsInt()), static_cast<int>(args[i + 1].AsInt())});
+        devs.push_back(MakeDevice(static_cast<int>(args[i].AsInt()), static_cast<int>(args[i + 1].AsInt())));
         int64_t alloc = args[i + 2].AsInt();
         AOTRT_REQUIRE(alloc == 1 || alloc == 2, kInvalidArgument, "init: allocator type ", alloc, " is neither 1 (naive) nor 2 (pooled)");
       }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "aotrt/dtype.h"
 #include "base/error_util.h"
 #include "device/device_api.h"
 
@@ -167,7 +168,7 @@ class OpenCLDriverImpl final : public DeviceAPI {
     if (bytes == 0) return;
     const OpenCLState& s = OpenCLState::Get();
     const ClApi& cl = s.cl();
-    bool from_dev = from.device.device_type == kDLOpenCL, to_dev = to.device.device_type == kDLOpenCL;
+    bool from_dev = DeviceTypeOf(from.device) == kDLOpenCL, to_dev = DeviceTypeOf(to.device) == kDLOpenCL;
     int id = from_dev ? from.device.device_id : to.device.device_id;
     cl_command_queue q = stream ? static_cast<cl_command_queue>(stream) : s.device(id, "OpenCL copy").queue;
     std::string what = StrCat("copying ", bytes, " bytes ", from_dev ? "from" : "to", " OpenCL device ", id);
