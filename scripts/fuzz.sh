@@ -8,7 +8,7 @@
 #                                                  merged (minimised to the same coverage) at the end
 # Prints per target: executions, coverage (libFuzzer's final cov: and ft:) and corpus size.
 set -euo pipefail
-seconds=30 long=0 corpus="" targets="blob ndarray elf npy metadata npz archive mlf_metadata graph vm"
+seconds=30 long=0 corpus="" targets="blob ndarray elf npy metadata npz archive mlf_metadata graph vm device_module"
 while [ $# -gt 0 ]; do
   case "$1" in
     --long) long=1; seconds=$2; shift 2 ;;

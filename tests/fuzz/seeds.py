@@ -111,6 +111,22 @@ def main(models, out):
         path = os.path.join(vm, case, "code.ro")
         if os.path.isfile(path):
             write(out, "vm", case, open(path, "rb").read())
+    # GPU exports (../shared/fixtures/gpu when present): each `opencl` entry's payload, cut from the
+    # module blob between its type key and the next entry's; and a small one made here.
+    u64 = lambda v: struct.pack("<Q", v)  # noqa: E731
+    text = lambda s: u64(len(s)) + s  # noqa: E731
+    write(out, "device_module", "one_kernel",
+          text(b"cl") + u64(1) + text(b"k") + text(b"") + u64(2) + bytes([3, 64, 1, 0, 0, 32, 1, 0]) + u64(2) +
+          text(b"blockIdx.x") + text(b"threadIdx.x") +
+          text(b"// Function: k\n__kernel void k(__global float* a, int n) { a[get_global_id(0)] = n; }\n"))
+    gpu = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/fixtures/gpu")
+    for case in sorted(os.listdir(gpu)) if os.path.isdir(gpu) else []:
+        path = os.path.join(gpu, case, "model.so")
+        raw = open(path, "rb").read() if os.path.isfile(path) and os.path.getsize(path) < 1 << 20 else b""
+        start = raw.find(text(b"opencl"))
+        end = raw.find(text(b"_import_tree"), start)
+        if start >= 0 and end > start:
+            write(out, "device_module", case, raw[start + 14:end])
     for entry in sorted(os.listdir(models)):
         path = os.path.join(models, entry)
         if entry.endswith(".so") and os.path.getsize(path) < 1 << 20:

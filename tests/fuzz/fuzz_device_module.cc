@@ -1,0 +1,49 @@
+// libFuzzer target: the device module readers of the blob (issue 44): the input is the payload of
+// an `opencl` entry (format, function map, source), read by the built-in loader, then saved again.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "aotrt/error.h"
+#include "module/library_module.h"
+#include "module/loader/load.h"
+
+namespace {
+class NoSymbols : public aotrt::SymbolSource {
+ public:
+  void* Lookup(const std::string&) const override { return nullptr; }
+  uint64_t SymbolSize(const std::string&) const override { return 0; }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string name_ = "fuzz";
+};
+
+void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*>(&v), 8); }
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // A blob of one entry: [payload bytes][entry count 1]["opencl"][the payload].
+  std::string blob(8, '\0');
+  PutU64(&blob, 1);
+  PutU64(&blob, 6);
+  blob += "opencl";
+  blob.append(reinterpret_cast<const char*>(data), size);
+  uint64_t n = blob.size() - 8;
+  std::memcpy(blob.data(), &n, 8);
+  auto symbols = std::make_shared<NoSymbols>();
+  auto lib = aotrt::MakeObject<aotrt::LibraryModuleNode>(symbols);
+  auto legacy = aotrt::MakeObject<aotrt::LibraryModuleNode>(symbols);
+  aotrt::LoadContext ctx;  // no cache directory: nothing is written
+  ctx.display_name = "fuzz";
+  try {
+    aotrt::ObjectPtr<aotrt::ModuleNode> root = aotrt::ProcessModuleBlob(blob.data(), blob.size(), lib, legacy, ctx);
+    for (const auto& m : root->imports()) {
+      (void)m->SaveToBinary();
+      (void)m->MissingFunctionHint("x");
+    }
+  } catch (const aotrt::Error&) {
+  }
+  return 0;
+}
