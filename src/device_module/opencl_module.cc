@@ -269,7 +269,6 @@ class OpenCLModuleNode final : public ModuleNode {
     put_str(source_);
     return out;
   }
-  const std::string& source() const { return source_; }
   // Builds every kernel for device `id` now (from the program cache where it can).
   void Prepare(int id) {
     for (auto& [name, k] : kernels_) {

@@ -6,20 +6,9 @@
 #include <string>
 
 #include "aotrt/error.h"
-#include "module/library_module.h"
-#include "module/loader/load.h"
+#include "fuzz_blob_common.h"
 
 namespace {
-class NoSymbols : public aotrt::SymbolSource {
- public:
-  void* Lookup(const std::string&) const override { return nullptr; }
-  uint64_t SymbolSize(const std::string&) const override { return 0; }
-  const std::string& name() const override { return name_; }
-
- private:
-  std::string name_ = "fuzz";
-};
-
 void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*>(&v), 8); }
 }  // namespace
 
@@ -32,14 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   blob.append(reinterpret_cast<const char*>(data), size);
   uint64_t n = blob.size() - 8;
   std::memcpy(blob.data(), &n, 8);
-  auto symbols = std::make_shared<NoSymbols>();
-  auto lib = aotrt::MakeObject<aotrt::LibraryModuleNode>(symbols);
-  auto legacy = aotrt::MakeObject<aotrt::LibraryModuleNode>(symbols);
-  aotrt::LoadContext ctx;  // no cache directory: nothing is written
-  ctx.display_name = "fuzz";
   try {
-    aotrt::ObjectPtr<aotrt::ModuleNode> root = aotrt::ProcessModuleBlob(blob.data(), blob.size(), lib, legacy, ctx);
-    for (const auto& m : root->imports()) {
+    for (const auto& m : fuzz::ProcessBlob(blob.data(), blob.size())->imports()) {
       (void)m->SaveToBinary();
       (void)m->MissingFunctionHint("x");
     }
