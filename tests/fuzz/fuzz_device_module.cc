@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t n = blob.size() - 8;
   std::memcpy(blob.data(), &n, 8);
   try {
-    for (const auto& m : fuzz::ProcessBlob(blob.data(), blob.size())->imports()) {
+    aotrt::ObjectPtr<aotrt::ModuleNode> root = fuzz::ProcessBlob(blob.data(), blob.size());
+    for (const auto& m : root->imports()) {
       (void)m->SaveToBinary();
       (void)m->MissingFunctionHint("x");
     }
