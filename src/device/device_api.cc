@@ -79,8 +79,13 @@ DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {
   if (IsAcceptedCpuDevice(dev)) return *FindDeviceAPI(type);
   std::string got = StrCat("got device type ", type, " id ", dev.device_id);
   DeviceAPI* api = FindDeviceAPI(type);
-  AOTRT_REQUIRE(api != nullptr, kInvalidArgument, what, ": aotrt has no driver for ", DeviceName(dev), " (", got,
-                "); it runs on the CPU (device type 1, id 0) and OpenCL devices (type 4)");
+  if (api == nullptr) {
+    std::string drivers;
+    for (int t = kDLCPU; t <= kDLROCMHost; ++t) {
+      if (t != kDLCUDAHost && FindDeviceAPI(t)) drivers += StrCat(drivers.empty() ? "" : ", ", DeviceName({static_cast<DLDeviceType>(t), 0}), " (type ", t, ")");
+    }
+    AOTRT_THROW(kInvalidArgument, what, ": aotrt has no driver for ", DeviceName(dev), " (", got, "); it runs on ", drivers);
+  }
   int n = api->NumDevices();
   AOTRT_REQUIRE(n > 0, kInvalidArgument, what, ": no ", api->name(), " device on this machine (", got, "): ",
                 api->WhyNoDevice());

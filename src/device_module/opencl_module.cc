@@ -4,27 +4,17 @@
 // extents; it runs on the device __tvm_set_device chose. Programs are built per kernel and per
 // device at the first launch (TVM's order, so the same driver gives the same bits) and kept, as
 // binaries, in the cache directory: a second process builds none.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
-#include <thread>
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include "aotrt/dtype.h"
 #include "aotrt/module.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
 #include "base/logging.h"
-#include "base/temp_dir.h"
 #include "device/opencl/opencl_driver.h"
 #include "device_module/function_info.h"
-#include "device_module/prepare.h"
+#include "device_module/device_module.h"
 #include "module/load_context.h"
 
 namespace aotrt {
@@ -47,35 +37,6 @@ std::map<std::string, std::string> SplitKernels(const std::string& source) {
     begin = next;
   }
   return parts;
-}
-
-std::string ReadFileOrEmpty(const std::string& path) {
-  struct stat st;
-  // Only a regular file of this user that no one else can write: a binary is code that runs.
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 022)) {
-    return "";
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Writes `bytes` to `path` through a temporary file renamed into place; failures only logged.
-void WriteCacheFile(const std::string& path, const std::string& bytes) {
-  std::ostringstream tmp;
-  tmp << path.substr(0, path.rfind('/') + 1) << ".tmp-opencl-" << ::getpid() << "-" << std::this_thread::get_id();
-  {
-    std::ofstream out(tmp.str(), std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      AOTRT_LOG_DEBUG("OpenCL program cache: cannot write ", tmp.str());
-      ::unlink(tmp.str().c_str());
-      return;
-    }
-  }
-  ::chmod(tmp.str().c_str(), 0644);
-  if (::rename(tmp.str().c_str(), path.c_str()) != 0) ::unlink(tmp.str().c_str());
 }
 
 class OpenCLModuleNode;
@@ -108,19 +69,10 @@ cl_program ClKernel::Build(const ClDevice& d, int id) {
   const OpenCLState& s = OpenCLState::Get();
   const ClApi& cl = s.cl();
   std::string identity = StrCat("aotrt-opencl-1|", d.platform_name, "|", d.name, "|", d.version, "|", d.driver, "|");
-  XXH3_state_t* h = XXH3_createState();
-  XXH3_128bits_reset(h);
-  XXH3_128bits_update(h, identity.data(), identity.size());
-  XXH3_128bits_update(h, source.data(), source.size());
-  XXH128_hash_t key = XXH3_128bits_digest(h);
-  XXH3_freeState(h);
-  char hex[33];
-  std::snprintf(hex, sizeof(hex), "%016llx%016llx", static_cast<unsigned long long>(key.high64),
-                static_cast<unsigned long long>(key.low64));
-  std::string cached = cache_dir.empty() || !MakeDirectories(cache_dir) ? "" : StrCat(cache_dir, "/opencl-", hex, ".bin");
+  std::string cached = KernelCachePath(cache_dir, "opencl", identity, source);
   cl_int err = CL_SUCCESS;
   if (!cached.empty()) {
-    std::string bin = ReadFileOrEmpty(cached);
+    std::string bin = ReadKernelCache(cached);
     if (!bin.empty()) {
       const unsigned char* bytes = reinterpret_cast<const unsigned char*>(bin.data());
       size_t len = bin.size();
@@ -154,7 +106,7 @@ cl_program ClKernel::Build(const ClDevice& d, int id) {
       std::string bin(size, '\0');
       unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
       if (cl.clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) == CL_SUCCESS) {
-        WriteCacheFile(cached, bin);
+        WriteKernelCache(cached, bin);
       }
     }
   }
@@ -221,7 +173,7 @@ void ClKernel::Launch(TVMArgs args) {
   }
 }
 
-class OpenCLModuleNode final : public ModuleNode {
+class OpenCLModuleNode final : public DeviceModuleNode {
  public:
   OpenCLModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string source, std::string cache)
       : fmt_(std::move(fmt)), infos_(std::move(infos)), source_(std::move(source)), cache_dir_(std::move(cache)) {
@@ -233,7 +185,6 @@ class OpenCLModuleNode final : public ModuleNode {
     }
   }
   const char* type_key() const override { return "opencl"; }
-  int GetPropertyMask() const override { return kModuleBinarySerializable; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
     auto it = kernels_.find(name);
     if (it == kernels_.end()) return PackedFunc();
@@ -254,23 +205,14 @@ class OpenCLModuleNode final : public ModuleNode {
   }
   std::string SaveToBinary() const override {
     std::string out;
-    auto put_u64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
-    auto put_str = [&](const std::string& s) { put_u64(s.size()); out += s; };
-    put_str(fmt_);
-    put_u64(infos_.size());
-    for (const auto& [key, k] : infos_) {
-      put_str(key);
-      put_str(k.name);
-      put_u64(k.arg_types.size());
-      for (DLDataType t : k.arg_types) out.append(reinterpret_cast<const char*>(&t), 4);
-      put_u64(k.launch_param_tags.size());
-      for (const std::string& tag : k.launch_param_tags) put_str(tag);
-    }
-    put_str(source_);
+    WriteString(fmt_, &out);
+    WriteKernelMap(infos_, &out);
+    WriteString(source_, &out);
     return out;
   }
-  // Builds every kernel for device `id` now (from the program cache where it can).
-  void Prepare(int id) {
+  void Prepare(DLDevice device) override {
+    if (device.device_type != kDLOpenCL) return;
+    int id = device.device_id;
     for (auto& [name, k] : kernels_) {
       std::lock_guard<std::mutex> lock(k->mu);
       k->For(id);
@@ -285,6 +227,8 @@ class OpenCLModuleNode final : public ModuleNode {
   std::map<std::string, std::shared_ptr<ClKernel>> kernels_;
 };
 
+}  // namespace
+
 ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx) {
   std::string fmt = r.ReadString("OpenCL module format");
   std::map<std::string, KernelInfo> infos = ReadKernelMap(r);
@@ -295,18 +239,5 @@ ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx)
   std::string cache = ctx.options.compile_cache ? ctx.options.cache_dir : std::string();
   return MakeObject<OpenCLModuleNode>(std::move(fmt), std::move(infos), std::move(source), std::move(cache));
 }
-
-const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}};
-
-}  // namespace
-
-void PrepareDeviceModules(ModuleNode* root, DLDevice device) {
-  if (auto* cl = dynamic_cast<OpenCLModuleNode*>(root); cl && device.device_type == kDLOpenCL) {
-    cl->Prepare(device.device_id);
-  }
-  for (const auto& m : root->imports()) PrepareDeviceModules(m.get(), device);
-}
-
-extern const BinaryLoaderTable kDeviceBinaryLoaders(kDeviceLoaderDefs);
 
 }  // namespace aotrt

@@ -5,7 +5,7 @@
 #include "base/device.h"
 #include "base/error_util.h"
 #include "device/device_api.h"
-#include "device_module/prepare.h"
+#include "device_module/device_module.h"
 #include "module/library_module.h"
 
 namespace aotrt {

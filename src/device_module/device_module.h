@@ -1,0 +1,43 @@
+// What every device code module of a blob (opencl, vulkan, cuda) shares: its function map written
+// back as TVM writes it, kernels readied for a device before the first run, and a cache of the
+// binaries the vendor's compiler makes from the module's code, so a second process compiles none.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <map>
+#include <string>
+
+#include "aotrt/module.h"
+#include "device_module/function_info.h"
+
+namespace aotrt {
+
+class DeviceModuleNode : public ModuleNode {
+ public:
+  int GetPropertyMask() const override { return kModuleBinarySerializable; }
+  // Builds every kernel for `device` now when it is this module's device type (else nothing), so
+  // no run builds one. Throws as a kernel's first launch would.
+  virtual void Prepare(DLDevice device) = 0;
+};
+
+// Appends the function map to `out` as ReadKernelMap reads it.
+void WriteKernelMap(const std::map<std::string, KernelInfo>& kernels, std::string* out);
+// Appends a u64 length and the bytes, as BoundedReader::ReadString reads them.
+void WriteString(const std::string& s, std::string* out);
+
+// Builds the kernels of every device module under `root` (itself and its imports) for `device`.
+void PrepareDeviceModules(ModuleNode* root, DLDevice device);
+
+// A compiled binary in the cache directory: `<dir>/<kind>-<xxh3-128 of identity and code>.bin`,
+// where `identity` names the device and driver the binary was built for. The path is "" when
+// `dir` is "" or cannot be made (the cache is then off).
+std::string KernelCachePath(const std::string& dir, const char* kind, const std::string& identity,
+                            const std::string& code);
+// The file's bytes; "" when it is absent or not a regular file of this user that no one else can
+// write (a binary is code that runs).
+std::string ReadKernelCache(const std::string& path);
+// Writes the file atomically (a temporary file renamed into place); a failure is only logged.
+void WriteKernelCache(const std::string& path, const std::string& bytes);
+
+}  // namespace aotrt

@@ -1,0 +1,14 @@
+// The blob loaders of the device code modules, by TVM's type key.
+#include "module/load_context.h"
+
+namespace aotrt {
+
+ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx);  // opencl_module.cc
+
+namespace {
+const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}};
+}  // namespace
+
+extern const BinaryLoaderTable kDeviceBinaryLoaders(kDeviceLoaderDefs);
+
+}  // namespace aotrt
