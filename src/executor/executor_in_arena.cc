@@ -38,21 +38,20 @@ class ExecutorModuleInArena final : public ExecutorModuleNode {
 constexpr size_t kArenaNodeBytes =
     kArenaCallbackBytes + (sizeof(ExecutorModuleInArena) + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
 
-// The callback and the node at the front of [data, data + bytes) (at least HeldBytes), the rest
-// its executor's region.
+// The callback slot and the node at the front of [data, data + bytes), the rest its executor's
+// region. Throws ArenaExhausted when the region is too small for what the executor holds, or
+// leaves less than `workspace` bytes of run-time workspace after it.
 ObjectPtr<ExecutorModuleNode> BuildIn(uint8_t* data, size_t bytes, bool zeroed,
                                       const std::shared_ptr<const PlannedModel>& model, DLDevice device,
-                                      const ExecutorOptions& options) {
+                                      const ExecutorOptions& options, size_t workspace) {
+  if (bytes < kArenaNodeBytes) throw ArenaExhausted();
   ExecutorArena region(data + kArenaNodeBytes, bytes - kArenaNodeBytes, zeroed);
-  ExecutorModuleNode* node = nullptr;
-  try {
-    node = ::new (data + kArenaCallbackBytes) ExecutorModuleInArena(model, device, options, region);
-  } catch (const ArenaExhausted&) {
-    AOTRT_THROW(kInternal, "an executor of ", model->display(), " took more of its arena than its plan says");
-  }
-  // Armed only once the node exists: a node that failed to build was never anyone's to report.
+  ::new (data) DestroyedCallback{nullptr, nullptr};  // a node released here reports nothing
+  ObjectPtr<ExecutorModuleNode> node(::new (data + kArenaCallbackBytes)
+                                         ExecutorModuleInArena(model, device, options, region));
+  if (node->executor().arena_workspace()->capacity() < workspace) throw ArenaExhausted();
   ::new (data) DestroyedCallback{options.on_destroyed, options.on_destroyed_data};
-  return ObjectPtr<ExecutorModuleNode>(node);
+  return node;
 }
 
 // Anonymous memory for measuring, committed only where touched, so a generous size costs address
@@ -68,30 +67,42 @@ std::unique_ptr<uint8_t, Unmap> MapScratch(size_t bytes) {
   return {static_cast<uint8_t*>(p), Unmap{bytes}};
 }
 
-// The bytes an executor with `options` takes at the front of its arena.
-size_t HeldBytes(const PlannedModel& model, const ExecutorOptions& options) {
-  return kArenaNodeBytes + PlannedExecutor::ArenaHeldBytes(model, options);
-}
+// What an executor takes of an arena: the node and what the executor holds, then the run-time
+// workspace its runs take.
+struct Footprint {
+  size_t held = 0;
+  size_t workspace = 0;
+};
 
-// Builds an executor in scratch memory and runs it once on zeros: the run-time workspace it took.
+// Builds an executor with `options` in scratch memory, exactly as in a caller's arena, and (`run`)
+// runs it once on zeros: the one measure of both parts, so no formula has to mirror the layout.
 // Grows the scratch while it is too small.
-size_t MeasureWorkspace(const std::shared_ptr<const PlannedModel>& m) {
-  const std::string& model = m->display();
-  for (size_t workspace = size_t{1} << 30;; workspace *= 4) {
-    size_t bytes = HeldBytes(*m, ExecutorOptions()) + workspace;
-    std::unique_ptr<uint8_t, Unmap> scratch = MapScratch(bytes);
-    ObjectPtr<ExecutorModuleNode> node = BuildIn(scratch.get(), bytes, /*zeroed=*/true, m, DLDevice{kDLCPU, 0}, ExecutorOptions());
+Footprint Measure(const std::shared_ptr<const PlannedModel>& m, ExecutorOptions options, bool run) {
+  options.on_destroyed = nullptr;
+  size_t planned = kArenaNodeBytes;
+  for (size_t bytes : m->plan().storage_bytes) planned += bytes + kAllocAlignment;
+  for (size_t extra = size_t{1} << (run ? 30 : 24);; extra *= 4) {
+    AOTRT_REQUIRE(extra < (size_t{1} << 42), kOutOfMemory, "sizing an executor's arena for ", m->display(),
+                  ": it takes more than ", GroupedNumber(planned + extra / 4), " bytes");
+    std::unique_ptr<uint8_t, Unmap> scratch = MapScratch(planned + extra);
+    ObjectPtr<ExecutorModuleNode> node;
+    try {
+      node = BuildIn(scratch.get(), planned + extra, /*zeroed=*/true, m, DLDevice{kDLCPU, 0}, options, 0);
+    } catch (const ArenaExhausted&) {
+      continue;
+    }
     PlannedExecutor& ex = node->executor();
+    Footprint f{kArenaNodeBytes + ex.arena_used(), 0};
+    if (!run) return f;
     try {
       ex.Run();
-      return ex.arena_workspace()->peak();
+      f.workspace = ex.arena_workspace()->peak();
+      return f;
     } catch (const Error& e) {
       if (!ex.arena_workspace()->exhausted()) {
-        AOTRT_THROW(kModelError, "sizing an executor's arena for ", model,
+        AOTRT_THROW(kModelError, "sizing an executor's arena for ", m->display(),
                     ": its run on zero inputs (which measures the run-time workspace) failed: ", e.what());
       }
-      AOTRT_REQUIRE(workspace < (size_t{1} << 40), kOutOfMemory, "sizing an executor's arena for ", model,
-                    ": a run takes more than ", GroupedNumber(workspace), " bytes of run-time workspace");
     }
   }
 }
@@ -110,7 +121,7 @@ size_t RunTimeWorkspaceBytes(const std::shared_ptr<const PlannedModel>& m, bool 
     return 0;
   }
   try {
-    size_t bytes = MeasureWorkspace(m);
+    size_t bytes = Measure(m, ExecutorOptions(), /*run=*/true).workspace;
     measured.store(static_cast<int64_t>(bytes), std::memory_order_release);
     return bytes;
   } catch (const Error& e) {
@@ -124,7 +135,7 @@ size_t RunTimeWorkspaceBytes(const std::shared_ptr<const PlannedModel>& m, bool 
 }  // namespace
 
 size_t ArenaBytesNeeded(const std::shared_ptr<const PlannedModel>& m, const ExecutorOptions& options) {
-  size_t bytes = HeldBytes(*m, options) + RunTimeWorkspaceBytes(m, /*strict=*/true);
+  size_t bytes = Measure(m, options, /*run=*/false).held + RunTimeWorkspaceBytes(m, /*strict=*/true);
   return (bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;  // what aligned_alloc(64, n) takes
 }
 
@@ -138,11 +149,14 @@ ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const std::shared_ptr<const 
                 " (Model::ArenaBytes says how much), or choose the heap");
   AOTRT_REQUIRE(addr % kAllocAlignment == 0, kInvalidArgument, "the arena (ExecutorOptions::Arena) at 0x", Hex{addr},
                 " is not ", kAllocAlignment, "-byte aligned");
-  AOTRT_REQUIRE(arena.bytes >= HeldBytes(*m, options) + RunTimeWorkspaceBytes(m, /*strict=*/false),
-                kInvalidArgument, "the arena (ExecutorOptions::Arena) of ", GroupedNumber(arena.bytes),
+  size_t workspace = RunTimeWorkspaceBytes(m, /*strict=*/false);
+  try {
+    return BuildIn(data, arena.bytes, /*zeroed=*/false, m, device, options, workspace);
+  } catch (const ArenaExhausted&) {
+    AOTRT_THROW(kInvalidArgument, "the arena (ExecutorOptions::Arena) of ", GroupedNumber(arena.bytes),
                 " bytes is too small for an executor of ", m->display(), ": it needs ",
                 GroupedNumber(ArenaBytesNeeded(m, options)), " bytes (Model::ArenaBytes)");
-  return BuildIn(data, arena.bytes, /*zeroed=*/false, m, device, options);
+  }
 }
 
 }  // namespace aotrt

@@ -21,8 +21,8 @@ ObjectPtr<ExecutorModuleNode> CreateExecutorInArena(const std::shared_ptr<const 
                                                     const ExecutorOptions& options);
 
 // The arena bytes an executor with `options` (options.memory ignored) needs, a multiple of 64: the node,
-// what the executor holds (PlannedExecutor::ArenaHeldBytes) and its run-time workspace, measured
-// the first time per model by one run on zeros in scratch memory. Throws kModelError (that run
+// what the executor holds and its run-time workspace, measured by building one in scratch memory
+// (the run-time workspace by one run on zeros, the first time per model). Throws kModelError (that run
 // failed), kOutOfMemory, and what the executor's constructor throws.
 size_t ArenaBytesNeeded(const std::shared_ptr<const PlannedModel>& model, const ExecutorOptions& options);
 

@@ -77,12 +77,6 @@ NDArray MapOneBlock(size_t block_bytes, size_t total, size_t align) {
   }
 }
 
-// The most of a region an array of n T takes: it may start up to its alignment further on.
-template <class T>
-size_t ArrayBytes(size_t n) {
-  return n * sizeof(T) + alignof(T) - 1;
-}
-
 }  // namespace
 
 PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDevice device,
@@ -174,18 +168,6 @@ void PlannedExecutor::SetUpArgs() {
     arg_values_[a].v_handle = &arg_tensors_[a];
   }
   if (model_->HasCall(PlannedCall::kCRun)) raw_args_.resize(args.size());
-}
-
-size_t PlannedExecutor::ArenaHeldBytes(const PlannedModel& m, const ExecutorOptions& options) {
-  size_t args = m.args().size(), ins = m.inputs().size(), outs = m.outputs().size();
-  size_t bytes = m.plan().block_bytes + kAllocAlignment - 1 + ArrayBytes<void*>(m.num_entries()) +
-                 ArrayBytes<DLTensor>(args) + ArrayBytes<TVMValue>(args) + ArrayBytes<int>(args) +
-                 (m.HasCall(PlannedCall::kCRun) ? ArrayBytes<void*>(args) : 0) + ArrayBytes<Slot>(ins) + ArrayBytes<Slot>(outs) +
-                 ArrayBytes<NDArray>(ins) + ArrayBytes<NDArray>(outs);
-  for (const PlannedPool& p : m.pools()) {
-    if (CallerPool(options, p, PoolBytes(m, p), m.display()) == nullptr) bytes += PoolBytes(m, p) + kAllocAlignment - 1;
-  }
-  return bytes;
 }
 
 // On the heap, one block: the plan's storages, then each workspace pool the caller does not give,

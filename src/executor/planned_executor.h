@@ -32,9 +32,6 @@ class PlannedExecutor {
                   ExecutorArena arena = ExecutorArena());
   PlannedExecutor(const PlannedExecutor&) = delete;
   PlannedExecutor& operator=(const PlannedExecutor&) = delete;
-  // The most an executor of `model` with `options` cuts from a region (the block, the pools it is
-  // not given, the bookkeeping): what Model::ArenaBytes adds to the run-time workspace.
-  static size_t ArenaHeldBytes(const PlannedModel& model, const ExecutorOptions& options);
 
   const PlannedModel& model() const { return *model_; }
   // Where its tensors live and its kernels run: the CPU, or the device it was created on.

@@ -9,6 +9,7 @@
 #include <tvm/runtime/c_backend_api.h>
 
 #include "common/expect_error.h"
+#include "executor/executor_in_arena.h"
 #include "executor/planned_executor.h"
 
 using namespace aotrt;
@@ -150,17 +151,21 @@ TEST(PlannedExecutor, AWritePastAPoolLandsInItsReserveAndCheckingNamesIt) {
   ex.Run();  // restored: the next run is checked afresh
 }
 
-TEST(PlannedExecutor, TheArenaItHoldsIsWithinWhatThePlanSays) {
-  auto m = std::make_shared<HandModel>();
-  size_t held = PlannedExecutor::ArenaHeldBytes(*m, ExecutorOptions());
-  void* region = std::aligned_alloc(64, (held + 63) / 64 * 64);
+TEST(PlannedExecutor, TheArenaSizeIsWhatAnExecutorTakesAndLessIsRefused) {
+  std::shared_ptr<const PlannedModel> m = std::make_shared<HandModel>();
+  size_t bytes = ArenaBytesNeeded(m, ExecutorOptions());
+  void* region = std::aligned_alloc(64, bytes);
+  ExecutorOptions options;
+  options.memory = ExecutorOptions::Arena{region, bytes - 64};  // the size is rounded up to 64
+  EXPECT_AOTRT_ERROR(CreateExecutorInArena(m, DLDevice{kDLCPU, 0}, options), ErrorCode::kInvalidArgument,
+                     {"is too small for an executor of model 'hand': it needs", "Model::ArenaBytes"});
+  options.memory = ExecutorOptions::Arena{region, bytes};
   {
-    PlannedExecutor ex(m, DLDevice{kDLCPU, 0}, ExecutorOptions(),
-                       ExecutorArena(static_cast<uint8_t*>(region), held));
-    EXPECT_LE(ex.arena_used(), held);
+    ObjectPtr<ExecutorModuleNode> node = CreateExecutorInArena(m, DLDevice{kDLCPU, 0}, options);
+    PlannedExecutor& ex = node->executor();
     ex.Run();
     auto* y = static_cast<uint8_t*>(ex.GetOutput(0).data());
-    EXPECT_TRUE(y >= static_cast<uint8_t*>(region) && y < static_cast<uint8_t*>(region) + held);  // a view of the arena
+    EXPECT_TRUE(y >= static_cast<uint8_t*>(region) && y < static_cast<uint8_t*>(region) + bytes);  // a view of the arena
   }
   std::free(region);
 }
