@@ -44,6 +44,12 @@ std::string OverrunMessage(const std::string& model, const Overrun& o, const std
 // The bytes of workspace pool `p` of `m`.
 size_t PoolBytes(const PlannedModel& m, const PlannedPool& p) { return m.plan().storage_bytes[m.storage(p.entry)]; }
 
+// Whether a tensor on `at` is on `want` (any of the host's device types for the CPU).
+bool SameDevice(DLDevice at, DLDevice want) {
+  if (want.device_type == kDLCPU) return IsAcceptedCpuDevice(at);
+  return DeviceTypeOf(at) == want.device_type && at.device_id == want.device_id;
+}
+
 // A contiguous tensor on `device` over `data` with `shape`, which it borrows.
 DLTensor TensorOn(DLDevice device, void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
   DLTensor t{};
@@ -112,10 +118,11 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
   if (on_device()) {
     model_->PrepareDevice(device_);
     AllocDeviceStorages();
-  } else if (arena_.defined()) {
+  }
+  if (arena_.defined()) {
     block_data_ = static_cast<uint8_t*>(memory_->allocate(plan.block_bytes, kAllocAlignment));
     if (!arena_.zeroed()) std::memset(block_data_, 0, plan.block_bytes);  // inputs read as zeros until set
-  } else {
+  } else if (!on_device() || model_->has_host_storage()) {
     MapHeapMemory(options);
   }
   SetUpArgs();
@@ -141,7 +148,7 @@ void PlannedExecutor::AllocDeviceStorages() {
                 DeviceName(device_), " are not supported");
   device_storages_.resize(plan.storage_bytes.size());
   for (size_t sid = 0; sid < plan.storage_bytes.size(); ++sid) {
-    if (plan.storage_offset[sid] == MemoryPlan::kNotInBlock) continue;
+    if (plan.storage_offset[sid] == MemoryPlan::kNotInBlock || model_->host_storage(sid)) continue;
     device_storages_[sid] = NDArray::Empty({static_cast<int64_t>(plan.storage_bytes[sid])}, DLDataType{kDLUInt, 8, 1},
                                            device_);
   }
@@ -155,7 +162,7 @@ void PlannedExecutor::SetUpArgs() {
     uint32_t sid = model_->storage(eid);
     size_t offset = plan.storage_offset[sid];
     if (offset == MemoryPlan::kNotInBlock) continue;
-    entry_data_[eid] = on_device() ? device_storages_[sid].data() : block_data_ + offset;
+    entry_data_[eid] = OnDevice(eid) ? device_storages_[sid].data() : block_data_ + offset;
   }
   const std::vector<PlannedArg>& args = model_->args();
   arg_tensors_.resize(args.size());
@@ -163,7 +170,7 @@ void PlannedExecutor::SetUpArgs() {
   arg_codes_.assign(args.size(), kTVMDLTensorHandle);
   for (size_t a = 0; a < args.size(); ++a) {
     uint32_t eid = args[a].entry;
-    arg_tensors_[a] = TensorOn(device_, entry_data_[eid], args[a].flat_shape.empty() ? model_->shape(eid) : args[a].flat_shape,
+    arg_tensors_[a] = TensorOn(EntryDevice(eid), entry_data_[eid], args[a].flat_shape.empty() ? model_->shape(eid) : args[a].flat_shape,
                                 model_->dtype(eid));
     arg_values_[a].v_handle = &arg_tensors_[a];
   }
@@ -243,9 +250,7 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
     s.loaded_param = s.loaded_param || loaded;
     s.set = true;
     // Shared where read only and on this executor's device; else copied into storage of its own.
-    DLDevice at = p.array->device;
-    bool here = on_device() ? DeviceTypeOf(at) == device_.device_type && at.device_id == device_.device_id
-                            : IsAcceptedCpuDevice(at);
+    bool here = SameDevice(p.array->device, EntryDevice(eid));
     if (!model_->read_only(model_->storage(eid)) || !here) {
       BindOwnInput(p.input);
       DLTensor own = EntryTensor(eid);
@@ -259,7 +264,7 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
 }
 
 DLTensor PlannedExecutor::EntryTensor(uint32_t eid) const {
-  return TensorOn(device_, entry_data_[eid], model_->shape(eid), model_->dtype(eid));
+  return TensorOn(EntryDevice(eid), entry_data_[eid], model_->shape(eid), model_->dtype(eid));
 }
 
 NDArray PlannedExecutor::Current(bool output, size_t i) const {
@@ -277,7 +282,7 @@ NDArray PlannedExecutor::Current(bool output, size_t i) const {
 NDArray PlannedExecutor::EntryView(uint32_t eid) const {
   uint32_t sid = model_->storage(eid);
   size_t offset = model_->plan().storage_offset[sid];
-  if (on_device() && offset != MemoryPlan::kNotInBlock && entry_data_[eid] == device_storages_[sid].data()) {
+  if (OnDevice(eid) && offset != MemoryPlan::kNotInBlock && entry_data_[eid] == device_storages_[sid].data()) {
     return device_storages_[sid].CreateView(model_->shape(eid), model_->dtype(eid));
   }
   if (block_.defined() && entry_data_[eid] == block_data_ + offset) {
@@ -296,17 +301,17 @@ void PlannedExecutor::BindOwnInput(size_t i) {
   const TensorInfo& spec = model_->inputs()[i];
   void* own = nullptr;
   if (offset != MemoryPlan::kNotInBlock) {
-    own = on_device() ? device_storages_[model_->storage(eid)].data() : block_data_ + offset;
+    own = OnDevice(eid) ? device_storages_[model_->storage(eid)].data() : block_data_ + offset;
   } else {
     // From the heap even for an executor in a region (the region holds no second copy of the params).
     if (!s.own_heap.defined()) {
-      s.own_heap = NDArray::Empty(spec.shape, spec.dtype, device_);
+      s.own_heap = NDArray::Empty(spec.shape, spec.dtype, EntryDevice(eid));
       if (huge_pages_) AdviseHugePages(s.own_heap.data(), s.own_heap.NumBytes());
     }
     own = s.own_heap.data();
   }
   if (s.kind == Slot::kParam) {
-    DLTensor to = TensorOn(device_, own, spec.shape, spec.dtype);
+    DLTensor to = TensorOn(EntryDevice(eid), own, spec.shape, spec.dtype);
     CopyTensorBytes(s.keep.tensor(), &to);
   }
   Rebind(eid, own);
@@ -333,7 +338,7 @@ void PlannedExecutor::SetInput(size_t i, const DLTensor& t) {
   AOTRT_REQUIRE(IsAcceptedCpuDevice(t.device), kTypeMismatch, what, ": a ", DataTypeToString(t.dtype), " tensor on ",
                 DeviceName(t.device), " is converted to ", DataTypeToString(spec.dtype),
                 " from the CPU only: pass it from the CPU or in the input's dtype");
-  if (!on_device()) return ConvertTensor(t, &own, what);
+  if (!OnDevice(model_->input_entry(i))) return ConvertTensor(t, &own, what);
   NDArray host = NDArray::Empty(spec.shape, spec.dtype);
   ConvertTensor(t, host.handle(), what);
   CopyTensorBytes(host.tensor(), &own);
@@ -345,11 +350,11 @@ void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDAr
   CheckIndex(kind, i, slots.size());
   const TensorInfo& spec = output ? model_->outputs()[i] : model_->inputs()[i];
   CheckTensorAgainstSpec(kind, i, spec, t);
-  AOTRT_REQUIRE(on_device() ? DeviceTypeOf(t.device) == device_.device_type && t.device.device_id == device_.device_id
-                            : IsAcceptedCpuDevice(t.device),
-                kInvalidArgument, kind, " ", i, " ('", spec.name, "'): a zero-copy tensor must be on the executor's ",
-                "device, ", DeviceName(device_), " ", device_.device_id, "; got one on ", DeviceName(t.device), " ",
-                t.device.device_id, " (set_", kind, " copies from any device)");
+  uint32_t eid = output ? model_->output_entry(i) : model_->input_entry(i);
+  DLDevice at = EntryDevice(eid);
+  AOTRT_REQUIRE(SameDevice(t.device, at), kInvalidArgument, kind, " ", i, " ('", spec.name, "'): a zero-copy tensor ",
+                "must be where the ", kind, " lives, ", DeviceName(at), " ", at.device_id, "; got one on ",
+                DeviceName(t.device), " ", t.device.device_id, " (set_", kind, " copies from any device)");
   size_t input = output ? model_->output_view_of(i) : PlannedModel::kNoInput;
   AOTRT_REQUIRE(input == PlannedModel::kNoInput, kInvalidArgument, "output ", i, " ('", spec.name, "') of ",
                 model_->display(), " is input ", input, " ('", model_->inputs()[input].name,
@@ -357,10 +362,11 @@ void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDAr
                 " zero-copy instead, or read the output with get_output");
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   // A device's data pointer is a handle: only an offset of 0 into it can be passed to a kernel.
-  AOTRT_REQUIRE(on_device() ? t.byte_offset == 0 : addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('",
-                spec.name, "'): zero-copy tensor data at 0x", Hex{addr}, on_device() ? " has a byte offset" : " is not ",
-                on_device() ? "" : StrCat(kAllocAlignment, "-byte aligned"));
-  Rebind(output ? model_->output_entry(i) : model_->input_entry(i), reinterpret_cast<void*>(addr));
+  bool device = OnDevice(eid);
+  AOTRT_REQUIRE(device ? t.byte_offset == 0 : addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('",
+                spec.name, "'): zero-copy tensor data at 0x", Hex{addr}, device ? " has a byte offset" : " is not ",
+                device ? "" : StrCat(kAllocAlignment, "-byte aligned"));
+  Rebind(eid, reinterpret_cast<void*>(addr));
   slots[i].kind = Slot::kCaller;
   slots[i].keep = std::move(keep);
   slots[i].set = true;

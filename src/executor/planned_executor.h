@@ -95,6 +95,11 @@ class PlannedExecutor {
   void MapHeapMemory(const ExecutorOptions& options);
   void AllocDeviceStorages();
   bool on_device() const { return device_.device_type != kDLCPU; }
+  // Where entry `eid` lives: the executor's device, or the host for a heterogeneous graph's CPU entries.
+  DLDevice EntryDevice(uint32_t eid) const {
+    return on_device() && !model_->host_storage(model_->storage(eid)) ? device_ : DLDevice{kDLCPU, 0};
+  }
+  bool OnDevice(uint32_t eid) const { return EntryDevice(eid).device_type != kDLCPU; }
   void PlacePools(const ExecutorOptions& options);
   void BindOwnInput(size_t i);
   void CheckIndex(const char* kind, size_t i, size_t n) const;

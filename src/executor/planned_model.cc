@@ -74,6 +74,10 @@ const std::vector<PlannedModel::BoundParam>& PlannedModel::DeviceParams(DLDevice
   }
   auto made = std::make_unique<OnDevice>(OnDevice{device, {}});
   for (const BoundParam& p : bound_) {
+    if (host_storage(storage(input_entries_[p.input]))) {
+      made->params.push_back(p);
+      continue;
+    }
     NDArray copy = NDArray::Empty(p.array.Shape(), p.array.dtype(), device);
     copy.CopyFrom(p.array.tensor());
     made->params.push_back({p.input, copy});

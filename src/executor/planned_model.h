@@ -118,6 +118,10 @@ class PlannedModel {
   // Whether no call writes storage `sid` and no output shows it (a param there can be shared
   // instead of copied).
   bool read_only(uint32_t sid) const { return sid >= written_.size() || !written_[sid]; }
+  // Whether storage `sid` stays in host memory when the executor runs on a device (a
+  // heterogeneous graph's CPU entries).
+  bool host_storage(uint32_t sid) const { return sid < host_storage_.size() && host_storage_[sid]; }
+  bool has_host_storage() const { return !host_storage_.empty(); }
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
   uint32_t input_entry(size_t i) const { return input_entries_[i]; }
@@ -160,6 +164,10 @@ class PlannedModel {
   void AddCall(PlannedCall call, const std::vector<uint32_t>& args, const std::vector<uint32_t>& writes,
                bool flatten = false);
   void Alias(uint32_t eid, uint32_t same_as) { alias_root_[eid] = alias_root_[same_as]; }
+  void KeepOnHost(uint32_t sid) {
+    host_storage_.resize(std::max<size_t>(host_storage_.size(), sid + 1));
+    host_storage_[sid] = true;
+  }
   // Groups the aliases and lays out the plan, with `bound` filling their inputs.
   void Finish(std::vector<BoundParam> bound);
 
@@ -179,6 +187,7 @@ class PlannedModel {
   std::vector<uint32_t> alias_root_;
   std::vector<std::vector<uint32_t>> alias_entries_, alias_args_;
   std::vector<bool> written_;
+  std::vector<bool> host_storage_;
   MemoryPlan plan_;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<uint32_t> input_entries_, output_entries_;

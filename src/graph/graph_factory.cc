@@ -4,6 +4,7 @@
 
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
+#include "base/device.h"
 #include "executor/executor_module.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
@@ -41,14 +42,26 @@ ObjectPtr<ModuleNode> LoadFactoryBinary(BoundedReader& r, const LoadContext& ctx
                                               ctx.options.executor);
 }
 
-// The device from (device_type, device_id) pairs starting at args[first]: the graph's executor
-// runs on the first (GraphModel::CheckDevice says whether it can). More than one is a
-// heterogeneous graph's list: one device of each type.
-DLDevice DevicesFrom(TVMArgs args, int first, const char* fn) {
+// The device a graph's executor runs on, of the devices given (several for a heterogeneous graph,
+// as TVM takes them): the one of the graph's device type, else the first (GraphModel::CheckDevice
+// then says why it cannot). A heterogeneous graph's CPU entries stay on the host.
+DLDevice PickDevice(const GraphModel& model, const std::vector<DLDevice>& given) {
+  for (DLDevice d : given) {
+    if (DeviceTypeOf(d) == model.graph().device_type) return d;
+  }
+  return given[0];
+}
+
+// The devices of (device_type, device_id) pairs starting at args[first].
+std::vector<DLDevice> DevicesFrom(TVMArgs args, int first, const char* fn) {
   AOTRT_REQUIRE(args.size() >= first + 2 && (args.size() - first) % 2 == 0, kInvalidArgument, fn,
                 " takes (graph_json, module, device_type, device_id[, device_type, device_id ...]), got ", args.size(),
                 " arguments");
-  return DLDevice{static_cast<DLDeviceType>(args[first].AsInt()), static_cast<int>(args[first + 1].AsInt())};
+  std::vector<DLDevice> devices;
+  for (int i = first; i < args.size(); i += 2) {
+    devices.push_back(MakeDevice(static_cast<int>(args[i].AsInt()), static_cast<int>(args[i + 1].AsInt())));
+  }
+  return devices;
 }
 
 // tvm.graph_executor.create(graph_json, module, [lookup_linked_param,] device_type, device_id, ...)
@@ -58,10 +71,10 @@ void CreateGlobal(TVMArgs args, TVMRetValue* rv) {
   AOTRT_REQUIRE(args.size() >= 4, kInvalidArgument, "The expected number of arguments for ", fn,
                 " is at least 4, but it has ", args.size());
   int first = args[2].type_code() == kTVMPackedFuncHandle ? 3 : 2;  // TVM's linked-param lookup: not needed
-  DLDevice dev = DevicesFrom(args, first, fn);
+  std::vector<DLDevice> devices = DevicesFrom(args, first, fn);
   Module lib(args[1].AsModule());
   auto model = MakeGraphModel("default", args[0].AsString(), lib, {});
-  rv->SetObject(MakeObject<ExecutorModuleNode>(model, dev, ExecutorOptions(), ExecutorArena(), kDebug),
+  rv->SetObject(MakeObject<ExecutorModuleNode>(model, PickDevice(*model, devices), ExecutorOptions(), ExecutorArena(), kDebug),
                 kTVMModuleHandle);
 }
 
@@ -140,11 +153,13 @@ PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const 
         AOTRT_REQUIRE(args[0].AsString() == module_name_, kNotFound, "debug_create: the library's model is '",
                       module_name_, "', not '", args[0].AsString(), "'");
       }
+      std::vector<DLDevice> devices;
       for (int i = first; i < args.size(); ++i) {
         AOTRT_REQUIRE(args[i].type_code() == kDLDevice, kInvalidArgument, "creating an executor of '", module_name_,
                       "' takes devices, got ", DeviceList(args, first));
+        devices.push_back(args[i].AsDevice());
       }
-      rv->SetObject(MakeObject<ExecutorModuleNode>(model(), args[first].AsDevice(), WithDefaults(ExecutorOptions()),
+      rv->SetObject(MakeObject<ExecutorModuleNode>(model(), PickDevice(*model(), devices), WithDefaults(ExecutorOptions()),
                                                    ExecutorArena(), debug),
                     kTVMModuleHandle);
     });

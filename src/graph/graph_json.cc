@@ -114,10 +114,12 @@ void ReadEntryAttrs(const Json& attrs, GraphDef* g, const std::string& what) {
   if (const Json* devices = sized("device_index", "list_int", false)) {
     for (size_t i = 0; i < n; ++i) {
       int type = static_cast<int>(JsonCount((*devices)[i], 64, StrCat("attrs.device_index[", i, "]"), what));
-      if (i == 0) g->device_type = type;
-      AOTRT_REQUIRE(type == g->device_type, kNotImplemented, what, ": node entry ", i, " is placed on device type ",
-                    type, " and node entry 0 on device type ", g->device_type,
-                    ": graphs over several devices (__copy between them) are not supported yet");
+      g->entry_device.push_back(type);
+      if (type == kDLCPU || type == g->device_type) continue;
+      AOTRT_REQUIRE(g->device_type == kDLCPU, kNotImplemented, what, ": node entry ", i, " is placed on device type ",
+                    type, " and others on device type ", g->device_type,
+                    ": aotrt runs a graph on the CPU and one device type, not two");
+      g->device_type = type;
     }
   }
   if (const Json* scopes = sized("storage_scope", "list_str", false)) {

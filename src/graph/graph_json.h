@@ -35,7 +35,10 @@ struct GraphDef {
   std::vector<uint32_t> storage_id;
   std::vector<DLDataType> dtype;
   std::vector<std::vector<int64_t>> shape;
-  // The device type every entry lives on (attrs.device_index; the CPU without it).
+  // The device type of each entry (attrs.device_index; empty: all on the CPU), and the one type
+  // besides the CPU among them (kDLCPU when none). A graph with both is heterogeneous: __copy
+  // nodes move tensors between the host and the device.
+  std::vector<int> entry_device;
   int device_type = kDLCPU;
 
   size_t NumEntries() const { return storage_id.size(); }
@@ -46,8 +49,8 @@ struct GraphDef {
 // Parse and validate `json`; `what` names it in messages (e.g. "graph JSON of model.so"). Throws
 // kFormatError naming the field and node for anything malformed or inconsistent (invalid JSON, a
 // missing or mistyped field, an index out of range, a list of the wrong length, an unknown dtype);
-// kNotImplemented for entries on several device types (a heterogeneous graph) or a storage scope
-// other than global.
+// kNotImplemented for entries on two device types besides the CPU or a storage scope other than
+// global.
 GraphDef ParseGraphJson(std::string_view json, const std::string& what);
 
 }  // namespace aotrt

@@ -20,6 +20,16 @@ GraphModel::GraphModel(std::string name, GraphDef graph, Module library, std::ve
                       " of node ", nid, " '", graph_.nodes[nid].name, "')"));
     }
   }
+  // A heterogeneous graph's host entries, each storage on one device.
+  std::vector<int> storage_device(graph_.device_type == kDLCPU ? 0 : graph_.NumEntries(), -1);
+  for (uint32_t eid = 0; eid < storage_device.size(); ++eid) {
+    int& at = storage_device[graph_.storage_id[eid]];
+    AOTRT_REQUIRE(at < 0 || at == graph_.entry_device[eid], kFormatError, "graph JSON of ", this->what(), ": storage ",
+                  graph_.storage_id[eid], " holds entries on device types ", at, " and ", graph_.entry_device[eid],
+                  " (node entry ", eid, ")");
+    at = graph_.entry_device[eid];
+    if (at == kDLCPU) KeepOnHost(graph_.storage_id[eid]);
+  }
   for (uint32_t nid : graph_.arg_nodes) AddInput(graph_.EntryId(nid, 0), graph_.nodes[nid].name);
   for (size_t i = 0; i < graph_.heads.size(); ++i) {
     AddOutput(graph_.EntryId(graph_.heads[i]), graph_.nodes[graph_.heads[i].node_id].name);

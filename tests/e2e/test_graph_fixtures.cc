@@ -207,8 +207,16 @@ TEST(GraphFixtures, GraphsTheLibraryCannotRunAreRefused) {
                      ErrorCode::kNotFound, {"node 1", "tvmgen_other_model_op", "does not define"});
   EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["attrs"]["storage_id"][1][5] = 99; })),
                      ErrorCode::kFormatError, {"storage_id[5] = 99", "out of range"});
-  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["attrs"]["device_index"][1][2] = 2; })),
-                     ErrorCode::kNotImplemented, {"node entry 2", "device type 2"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) {
+                       j["attrs"]["device_index"][1][2] = 2;
+                       j["attrs"]["device_index"][1][3] = 4;
+                     })),
+                     ErrorCode::kNotImplemented, {"node entry 3", "device type 4", "device type 2", "not two"});
+  EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) {  // one storage, two devices
+                       j["attrs"]["storage_id"][1][4] = j["attrs"]["storage_id"][1][3];
+                       j["attrs"]["device_index"][1][4] = 4;
+                     })),
+                     ErrorCode::kFormatError, {"storage", "holds entries on device types 1 and 4", "node entry 4"});
   EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["heads"][0][0] = 9; })),
                      ErrorCode::kFormatError, {"heads[0]", "node 9"});
   EXPECT_AOTRT_ERROR(Model::LoadGraph(lib, edited([](nlohmann::json& j) { j["attrs"]["shape"][1].erase(0); })),

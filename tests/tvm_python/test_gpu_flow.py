@@ -61,3 +61,43 @@ def test_opencl_device_answers_tvms_attributes(dev):
     b = a.copyto(tvm.cpu(0))
     assert b.numpy().tolist() == list(range(6))
     dev.sync()
+
+
+def heterogeneous_graph(g):
+    """The classic conv2d export's graph made heterogeneous as relay.build makes one with a CPU
+    fallback: data and the param on the host, __copy nodes to the device and the result back."""
+    nodes = g["nodes"]
+    copy = lambda name, src: {"op": "tvm_op", "name": name, "inputs": [[src, 0, 0]],
+                              "attrs": {"func_name": "__copy", "num_inputs": "1", "num_outputs": "1",
+                                        "flatten_data": "0"}}
+    conv, pool = dict(nodes[2], inputs=[[2, 0, 0], [3, 0, 0]]), dict(nodes[3], inputs=[[4, 0, 0]])
+    shapes, dtypes = g["attrs"]["shape"][1], g["attrs"]["dltype"][1]
+    return {
+        "nodes": [nodes[0], nodes[1], copy("copy_data", 0), copy("copy_p0", 1), conv, pool, copy("copy_out", 5)],
+        "arg_nodes": [0, 1], "heads": [[6, 0, 0]], "node_row_ptr": list(range(8)),
+        "attrs": {"dltype": ["list_str", dtypes[:2] + dtypes[:2] + dtypes[2:] + dtypes[3:]],
+                  "device_index": ["list_int", [1, 1, 4, 4, 4, 4, 1]],
+                  "storage_id": ["list_int", list(range(7))],
+                  "shape": ["list_shape", shapes[:2] + shapes[:2] + shapes[2:] + shapes[3:]]},
+    }
+
+
+def test_heterogeneous_graph_keeps_host_entries_on_the_cpu(dev):
+    if not GPU_FIXTURES:
+        pytest.skip("the GPU fixtures are not here")
+    d = os.path.join(GPU_FIXTURES, "o_classic")
+    graph = json.dumps(heterogeneous_graph(json.load(open(os.path.join(d, "mod.json")))))
+    lib = tvm.runtime.load_module(os.path.join(d, "mod.so"))
+    with np.load(os.path.join(d, "inputs.npz")) as z:
+        data = z["data"]
+    with np.load(os.path.join(d, "expected.npz")) as z:
+        want = z["arr_0"]
+    for devices in ([tvm.cpu(0), dev], [dev, tvm.cpu(0)], dev):  # TVM's list in any order; the device alone
+        m = graph_executor.create(graph, lib, devices)
+        m.load_params(open(os.path.join(d, "mod.params"), "rb").read())
+        m.set_input("data", data)
+        m.run()
+        out = m.get_output(0)
+        assert out.device == tvm.cpu(0)  # copy_out's entry lives on the host
+        assert out.numpy().tobytes() == want.tobytes()
+        assert m.get_input("data").device == tvm.cpu(0)
