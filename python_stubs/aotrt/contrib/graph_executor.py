@@ -12,7 +12,8 @@ __all__ = ["GraphModule", "create", "get_device"]
 
 
 def get_device(libmod, device):
-    """(devices, 0, [device_type, device_id, ...]) as TVM's helper returns them; CPU only."""
+    """(devices, 0, [device_type, device_id, ...]) as TVM's helper returns them; several devices for a
+    heterogeneous graph (its CPU entries stay on the host)."""
     devices = device if isinstance(device, (list, tuple)) else [device]
     flat = []
     for d in devices:
