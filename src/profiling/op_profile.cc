@@ -15,7 +15,6 @@
 #include <cstring>
 #include <numeric>
 
-#include "aot/loaded_model.h"
 #include "aotrt/profiling.h"
 #include "backend/thread_pool.h"
 #include "base/error_util.h"
@@ -299,11 +298,10 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
                 "ProfileOperators: expected an AotExecutor or GraphExecutor (factory[\"<model>\"](device)), got ",
                 m.defined() ? "a " + std::string(m.type_key()) + " module" : std::string("an empty one"));
   PlannedExecutor& impl = node->executor();
-  const auto& model = static_cast<const LoadedModel&>(node->model());  // an AotExecutor's (checked above)
-  const ModelProgram& program = model.program();
-  // The library holding the model's code: the packed entry's, or a C-interface archive's compiled one.
-  const void* code_address = program.entry ? reinterpret_cast<const void*>(program.entry)
-                                           : reinterpret_cast<const void*>(program.c_run);
+  const PlannedModel& model = node->model();
+  // The library holding the model's code: its one call's packed entry, or a C-interface archive's compiled one.
+  const PlannedCall& call = model.calls().front();
+  const void* code_address = call.fn ? reinterpret_cast<const void*>(call.fn) : reinterpret_cast<const void*>(call.c_run);
   AOTRT_REQUIRE(code_address != nullptr, kNotImplemented, "ProfileOperators: model ", model.name(),
                 " is not called through a function of a loaded library, which the profiler needs");
   CodeMap code = CodeMap::ForAddress(code_address);
