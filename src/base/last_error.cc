@@ -122,4 +122,10 @@ void ThrowIfPythonErrorSince(uint64_t sequence) {
   if (LastErrorSequence() != sequence && LastPythonError()) throw PendingPythonError();
 }
 
+void ThrowCalleeFailure(uint64_t sequence, const std::string& what) {
+  ThrowIfPythonErrorSince(sequence);
+  const char* msg = LastErrorMessageSince(sequence);
+  AOTRT_THROW(kModelError, what, " failed: ", msg ? msg : "it returned an error without a message");
+}
+
 }  // namespace aotrt

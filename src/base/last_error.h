@@ -38,6 +38,9 @@ class PendingPythonError : public Error {
 };
 // For code that just saw a C callee fail: rethrow a Python exception recorded since `sequence`.
 void ThrowIfPythonErrorSince(uint64_t sequence);
+// For code that just saw a model's function fail: its Python exception, or kModelError "<what>
+// failed: <the message it recorded since `sequence`>" (saying when it recorded none).
+[[noreturn]] void ThrowCalleeFailure(uint64_t sequence, const std::string& what);
 
 // Counts record changes on this thread: tells whether a failing call set a message of its own.
 // Read around every model call, so it is plain initial-exec TLS: one load, no guard, no call.

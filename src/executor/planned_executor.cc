@@ -433,11 +433,8 @@ void PlannedExecutor::CallOp(size_t k) {
   }
   if (rc == 0) return;
   WorkspaceReleaseTo(workspace_mark);
-  ThrowIfPythonErrorSince(errors_before);
-  const char* msg = LastErrorMessageSince(errors_before);
   std::string call = op.node.empty() ? "" : StrCat(": node ", op.node_id, " ('", op.node, "', function ", op.function, ")");
-  AOTRT_THROW(kModelError, model_->display(), " (", model_->what(), ")", call, " failed: ",
-              msg ? msg : "it returned an error without a message");
+  ThrowCalleeFailure(errors_before, StrCat(model_->display(), " (", model_->what(), ")", call));
 }
 
 PlannedExecutor::OpDescription PlannedExecutor::DescribeOp(size_t k) const {

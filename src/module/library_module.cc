@@ -28,9 +28,7 @@ static PackedFunc WrapBackendFunction(TVMBackendPackedCFunc f, std::string name,
                &ret_code, nullptr);
     if (rc != 0) {
       WorkspaceReleaseTo(workspace_mark);
-      ThrowIfPythonErrorSince(errors_before);
-      const char* msg = LastErrorMessageSince(errors_before);
-      AOTRT_THROW(kModelError, name, " failed (returned ", rc, ")", msg ? ": " : " without an error message", msg ? msg : "");
+      ThrowCalleeFailure(errors_before, StrCat(name, " (returned ", rc, ")"));
     }
     if (ret_code != kTVMNullptr) rv->SetFromC(ret, ret_code);
   });
