@@ -45,10 +45,12 @@ class AOTRT_API NDArray {
   explicit NDArray(ObjectPtr<NDArrayObj> obj) : obj_(std::move(obj)) {}
 
   // A new array: zero-filled on the CPU; on another device (OpenCL) its driver's memory, not
-  // zeroed, freed with the array. Throws kInvalidArgument (bad dtype, negative dim, a device this
-  // machine or aotrt lacks), kOutOfMemory.
+  // zeroed, freed with the array. `scope`: a memory scope ("" or "global"; on OpenCL also TVM's
+  // texture scopes "global.texture*", an image2d). Throws kInvalidArgument (bad dtype, negative
+  // dim, a device this machine or aotrt lacks), kNotImplemented (a scope the device lacks),
+  // kOutOfMemory.
   static NDArray Empty(const std::vector<int64_t>& shape, DLDataType dtype,
-                       DLDevice device = DLDevice{kDLCPU, 0});
+                       DLDevice device = DLDevice{kDLCPU, 0}, const std::string& scope = "");
   // Take ownership of a DLPack tensor; its deleter runs when the last reference goes. On error the
   // tensor is not consumed. On the CPU or a device that exists.
   static NDArray FromDLPack(DLManagedTensor* tensor);

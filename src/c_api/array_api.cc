@@ -13,6 +13,7 @@
 #include "base/device.h"
 #include "c_api/api_guard.h"
 #include "device/device_api.h"
+#include "device/texture.h"
 #include "ffi/handle.h"
 
 using namespace aotrt;
@@ -191,7 +192,9 @@ int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t* shap
   AOTRT_REQUIRE(ndim >= 0 && ndim <= kMaxNdim && (ndim == 0 || shape), kInvalidArgument,
                 "TVMDeviceAllocDataSpaceWithScope: invalid shape (ndim ", ndim, ")");
   DLTensor probe{nullptr, dev, ndim, dtype, const_cast<int64_t*>(shape), nullptr, 0};
-  *out_data = d.Alloc(dev.device_id, TensorBytes(probe), kAllocAlignment, mem_scope ? mem_scope : "");
+  std::string scope = mem_scope ? mem_scope : "";
+  *out_data = IsTextureScope(scope) ? d.AllocTexture(dev.device_id, shape, ndim, dtype, scope)
+                                    : d.Alloc(dev.device_id, TensorBytes(probe), kAllocAlignment, scope);
   AOTRT_API_END();
 }
 

@@ -48,6 +48,11 @@ class CpuDriver final : public DeviceAPI {
 
 }  // namespace
 
+void* DeviceAPI::AllocTexture(int, const int64_t*, int, DLDataType, const std::string& scope) {
+  AOTRT_THROW(kNotImplemented, "memory scope '", scope, "' (image2d texture storage) is not supported on ", name(),
+              ": it is OpenCL's, on devices with image support");
+}
+
 DeviceAPI* FindDeviceAPI(int device_type) {
   static CpuDriver cpu;
   switch (device_type) {

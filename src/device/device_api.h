@@ -46,6 +46,10 @@ class DeviceAPI {
   // `bytes` (0 allowed) on device `id`, aligned to at least `alignment`; `scope` is a memory scope
   // ("" or "global"; another scope throws kNotImplemented naming it). Throws kOutOfMemory.
   virtual void* Alloc(int id, size_t bytes, size_t alignment, const std::string& scope) = 0;
+  // A tensor of `shape` in texture storage (`scope` "global.texture*", device/texture.h) as an
+  // image2d; freed by Free. Throws kNotImplemented where the driver or device has no images,
+  // kInvalidArgument for a shape or dtype an image cannot hold.
+  virtual void* AllocTexture(int id, const int64_t* shape, int ndim, DLDataType dtype, const std::string& scope);
   virtual void Free(int id, void* data) noexcept = 0;
   // Copies `bytes` from `from` to `to` (their byte offsets honoured), one of them on this driver's
   // device, the other on it or on the CPU. Ordered after the work already enqueued on `stream`

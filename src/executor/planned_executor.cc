@@ -149,6 +149,14 @@ void PlannedExecutor::AllocDeviceStorages() {
   device_storages_.resize(plan.storage_bytes.size());
   for (size_t sid = 0; sid < plan.storage_bytes.size(); ++sid) {
     if (plan.storage_offset[sid] == MemoryPlan::kNotInBlock || model_->host_storage(sid)) continue;
+    if (const PlannedTexture* t = model_->texture(sid)) {
+      try {
+        device_storages_[sid] = NDArray::Empty(t->shape, t->dtype, device_, t->scope);
+      } catch (const Error& e) {
+        throw Error(e.code(), StrCat(model_->display(), " (", model_->what(), "): storage ", sid, ": ", e.what()));
+      }
+      continue;
+    }
     device_storages_[sid] = NDArray::Empty({static_cast<int64_t>(plan.storage_bytes[sid])}, DLDataType{kDLUInt, 8, 1},
                                            device_);
   }
@@ -250,7 +258,7 @@ void PlannedExecutor::BindParams(const std::vector<PlannedModel::BoundParam>& pa
     s.loaded_param = s.loaded_param || loaded;
     s.set = true;
     // Shared where read only and on this executor's device; else copied into storage of its own.
-    bool here = SameDevice(p.array->device, EntryDevice(eid));
+    bool here = SameDevice(p.array->device, EntryDevice(eid)) && !model_->texture(model_->storage(eid));
     if (!model_->read_only(model_->storage(eid)) || !here) {
       BindOwnInput(p.input);
       DLTensor own = EntryTensor(eid);
@@ -362,6 +370,9 @@ void PlannedExecutor::SetZeroCopy(bool output, size_t i, const DLTensor& t, NDAr
                 " zero-copy instead, or read the output with get_output");
   auto addr = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   // A device's data pointer is a handle: only an offset of 0 into it can be passed to a kernel.
+  AOTRT_REQUIRE(!model_->texture(model_->storage(eid)), kInvalidArgument, kind, " ", i, " ('", spec.name,
+                "') lives in texture storage (an image, scope '", model_->texture(model_->storage(eid))->scope,
+                "'): zero-copy takes buffers; copy it with set_input or get_output instead");
   bool device = OnDevice(eid);
   AOTRT_REQUIRE(device ? t.byte_offset == 0 : addr % kAllocAlignment == 0, kInvalidArgument, kind, " ", i, " ('",
                 spec.name, "'): zero-copy tensor data at 0x", Hex{addr}, device ? " has a byte offset" : " is not ",

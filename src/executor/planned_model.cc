@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "aotrt/dtype.h"
 #include "base/error_util.h"
+#include "device/texture.h"
 
 namespace aotrt {
 namespace {
@@ -84,6 +86,19 @@ const std::vector<PlannedModel::BoundParam>& PlannedModel::DeviceParams(DLDevice
   }
   device_params_.push_back(std::move(made));
   return device_params_.back()->params;
+}
+
+void PlannedModel::PlaceInTexture(uint32_t eid, const std::string& scope, const std::string& where) {
+  const Entry& e = entries_[eid];
+  TextureShape image = FlattenToTexture(e.shape.data(), static_cast<int>(e.shape.size()), scope, where);
+  if (textures_.size() <= e.storage) textures_.resize(e.storage + 1);
+  PlannedTexture& t = textures_[e.storage];
+  AOTRT_REQUIRE(t.scope.empty() || (t.scope == scope && DataTypeEqual(t.dtype, e.dtype)), kFormatError, where,
+                " is ", DataTypeToString(e.dtype), " in scope '", scope, "' but shares storage ", e.storage,
+                " with an entry of ", DataTypeToString(t.dtype), " in scope '", t.scope, "'");
+  if (t.scope.empty()) t = PlannedTexture{scope, {0, 0, 4}, e.dtype};
+  t.shape[0] = std::max<int64_t>(t.shape[0], image.height);
+  t.shape[1] = std::max<int64_t>(t.shape[1], image.width);
 }
 
 void PlannedModel::Finish(std::vector<BoundParam> bound) {

@@ -64,6 +64,14 @@ struct PlannedPool {
   std::string name;      // as users name it: "global_workspace"
 };
 
+// A storage held as an image (TVM's texture storage, device/texture.h): its scope, and the image
+// that holds every entry placed in it, of shape {height, width, 4} (the largest rows and columns).
+struct PlannedTexture {
+  std::string scope;
+  std::vector<int64_t> shape;
+  DLDataType dtype{};
+};
+
 class PlannedModel {
  public:
   struct BoundParam {
@@ -122,6 +130,10 @@ class PlannedModel {
   // heterogeneous graph's CPU entries).
   bool host_storage(uint32_t sid) const { return sid < host_storage_.size() && host_storage_[sid]; }
   bool has_host_storage() const { return !host_storage_.empty(); }
+  // Storage `sid`'s image, or null for a buffer.
+  const PlannedTexture* texture(uint32_t sid) const {
+    return sid < textures_.size() && !textures_[sid].scope.empty() ? &textures_[sid] : nullptr;
+  }
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
   uint32_t input_entry(size_t i) const { return input_entries_[i]; }
@@ -164,6 +176,9 @@ class PlannedModel {
   void AddCall(PlannedCall call, const std::vector<uint32_t>& args, const std::vector<uint32_t>& writes,
                bool flatten = false);
   void Alias(uint32_t eid, uint32_t same_as) { alias_root_[eid] = alias_root_[same_as]; }
+  // Puts entry `eid` in texture storage of `scope`: its storage becomes an image large enough for
+  // it. Throws kFormatError when the storage's other entries are of another scope or dtype.
+  void PlaceInTexture(uint32_t eid, const std::string& scope, const std::string& where);
   void KeepOnHost(uint32_t sid) {
     host_storage_.resize(std::max<size_t>(host_storage_.size(), sid + 1));
     host_storage_[sid] = true;
@@ -188,6 +203,7 @@ class PlannedModel {
   std::vector<std::vector<uint32_t>> alias_entries_, alias_args_;
   std::vector<bool> written_;
   std::vector<bool> host_storage_;
+  std::vector<PlannedTexture> textures_;  // by storage id; an empty scope: a buffer
   MemoryPlan plan_;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<uint32_t> input_entries_, output_entries_;

@@ -4,6 +4,7 @@
 
 #include "aotrt/dtype.h"
 #include "base/json_fields.h"
+#include "device/texture.h"
 
 namespace aotrt {
 namespace {
@@ -125,8 +126,17 @@ void ReadEntryAttrs(const Json& attrs, GraphDef* g, const std::string& what) {
   if (const Json* scopes = sized("storage_scope", "list_str", false)) {
     for (size_t i = 0; i < n; ++i) {
       std::string s = JsonString((*scopes)[i], StrCat("attrs.storage_scope[", i, "]"), what);
-      AOTRT_REQUIRE(s.empty() || s == "global", kNotImplemented, what, ": node entry ", i, " has storage scope \"", s,
-                    "\": aotrt supports global memory (buffers) only, not texture (image2d) storage yet");
+      AOTRT_REQUIRE(s.empty() || s == "global" || IsTextureScope(s), kNotImplemented, what, ": node entry ", i,
+                    " has storage scope \"", s, "\": aotrt holds global memory (buffers) and TVM's texture scopes");
+      if (IsTextureScope(s)) {
+        try {
+          FlattenToTexture(g->shape[i].data(), static_cast<int>(g->shape[i].size()), s, StrCat(what, ": node entry ", i));
+        } catch (const Error& e) {
+          throw Error(ErrorCode::kFormatError, e.what());
+        }
+        g->storage_scope.resize(n);
+        g->storage_scope[i] = s;
+      }
     }
   }
 }

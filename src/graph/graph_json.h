@@ -40,6 +40,9 @@ struct GraphDef {
   // nodes move tensors between the host and the device.
   std::vector<int> entry_device;
   int device_type = kDLCPU;
+  // The memory scope of each entry (attrs.storage_scope): "" for buffers, else a texture scope
+  // (device/texture.h); empty when no entry is in texture storage.
+  std::vector<std::string> storage_scope;
 
   size_t NumEntries() const { return storage_id.size(); }
   uint32_t EntryId(uint32_t node_id, uint32_t index) const { return node_row_ptr[node_id] + index; }
@@ -50,7 +53,7 @@ struct GraphDef {
 // kFormatError naming the field and node for anything malformed or inconsistent (invalid JSON, a
 // missing or mistyped field, an index out of range, a list of the wrong length, an unknown dtype);
 // kNotImplemented for entries on two device types besides the CPU or a storage scope other than
-// global.
+// global and the texture scopes (kFormatError for an entry in texture storage an image cannot hold).
 GraphDef ParseGraphJson(std::string_view json, const std::string& what);
 
 }  // namespace aotrt

@@ -30,6 +30,19 @@ GraphModel::GraphModel(std::string name, GraphDef graph, Module library, std::ve
     at = graph_.entry_device[eid];
     if (at == kDLCPU) KeepOnHost(graph_.storage_id[eid]);
   }
+  // Texture storage: images, each storage wholly in one scope.
+  for (uint32_t eid = 0; eid < graph_.storage_scope.size(); ++eid) {
+    std::string where = StrCat("graph JSON of ", this->what(), ": node entry ", eid);
+    if (!graph_.storage_scope[eid].empty()) PlaceInTexture(eid, graph_.storage_scope[eid], where);
+  }
+  for (uint32_t eid = 0; eid < graph_.storage_scope.size(); ++eid) {
+    uint32_t sid = graph_.storage_id[eid];
+    AOTRT_REQUIRE(!texture(sid) || !graph_.storage_scope[eid].empty(), kFormatError, "graph JSON of ", this->what(),
+                  ": storage ", sid, " holds texture entries and node entry ", eid, ", a buffer");
+    AOTRT_REQUIRE(!texture(sid) || (graph_.device_type != kDLCPU && graph_.entry_device[eid] != kDLCPU),
+                  kFormatError, "graph JSON of ", this->what(), ": node entry ", eid, " is in texture storage (scope '",
+                  graph_.storage_scope[eid], "') on the CPU; texture storage is a GPU's (OpenCL images)");
+  }
   for (uint32_t nid : graph_.arg_nodes) AddInput(graph_.EntryId(nid, 0), graph_.nodes[nid].name);
   for (size_t i = 0; i < graph_.heads.size(); ++i) {
     AddOutput(graph_.EntryId(graph_.heads[i]), graph_.nodes[graph_.heads[i].node_id].name);

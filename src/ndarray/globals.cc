@@ -91,18 +91,14 @@ DLDataType AllocDataType(TVMArgValue arg) {
   return t;
 }
 
-// (ShapeTuple shape, dtype, Device, scope: null, "" or "global")
+// (ShapeTuple shape, dtype, Device, scope: null, "", "global", or a texture scope on OpenCL)
 void AllocWithScope(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount("runtime.TVMArrayAllocWithScope", args, 4);
   const auto* shape = static_cast<const ShapeTupleObj*>(args[0].AsObjectOf(kTypeShapeTuple, "ShapeTuple"));
   DLDataType dtype = AllocDataType(args[1]);
   DLDevice dev = args[2].AsDevice();
-  if (args[3].type_code() != kTVMNullptr) {
-    std::string scope = args[3].AsString();
-    AOTRT_REQUIRE(scope.empty() || scope == "global", kInvalidArgument,
-                  "Device does not support allocate data space with specified memory scope: ", scope);
-  }
-  rv->SetObject(NDArray::Empty(shape->dims, dtype, dev).object());
+  std::string scope = args[3].type_code() == kTVMNullptr ? "" : args[3].AsString();
+  rv->SetObject(NDArray::Empty(shape->dims, dtype, dev, scope).object());
 }
 
 // (NDArray, ShapeTuple): same dtype and bytes, a view holding the source alive.

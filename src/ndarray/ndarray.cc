@@ -12,6 +12,7 @@
 #include "base/error_util.h"
 #include "base/device.h"
 #include "device/device_api.h"
+#include "device/texture.h"
 #include "memory/reserve.h"
 #include "ffi/handle.h"
 
@@ -72,9 +73,11 @@ NDArrayObj* TVMArgValue::AsNDArrayObjOrNull() const {
   return static_cast<NDArrayObj*>(TensorFromHandle(static_cast<DLTensor*>(value_.v_handle), Where().c_str()));
 }
 
-NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
+NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device, const std::string& scope) {
   RequireKnownDevice(device, "NDArray::Empty");
   RequireValidDType(dtype);
+  AOTRT_REQUIRE(scope.empty() || scope == "global" || !IsAcceptedCpuDevice(device), kNotImplemented,
+                "NDArray::Empty: memory scope '", scope, "' is not supported on the CPU (only 'global')");
   AOTRT_REQUIRE(shape.size() <= kMaxNdim, kInvalidArgument, "NDArray::Empty: ndim ", shape.size(), " exceeds ",
                 kMaxNdim);
   auto obj = ObjectPtr<NDArrayObj>(new NDArrayObj());
@@ -96,7 +99,8 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
     DeviceAPI* api = FindDeviceAPI(DeviceTypeOf(device));
     auto managed = std::make_unique<DLManagedTensor>();
     t.device = device;
-    t.data = api->Alloc(device.device_id, nbytes, align, "");
+    t.data = IsTextureScope(scope) ? api->AllocTexture(device.device_id, shape.data(), t.ndim, dtype, scope)
+                                   : api->Alloc(device.device_id, nbytes, align, scope);
     managed->dl_tensor = t;
     managed->manager_ctx = api;
     managed->deleter = [](DLManagedTensor* m) {

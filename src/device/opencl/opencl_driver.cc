@@ -1,5 +1,6 @@
-// The OpenCL driver: device discovery through the ICD loader opened at run time, buffers, copies,
-// queues and attributes (DeviceAPI). A data pointer on an OpenCL device is its cl_mem.
+// The OpenCL driver: device discovery through the ICD loader opened at run time, buffers and
+// images (TVM's texture storage), copies, queues and attributes (DeviceAPI). A data pointer on an
+// OpenCL device is its cl_mem, a buffer or an image2d.
 #include "device/opencl/opencl_driver.h"
 
 #include <dlfcn.h>
@@ -7,10 +8,12 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
 #include "aotrt/dtype.h"
 #include "base/error_util.h"
 #include "device/device_api.h"
+#include "device/texture.h"
 
 namespace aotrt {
 
@@ -142,6 +145,18 @@ const ClDevice& OpenCLState::device(int id, const char* what) const {
 
 namespace {
 
+// TVM's image channel type of a texture's dtype (opencl_common.h).
+cl_channel_type ChannelType(DLDataType t, const std::string& what) {
+  if (t.lanes == 1 && t.code == kDLFloat && (t.bits == 32 || t.bits == 16)) return t.bits == 32 ? CL_FLOAT : CL_HALF_FLOAT;
+  if (t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt) && (t.bits == 8 || t.bits == 16 || t.bits == 32)) {
+    static const cl_channel_type types[2][3] = {{CL_SIGNED_INT8, CL_SIGNED_INT16, CL_SIGNED_INT32},
+                                                {CL_UNSIGNED_INT8, CL_UNSIGNED_INT16, CL_UNSIGNED_INT32}};
+    return types[t.code == kDLUInt][t.bits == 8 ? 0 : t.bits == 16 ? 1 : 2];
+  }
+  AOTRT_THROW(kInvalidArgument, what, ": an image cannot hold ", DataTypeToString(t),
+              " (float16/32, int8/16/32, uint8/16/32)");
+}
+
 class OpenCLDriverImpl final : public DeviceAPI {
  public:
   const char* name() const override { return "opencl"; }
@@ -150,7 +165,7 @@ class OpenCLDriverImpl final : public DeviceAPI {
 
   void* Alloc(int id, size_t bytes, size_t, const std::string& scope) override {
     AOTRT_REQUIRE(scope.empty() || scope == "global", kNotImplemented, "memory scope '", scope,
-                  "' (image2d texture storage) is not supported on OpenCL by aotrt yet: only 'global' buffers");
+                  "' is not one of an OpenCL buffer ('global'); texture scopes are images allocated with their shape");
     const OpenCLState& s = OpenCLState::Get();
     const ClDevice& d = s.device(id, "OpenCL allocation");
     cl_int err = CL_SUCCESS;
@@ -160,8 +175,36 @@ class OpenCLDriverImpl final : public DeviceAPI {
     return mem;
   }
 
+  void* AllocTexture(int id, const int64_t* shape, int ndim, DLDataType dtype, const std::string& scope) override {
+    const OpenCLState& s = OpenCLState::Get();
+    const ClDevice& d = s.device(id, "OpenCL texture allocation");
+    std::string what = StrCat("texture storage (scope '", scope, "') of ", DataTypeToString(dtype),
+                              ShapeToString(shape, ndim), " on OpenCL device ", id, " (", d.name, ")");
+    TextureShape t = FlattenToTexture(shape, ndim, scope, what);
+    cl_bool images = CL_FALSE;
+    s.cl().clGetDeviceInfo(d.id, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, nullptr);
+    AOTRT_REQUIRE(images, kNotImplemented, what, ": the device has no image support, which this export's schedule ",
+                  "(an Adreno or Mali one) needs; compile the model for a plain OpenCL target to run it here");
+    cl_image_format format = {CL_RGBA, ChannelType(dtype, what)};
+    cl_image_desc desc{};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = t.width;
+    desc.image_height = t.height;
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = s.cl().clCreateImage(d.context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+    if (err != CL_SUCCESS) ThrowClError(err, "clCreateImage", StrCat(what, " (", t.width, "x", t.height, " texels)"));
+    std::lock_guard<std::mutex> lock(images_mu_);
+    image_scope_[mem] = scope;
+    return mem;
+  }
+
   void Free(int, void* data) noexcept override {
-    if (data) OpenCLState::Get().cl().clReleaseMemObject(static_cast<cl_mem>(data));
+    if (!data) return;
+    {
+      std::lock_guard<std::mutex> lock(images_mu_);
+      image_scope_.erase(data);
+    }
+    OpenCLState::Get().cl().clReleaseMemObject(static_cast<cl_mem>(data));
   }
 
   void Copy(const DLTensor& from, const DLTensor& to, size_t bytes, void* stream) override {
@@ -172,21 +215,35 @@ class OpenCLDriverImpl final : public DeviceAPI {
     int id = from_dev ? from.device.device_id : to.device.device_id;
     cl_command_queue q = stream ? static_cast<cl_command_queue>(stream) : s.device(id, "OpenCL copy").queue;
     std::string what = StrCat("copying ", bytes, " bytes ", from_dev ? "from" : "to", " OpenCL device ", id);
+    auto mem = [](const DLTensor& t) { return static_cast<cl_mem>(t.data); };
+    // An image's texels: the region of the tensor's shape in its scope, TVM's (an image ignores byte offsets).
+    size_t origin[3] = {0, 0, 0}, from_region[3] = {0, 0, 1}, to_region[3] = {0, 0, 1};
+    bool from_image = from_dev && ImageRegion(from, what, from_region), to_image = to_dev && ImageRegion(to, what, to_region);
     if (from_dev && to_dev) {
       AOTRT_REQUIRE(from.device.device_id == to.device.device_id, kNotImplemented,
                     "copy between two OpenCL devices (", from.device.device_id, " and ", to.device.device_id,
                     ") is not supported; copy through the CPU");
-      AOTRT_CL_CALL(cl.clEnqueueCopyBuffer(q, static_cast<cl_mem>(from.data), static_cast<cl_mem>(to.data),
-                                           from.byte_offset, to.byte_offset, bytes, 0, nullptr, nullptr),
-                    what);
+      if (from_image && to_image) {
+        AOTRT_CL_CALL(cl.clEnqueueCopyImage(q, mem(from), mem(to), origin, origin, to_region, 0, nullptr, nullptr), what);
+      } else if (from_image) {
+        AOTRT_CL_CALL(cl.clEnqueueCopyImageToBuffer(q, mem(from), mem(to), origin, from_region, to.byte_offset, 0,
+                                                    nullptr, nullptr), what);
+      } else if (to_image) {
+        AOTRT_CL_CALL(cl.clEnqueueCopyBufferToImage(q, mem(from), mem(to), from.byte_offset, origin, to_region, 0,
+                                                    nullptr, nullptr), what);
+      } else {
+        AOTRT_CL_CALL(cl.clEnqueueCopyBuffer(q, mem(from), mem(to), from.byte_offset, to.byte_offset, bytes, 0, nullptr,
+                                             nullptr), what);
+      }
     } else if (from_dev) {
-      AOTRT_CL_CALL(cl.clEnqueueReadBuffer(q, static_cast<cl_mem>(from.data), CL_TRUE, from.byte_offset, bytes,
-                                           static_cast<char*>(to.data) + to.byte_offset, 0, nullptr, nullptr),
+      char* host = static_cast<char*>(to.data) + to.byte_offset;
+      AOTRT_CL_CALL(from_image ? cl.clEnqueueReadImage(q, mem(from), CL_TRUE, origin, from_region, 0, 0, host, 0, nullptr, nullptr)
+                               : cl.clEnqueueReadBuffer(q, mem(from), CL_TRUE, from.byte_offset, bytes, host, 0, nullptr, nullptr),
                     what);
     } else {
-      AOTRT_CL_CALL(cl.clEnqueueWriteBuffer(q, static_cast<cl_mem>(to.data), CL_TRUE, to.byte_offset, bytes,
-                                            static_cast<const char*>(from.data) + from.byte_offset, 0, nullptr,
-                                            nullptr),
+      const char* host = static_cast<const char*>(from.data) + from.byte_offset;
+      AOTRT_CL_CALL(to_image ? cl.clEnqueueWriteImage(q, mem(to), CL_TRUE, origin, to_region, 0, 0, host, 0, nullptr, nullptr)
+                             : cl.clEnqueueWriteBuffer(q, mem(to), CL_TRUE, to.byte_offset, bytes, host, 0, nullptr, nullptr),
                     what);
     }
   }
@@ -229,6 +286,25 @@ class OpenCLDriverImpl final : public DeviceAPI {
       default: return;  // not an OpenCL attribute: none, as TVM's OpenCL API answers
     }
   }
+
+ private:
+  // Whether `t` is an image; if so its region, from its shape in the image's scope.
+  bool ImageRegion(const DLTensor& t, const std::string& what, size_t region[3]) {
+    std::string scope;
+    {
+      std::lock_guard<std::mutex> lock(images_mu_);
+      auto it = image_scope_.find(t.data);
+      if (it == image_scope_.end()) return false;
+      scope = it->second;
+    }
+    TextureShape shape = FlattenToTexture(t.shape, t.ndim, scope, what);
+    region[0] = shape.width;
+    region[1] = shape.height;
+    return true;
+  }
+
+  std::mutex images_mu_;
+  std::unordered_map<void*, std::string> image_scope_;  // the images made here, by cl_mem: their scope
 };
 
 }  // namespace

@@ -19,7 +19,8 @@ namespace aotrt {
   X(clReleaseMemObject) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueCopyBuffer) X(clFinish)   \
   X(clFlush) X(clCreateProgramWithSource) X(clCreateProgramWithBinary) X(clBuildProgram)                    \
   X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel)     \
-  X(clSetKernelArg) X(clEnqueueNDRangeKernel)
+  X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clCreateImage) X(clEnqueueReadImage) X(clEnqueueWriteImage)   \
+  X(clEnqueueCopyImage) X(clEnqueueCopyBufferToImage) X(clEnqueueCopyImageToBuffer)
 
 struct ClApi {
 #define AOTRT_CL_MEMBER(name) decltype(&::name) name = nullptr;
