@@ -35,9 +35,7 @@ std::string CudaState::Open() {
   return num_devices > 0 ? "" : "the NVIDIA driver finds no GPU (see CUDA_VISIBLE_DEVICES)";
 }
 
-void CudaState::Bind(int id, const char* what) {
-  thread_local int bound = -1;  // the device whose context this thread made current last
-  if (bound == id) return;
+void CudaState::Bind(int id, const char* what) {  // every time: other code (cudart) may change it between calls
   AOTRT_REQUIRE(id >= 0 && id < num_devices, kInvalidArgument, what, ": CUDA device ", id, " does not exist; ",
                 num_devices ? StrCat("this machine has ", num_devices, " (ids 0 to ", num_devices - 1, ")") : why_none);
   int dev = 0;  // a CUdevice
@@ -46,7 +44,6 @@ void CudaState::Bind(int id, const char* what) {
     AOTRT_CU_CALL(cuDevicePrimaryCtxRetain, (&contexts_[id], dev), what);
   });
   AOTRT_CU_CALL(cuCtxSetCurrent, (contexts_[id]), what);
-  bound = id;
 }
 
 namespace {
