@@ -8,7 +8,7 @@
 #                                            existing build folder, e.g. build, is used as configured), gathers
 #                                            them, the libraries they need beyond glibc, the CUDA fixtures
 #                                            (../shared/fixtures/gpu/u_*) and the fixture converter into
-#                                            .gpu-check/, which .git/info/exclude keeps out of git
+#                                            .gpu-check/ (git-ignored)
 #   scripts/gpu-check.sh run                 on the GPU machine, from the repository root, .gpu-check carried:
 #                                            device tool run(command="scripts/gpu-check.sh run",
 #                                            carry=[".gpu-check"], timeout_s=300): nvidia-smi, `aotrt devices`,
@@ -28,7 +28,7 @@ if [[ ${1:-} == pack ]]; then
   [[ -f $build/CMakeCache.txt ]] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j"${JOBS:-2}" --target aotrt aotrt_cli aotrt_e2e_tests
   rm -rf "$pack" && mkdir -p "$pack/bin" "$pack/lib" "$pack/fixtures"
-  cp "$build/tools/aotrt" "$build/tests/aotrt_e2e_tests" "$pack/bin/"
+  cp "$build/bin/aotrt" "$build/tests/aotrt_e2e_tests" "$pack/bin/"
   cp -L "$build/src/libaotrt.so.0" "$pack/lib/"
   # The libraries they load beyond glibc and the C++ runtime (spdlog, fmt): the GPU machine's distribution
   # has neither. (Debian 12's libstdc++ would need glibc 2.36; aotrt's binaries need 2.34 and GLIBCXX 3.4.30.)
@@ -36,9 +36,9 @@ if [[ ${1:-} == pack ]]; then
     ldd "$f" | awk '$3 ~ /^\// {print $3}'
   done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
     xargs -r cp -L -t "$pack/lib/"
+  strip --strip-debug "$pack/bin/"* "$pack/lib/"*  # the device tool carries at most 64 MiB
   cp -r "$fixtures"/u_* "$pack/fixtures/"
   cp "$root/tests/common/convert_fixtures.py" "$pack/"
-  grep -qx '/.gpu-check/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu-check/' >>"$(git -C "$root" rev-parse --git-common-dir)/info/exclude"
   du -sh "$pack"
   echo "packed: run it on the GPU machine as 'scripts/gpu-check.sh run' with carry [\".gpu-check\"]"
   exit 0
@@ -64,11 +64,12 @@ check() {  # check NAME COMMAND...: runs it, records PASS or FAIL
 
 check nvidia-smi nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 check devices "$pack/bin/aotrt" devices
-check convert python3 "$pack/convert_fixtures.py" "$pack/fixtures" "$AOTRT_TEST_GPU_FIXTURES_NPY_DIR"
+check cuda-device bash -c "'$pack/bin/aotrt' devices | grep -q '^cuda:0 '"  # else every CUDA test below skips
+check convert "${PYTHON:-python3}" "$pack/convert_fixtures.py" "$pack/fixtures" "$AOTRT_TEST_GPU_FIXTURES_NPY_DIR"
 check CUDAFixtures "$pack/bin/aotrt_e2e_tests" --gtest_filter='CUDAFixtures.*' --gtest_color=no
 for d in "$pack/fixtures"/u_*; do
   c=$(basename "$d")
-  tol=$(python3 -c "import json; j = json.load(open('$d/case.json')); print(j['rtol'], j['atol'])")
+  tol=$("${PYTHON:-python3}" -c "import json; j = json.load(open('$d/case.json')); print(j['rtol'], j['atol'])")
   check "run-$c" "$pack/bin/aotrt" run "$d/model.so" --device cuda:0 --inputs "$d/inputs.npz" --expect "$d/expected.npz" \
     --rtol "${tol% *}" --atol "${tol#* }"
   check "bench-$c" "$pack/bin/aotrt" bench "$d/model.so" --device cuda:0 --inputs "$d/inputs.npz" -r 200
