@@ -274,7 +274,7 @@ TEST(CudaMock, ArgumentsArePackedAsKernelParams) {
   void* buf = nullptr;
   ASSERT_EQ(TVMDeviceAllocDataSpace(kCuda0, 64, 64, kF32, &buf), 0);
   MockCudaStats before = mock.stats();
-  k(buf, 7, 2.5, int64_t{-3} << 40, 1.25, 3, 64, 2, 1024);
+  k(buf, 7, 2.5, -(int64_t{3} << 40), 1.25, 3, 64, 2, 1024);
   k(buf, -1, -0.5, int64_t{5}, -2.0, 1, 32, 1, 65536);
   std::vector<MockCudaLaunch> l = mock.launches();
   ASSERT_EQ(l.size(), 2u);
@@ -292,7 +292,7 @@ TEST(CudaMock, ArgumentsArePackedAsKernelParams) {
   std::memcpy(&i64, l[0].params[3], 8), std::memcpy(&f64, l[0].params[4], 8);
   EXPECT_EQ(i32, 7);
   EXPECT_EQ(f32, 2.5f);
-  EXPECT_EQ(i64, int64_t{-3} << 40);
+  EXPECT_EQ(i64, -(int64_t{3} << 40));
   EXPECT_EQ(f64, 1.25);
   std::memcpy(&i32, l[1].params[1], 4), std::memcpy(&f32, l[1].params[2], 4);
   EXPECT_EQ(i32, -1);
