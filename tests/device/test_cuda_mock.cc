@@ -306,6 +306,28 @@ TEST(CudaMock, ArgumentsArePackedAsKernelParams) {
   EXPECT_EQ(TVMDeviceFreeDataSpace(kCuda0, buf), 0);
 }
 
+// cubin and fatbin code goes to cuModuleLoadData as it is, NUL bytes included; an unknown format is
+// refused at load.
+TEST(CudaMock, CubinAndFatbinLoadAsGiven) {
+  REQUIRE_MOCK();
+  for (const std::string& fmt : {"cubin", "fatbin"}) {
+    std::string code = fmt == "cubin" ? std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 12) : std::string("\x50\xed\x55\xba\x01\0\x10\0", 8);
+    std::string blob = CudaBlob(fmt, kTypes, {"blockIdx.x"}, code);
+    ObjectPtr<ModuleNode> root = fuzz::ProcessBlob(blob.data(), blob.size());
+    KernelOf(root)(nullptr, 1, 1.0, 1, 1.0, 9);
+    std::string saved = root->imports()[0]->SaveToBinary();  // written back: format, function map, code
+    EXPECT_EQ(saved.substr(8, fmt.size()), fmt);
+    EXPECT_EQ(saved.substr(saved.size() - code.size()), code);
+  }
+  std::vector<MockCudaLaunch> l = mock.launches();
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_STREQ(l[1].kernel, "k");
+  EXPECT_EQ(l[1].grid[0], 9u);
+  std::string blob = CudaBlob("cu", kTypes, {}, "__global__ void k() {}");
+  EXPECT_AOTRT_ERROR(fuzz::ProcessBlob(blob.data(), blob.size()), ErrorCode::kNotImplemented,
+                     {"CUDA module of format 'cu': aotrt loads 'ptx', 'cubin' or 'fatbin' code"});
+}
+
 TEST(CudaMock, StreamsCarryTheLaunchesAndAreFreed) {
   REQUIRE_MOCK();
   REQUIRE_FIXTURE(path, "u_add");
