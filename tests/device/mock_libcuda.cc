@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "device/mock_libcuda.h"
@@ -38,7 +39,10 @@ struct Module {
 
 std::mutex mu;
 Context contexts[kDevices] = {{0}, {1}};
-thread_local Context* current = nullptr;
+// Each thread's current context. Not a thread_local: LeakSanitizer's tracer (GCC 12) can crash scanning the
+// dynamic TLS of a dlopen'ed library at exit.
+std::map<std::thread::id, Context*> current_of;
+Context*& Current() { return current_of[std::this_thread::get_id()]; }
 std::map<uintptr_t, size_t> allocations;
 std::set<void*> modules, streams;
 std::vector<MockCudaLaunch> launches;
@@ -90,7 +94,7 @@ std::vector<Entry*> ParsePtx(const std::string& ptx) {
 #define INJECT(fn) \
   if (int r = Inject(fn)) return r
 #define NEED_CONTEXT \
-  if (!current) return kInvalidContext
+  if (!Current()) return kInvalidContext
 
 extern "C" {
 
@@ -120,7 +124,10 @@ __attribute__((visibility("default"))) void mock_cuda_fail(const char* fn, int r
   fail_skip = skip;
 }
 
-__attribute__((visibility("default"))) void mock_cuda_drop_context() { current = nullptr; }
+__attribute__((visibility("default"))) void mock_cuda_drop_context() {
+  LOCK;
+  Current() = nullptr;
+}
 
 int cuInit(unsigned flags) { return flags == 0 ? kSuccess : kInvalidValue; }
 int cuDeviceGetCount(int* n) {
@@ -159,7 +166,8 @@ int cuDevicePrimaryCtxRetain(void** ctx, int dev) {
   return kSuccess;
 }
 int cuCtxSetCurrent(void* ctx) {
-  current = static_cast<Context*>(ctx);
+  LOCK;
+  Current() = static_cast<Context*>(ctx);
   return kSuccess;
 }
 int cuCtxSynchronize() {
@@ -245,7 +253,7 @@ int cuModuleLoadData(void** out, const void* image) {
   LOCK;
   NEED_CONTEXT;
   INJECT("cuModuleLoadData");
-  auto* m = new Module{current, {}, false};
+  auto* m = new Module{Current(), {}, false};
   const auto* bytes = static_cast<const unsigned char*>(image);
   uint32_t magic = 0;
   std::memcpy(&magic, bytes, 4);
@@ -305,7 +313,7 @@ int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
   if (int r = CheckStream(stream)) return r;
   MockCudaLaunch l{};
   std::snprintf(l.kernel, sizeof(l.kernel), "%s", e->name.c_str());
-  l.device = current->device;
+  l.device = Current()->device;
   unsigned dims[6] = {gx, gy, gz, bx, by, bz};
   std::memcpy(l.grid, dims, sizeof(l.grid));
   std::memcpy(l.block, dims + 3, sizeof(l.block));

@@ -311,7 +311,7 @@ TEST(CudaMock, ArgumentsArePackedAsKernelParams) {
 TEST(CudaMock, CubinAndFatbinLoadAsGiven) {
   REQUIRE_MOCK();
   for (const std::string& fmt : {"cubin", "fatbin"}) {
-    std::string code = fmt == "cubin" ? std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 12) : std::string("\x50\xed\x55\xba\x01\0\x10\0", 8);
+    std::string code = fmt == "cubin" ? std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10) : std::string("\x50\xed\x55\xba\x01\0\x10\0", 8);
     std::string blob = CudaBlob(fmt, kTypes, {"blockIdx.x"}, code);
     ObjectPtr<ModuleNode> root = fuzz::ProcessBlob(blob.data(), blob.size());
     KernelOf(root)(nullptr, 1, 1.0, 1, 1.0, 9);
