@@ -24,7 +24,7 @@ class Device(_ffi.DLDevice):
 
     @property
     def exist(self):
-        """Whether this machine has the device (an OpenCL device needs a platform: pocl, a GPU driver)."""
+        """Whether this machine has the device (OpenCL needs a platform: pocl, a GPU driver; CUDA the NVIDIA driver)."""
         return bool(self._GetDeviceAttr(self.device_type, self.device_id, 0))
 
     @property

@@ -156,7 +156,7 @@ def test_negative_device_id_is_refused(tvm):
 def test_device_and_dtype(tvm):
     assert tvm.cpu(0) == tvm.device("cpu", 0) == tvm.device("llvm") == tvm.device(1, 0)
     assert str(tvm.cpu(0)) == "cpu(0)" and repr(tvm.device("cpu:1")) == "cpu(1)"
-    assert tvm.cpu().exist and not tvm.cuda().exist
+    assert tvm.cpu().exist and not tvm.rocm().exist
     assert tvm.cuda(1).device_type == 2 and tvm.cuda(1).device_id == 1
     tvm.cpu(0).sync()
     assert len({tvm.cpu(0), tvm.cpu(0), tvm.cpu(1)}) == 2
@@ -170,7 +170,7 @@ def test_device_and_dtype(tvm):
 
 def test_nd_errors_do_not_crash(tvm):
     with pytest.raises(tvm.TVMError):
-        tvm.nd.empty((2,), "float32", tvm.cuda(0))
+        tvm.nd.empty((2,), "float32", tvm.rocm(0))
     with pytest.raises(ValueError):
         tvm.nd.empty((2,), "complex_thing")
     with pytest.raises(ValueError):

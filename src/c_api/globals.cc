@@ -72,13 +72,14 @@ void SetDevice(TVMArgs args, TVMRetValue*) {
   RequireDevice(dev, "__tvm_set_device").SetDevice(dev.device_id);
 }
 
-// TVM's names of optional runtimes; aotrt has only the CPU one.
+// TVM's names of optional runtimes; aotrt has the CPU, OpenCL and CUDA ones.
 void RuntimeEnabled(TVMArgs args, TVMRetValue* rv) {
   std::string t = args[0].AsString();
   static const char* const kKnown[] = {"cuda", "gpu", "nvptx", "cl", "opencl", "sdaccel", "mtl", "metal",
                                        "vulkan", "rpc", "hexagon", "rocm", "llvm", "stackvm", "tflite"};
   if (t == "cpu") return rv->SetInt(1);
   if (t.compare(0, 6, "opencl") == 0 || t == "cl") return rv->SetInt(1);
+  if (t.compare(0, 4, "cuda") == 0 || t == "gpu" || t == "nvptx") return rv->SetInt(1);
   for (const char* k : kKnown) {
     if (t.compare(0, std::strlen(k), k) == 0) return rv->SetInt(0);
   }

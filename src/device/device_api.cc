@@ -12,6 +12,7 @@
 namespace aotrt {
 
 DeviceAPI* OpenCLDriver();  // device/opencl/opencl_driver.cc
+DeviceAPI* CUDADriver();  // device/cuda/cuda_driver.cc
 
 namespace {
 
@@ -61,6 +62,8 @@ DeviceAPI* FindDeviceAPI(int device_type) {
       return &cpu;
     case kDLOpenCL:
       return OpenCLDriver();
+    case kDLCUDA:
+      return CUDADriver();
     default:
       return nullptr;
   }

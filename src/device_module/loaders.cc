@@ -4,9 +4,10 @@
 namespace aotrt {
 
 ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx);  // opencl_module.cc
+ObjectPtr<ModuleNode> LoadCUDAModule(BoundedReader& r, const LoadContext& ctx);  // cuda_module.cc
 
 namespace {
-const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}};
+const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}, {"cuda", &LoadCUDAModule}};
 }  // namespace
 
 extern const BinaryLoaderTable kDeviceBinaryLoaders(kDeviceLoaderDefs);

@@ -106,7 +106,7 @@ void GraphModel::CheckDevice(DLDevice device) const {
   bool same = cpu ? type == kDLCPU || type == kDLCUDAHost : type == graph_.device_type;
   AOTRT_REQUIRE(same, kInvalidArgument, "GraphExecutor of '", name(), "' (", what(), ") was compiled for ",
                 DeviceName(compiled), " (device type ", graph_.device_type, "): create it on ", DeviceName(compiled),
-                cpu ? "" : " (e.g. tvm.opencl(0), Device{kDLOpenCL, 0}, --device opencl)", "; got ", DeviceName(device),
+                cpu ? "" : StrCat(" (e.g. tvm.", DeviceName(compiled), "(0), --device ", DeviceName(compiled), ")"), "; got ", DeviceName(device),
                 " (device type ", type, ") id ", device.device_id);
   if (cpu) {
     AOTRT_REQUIRE(device.device_id == 0, kInvalidArgument, "GraphExecutor of '", name(), "': cpu device ",

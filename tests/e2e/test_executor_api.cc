@@ -64,8 +64,8 @@ TEST(ExecutorApi, InputValidationNamesTheTensor) {
   EXPECT_AOTRT_ERROR(ex.SetInput(2, f32x2.tensor()), ErrorCode::kOutOfRange, {"input index 2 out of range"});
   EXPECT_AOTRT_ERROR(ex.GetOutput(1), ErrorCode::kOutOfRange, {"output index 1"});
   DLTensor gpu = NDArray::Empty({1}, kF32).tensor();
-  gpu.device = DLDevice{kDLCUDA, 0};
-  EXPECT_AOTRT_ERROR(ex.SetInput(0, gpu), ErrorCode::kInvalidArgument, {"input 0 ('a')", "got device type 2 id 0"});
+  gpu.device = DLDevice{kDLROCM, 0};
+  EXPECT_AOTRT_ERROR(ex.SetInput(0, gpu), ErrorCode::kInvalidArgument, {"input 0 ('a')", "got device type 10 id 0"});
 }
 
 TEST(ExecutorApi, RejectsNonCpuDevice) {

@@ -1,5 +1,5 @@
 // libFuzzer target: the device module readers of the blob (issue 44): the input is the payload of
-// an `opencl` entry (format, function map, source), read by the built-in loader, then saved again.
+// an `opencl` or `cuda` entry (format, function map, code), read by the built-in loader, then saved again.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,13 +13,18 @@ void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // A blob of one entry: [payload bytes][entry count 1]["opencl"][the payload].
+  // A blob of one entry: [payload bytes][entry count 1][key][the payload]; the key is "cuda" for a payload
+  // whose format is ptx, cubin or fatbin (the cuda loader's), else "opencl".
+  uint64_t n = 0;
+  if (size >= 8) std::memcpy(&n, data, 8);
+  std::string fmt = size >= 8 && n <= 6 && size - 8 >= n ? std::string(reinterpret_cast<const char*>(data) + 8, n) : "";
+  std::string key = fmt == "ptx" || fmt == "cubin" || fmt == "fatbin" ? "cuda" : "opencl";
   std::string blob(8, '\0');
   PutU64(&blob, 1);
-  PutU64(&blob, 6);
-  blob += "opencl";
+  PutU64(&blob, key.size());
+  blob += key;
   blob.append(reinterpret_cast<const char*>(data), size);
-  uint64_t n = blob.size() - 8;
+  n = blob.size() - 8;
   std::memcpy(blob.data(), &n, 8);
   try {
     aotrt::ObjectPtr<aotrt::ModuleNode> root = fuzz::ProcessBlob(blob.data(), blob.size());

@@ -195,7 +195,7 @@ static void Arrays() {
   EXPECT(static_cast<float*>(view->data)[5] == 5 && static_cast<float*>(tail->data)[tail->byte_offset / 4] == 4);
   ExpectError([&] { x.CreateView({7}, DataType::Float(32)); }, "exceeds");
   ExpectError([&] { x.CopyFromBytes(v, 4); }, "size");
-  ExpectError([&] { NDArray::Empty({1}, DataType::Float(32), DLDevice{kDLCUDA, 0}); }, "");
+  ExpectError([&] { NDArray::Empty({1}, DataType::Float(32), DLDevice{kDLROCM, 0}); }, "");
   NDArray back = NDArray::FromDLPack(x.ToDLPack());
   EXPECT(back->data == x->data && x.use_count() >= 2);
 
@@ -208,8 +208,8 @@ static void Arrays() {
 
   DeviceAPI::Get(dev)->SetStream(dev, nullptr);
   DeviceAPI::Get(dev)->StreamSync(dev, nullptr);
-  EXPECT(DeviceAPI::Get(DLDevice{kDLCUDA, 0}, true) == nullptr);
-  ExpectError([] { DeviceAPI::Get(DLDevice{kDLCUDA, 0}); }, "cuda");
+  EXPECT(DeviceAPI::Get(DLDevice{kDLROCM, 0}, true) == nullptr);
+  ExpectError([] { DeviceAPI::Get(DLDevice{kDLROCM, 0}); }, "rocm");
 }
 
 // A program's own object types (TypeIndex::kDynamic), declared as TVM's own tests declare them.

@@ -166,8 +166,8 @@ def test_deployment_globals(export):
             prop()
     m = lib["default"](tvm.cpu(0))
     assert m.type_key == "AotExecutor" and m.is_runnable
-    assert tvm.cpu(0).exist and not tvm.cuda(0).exist
-    assert tvm.runtime.enabled("cpu") and not tvm.runtime.enabled("cuda")
+    assert tvm.cpu(0).exist and not tvm.rocm(0).exist
+    assert tvm.runtime.enabled("cpu") and tvm.runtime.enabled("cuda") and not tvm.runtime.enabled("rocm")
     with pytest.raises(tvm.TVMError, match="Unknown optional runtime"):
         tvm.runtime.enabled("bogus")
     assert tvm.runtime.num_threads() >= 1

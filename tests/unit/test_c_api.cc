@@ -117,7 +117,7 @@ TEST(CApi, ArraysCopiesAndDLPack) {
   ASSERT_EQ(TVMArrayCopyToBytes(b, out, sizeof(out)), 0);
   EXPECT_EQ(out[5], 6.0f);
   EXPECT_EQ(TVMArrayFree(b), 0);
-  EXPECT_EQ(TVMArrayAlloc(shape, 2, kDLFloat, 32, 1, kDLCUDA, 0, &a), -1);
+  EXPECT_EQ(TVMArrayAlloc(shape, 2, kDLFloat, 32, 1, kDLROCM, 0, &a), -1);
 }
 
 // Issue 26: a negative device id is no device; refused, as aotrt::NDArray::Empty refuses it.
@@ -141,7 +141,7 @@ TEST(CApi, StreamsAreCpuNoOps) {
   EXPECT_EQ(TVMSynchronize(kDLCPU, 0, nullptr), 0);
   EXPECT_EQ(TVMSetStream(kDLCPU, 0, nullptr), 0);
   EXPECT_EQ(TVMStreamFree(kDLCPU, 0, nullptr), 0);
-  EXPECT_EQ(TVMSynchronize(kDLCUDA, 0, nullptr), -1);
+  EXPECT_EQ(TVMSynchronize(kDLROCM, 0, nullptr), -1);
 }
 
 TEST(CApi, RunOnce) {

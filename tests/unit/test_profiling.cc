@@ -246,9 +246,9 @@ TEST(TimeEvaluator, BadOptionsAndDevicesAreErrors) {
   EXPECT_NE(msg.find("repeats_to_cooldown"), std::string::npos);
   o.cooldown_interval_ms = 0;  // no cooldown: repeats_to_cooldown is never used, as in TVM
   EXPECT_EQ(CodeOf([&] { WrapTimeEvaluator(c.Func(), kCpu, o); }), ErrorCode::kOk);
-  EXPECT_EQ(CodeOf([&] { WrapTimeEvaluator(c.Func(), DLDevice{kDLCUDA, 0}, Opt(1, 1)); }, &msg),
+  EXPECT_EQ(CodeOf([&] { WrapTimeEvaluator(c.Func(), DLDevice{kDLROCM, 0}, Opt(1, 1)); }, &msg),
             ErrorCode::kInvalidArgument);
-  EXPECT_NE(msg.find("no driver for cuda"), std::string::npos);
+  EXPECT_NE(msg.find("no driver for rocm"), std::string::npos);
   EXPECT_EQ(CodeOf([&] { WrapTimeEvaluator(PackedFunc(), kCpu, Opt(1, 1)); }), ErrorCode::kInvalidArgument);
   EXPECT_EQ(c.Take(), 0);
 }

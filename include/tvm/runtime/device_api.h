@@ -1,5 +1,5 @@
 // TVM's DeviceAPI (tvm/runtime/device_api.h) over aotrt's device layer, for the device types aotrt
-// has a driver for (the CPU, OpenCL): DeviceAPI::Get(dev) returns that type's; every call goes
+// has a driver for (the CPU, OpenCL, CUDA): DeviceAPI::Get(dev) returns that type's; every call goes
 // through the TVM C ABI (TVMDeviceAllocDataSpace, TVMSynchronize, ...) and throws its error
 // (tvm::runtime::Error: a device the machine lacks, out of memory). Get for a type without a driver
 // throws (kInvalidArgument naming it), or returns nullptr with allow_missing, where TVM aborts.
@@ -47,10 +47,10 @@ class DeviceAPI {
   static DeviceAPI* Get(Device dev, bool allow_missing = false) {
     static DeviceAPI api;  // stateless: the C ABI dispatches on the device
     int type = static_cast<int>(dev.device_type);
-    if (type == kDLCPU || type == kDLCUDAHost || type == kDLOpenCL) return &api;
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLOpenCL || type == kDLCUDA) return &api;
     if (allow_missing) return nullptr;
     throw Error(aotrt::ErrorCode::kInvalidArgument, std::string("Device API ") + DeviceName(type) +
-                                                        " is not enabled: aotrt runs on the CPU and OpenCL");
+                                                        " is not enabled: aotrt runs on the CPU, OpenCL and CUDA");
   }
   static bool NeedSetDevice(int device_type) { return device_type != kDLCPU; }
   void SetDevice(Device) {}
