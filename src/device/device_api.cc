@@ -12,6 +12,7 @@
 namespace aotrt {
 
 DeviceAPI* OpenCLDriver();  // device/opencl/opencl_driver.cc
+DeviceAPI* VulkanDriver();  // device/vulkan/vulkan_driver.cc
 
 namespace {
 
@@ -56,6 +57,8 @@ DeviceAPI* FindDeviceAPI(int device_type) {
       return &cpu;
     case kDLOpenCL:
       return OpenCLDriver();
+    case kDLVulkan:
+      return VulkanDriver();
     default:
       return nullptr;
   }

@@ -4,9 +4,10 @@
 namespace aotrt {
 
 ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx);  // opencl_module.cc
+ObjectPtr<ModuleNode> LoadVulkanModule(BoundedReader& r, const LoadContext& ctx);  // vulkan_module.cc
 
 namespace {
-const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}};
+const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}, {"vulkan", &LoadVulkanModule}};
 }  // namespace
 
 extern const BinaryLoaderTable kDeviceBinaryLoaders(kDeviceLoaderDefs);
