@@ -213,7 +213,7 @@ void AddModelSource(CLI::App* cmd, ModelSource* src) {
   cmd->add_option("--params", src->params, "The params file of that graph (needs --graph)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--device", src->device,
-                  "Where to run: cpu (default), or opencl[:N] for an OpenCL export (`aotrt devices` lists them)")
+                  "Where to run: cpu (default), or opencl[:N] / vulkan[:N] for an OpenCL / Vulkan export (`aotrt devices` lists them)")
       ->type_name("DEVICE");
 }
 

@@ -1,5 +1,6 @@
-// libFuzzer target: the device module readers of the blob (issue 44): the input is the payload of
-// an `opencl` entry (format, function map, source), read by the built-in loader, then saved again.
+// libFuzzer target: the device module readers of the blob (issues 44, 47): the input is the payload
+// of an `opencl` entry (format, function map, source) or, when its format string is "vulkan", of a
+// `vulkan` entry (format, function map, SPIR-V shader map), read by the built-in loader, then saved again.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,11 +14,12 @@ void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // A blob of one entry: [payload bytes][entry count 1]["opencl"][the payload].
+  // A blob of one entry: [payload bytes][entry count 1]["opencl" or "vulkan"][the payload].
+  bool vulkan = size >= 14 && std::memcmp(data, "\x06\0\0\0\0\0\0\0vulkan", 14) == 0;
   std::string blob(8, '\0');
   PutU64(&blob, 1);
   PutU64(&blob, 6);
-  blob += "opencl";
+  blob += vulkan ? "vulkan" : "opencl";
   blob.append(reinterpret_cast<const char*>(data), size);
   uint64_t n = blob.size() - 8;
   std::memcpy(blob.data(), &n, 8);

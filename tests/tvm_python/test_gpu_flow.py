@@ -1,6 +1,7 @@
-"""TVM v0.14's own tvm.contrib.graph_executor over libaotrt on the real OpenCL exports of
-../shared/fixtures/gpu (o_*), on tvm.opencl(0) (pocl here): the factory and classic flows, device
-arrays in and out, bit-exact with TVM's own runtime on the same device."""
+"""TVM v0.14's own tvm.contrib.graph_executor over libaotrt on the real GPU exports of
+../shared/fixtures/gpu: OpenCL (o_*) on tvm.opencl(0) (pocl here) and Vulkan (k_*) on tvm.vulkan(0)
+(lavapipe here): the factory and classic flows, device arrays in and out, bit-exact with TVM's own
+runtime on the same device."""
 import glob
 import json
 import os
@@ -14,11 +15,15 @@ from tvm.contrib import graph_executor
 GPU_FIXTURES = os.environ.get("AOTRT_GPU_FIXTURES_DIR", "")
 
 
-def opencl_cases():
+def gpu_cases(prefix):
     if not GPU_FIXTURES:
         return []
-    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(GPU_FIXTURES, "o_*", "case.json"))
+    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(GPU_FIXTURES, prefix + "*", "case.json"))
                   if "mobilenet" not in p)  # MobileNet: the C++ suite and the CLI
+
+
+def opencl_cases():
+    return gpu_cases("o_")
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +34,25 @@ def dev():
     return d
 
 
+@pytest.fixture(scope="module")
+def vk():
+    d = tvm.vulkan(0)
+    if not d.exist:
+        pytest.skip("no Vulkan device on this machine")
+    return d
+
+
 @pytest.mark.parametrize("d", opencl_cases(), ids=os.path.basename)
 def test_opencl_export_runs_bit_exact(d, dev):
+    run_bit_exact(d, dev)
+
+
+@pytest.mark.parametrize("d", gpu_cases("k_"), ids=os.path.basename)
+def test_vulkan_export_runs_bit_exact(d, vk):
+    run_bit_exact(d, vk)
+
+
+def run_bit_exact(d, dev):
     meta = json.load(open(os.path.join(d, "case.json")))
     if meta["artifact"] == "factory":
         lib = tvm.runtime.load_module(os.path.join(d, "model.so"))
@@ -61,3 +83,14 @@ def test_opencl_device_answers_tvms_attributes(dev):
     b = a.copyto(tvm.cpu(0))
     assert b.numpy().tolist() == list(range(6))
     dev.sync()
+
+
+def test_vulkan_device_answers_tvms_attributes(vk):
+    assert vk.max_threads_per_block > 0 and vk.warp_size >= 1
+    assert isinstance(vk.device_name, str) and vk.device_name
+    assert vk.compute_version.count(".") == 2
+    assert tvm.vulkan(99).exist is False
+    a = tvm.nd.array(np.arange(6, dtype="float32"), vk)
+    assert a.device == vk
+    assert a.copyto(tvm.cpu(0)).numpy().tolist() == list(range(6))
+    vk.sync()
