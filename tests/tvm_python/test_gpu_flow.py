@@ -94,3 +94,18 @@ def test_vulkan_device_answers_tvms_attributes(vk):
     assert a.device == vk
     assert a.copyto(tvm.cpu(0)).numpy().tolist() == list(range(6))
     vk.sync()
+
+
+@pytest.mark.parametrize("case", ["k_add", "o_add"])
+def test_time_evaluator_and_benchmark_wait_for_the_device(case):
+    dev = tvm.vulkan(0) if case.startswith("k_") else tvm.opencl(0)
+    if not GPU_FIXTURES or not dev.exist:
+        pytest.skip("no GPU fixtures or no %s device" % dev)
+    m = graph_executor.GraphModule(tvm.runtime.load_module(os.path.join(GPU_FIXTURES, case, "model.so"))["default"](dev))
+    m.set_input("a", np.ones((1, 2), "uint8"))
+    m.set_input("b", np.ones((1, 2), "uint8"))
+    assert m.module.time_evaluator("run", dev, number=3, repeat=2)().mean > 0
+    assert m.benchmark(dev, number=2, repeat=2).mean > 0
+    assert m.get_output(0).numpy().tolist() == [[2, 2]]
+    with pytest.raises(tvm.TVMError, match="device 5 does not exist"):
+        m.module.time_evaluator("run", tvm.vulkan(5) if case.startswith("k_") else tvm.opencl(5))
