@@ -1,6 +1,7 @@
 """aotrt's Python on the real GPU exports of ../shared/fixtures/gpu: OpenCL (o_*) on aotrt.opencl(0)
 and Vulkan (k_*) on aotrt.vulkan(0), the factory and classic flows, numpy in, device arrays out,
 bit-exact with TVM's own GraphExecutor on the same device; skipped where the device is absent."""
+import ctypes
 import glob
 import json
 import os
@@ -71,8 +72,8 @@ SHADERS = {
 }
 
 
-def vulkan_module_library(tmp_path):
-    """A library whose blob holds only `_lib` and a `vulkan` module importing the two kernels."""
+def vulkan_module_library(tmp_path, extra_int32_args=0):
+    """A library whose blob holds only `_lib` and a `vulkan` module with the two kernels."""
     import base64
     import struct
     import subprocess
@@ -80,8 +81,9 @@ def vulkan_module_library(tmp_path):
     text = lambda s: u64(len(s)) + s  # noqa: E731
     fmap, smap = u64(len(SHADERS)), u64(len(SHADERS))
     for name, (flag, words) in sorted(SHADERS.items()):
-        types = bytes([3, 64, 1, 0, 0, 32, 1, 0, 2, 32, 1, 0])  # handle, int32, float32
-        fmap += text(name.encode()) + text(b"") + u64(3) + types + u64(2) + text(b"blockIdx.x") + text(b"threadIdx.x")
+        # handle, int32, float32 (and more int32)
+        types = bytes([3, 64, 1, 0, 0, 32, 1, 0, 2, 32, 1, 0] + [0, 32, 1, 0] * extra_int32_args)
+        fmap += text(name.encode()) + text(b"") + u64(3 + extra_int32_args) + types + u64(2) + text(b"blockIdx.x") + text(b"threadIdx.x")
         spv = base64.b64decode(words)
         smap += text(name.encode()) + struct.pack("<I", flag) + u64(len(spv) // 4) + spv
     body = u64(3) + text(b"_lib") + text(b"vulkan") + text(b"vulkan") + fmap + smap
@@ -96,7 +98,6 @@ def vulkan_module_library(tmp_path):
 
 @pytest.mark.parametrize("kernel", sorted(SHADERS))
 def test_vulkan_scalars_as_push_constants_and_in_a_uniform_buffer(kernel, tmp_path):
-    import ctypes
     dev = aotrt.vulkan(0)
     if not dev.exist:
         pytest.skip("no Vulkan device on this machine")
@@ -110,3 +111,14 @@ def test_vulkan_scalars_as_push_constants_and_in_a_uniform_buffer(kernel, tmp_pa
     k(ptr, 1, 0.0, 4, 1)
     want = [1.0 + i for i in range(4)] + [-6.75 + i for i in range(4, 8)] + [3.5 + i for i in range(8, 16)]
     assert out.numpy().tolist() == want
+
+
+def test_vulkan_push_constants_beyond_the_device_limit_name_the_kernel(tmp_path):
+    dev = aotrt.vulkan(0)
+    if not dev.exist:
+        pytest.skip("no Vulkan device on this machine")
+    lib = aotrt.load_module(vulkan_module_library(tmp_path, extra_int32_args=60))
+    k = lib.get_function("k_push", query_imports=True)
+    out = aotrt.nd.array(np.zeros(4, "float32"), dev)
+    with pytest.raises(aotrt.TVMError, match="Vulkan kernel 'k_push' takes 496 bytes of push constants"):
+        k(ctypes.c_void_p(out.handle.contents.data), 3, 0.5, *([0] * 60), 4, 1)
