@@ -83,7 +83,8 @@ def vulkan_module_library(tmp_path, extra_int32_args=0):
     for name, (flag, words) in sorted(SHADERS.items()):
         # handle, int32, float32 (and more int32)
         types = bytes([3, 64, 1, 0, 0, 32, 1, 0, 2, 32, 1, 0] + [0, 32, 1, 0] * extra_int32_args)
-        fmap += text(name.encode()) + text(b"") + u64(3 + extra_int32_args) + types + u64(2) + text(b"blockIdx.x") + text(b"threadIdx.x")
+        tags = u64(2) + text(b"blockIdx.x") + text(b"threadIdx.x")
+        fmap += text(name.encode()) + text(b"") + u64(3 + extra_int32_args) + types + tags
         spv = base64.b64decode(words)
         smap += text(name.encode()) + struct.pack("<I", flag) + u64(len(spv) // 4) + spv
     body = u64(3) + text(b"_lib") + text(b"vulkan") + text(b"vulkan") + fmap + smap
