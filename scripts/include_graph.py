@@ -12,9 +12,9 @@ siblings and must not include each other. The ranks follow what the code needs:
   - memory/ is memory protection (reserves, guards, zeroed memory): it needs only base/.
   - backend/ is what generated code calls (workspace, parallel launch, float16): it needs only
     base/ and memory/, and module/ (library loading fills the context pointers) and aot/ need it.
-  - device/ is the device layer: one interface, a driver per device type (CPU, OpenCL); it needs
+  - device/ is the device layer: one interface, a driver per device type (CPU, OpenCL, Vulkan); it needs
     base/ and ffi/ (attribute values), and ndarray/ copies and allocates through it.
-  - device_module/ holds the device code modules of the blob (opencl: kernels and their launch),
+  - device_module/ holds the device code modules of the blob (opencl, vulkan: kernels and their launch),
     module nodes over device/'s drivers; the executor prepares them for its device.
   - constant_cache/ shares constant pools through files; aot/ (the loaded model) uses it.
   - executor/ is the one executor and what it runs (a planned model: memory plan and calls), the

@@ -10,6 +10,8 @@ packages=(
   libxxhash-dev                        # constant cache checksums (header-only)
   opencl-headers                       # the OpenCL driver's declarations (libOpenCL is opened at run time)
   ocl-icd-libopencl1 pocl-opencl-icd   # an OpenCL device on the CPU for the OpenCL tests (pocl)
+  libvulkan-dev                        # the Vulkan driver's declarations (libvulkan is opened at run time)
+  libvulkan1 mesa-vulkan-drivers       # a Vulkan device on the CPU for the Vulkan tests (lavapipe)
   libgtest-dev                         # tests
   libbenchmark-dev                     # bench/
   libcli11-dev nlohmann-json3-dev      # the aotrt command line; metadata.json of C-interface archives

@@ -27,7 +27,7 @@ int ListDevices() {
     const char* name;
     int code;
   };
-  for (const Type& type : {Type{"cpu", kDLCPU}, Type{"opencl", kDLOpenCL}, Type{"cuda", kDLCUDA}}) {
+  for (const Type& type : {Type{"cpu", kDLCPU}, Type{"opencl", kDLOpenCL}, Type{"cuda", kDLCUDA}, Type{"vulkan", kDLVulkan}}) {
     int id = 0;
     for (; id < 64 && num(type.code, id, 0) == 1; ++id) {
       std::string dev = std::string(type.name) + ":" + std::to_string(id);

@@ -213,7 +213,7 @@ void AddModelSource(CLI::App* cmd, ModelSource* src) {
   cmd->add_option("--params", src->params, "The params file of that graph (needs --graph)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--device", src->device,
-                  "Where to run: cpu (default), opencl[:N] or cuda[:N] for a GPU export (`aotrt devices` lists them)")
+                  "Where to run: cpu (default), or opencl[:N], cuda[:N] or vulkan[:N] for a GPU export (`aotrt devices` lists them)")
       ->type_name("DEVICE");
 }
 

@@ -16,7 +16,7 @@ struct ModelSource {
   std::string path;
   std::string graph_json;  // --graph FILE: the graph JSON of the library at `path`
   std::string params;      // --params FILE: its params (relay.save_param_dict); needs --graph
-  std::string device = "cpu";  // --device cpu | opencl[:N] | cuda[:N]
+  std::string device = "cpu";  // --device cpu | opencl[:N] | cuda[:N] | vulkan[:N]
   // The device --device names. Throws UsageError for an unknown name or id.
   DLDevice Device() const;
 };

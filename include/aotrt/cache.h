@@ -22,7 +22,7 @@ enum class CacheEntryKind {
   kConstantPool,     // <content hash>.aotrt-pool: a model's constant pool, mapped by every process
   kAlias,            // <file identity hash>.aotrt-alias: a link from one model file to its pool
   kArchiveLibrary,   // mlf-<hash>.so: a Model Library Format archive compiled once
-  kProgramBinary,    // opencl-<hash>.bin: an OpenCL kernel's program built once for a device
+  kProgramBinary,    // opencl-<hash>.bin, vulkan-<hash>.bin: kernels built once for a device
   kTemporary,        // .tmp-*: a writer's file before its rename (a leftover when its writer died)
   kLock,             // .lock: the directory lock
   kOther,            // anything else (left alone by ClearCache)

@@ -78,7 +78,7 @@ void RuntimeEnabled(TVMArgs args, TVMRetValue* rv) {
   static const char* const kKnown[] = {"cuda", "gpu", "nvptx", "cl", "opencl", "sdaccel", "mtl", "metal",
                                        "vulkan", "rpc", "hexagon", "rocm", "llvm", "stackvm", "tflite"};
   if (t == "cpu") return rv->SetInt(1);
-  if (t.compare(0, 6, "opencl") == 0 || t == "cl") return rv->SetInt(1);
+  if (t.compare(0, 6, "opencl") == 0 || t == "cl" || t.compare(0, 6, "vulkan") == 0) return rv->SetInt(1);
   if (t.compare(0, 4, "cuda") == 0 || t == "gpu" || t == "nvptx") return rv->SetInt(1);
   for (const char* k : kKnown) {
     if (t.compare(0, std::strlen(k), k) == 0) return rv->SetInt(0);

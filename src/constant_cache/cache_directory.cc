@@ -71,7 +71,7 @@ CacheEntryKind CacheEntryKindOf(const std::string& name) {
   if (HasSuffix(name, kPoolSuffix)) return CacheEntryKind::kConstantPool;
   if (HasSuffix(name, kAliasSuffix)) return CacheEntryKind::kAlias;
   if (name.rfind("mlf-", 0) == 0 && HasSuffix(name, ".so")) return CacheEntryKind::kArchiveLibrary;
-  if (name.rfind("opencl-", 0) == 0 && HasSuffix(name, ".bin")) return CacheEntryKind::kProgramBinary;
+  if ((name.rfind("opencl-", 0) == 0 || name.rfind("vulkan-", 0) == 0) && HasSuffix(name, ".bin")) return CacheEntryKind::kProgramBinary;
   if (name.rfind(kPoolTempPrefix, 0) == 0) return CacheEntryKind::kTemporary;
   if (name == ".lock") return CacheEntryKind::kLock;
   return CacheEntryKind::kOther;

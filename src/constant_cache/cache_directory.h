@@ -4,7 +4,7 @@
 // Names: `<content>.aotrt-pool` (a constant pool, constant_cache/constant_pool_file.h), `<identity>.aotrt-alias`
 // (a symbolic link from a model file's identity to the pool holding its constants), `mlf-<hash>.so`
 // (a compiled C-interface archive, aot/c_interface/mlf_loader.cc), `opencl-<hash>.bin` (an OpenCL
-// program binary, device_module/opencl_module.cc), `.tmp-*` (a writer's temporary
+// program binary; `vulkan-*.bin`: a Vulkan pipeline cache, device_module/), `.tmp-*` (a writer's temporary
 // file), `.lock` (the directory lock: one writer or clearer at a time).
 #pragma once
 

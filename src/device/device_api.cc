@@ -13,6 +13,7 @@ namespace aotrt {
 
 DeviceAPI* OpenCLDriver();  // device/opencl/opencl_driver.cc
 DeviceAPI* CUDADriver();  // device/cuda/cuda_driver.cc
+DeviceAPI* VulkanDriver();  // device/vulkan/vulkan_driver.cc
 
 namespace {
 
@@ -64,6 +65,8 @@ DeviceAPI* FindDeviceAPI(int device_type) {
       return OpenCLDriver();
     case kDLCUDA:
       return CUDADriver();
+    case kDLVulkan:
+      return VulkanDriver();
     default:
       return nullptr;
   }

@@ -4,10 +4,12 @@
 namespace aotrt {
 
 ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx);  // opencl_module.cc
-ObjectPtr<ModuleNode> LoadCUDAModule(BoundedReader& r, const LoadContext& ctx);  // cuda_module.cc
+ObjectPtr<ModuleNode> LoadCUDAModule(BoundedReader& r, const LoadContext& ctx);    // cuda_module.cc
+ObjectPtr<ModuleNode> LoadVulkanModule(BoundedReader& r, const LoadContext& ctx);  // vulkan_module.cc
 
 namespace {
-const BinaryLoaderDef kDeviceLoaderDefs[] = {{"opencl", &LoadOpenCLModule}, {"cuda", &LoadCUDAModule}};
+const BinaryLoaderDef kDeviceLoaderDefs[] = {
+    {"opencl", &LoadOpenCLModule}, {"cuda", &LoadCUDAModule}, {"vulkan", &LoadVulkanModule}};
 }  // namespace
 
 extern const BinaryLoaderTable kDeviceBinaryLoaders(kDeviceLoaderDefs);

@@ -8,6 +8,7 @@
 #include "aotrt/profiling.h"
 #include "base/device.h"
 #include "base/error_util.h"
+#include "device/device_api.h"
 #include "ffi/registry.h"
 #include "profiling/internal.h"
 
@@ -132,11 +133,9 @@ profiling_internal::RpcTimeEvaluatorArgs profiling_internal::ParseRpcTimeEvaluat
   out.name = args[1].AsString();
   int device_type = IntArg(kRpcFn, args, 2, "device_type");
   int device_id = IntArg(kRpcFn, args, 3, "device_id");
-  // Checked before the cast: an int outside DLDeviceType is no value of it.
-  AOTRT_REQUIRE(IsAcceptedCpuDevice(device_type, device_id), kInvalidArgument, kRpcFn,
-                ": only CPU devices (device_type 1, device_id 0) are supported, got device_type ", device_type,
-                " device_id ", device_id);
-  out.device = DLDevice{kDLCPU, device_id};
+  // A device of a driver's type that the machine has (its queue is waited for after each call), or the CPU.
+  out.device = IsAcceptedCpuDevice(device_type, device_id) ? DLDevice{kDLCPU, 0} : MakeDevice(device_type, device_id);
+  if (out.device.device_type != kDLCPU || device_id != 0) RequireDevice(out.device, kRpcFn);
   const TimeEvaluatorOptions defaults;  // TVM's defaults: limit_zero_time_iterations 100, cache_flush_bytes 0
   out.options.number = IntArg(kRpcFn, args, 4, "number");
   out.options.repeat = IntArg(kRpcFn, args, 5, "repeat");

@@ -288,21 +288,22 @@ TEST(Allocations, EveryAllocationFailureOnLoadCreateRunIsACleanError) {
   }
 }
 
-// An OpenCL export (../shared/fixtures/gpu): run() allocates nothing of aotrt's; what the OpenCL
-// driver allocates per enqueued command (pocl: its command and event records) it frees again, so a
-// run holds no more memory than the one before it. The count per run is printed for bench/README.
-TEST(Allocations, OpenCLRunHoldsNothingMore) {
+// A GPU export (../shared/fixtures/gpu) on `dev`: run() allocates nothing of aotrt's; what the
+// driver allocates per enqueued command (pocl: its command and event records; lavapipe: its
+// recorded commands and descriptor sets) it frees again, so a run holds no more memory than the one
+// before it. The count per run is printed for bench/README.
+void ExpectDeviceRunHoldsNothingMore(DLDevice dev, const std::string& name) {
   if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
   std::string dir = AOTRT_TEST_GPU_FIXTURES_NPY_DIR;
   if (dir.empty()) GTEST_SKIP() << "../shared/fixtures/gpu not present";
   try {
-    NDArray::Empty({1}, DLDataType{kDLFloat, 32, 1}, DLDevice{kDLOpenCL, 0});
+    NDArray::Empty({1}, DLDataType{kDLFloat, 32, 1}, dev);
   } catch (const Error& e) {
     GTEST_SKIP() << e.what();
   }
-  std::ifstream in(dir + "/o_conv/case.json");
-  Case c = LoadCase(dir + "/o_conv", nlohmann::json::parse(in).at("artifact").get<std::string>());
-  Executor ex = Model::Load(c.library).CreateExecutor(DLDevice{kDLOpenCL, 0});
+  std::ifstream in(dir + "/" + name + "/case.json");
+  Case c = LoadCase(dir + "/" + name, nlohmann::json::parse(in).at("artifact").get<std::string>());
+  Executor ex = Model::Load(c.library).CreateExecutor(dev);
   SetCaseInputs(c, ex);
   for (int i = 0; i < 3; ++i) ex.Run();  // warm: the host code's kernel handles found
   ex.Synchronize();
@@ -310,6 +311,9 @@ TEST(Allocations, OpenCLRunHoldsNothingMore) {
   for (int i = 0; i < 20; ++i) ex.Run();
   ex.Synchronize();
   AllocStats after = CurrentAllocStats();
-  std::cout << "OpenCL o_conv: " << (after.calls - before.calls) / 20.0 << " driver allocations per run\n";
-  EXPECT_LE(after.live, before.live) << "runs on OpenCL hold more memory than before";
+  std::cout << name << ": " << (after.calls - before.calls) / 20.0 << " driver allocations per run\n";
+  EXPECT_LE(after.live, before.live) << "runs on " << name << " hold more memory than before";
 }
+
+TEST(Allocations, OpenCLRunHoldsNothingMore) { ExpectDeviceRunHoldsNothingMore(DLDevice{kDLOpenCL, 0}, "o_conv"); }
+TEST(Allocations, VulkanRunHoldsNothingMore) { ExpectDeviceRunHoldsNothingMore(DLDevice{kDLVulkan, 0}, "k_conv"); }

@@ -111,8 +111,8 @@ def main(models, out):
         path = os.path.join(vm, case, "code.ro")
         if os.path.isfile(path):
             write(out, "vm", case, open(path, "rb").read())
-    # GPU exports (../shared/fixtures/gpu when present): each `opencl` or `cuda` entry's payload, cut from the
-    # module blob between its type key and the next entry's; and a small one made here.
+    # GPU exports (../shared/fixtures/gpu when present): each `opencl`, `cuda` or `vulkan` entry's payload,
+    # cut from the module blob between its type key and the next entry's; and a small one made here.
     u64 = lambda v: struct.pack("<Q", v)  # noqa: E731
     text = lambda s: u64(len(s)) + s  # noqa: E731
     write(out, "device_module", "one_kernel",
@@ -123,7 +123,7 @@ def main(models, out):
     for case in sorted(os.listdir(gpu)) if os.path.isdir(gpu) else []:
         path = os.path.join(gpu, case, "model.so")
         raw = open(path, "rb").read() if os.path.isfile(path) and os.path.getsize(path) < 1 << 20 else b""
-        for key in (b"opencl", b"cuda"):
+        for key in (b"opencl", b"cuda", b"vulkan"):
             start = raw.find(text(key))
             end = raw.find(text(b"_import_tree"), start)
             if start >= 0 and end > start:

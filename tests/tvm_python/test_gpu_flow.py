@@ -1,6 +1,7 @@
-"""TVM v0.14's own tvm.contrib.graph_executor over libaotrt on the real OpenCL exports of
-../shared/fixtures/gpu (o_*), on tvm.opencl(0) (pocl here): the factory and classic flows, device
-arrays in and out, bit-exact with TVM's own runtime on the same device."""
+"""TVM v0.14's own tvm.contrib.graph_executor over libaotrt on the real GPU exports of
+../shared/fixtures/gpu: OpenCL (o_*) on tvm.opencl(0) (pocl here) and Vulkan (k_*) on tvm.vulkan(0)
+(lavapipe here): the factory and classic flows, device arrays in and out, bit-exact with TVM's own
+runtime on the same device."""
 import glob
 import json
 import os
@@ -14,11 +15,15 @@ from tvm.contrib import graph_executor
 GPU_FIXTURES = os.environ.get("AOTRT_GPU_FIXTURES_DIR", "")
 
 
-def opencl_cases():
+def gpu_cases(prefix):
     if not GPU_FIXTURES:
         return []
-    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(GPU_FIXTURES, "o_*", "case.json"))
+    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(GPU_FIXTURES, prefix + "*", "case.json"))
                   if "mobilenet" not in p)  # MobileNet: the C++ suite and the CLI
+
+
+def opencl_cases():
+    return gpu_cases("o_")
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +34,25 @@ def dev():
     return d
 
 
+@pytest.fixture(scope="module")
+def vk():
+    d = tvm.vulkan(0)
+    if not d.exist:
+        pytest.skip("no Vulkan device on this machine")
+    return d
+
+
 @pytest.mark.parametrize("d", opencl_cases(), ids=os.path.basename)
 def test_opencl_export_runs_bit_exact(d, dev):
+    run_bit_exact(d, dev)
+
+
+@pytest.mark.parametrize("d", gpu_cases("k_"), ids=os.path.basename)
+def test_vulkan_export_runs_bit_exact(d, vk):
+    run_bit_exact(d, vk)
+
+
+def run_bit_exact(d, dev):
     meta = json.load(open(os.path.join(d, "case.json")))
     if meta["artifact"] == "factory":
         lib = tvm.runtime.load_module(os.path.join(d, "model.so"))
@@ -101,3 +123,29 @@ def test_heterogeneous_graph_keeps_host_entries_on_the_cpu(dev):
         assert out.device == tvm.cpu(0)  # copy_out's entry lives on the host
         assert out.numpy().tobytes() == want.tobytes()
         assert m.get_input("data").device == tvm.cpu(0)
+
+
+def test_vulkan_device_answers_tvms_attributes(vk):
+    assert vk.max_threads_per_block > 0 and vk.warp_size >= 1
+    assert isinstance(vk.device_name, str) and vk.device_name
+    assert vk.compute_version.count(".") == 2
+    assert tvm.vulkan(99).exist is False
+    a = tvm.nd.array(np.arange(6, dtype="float32"), vk)
+    assert a.device == vk
+    assert a.copyto(tvm.cpu(0)).numpy().tolist() == list(range(6))
+    vk.sync()
+
+
+@pytest.mark.parametrize("case", ["k_add", "o_add"])
+def test_time_evaluator_and_benchmark_wait_for_the_device(case):
+    dev = tvm.vulkan(0) if case.startswith("k_") else tvm.opencl(0)
+    if not GPU_FIXTURES or not dev.exist:
+        pytest.skip("no GPU fixtures or no %s device" % dev)
+    m = graph_executor.GraphModule(tvm.runtime.load_module(os.path.join(GPU_FIXTURES, case, "model.so"))["default"](dev))
+    m.set_input("a", np.ones((1, 2), "uint8"))
+    m.set_input("b", np.ones((1, 2), "uint8"))
+    assert m.module.time_evaluator("run", dev, number=3, repeat=2)().mean > 0
+    assert m.benchmark(dev, number=2, repeat=2).mean > 0
+    assert m.get_output(0).numpy().tolist() == [[2, 2]]
+    with pytest.raises(tvm.TVMError, match="device 5 does not exist"):
+        m.module.time_evaluator("run", tvm.vulkan(5) if case.startswith("k_") else tvm.opencl(5))

@@ -59,6 +59,7 @@ TEST_F(CacheDirectoryTest, KindsComeFromNames) {
   EXPECT_EQ(aotrt::CacheEntryKindOf("x.aotrt-alias"), CacheEntryKind::kAlias);
   EXPECT_EQ(aotrt::CacheEntryKindOf("mlf-abc.so"), CacheEntryKind::kArchiveLibrary);
   EXPECT_EQ(aotrt::CacheEntryKindOf("opencl-0123abcd.bin"), CacheEntryKind::kProgramBinary);
+  EXPECT_EQ(aotrt::CacheEntryKindOf("vulkan-0123abcd.bin"), CacheEntryKind::kProgramBinary);
   EXPECT_EQ(aotrt::CacheEntryKindOf(".tmp-opencl-1-2"), CacheEntryKind::kTemporary);
   EXPECT_EQ(aotrt::CacheEntryKindOf("mlf-build-x1y2z3"), CacheEntryKind::kOther);  // a compile in progress
   EXPECT_EQ(aotrt::CacheEntryKindOf(".tmp-pool-1-2"), CacheEntryKind::kTemporary);

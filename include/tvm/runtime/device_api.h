@@ -47,10 +47,10 @@ class DeviceAPI {
   static DeviceAPI* Get(Device dev, bool allow_missing = false) {
     static DeviceAPI api;  // stateless: the C ABI dispatches on the device
     int type = static_cast<int>(dev.device_type);
-    if (type == kDLCPU || type == kDLCUDAHost || type == kDLOpenCL || type == kDLCUDA) return &api;
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLOpenCL || type == kDLCUDA || type == kDLVulkan) return &api;
     if (allow_missing) return nullptr;
     throw Error(aotrt::ErrorCode::kInvalidArgument, std::string("Device API ") + DeviceName(type) +
-                                                        " is not enabled: aotrt runs on the CPU, OpenCL and CUDA");
+                                                        " is not enabled: aotrt runs on the CPU, OpenCL, CUDA and Vulkan");
   }
   static bool NeedSetDevice(int device_type) { return device_type != kDLCPU; }
   void SetDevice(Device) {}
