@@ -6,6 +6,7 @@
 #include <chrono>
 #include <climits>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -14,9 +15,11 @@
 #include <aotrt/error.h>
 #include <aotrt/model.h>
 #include <aotrt/profiling.h>
+#include <aotrt/vm.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "vm_commands.h"
 #include "model_io.h"
 #include "table.h"
 #include "usage_error.h"
@@ -39,13 +42,12 @@ struct ProfileCliOptions {
 extern "C" void OnProfileSigint(int) { aotrt::RequestInterrupt(); }
 
 // Times plain runs for about `seconds` (at least 3 runs), appending each run's ms to `out`.
-void TimePlainRuns(aotrt::Executor& ex, double seconds, std::vector<double>* out) {
+void TimePlainRuns(const std::function<void()>& run, double seconds, std::vector<double>* out) {
   Clock::time_point end =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   for (int i = 0; (i < 3 || Clock::now() < end) && !aotrt::InterruptRequested(); ++i) {
     Clock::time_point t = Clock::now();
-    ex.Run();
-    ex.Synchronize();
+    run();
     out->push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
   }
 }
@@ -62,10 +64,10 @@ void PrintText(const ProfileCliOptions& o, const aotrt::OperatorProfile& p, doub
   std::cout << "bench      median of " << bench_runs << " unprofiled runs " << Fixed(bench_ms, bench_ms < 1 ? 6 : 4)
             << " ms; profiled runs: median " << Fixed(p.run_ms_median, bench_ms < 1 ? 6 : 4) << " ms\n           ("
             << (overhead >= 0 ? "+" : "")
-            << Fixed(overhead, 1) << (p.measured ? "% while timing each node" : "% while sampling") << "), mean "
+            << Fixed(overhead, 1) << (p.measured ? "% while timing each call" : "% while sampling") << "), mean "
             << Fixed(p.run_ms, bench_ms < 1 ? 6 : 4) << " ms\n";
   if (p.measured) {
-    std::cout << "reading    Mean ms is the node's own time per run, timed around each of its calls; Percent its\n"
+    std::cout << "reading    Mean ms is the operator's own time per run, timed around each of its calls; Percent its\n"
               << "           share of the run's wall time. Full names and shapes: --json or --csv FILE.\n";
     return;
   }
@@ -124,16 +126,27 @@ CLI::App* AddProfileCommand(CLI::App& app, Action* run) {
     } catch (const aotrt::Error& e) {
       throw UsageError(e.what());
     }
-    aotrt::Model model = LoadModel(o->model);
-    aotrt::ExecutorOptions options;
-    options.num_threads = o->op_threads;
-    aotrt::Executor ex = model.CreateExecutor(o->model.Device(), options);
-    ApplyInputs(ex, PrepareInputs(model, ex, o->inputs));
+    aotrt::Model model;
+    aotrt::Module exe = LoadModelOrVM(o->model, &model), vm;  // a Relay VM export: main's primitives timed
+    aotrt::Executor ex;
+    std::function<void()> run;
+    if (exe.defined()) {
+      std::vector<int> types;
+      vm = MakeVM(exe, o->inputs, &types);
+      aotrt::PackedFunc invoke = vm.GetFunctionOrThrow("invoke_stateful");
+      run = [invoke, types] { invoke("main"), SynchronizeVM(types); };
+    } else {
+      aotrt::ExecutorOptions options;
+      options.num_threads = o->op_threads;
+      ex = model.CreateExecutor(o->model.Device(), options);
+      ApplyInputs(ex, PrepareInputs(model, ex, o->inputs));
+      run = [&ex] { ex.Run(), ex.Synchronize(); };
+    }
     std::vector<double> plain;
-    ex.Run();  // warm before timing
-    TimePlainRuns(ex, o->bench_s, &plain);
-    aotrt::OperatorProfile p = aotrt::ProfileOperators(ex, o->profile);
-    TimePlainRuns(ex, o->bench_s, &plain);
+    run();  // warm before timing
+    TimePlainRuns(run, o->bench_s, &plain);
+    aotrt::OperatorProfile p = exe.defined() ? aotrt::ProfileVM(vm, "main", o->profile) : aotrt::ProfileOperators(ex, o->profile);
+    TimePlainRuns(run, o->bench_s, &plain);
     double bench_ms = Median(plain);
     if (!o->csv.empty()) {
       std::ofstream f(o->csv, std::ios::binary);

@@ -107,9 +107,7 @@ void PrintVMInspect(const aotrt::Module& exe, const std::string& path, bool json
             << stats;
 }
 
-namespace {
-// A VM over `exe` on every device it names, `main`'s inputs set from `in`.
-aotrt::Module MakeVM(const aotrt::Module& exe, const InputOptions& in, std::vector<int>* device_types = nullptr) {
+aotrt::Module MakeVM(const aotrt::Module& exe, const InputOptions& in, std::vector<int>* device_types) {
   std::vector<aotrt::NDArray> args = GatherInputs(exe, in);
   aotrt::Module vm = exe.GetFunctionOrThrow("vm_load_executable")().As<aotrt::Module>();
   // Each virtual device's type (device 0 of it), the CPU always (shape functions run there).
@@ -132,7 +130,12 @@ aotrt::Module MakeVM(const aotrt::Module& exe, const InputOptions& in, std::vect
   for (size_t i = 0; i < args.size(); ++i) vm.GetFunctionOrThrow("set_one_input")("main", static_cast<int64_t>(i), args[i]);
   return vm;
 }
-}  // namespace
+
+void SynchronizeVM(const std::vector<int>& device_types) {
+  for (int t : device_types) {
+    if (t != kDLCPU && TVMSynchronize(t, 0, nullptr) != 0) throw UsageError(TVMGetLastError());
+  }
+}
 
 bool IsVMBytecodeSource(const ModelSource& src) {
   struct stat st;
@@ -150,9 +153,7 @@ int BenchVM(const aotrt::Module& exe, const InputOptions& in, const aotrt::Bench
   aotrt::PackedFunc invoke = vm.GetFunctionOrThrow("invoke_stateful");
   aotrt::PackedFunc call([invoke, types](aotrt::TVMArgs args, aotrt::TVMRetValue* rv) {
     invoke.CallPacked(args, rv);
-    for (int t : types) {
-      if (t != kDLCPU && TVMSynchronize(t, 0, nullptr) != 0) throw UsageError(TVMGetLastError());
-    }
+    SynchronizeVM(types);
   });
   aotrt::BenchmarkStats s = aotrt::Benchmark(call, aotrt::TVMArgs(&name, &code, 1), options);
   if (json) {

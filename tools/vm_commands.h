@@ -26,6 +26,11 @@ void PrintVMInspect(const aotrt::Module& exe, const std::string& path, bool json
 // Whether `src` names a VM export `aotrt bench` times without loading it first: code.ro, or a folder
 // holding code.ro.
 bool IsVMBytecodeSource(const ModelSource& src);
+// A VM over `exe` on every device it names (the CPU always), `main`'s inputs set from `in`; the
+// device types in `device_types` when given.
+aotrt::Module MakeVM(const aotrt::Module& exe, const InputOptions& in, std::vector<int>* device_types = nullptr);
+// Waits for the work queued on each device of `device_types` but the CPU. Throws UsageError.
+void SynchronizeVM(const std::vector<int>& device_types);
 // Times `main` (invoke_stateful) on the inputs `in` names; prints the statistics (JSON with `json`).
 // Returns the exit status (130 when interrupted).
 int BenchVM(const aotrt::Module& exe, const InputOptions& in, const aotrt::BenchmarkOptions& options, bool json);

@@ -52,7 +52,7 @@ class AOTRT_API ADTObj : public Object {
  public:
   ADTObj(int32_t tag, std::vector<ObjectPtr<Object>> fields) : Object(kTypeADT), tag(tag), fields(std::move(fields)) {}
   const int32_t tag;
-  const std::vector<ObjectPtr<Object>> fields;
+  std::vector<ObjectPtr<Object>> fields;  // not to change once shared (the VM refills only tuples no one holds)
 };
 
 }  // namespace aotrt

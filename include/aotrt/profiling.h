@@ -194,6 +194,7 @@ struct AOTRT_API OperatorProfile {
   // every run. Then `operators` are the graph's nodes by cost, `samples` each node's calls (and
   // the total calls), ci95 0, and `outside` the time between the calls.
   bool measured = false;
+  std::string executor = "Graph";  // of a measured profile: "Graph" (its nodes) or "VM" (a Relay VM function's primitives)
 
   // A table of lines up to about 100 columns (names over 40 and long shapes cut, "..."): name,
   // percent, +-ci95 (sampled only), mean ms, samples or calls, the argument shapes when the rows

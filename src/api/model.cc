@@ -39,12 +39,17 @@ std::vector<NDArray> CopyOutputs(const Executor& ex) {
   return out;
 }
 
+constexpr char kVMExport[] = "a Relay VM export, which Model does not run: load it with aotrt::Module::LoadFromFile "
+    "(vm.so, a tvmc package, a folder of code.ro and lib.so) or aotrt::LoadVMExecutable(code.ro, lib.so), then "
+    "vm_load_executable() (aotrt/vm.h)";
+
 }  // namespace
 
 Model Model::FromModule(Module factory) {
   return RethrowOutOfMemoryAsError("Model::FromModule", [&] {
     AOTRT_REQUIRE(factory.defined(), kInvalidArgument, "Model::FromModule: undefined module");
     auto* node = dynamic_cast<ExecutorFactoryNode*>(factory.node().get());
+    AOTRT_REQUIRE(factory.type_key() != "VMExecutable", kInvalidArgument, kVMExport);
     AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not a model: the library's root module is '",
                   factory.type_key(), "', expected 'AotExecutorFactory' or 'GraphExecutorFactory' (a library of "
                   "operators alone, e.g. the mod.so of a graph export, needs its graph: Model::LoadGraph)");
@@ -57,6 +62,7 @@ Model Model::FromModule(Module factory) {
 
 Model Model::Load(const std::string& path, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::Load", [&] {
+    AOTRT_REQUIRE(path.size() < 3 || path.compare(path.size() - 3, 3, ".ro") != 0, kInvalidArgument, path, ": ", kVMExport);
     return FromModule(Module::LoadFromFile(path, "", options));
   });
 }

@@ -79,31 +79,9 @@ OperatorProfile ProfileOnce(PlannedExecutor* ex) {
   return ProfileMeasured(*ex, o);
 }
 
-std::string ProfileJson(const OperatorProfile& p) {
-  auto str = [](const std::string& v) { return StrCat("{\"string\": ", Json(v).dump(), "}"); };
-  std::string calls;
-  for (const OperatorCost& c : p.operators) {
-    calls += StrCat(calls.empty() ? "" : ", ", "{\"Name\": ", str(c.symbol), ", \"Argument Shapes\": ", str(c.shapes),
-                    ", \"Device\": ", str("cpu0"), ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": ",
-                    Json(c.mean_ms * 1000).dump(), "}, \"Percent\": {\"percent\": ", Json(c.percent).dump(), "}}");
-  }
-  return StrCat("{\"calls\": [", calls, "], \"device_metrics\": {\"cpu0\": {\"Name\": ", str("Total"),
-                ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": ", Json(p.run_ms * 1000).dump(),
-                "}, \"Percent\": {\"percent\": 100}}}, \"configuration\": {\"Executor\": ", str("Graph"), "}}");
-}
-
-// The debug executor's profile: TVM's Report object (ProfileReportObj), as TVM returns; its CSV
-// has TVM's column names (as Report::FromJSON's in tvm/runtime/profiling.h).
+// The debug executor's profile: TVM's Report object (ProfileReportObj), as TVM returns.
 void ProfileReport(PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-  OperatorProfile p = ProfileOnce(ex);
-  std::string csv = "Name,Duration (us),Percent,Count,Argument Shapes\n";
-  char line[64];
-  for (const OperatorCost& c : p.operators) {
-    std::snprintf(line, sizeof(line), ",%.2f,%.2f,%llu,", c.mean_ms * 1000, c.percent,
-                  static_cast<unsigned long long>(c.samples));
-    csv += StrCat(c.symbol, line, "\"", c.shapes, "\"\n");
-  }
-  rv->SetObject(MakeObject<ProfileReportObj>(p.ToTable(), csv, ProfileJson(p)), kTVMObjectHandle);
+  rv->SetObject(MakeProfileReport(ProfileOnce(ex)), kTVMObjectHandle);
 }
 
 const ExecutorMethod kMethods[] = {
@@ -194,7 +172,7 @@ const ExecutorMethod kDebugMethods[] = {
        rv->SetBytes(std::move(blob));
      }},
     {"profile", ProfileReport},
-    {"profile_rpc", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(ProfileJson(ProfileOnce(ex))); }},
+    {"profile_rpc", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(MakeProfileReport(ProfileOnce(ex))->json); }},
     {"run_individual_node", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgCount("run_individual_node", args, 7);
        rv->SetBytes(TimeNode(ex, NodeArg(ex, args[0]), TimingArgs(args, 1)));

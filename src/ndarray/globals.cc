@@ -11,9 +11,9 @@
 #include "aotrt/ndarray.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
+#include "ndarray/serialize.h"
 
 namespace aotrt {
-namespace {
 
 std::vector<NamedArray> ParamsFromMap(TVMArgValue arg) {
   const auto* map = static_cast<const MapObj*>(arg.AsObjectOf(kTypeMap, "Map<String, NDArray>"));
@@ -28,17 +28,14 @@ std::vector<NamedArray> ParamsFromMap(TVMArgValue arg) {
   return params;
 }
 
-// The params file in `bytes`, returned as a Map<String, NDArray>.
-void ReturnParams(const std::string& bytes, TVMRetValue* rv) {
+ObjectPtr<Object> ParamsToMap(std::vector<NamedArray> params) {
   std::vector<MapObj::Item> items;
-  for (NamedArray& p : LoadParams(bytes.data(), bytes.size())) {
-    items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
-  }
-  rv->SetObject(MakeObject<MapObj>(std::move(items)));
+  for (NamedArray& p : params) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
+  return MakeObject<MapObj>(std::move(items));
 }
 
-// The whole file. A directory opens as a stream and then fails to read with libstdc++'s
-// "basic_filebuf::underflow" and no path: check the kind of file first, and name the path always.
+// A directory opens as a stream and then fails to read with libstdc++'s "basic_filebuf::underflow"
+// and no path: check the kind of file first, and name the path always.
 std::string ReadFile(const std::string& path, const char* what) {
   struct stat st;
   AOTRT_REQUIRE(::stat(path.c_str(), &st) == 0, kNotFound, what, " '", path, "': ", std::strerror(errno));
@@ -55,6 +52,15 @@ std::string ReadFile(const std::string& path, const char* what) {
   return bytes;
 }
 
+void WriteFile(const std::string& path, const std::string& bytes, const char* what) {
+  std::ofstream out(path, std::ios::binary);
+  AOTRT_REQUIRE(out.good(), kIOError, what, ": cannot open '", path, "' for writing: ", std::strerror(errno));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  AOTRT_REQUIRE(out.good(), kIOError, what, ": cannot write '", path, "'");
+}
+
+namespace {
+
 void SaveParamsGlobal(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount("runtime.SaveParams", args, 1);
   rv->SetBytes(SaveParams(ParamsFromMap(args[0])));
@@ -62,23 +68,19 @@ void SaveParamsGlobal(TVMArgs args, TVMRetValue* rv) {
 
 void SaveParamsToFile(TVMArgs args, TVMRetValue*) {
   RequireArgCount("runtime.SaveParamsToFile", args, 2);
-  std::string bytes = SaveParams(ParamsFromMap(args[0]));
-  std::string path = args[1].AsString();
-  std::ofstream out(path, std::ios::binary);
-  AOTRT_REQUIRE(out.good(), kIOError, "runtime.SaveParamsToFile: cannot open '", path, "' for writing: ",
-                std::strerror(errno));
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  AOTRT_REQUIRE(out.good(), kIOError, "cannot write params file ", path);
+  WriteFile(args[1].AsString(), SaveParams(ParamsFromMap(args[0])), "runtime.SaveParamsToFile");
 }
 
 void LoadParamsGlobal(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount("runtime.LoadParams", args, 1);
-  ReturnParams(args[0].AsString(), rv);
+  std::string bytes = args[0].AsString();
+  rv->SetObject(ParamsToMap(LoadParams(bytes.data(), bytes.size())));
 }
 
 void LoadParamsFromFile(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount("runtime.LoadParamsFromFile", args, 1);
-  ReturnParams(ReadFile(args[0].AsString(), "runtime.LoadParamsFromFile: params file"), rv);
+  std::string bytes = ReadFile(args[0].AsString(), "runtime.LoadParamsFromFile: params file");
+  rv->SetObject(ParamsToMap(LoadParams(bytes.data(), bytes.size())));
 }
 
 // TVM's VerifyDataType: lanes >= 1; bits a power of two multiple of 8, or 1/4-bit integers.

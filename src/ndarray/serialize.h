@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "aotrt/ndarray.h"
+#include "aotrt/packed_func.h"
 #include "base/byte_reader.h"
 
 namespace aotrt {
@@ -28,5 +29,12 @@ void WriteFactoryParams(dmlc::Stream* s, const std::vector<NamedArray>& params);
 std::vector<NamedArray> ReadFactoryParams(BoundedReader& r);
 // The NDArray serialized in [data, data + size), without copying its data. Throws kFormatError.
 SerializedNDArray ViewSerializedNDArray(const void* data, size_t size);
+
+// Params as TVM's Map<String, NDArray> and back (kTypeMismatch for another object), and whole files
+// (ndarray/globals.cc): errors name `what` and the path (kNotFound, kIOError).
+std::vector<NamedArray> ParamsFromMap(TVMArgValue arg);
+ObjectPtr<Object> ParamsToMap(std::vector<NamedArray> params);
+std::string ReadFile(const std::string& path, const char* what);
+void WriteFile(const std::string& path, const std::string& bytes, const char* what);
 
 }  // namespace aotrt

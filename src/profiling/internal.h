@@ -5,6 +5,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <functional>
 #include <string>
 
 #include "aotrt/module.h"
@@ -21,6 +22,12 @@ class PlannedExecutor;
 // run; nothing is sampled. Runs `ex` warmup + profiled times with its current inputs. Throws
 // kInvalidArgument (options) and what Run() throws.
 OperatorProfile ProfileMeasured(PlannedExecutor& ex, const OperatorProfileOptions& options);
+// A measured profile: `run` warmup + profiled times, each adding its operators' milliseconds
+// (mean_ms) and calls (samples) to the lines of `ops`. Throws kInvalidArgument (options), what `run` throws.
+OperatorProfile ProfileMeasuredRuns(const OperatorProfileOptions& options, const std::function<void()>& run,
+                                    std::vector<OperatorCost>* ops);
+// TVM's runtime.profiling.Report of a measured profile.
+ObjectPtr<ProfileReportObj> MakeProfileReport(const OperatorProfile& profile);
 
 namespace profiling_internal {
 

@@ -238,11 +238,11 @@ void ValidateOperatorProfileOptions(const OperatorProfileOptions& opt) {
   RequireInRange("operator profile", "warmup", opt.warmup, 0, kMaxTimingNumber);
 }
 
-OperatorProfile ProfileMeasured(PlannedExecutor& ex, const OperatorProfileOptions& opt) {
+OperatorProfile ProfileMeasuredRuns(const OperatorProfileOptions& opt, const std::function<void()>& run,
+                                    std::vector<OperatorCost>* ops) {
   ValidateOperatorProfileOptions(opt);
-  const size_t n = ex.NumOps();
-  for (int i = 0; i < opt.warmup; ++i) ex.Run();
-  std::vector<double> node_ms(n, 0.0);
+  for (int i = 0; i < opt.warmup; ++i) run();
+  for (OperatorCost& c : *ops) c.mean_ms = 0, c.samples = 0;
   std::vector<double> runs;
   OperatorProfile p;
   auto until = Deadline(opt);
@@ -251,40 +251,47 @@ OperatorProfile ProfileMeasured(PlannedExecutor& ex, const OperatorProfileOption
       p.interrupted = true;
       break;
     }
-    Clock::time_point start = Clock::now(), t = start;
-    for (size_t k = 0; k < n; ++k) {
-      ex.RunOp(k);
-      Clock::time_point now = Clock::now();
-      node_ms[k] += Ms(now - t);
-      t = now;
-    }
-    runs.push_back(Ms(t - start));
+    Clock::time_point start = Clock::now();
+    run();
+    runs.push_back(Ms(Clock::now() - start));
   }
-  p.model = ex.Info().name;
-  p.library = ex.Info().library;
   p.measured = true;
-  double total = SetRunTimes(runs, &p);
+  double total = SetRunTimes(runs, &p), ops_ms = 0;
   if (runs.empty()) return p;
-  double nodes_ms = 0;
-  for (size_t k = 0; k < n; ++k) {
-    PlannedExecutor::OpDescription op = ex.DescribeOp(k);
-    OperatorCost c;
-    c.name = std::move(op.name);
-    c.symbol = std::move(op.function);
-    c.samples = runs.size();
-    c.mean_ms = node_ms[k] / runs.size();
-    c.percent = total > 0 ? node_ms[k] / total * 100 : 0;
-    c.shapes = std::move(op.shapes);
-    nodes_ms += c.mean_ms;
+  for (OperatorCost& c : *ops) {
+    if (c.samples == 0) continue;  // never called
+    c.percent = total > 0 ? c.mean_ms / total * 100 : 0;
+    c.mean_ms /= runs.size();
+    ops_ms += c.mean_ms;
+    p.samples += c.samples;
     p.operators.push_back(std::move(c));
   }
   // By cost, as a sampled profile's (the debug executor's report keeps them so too; TVM sorts its table).
   std::stable_sort(p.operators.begin(), p.operators.end(),
                    [](const OperatorCost& a, const OperatorCost& b) { return a.mean_ms > b.mean_ms; });
-  p.samples = static_cast<uint64_t>(runs.size()) * n;
-  p.outside.name = "(between nodes)";
-  p.outside.mean_ms = std::max(0.0, p.run_ms - nodes_ms);
+  p.outside.name = "(between operators)";
+  p.outside.mean_ms = std::max(0.0, p.run_ms - ops_ms);
   p.outside.percent = p.run_ms > 0 ? p.outside.mean_ms / p.run_ms * 100 : 0;
+  return p;
+}
+
+OperatorProfile ProfileMeasured(PlannedExecutor& ex, const OperatorProfileOptions& opt) {
+  std::vector<OperatorCost> ops(ex.NumOps());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    PlannedExecutor::OpDescription op = ex.DescribeOp(k);
+    ops[k].name = std::move(op.name), ops[k].symbol = std::move(op.function), ops[k].shapes = std::move(op.shapes);
+  }
+  OperatorProfile p = ProfileMeasuredRuns(opt, [&] {
+    Clock::time_point t = Clock::now();
+    for (size_t k = 0; k < ops.size(); ++k) {
+      ex.RunOp(k);
+      Clock::time_point now = Clock::now();
+      ops[k].mean_ms += Ms(now - t), ++ops[k].samples;
+      t = now;
+    }
+  }, &ops);
+  p.model = ex.Info().name;
+  p.library = ex.Info().library;
   return p;
 }
 

@@ -84,7 +84,7 @@ std::string OperatorProfile::ToTable() const {
   };
   // Milliseconds with about 4 significant digits for a run of run_ms, at least 4 decimals.
   int ms_digits = run_ms > 0 ? std::min(9, std::max(4, 3 - static_cast<int>(std::floor(std::log10(run_ms))))) : 4;
-  row(measured ? "Node" : "Operator", "Percent", "+-95%", "Mean ms", measured ? "Calls" : "Samples",
+  row(!measured ? "Operator" : executor == "VM" ? "Primitive" : "Node", "Percent", "+-95%", "Mean ms", measured ? "Calls" : "Samples",
       shapes ? "Argument shapes" : "");
   for (const OperatorCost& c : operators) {
     row(c.name, Fixed(c.percent, 2), Fixed(c.ci95, 2), Fixed(c.mean_ms, ms_digits), std::to_string(c.samples), c.shapes);
@@ -93,9 +93,10 @@ std::string OperatorProfile::ToTable() const {
       measured ? "" : std::to_string(outside.samples), "");
   row("Total (mean run)", "100.00", "", Fixed(run_ms, ms_digits), std::to_string(samples), "");
   if (measured) {
-    os << "Graph " << model << " (" << library << "): " << runs << " runs, median " << Fixed(run_ms_median, ms_digits)
-       << " ms" << (interrupted ? ", interrupted" : "")
-       << "\nevery node timed on every run (measured, not sampled); nodes by cost, highest first\n";
+    const char* op = executor == "VM" ? "kernel call" : "node";
+    os << executor << " " << model << (library.empty() ? "" : " (" + library + ")") << ": " << runs << " runs, median " << Fixed(run_ms_median, ms_digits)
+       << " ms" << (interrupted ? ", interrupted" : "") << "\nevery " << op << " timed on every run (measured, not sampled); "
+       << op << "s by cost, highest first\n";
     return os.str();
   }
   os << "Model " << model << " (" << library << ", symbols from "
@@ -125,6 +126,25 @@ std::string OperatorProfile::ToCsv() const {
                              : "name,symbol,percent,ci95,mean_ms,samples,shapes\n";
   for (const OperatorCost& c : operators) out += CostCsv(c);
   return out + CostCsv(outside);
+}
+
+// TVM's report JSON (Report.from_json reads it) and CSV (as Report::FromJSON's columns), each
+// operator's calls its Count.
+ObjectPtr<ProfileReportObj> MakeProfileReport(const OperatorProfile& p) {
+  auto str = [](const std::string& v) { return "{\"string\": " + JsonQuote(v) + "}"; };
+  std::string calls, csv = "Name,Duration (us),Percent,Count,Argument Shapes\n";
+  for (const OperatorCost& c : p.operators) {
+    calls += (calls.empty() ? "" : ", ") + std::string("{\"Name\": ") + str(c.symbol) + ", \"Argument Shapes\": " +
+             str(c.shapes) + ", \"Device\": " + str("cpu0") + ", \"Count\": {\"count\": " + std::to_string(c.samples) +
+             "}, \"Duration (us)\": {\"microseconds\": " + JsonNumber(c.mean_ms * 1000) +
+             "}, \"Percent\": {\"percent\": " + JsonNumber(c.percent) + "}}";
+    csv += CsvField(c.symbol) + "," + Fixed(c.mean_ms * 1000, 2) + "," + Fixed(c.percent, 2) + "," +
+           std::to_string(c.samples) + ",\"" + c.shapes + "\"\n";
+  }
+  std::string json = "{\"calls\": [" + calls + "], \"device_metrics\": {\"cpu0\": {\"Name\": " + str("Total") +
+                     ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": " + JsonNumber(p.run_ms * 1000) +
+                     "}, \"Percent\": {\"percent\": 100}}}, \"configuration\": {\"Executor\": " + str(p.executor) + "}}";
+  return MakeObject<ProfileReportObj>(p.ToTable(), csv, json);
 }
 
 }  // namespace aotrt

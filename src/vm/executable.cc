@@ -105,6 +105,7 @@ void ReadDevices(Reader& in, Executable& exe, bool v14) {
 
 void ReadConstants(Reader& in, Executable& exe) {
   BoundedReader& r = in.r();
+  exe.pool_begin = r.offset();
   uint64_t n = r.ReadCount("constant pool", 4);
   for (uint64_t i = 0; i < n; ++i) {
     uint32_t tag = r.Read<uint32_t>("constant tag");
@@ -118,6 +119,7 @@ void ReadConstants(Reader& in, Executable& exe) {
       r.Fail(StrCat("constant ", i, " has tag ", tag, ", expected 0 (inline) or 1 (late-bound)"));
     }
   }
+  exe.pool_end = r.offset();
   exe.constant_devices = in.I64Vector("constant devices");
   if (exe.constant_devices.size() != n) {
     r.Fail(StrCat(exe.constant_devices.size(), " constant devices for ", n, " constants"));
@@ -341,6 +343,21 @@ Executable ParseExecutable(std::string code, const std::string& what) {
   Validate(exe, what);
   exe.code = std::move(code);
   return exe;
+}
+
+void RewriteConstantPool(Executable& exe) {
+  std::string pool;
+  auto put = [&pool](const void* p, size_t n) { pool.append(static_cast<const char*>(p), n); };
+  uint64_t n = exe.constants.size();
+  put(&n, 8);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t tag = exe.late_bound[i].empty() ? 0 : 1;
+    uint64_t len = exe.late_bound[i].size();
+    put(&tag, 4);
+    pool += tag ? std::string(reinterpret_cast<const char*>(&len), 8) + exe.late_bound[i] : SaveNDArray(exe.constants[i].tensor());
+  }
+  exe.code.replace(exe.pool_begin, exe.pool_end - exe.pool_begin, pool);
+  exe.pool_end = exe.pool_begin + pool.size();
 }
 
 std::string BytecodeText(const Executable& exe) {

@@ -52,6 +52,7 @@ struct Executable {
   std::vector<std::string> primitives;
   std::vector<VMFunction> functions;        // in global order
   std::string code;                         // the bytes read (what `save` returns)
+  size_t pool_begin = 0, pool_end = 0;      // where the constant pool lies in `code`
 
   // The index of the global `name`, or -1.
   int64_t FunctionIndex(const std::string& name) const;
@@ -62,6 +63,9 @@ struct Executable {
 // registers, constant, function, primitive, device and jump target. Throws kFormatError naming the
 // section, function and instruction at fault and what was expected.
 Executable ParseExecutable(std::string code, const std::string& what);
+
+// Writes the constant pool into `code` as it is now (late-bound names or arrays), as TVM's save does.
+void RewriteConstantPool(Executable& exe);
 
 // The executable as text (TVM's get_bytecode, one line per instruction).
 std::string BytecodeText(const Executable& exe);

@@ -3,8 +3,6 @@
 #include <dmlc/memory_io.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "aotrt/container.h"
 #include "aotrt/vm.h"
@@ -13,6 +11,7 @@
 #include "module/loader/archive_reader.h"
 #include "module/loader/load.h"
 #include "module/load_context.h"
+#include "ndarray/serialize.h"
 #include "vm/interpreter.h"
 #include "vm/vm_module.h"
 
@@ -62,22 +61,38 @@ class VMExecutableNode : public ModuleNode {
   // load_late_bound_consts): all of them, and nothing else. Not to race with VMs running.
   void BindLateBound(std::vector<NamedArray> named, const std::string& from) {
     Executable& e = exe_->exe;
+    std::vector<NDArray> found(e.constants.size());
     size_t bound = 0;
     for (size_t i = 0; i < e.constants.size(); ++i) {
       if (e.late_bound[i].empty()) continue;
       auto it = std::find_if(named.begin(), named.end(), [&](const NamedArray& a) { return a.name == e.late_bound[i]; });
       AOTRT_REQUIRE(it != named.end(), kNotFound, what_, ": no binding for late-bound constant ", i, " '",
                     e.late_bound[i], "' in ", from);
-      ++bound;
+      found[i] = it->array, ++bound;
     }
     AOTRT_REQUIRE(bound == named.size(), kInvalidArgument, what_, ": ", from, " has ", named.size() - bound,
                   " arrays that are no late-bound constant of the executable");
     for (size_t i = 0; i < e.constants.size(); ++i) {
-      if (e.late_bound[i].empty()) continue;
-      auto it = std::find_if(named.begin(), named.end(), [&](const NamedArray& a) { return a.name == e.late_bound[i]; });
-      e.constants[i] = it->array;
-      e.late_bound[i].clear();
+      if (found[i].defined()) e.constants[i] = found[i], e.late_bound[i].clear();
     }
+    RewriteConstantPool(e);
+  }
+  // Moves every constant of `byte_limit` bytes or more out of the executable (TVM's
+  // get_late_bound_consts), named const_<index>, into the file `path` unless empty.
+  std::vector<NamedArray> MoveLateBound(int64_t byte_limit, const std::string& path) {
+    Executable& e = exe_->exe;
+    AOTRT_REQUIRE(byte_limit >= 0, kInvalidArgument, what_, ": byte_limit must be >= 0, got ", byte_limit);
+    std::vector<NamedArray> moved;
+    std::vector<size_t> at;
+    for (size_t i = 0; i < e.constants.size(); ++i) {
+      AOTRT_REQUIRE(e.late_bound[i].empty(), kInvalidArgument, what_, ": constant ", i, " is late-bound already ('",
+                    e.late_bound[i], "'): load_late_bound_consts first");
+      if (e.constants[i].NumBytes() >= static_cast<uint64_t>(byte_limit)) moved.push_back({StrCat("const_", i), e.constants[i]}), at.push_back(i);
+    }
+    if (!path.empty()) WriteFile(path, SaveParams(moved), "move_late_bound_consts");
+    for (size_t k = 0; k < at.size(); ++k) e.late_bound[at[k]] = moved[k].name, e.constants[at[k]] = NDArray();
+    RewriteConstantPool(e);
+    return moved;
   }
   std::string what_;
   std::shared_ptr<LoadedExecutable> exe_;
@@ -160,29 +175,19 @@ PackedFunc VMExecutableNode::GetFunction(const std::string& name, const ObjectPt
     };
   } else if (name == "load_late_bound_consts") {
     body = [this](TVMArgs args, TVMRetValue*) {
-      std::string path = args[0].AsString();
-      std::ifstream in(path, std::ios::binary);
-      AOTRT_REQUIRE(in, kIOError, "cannot open the late-bound constants file '", path, "'");
-      std::stringstream bytes;
-      bytes << in.rdbuf();
-      std::string data = bytes.str();
-      BindLateBound(LoadParams(data.data(), data.size()), path);
+      RequireArgCount("load_late_bound_consts", args, 1, 1);
+      std::string data = ReadFile(args[0].AsString(), "late-bound constants file");
+      BindLateBound(LoadParams(data.data(), data.size()), args[0].AsString());
     };
   } else if (name == "load_late_bound_consts_from_map") {
+    body = [this](TVMArgs args, TVMRetValue*) { BindLateBound(ParamsFromMap(args[0]), "the map given"); };
+  } else if (name == "move_late_bound_consts") {
     body = [this](TVMArgs args, TVMRetValue*) {
-      const auto* map = static_cast<const MapObj*>(args[0].AsObjectOf(kTypeMap, "Map<String, NDArray>"));
-      std::vector<NamedArray> named;
-      for (const MapObj::Item& kv : map->items()) {
-        AOTRT_REQUIRE(kv.first && kv.first->type_index() == kTypeString && kv.second &&
-                          kv.second->type_index() == kTypeNDArray, kTypeMismatch,
-                      "load_late_bound_consts_from_map: expected a Map<String, NDArray>");
-        named.push_back({static_cast<const StringObj*>(kv.first.get())->value,
-                         NDArray(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(kv.second.get())))});
-      }
-      BindLateBound(std::move(named), "the map given");
+      RequireArgCount("move_late_bound_consts", args, 2, 2);
+      MoveLateBound(args[1].AsInt(), args[0].AsString());
     };
-  } else if (name == "move_late_bound_consts" || name == "get_late_bound_consts") {
-    body = [name](TVMArgs, TVMRetValue*) { AOTRT_THROW(kNotImplemented, "VMExecutable.", name, " is not supported by aotrt yet"); };
+  } else if (name == "get_late_bound_consts") {
+    body = [this](TVMArgs args, TVMRetValue* rv) { rv->SetObject(ParamsToMap(MoveLateBound(args[0].AsInt(), ""))); };
   } else {
     return PackedFunc();
   }
@@ -246,10 +251,16 @@ void NameGlobal(TVMArgs args, TVMRetValue* rv) {
   rv->SetString(kGlobals ? e.functions[i].name : e.primitives[i]);
 }
 
+// runtime._VirtualMachineDebug(exe): TVM's profiling VM (every aotrt VM has `profile`).
+void VirtualMachineDebug(TVMArgs args, TVMRetValue* rv) {
+  ExecutableArg("runtime._VirtualMachineDebug", args, 1);
+  Module(args[0].AsModule()).GetFunctionOrThrow("vm_load_executable").CallPacked(TVMArgs(nullptr, nullptr, 0), rv);
+}
+
 constexpr GlobalDef kDefs[] = {
     {"runtime.Load_Executable", LoadExecutableGlobal},  {"runtime.GetNumOfGlobals", CountGlobal<true>},
     {"runtime.GetGlobalFields", NameGlobal<true>},      {"runtime.GetNumOfPrimitives", CountGlobal<false>},
-    {"runtime.GetPrimitiveFields", NameGlobal<false>},
+    {"runtime.GetPrimitiveFields", NameGlobal<false>},  {"runtime._VirtualMachineDebug", VirtualMachineDebug},
 };
 constexpr BinaryLoaderDef kLoaders[] = {{"VMExecutable", LoadVMExecutableBinary}};
 constexpr FileLoaderDef kFileLoaders[] = {{"vm", LoadVMPackage}};
@@ -258,12 +269,9 @@ constexpr FileLoaderDef kFileLoaders[] = {{"vm", LoadVMPackage}};
 }  // namespace vm
 
 Module LoadVMExecutable(const std::string& bytecode_path, const Module& lib) {
-  std::ifstream in(bytecode_path, std::ios::binary);
-  AOTRT_REQUIRE(in, kIOError, "cannot open the VM bytecode file '", bytecode_path, "'");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
+  std::string bytes = ReadFile(bytecode_path, "VM bytecode file");
   AOTRT_REQUIRE(lib.defined(), kInvalidArgument, "LoadVMExecutable: no kernel library given");
-  auto exe = MakeObject<vm::VMExecutableNode>(bytes.str(), bytecode_path);
+  auto exe = MakeObject<vm::VMExecutableNode>(std::move(bytes), bytecode_path);
   exe->Import(lib.node());
   exe->OnImportsLinked();
   return Module(exe);

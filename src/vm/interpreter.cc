@@ -3,7 +3,12 @@
 #include "vm/interpreter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <functional>
+#include <numeric>
+
+#include "aotrt/dtype.h"
 
 #include "base/device.h"
 #include "device/device_api.h"
@@ -17,15 +22,27 @@ constexpr DLDataType kI32{kDLInt, 32, 1};
 
 bool SameType(DLDataType a, DLDataType b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
 
-const char* KindOf(const Object* o) {
-  if (!o) return "nothing";
-  switch (o->type_index()) {
-    case kTypeNDArray: return "a tensor";
-    case kTypeADT: return "a tuple";
-    case kTypeVMStorage: return "a storage";
-    case kTypeVMClosure: return "a closure";
-    default: return "an object";
+int64_t Elements(const DLTensor& t) { return std::accumulate(t.shape, t.shape + t.ndim, int64_t{1}, std::multiplies<int64_t>()); }
+
+// TVM's set_outputs rule: the registers of `fn` whose AllocTensor(Reg) makes its results: the one
+// its first Ret returns, that tuple's fields, or that reshape's source (by the instruction making it).
+std::vector<int64_t> OutputRegisters(const VMFunction& fn) {
+  size_t ret = 0;
+  while (fn.code[ret].op != Opcode::kRet) if (++ret == fn.code.size()) return {};
+  int64_t r = fn.Fields(fn.code[ret])[0];
+  for (const Instruction& in : fn.code) {
+    const int64_t* f = fn.Fields(in);
+    if ((in.op == Opcode::kAllocTensor || in.op == Opcode::kAllocTensorReg) && f[6] == r) return {r};
+    if (in.op == Opcode::kAllocADT && f[2] == r) return std::vector<int64_t>(f + 3, f + 3 + f[1]);
+    if (in.op == Opcode::kReshapeTensor && f[2] == r) return {f[0]};
   }
+  return {};
+}
+
+const char* KindOf(const Object* o) {
+  uint32_t t = o ? o->type_index() : 0;
+  return !o ? "nothing" : t == kTypeNDArray ? "a tensor" : t == kTypeADT ? "a tuple" : t == kTypeVMStorage ? "a storage"
+                        : t == kTypeVMClosure ? "a closure" : "an object";
 }
 }  // namespace
 
@@ -39,12 +56,8 @@ void Interpreter::Init(const std::vector<DLDevice>& physical) {
   std::vector<DLDevice> found;
   for (size_t i = 0; i < devices.size(); ++i) {
     int want = DeviceTypeOf(devices[i].device);
-    const DLDevice* match = nullptr;
-    for (const DLDevice& d : physical) {
-      if (DeviceTypeOf(d) == want) match = &d;
-      if (match) break;
-    }
-    AOTRT_REQUIRE(match, kInvalidArgument, "VM init: no device of type ", want, " among the ",
+    auto match = std::find_if(physical.begin(), physical.end(), [want](const DLDevice& d) { return DeviceTypeOf(d) == want; });
+    AOTRT_REQUIRE(match != physical.end(), kInvalidArgument, "VM init: no device of type ", want, " among the ",
                   physical.size(), " given for virtual device ", i, " of the executable");
     if (match->device_type == kDLCPU) {
       AOTRT_REQUIRE(IsAcceptedCpuDevice(*match), kNotImplemented, "VM init: virtual device ", i, " is CPU ",
@@ -80,9 +93,7 @@ const DLTensor& Interpreter::OnHost(int64_t r, const char* role) {
 
 int64_t Interpreter::ScalarInt(int64_t r, const char* role) {
   const DLTensor& t = OnHost(r, role);
-  int64_t n = 1;
-  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
-  if (n < 1 || (t.dtype.code != kDLInt && t.dtype.code != kDLUInt && t.dtype.code != 6 /* kDLBool */)) {
+  if (Elements(t) < 1 || (t.dtype.code != kDLInt && t.dtype.code != kDLUInt && t.dtype.code != 6 /* kDLBool */)) {
     Fail(ErrorCode::kTypeMismatch, StrCat(role, " register ", r, " is not an integer scalar"));
   }
   const char* p = static_cast<const char*>(t.data) + t.byte_offset;
@@ -114,31 +125,66 @@ NDArrayObj* Interpreter::Scratch(Slot& s, const int64_t* shape, int ndim, DLData
   return static_cast<NDArrayObj*>(s.obj.get());
 }
 
-ObjectPtr<Object> Interpreter::Invoke(size_t func, const std::vector<ObjectPtr<Object>>& args) {
+ObjectPtr<Object> Interpreter::Invoke(size_t func, const std::vector<ObjectPtr<Object>>& args,
+                                      const std::vector<NDArray>* outputs) {
   AOTRT_REQUIRE(initialized_, kInvalidArgument, "the VM is not initialized: call init(device_type, device_id, allocator_type, ...) first");
   const VMFunction& fn = exe_->exe.functions[func];
   AOTRT_REQUIRE(args.size() == fn.params.size(), kInvalidArgument, "VM function '", fn.name, "' takes ",
                 fn.params.size(), " arguments, got ", args.size());
+  ReleaseIdleHolders();
+  std::vector<int64_t> regs = outputs ? OutputRegisters(fn) : std::vector<int64_t>();
+  for (size_t k = 0; k < regs.size() && regs.size() == outputs->size(); ++k) given_.emplace_back(regs[k], (*outputs)[k]);
   frames_.clear();
   base_ = 0, func_ = func, pc_ = 0;
   Call(func, nullptr, 0, &args, -1);
   try {
     ObjectPtr<Object> result = Run();
-    ReleaseIdleClosures();
+    given_.clear();
     return result;
   } catch (...) {
     for (ObjectPtr<Object>& r : regs_) r.reset();
     frames_.clear();
-    ReleaseIdleClosures();
+    given_.clear();
     throw;
   }
 }
 
-// An idle cached closure lets go of its free variables, so that their storages are idle too.
-void Interpreter::ReleaseIdleClosures() {
-  for (ClosureObj* c : closures_) {
-    if (c->use_count() == 1) c->free_vars.clear();
+// A cached closure or tuple no one holds lets go of its values, so that their storages are idle too.
+void Interpreter::ReleaseIdleHolders() {
+  for (Object* o : holders_) {
+    if (o->use_count() != 1) continue;
+    if (o->type_index() == kTypeADT) static_cast<ADTObj*>(o)->fields.clear();
+    if (o->type_index() == kTypeVMClosure) static_cast<ClosureObj*>(o)->free_vars.clear();
   }
+}
+
+template <class T, class Idle, class Make>
+ObjectPtr<T> Interpreter::Reuse(Idle idle, Make make) {
+  std::vector<ObjectPtr<Object>>& kept = slot().kept;
+  for (const ObjectPtr<Object>& o : kept) {
+    if (idle(static_cast<T*>(o.get()))) return ObjectPtr<T>(static_cast<T*>(o.get()));
+  }
+  ObjectPtr<T> made = make();
+  if (kept.size() < 16) {
+    kept.push_back(made);
+    if (made->type_index() != kTypeVMStorage) holders_.push_back(made.get());
+  }
+  return made;
+}
+
+ObjectPtr<Object> Interpreter::GivenOutput(int64_t r, NDArrayObj* made) {
+  const DLTensor& m = made->dl_tensor;
+  auto text = [](const DLTensor& t) { return StrCat(DataTypeToString(t.dtype), ShapeToString(t.shape, t.ndim), IsContiguous(t) ? "" : " strided", " on ", DeviceName(t.device)); };
+  for (size_t k = 0; k < given_.size(); ++k) {
+    const DLTensor& g = given_[k].second.tensor();
+    if (given_[k].first != r) continue;
+    if (!SameType(g.dtype, m.dtype) || Elements(g) != Elements(m) || !IsContiguous(g) || DeviceName(g.device) != DeviceName(m.device)) {
+      Fail(ErrorCode::kShapeMismatch, StrCat("set_outputs: output ", k, " is ", text(g), ", the function makes ", text(m)));
+    }
+    if (g.ndim == m.ndim && std::equal(m.shape, m.shape + m.ndim, g.shape)) return given_[k].second.object();
+    return given_[k].second.CreateView(shape_, m.dtype).object();  // a reshape's source
+  }
+  return ObjectPtr<Object>(made);
 }
 
 void Interpreter::Call(size_t func, const int64_t* arg_regs, int64_t n, const std::vector<ObjectPtr<Object>>* first, int64_t dst) {
@@ -185,7 +231,13 @@ void Interpreter::InvokePacked(const int64_t* f) {
   }
   if (empty_output) return;
   TVMRetValue rv;
+  auto start = std::chrono::steady_clock::now();
   exe_->primitives[f[0]].CallPacked(TVMArgs(values_.data(), codes_.data(), static_cast<int>(k)), &rv);
+  if (!timing) return;
+  DLDevice dev = static_cast<const DLTensor*>(values_[k - 1].v_handle)->device;
+  if (!IsAcceptedCpuDevice(dev)) FindDeviceAPI(dev.device_type)->Sync(dev.device_id, nullptr);
+  (*timing)[f[0]].mean_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ++(*timing)[f[0]].samples;
 }
 
 void Interpreter::AllocStorage(const int64_t* f) {
@@ -202,20 +254,12 @@ void Interpreter::AllocStorage(const int64_t* f) {
   }
   if (size < 0 || size >= (int64_t{1} << 46)) Fail(ErrorCode::kOutOfMemory, StrCat("storage of ", size, " bytes asked for"));
   size_t cls = StoragePool::SizeClass(static_cast<size_t>(size), static_cast<size_t>(f[1]));
-  std::vector<ObjectPtr<StorageObj>>& mine = slot().storages;
-  for (ObjectPtr<StorageObj>& s : mine) {
-    if (s->size_class == cls && s->Idle()) {
-      s->next_view = 0;
-      R(f[7]) = s;
-      return;
-    }
-  }
   DLDevice dev = devices_[f[5]];
-  NDArray buffer = dev.device_type == kDLCPU ? pool_->Alloc(static_cast<size_t>(size), static_cast<size_t>(f[1]))
-                                             : NDArray::Empty({static_cast<int64_t>(cls / 2)}, DLDataType{kDLUInt, 8, 1}, dev);
-  auto s = MakeObject<StorageObj>(std::move(buffer), cls);
-  // Kept for later runs (a few per instruction: a loop's iterations may hold several at once).
-  if (mine.size() < 16) mine.push_back(s);
+  ObjectPtr<StorageObj> s = Reuse<StorageObj>([cls](StorageObj* s) { return s->size_class == cls && s->Idle(); }, [&] {
+    return MakeObject<StorageObj>(dev.device_type == kDLCPU ? pool_->Alloc(static_cast<size_t>(size), static_cast<size_t>(f[1]))
+                                                            : NDArray::Empty({static_cast<int64_t>(cls / 2)}, DLDataType{kDLUInt, 8, 1}, dev), cls);
+  });
+  s->next_view = 0;
   R(f[7]) = std::move(s);
 }
 
@@ -275,36 +319,28 @@ ObjectPtr<Object> Interpreter::Run() {
         int64_t offset = ScalarInt(f[1], "offset");
         const int64_t* d = f + (reg ? 3 : 2);
         DLDataType dtype{static_cast<uint8_t>(d[0]), static_cast<uint8_t>(d[1]), static_cast<uint16_t>(d[2])};
-        if (reg) {
-          ShapeFrom(f[2]);
-        } else {
-          shape_.assign(f + 7, f + 7 + f[5]);
-        }
+        reg ? ShapeFrom(f[2]) : shape_.assign(f + 7, f + 7 + f[5]);
         if (offset < 0) Fail(ErrorCode::kOutOfRange, StrCat("negative offset ", offset));
-        R(f[6]) = ObjectPtr<Object>(View(static_cast<StorageObj*>(s), offset, dtype));
+        NDArrayObj* t = View(static_cast<StorageObj*>(s), offset, dtype);
+        R(f[6]) = given_.empty() || frames_.size() != 1 ? ObjectPtr<Object>(t) : GivenOutput(f[6], t);
         break;
       }
-      case Opcode::kAllocADT: {
-        std::vector<ObjectPtr<Object>> fields;
-        for (int64_t i = 0; i < f[1]; ++i) fields.push_back(R(f[3 + i]));
-        R(f[2]) = MakeObject<ADTObj>(static_cast<int32_t>(f[0]), std::move(fields));
-        break;
-      }
+      case Opcode::kAllocADT:
       case Opcode::kAllocClosure: {
-        std::vector<ObjectPtr<ClosureObj>>& mine = slot().closures;
-        ObjectPtr<ClosureObj> c;
-        for (const ObjectPtr<ClosureObj>& x : mine) {
-          if (x->use_count() == 1) c = x;
-          if (c) break;
+        auto idle = [](Object* o) { return o->use_count() == 1; };
+        std::vector<ObjectPtr<Object>>* values;
+        ObjectPtr<Object> made;
+        if (in.op == Opcode::kAllocADT) {
+          auto t = Reuse<ADTObj>(idle, [f] { return MakeObject<ADTObj>(static_cast<int32_t>(f[0]), std::vector<ObjectPtr<Object>>()); });
+          values = &t->fields, made = std::move(t);
+        } else {
+          auto c = Reuse<ClosureObj>(idle, [] { return MakeObject<ClosureObj>(); });
+          c->func = static_cast<size_t>(f[0]);
+          values = &c->free_vars, made = std::move(c);
         }
-        if (!c) {
-          c = MakeObject<ClosureObj>();
-          if (mine.size() < 16) mine.push_back(c), closures_.push_back(c.get());
-        }
-        c->func = static_cast<size_t>(f[0]);
-        c->free_vars.resize(static_cast<size_t>(f[1]));
-        for (int64_t i = 0; i < f[1]; ++i) c->free_vars[i] = R(f[3 + i]);
-        R(f[2]) = std::move(c);
+        values->resize(static_cast<size_t>(f[1]));
+        for (int64_t i = 0; i < f[1]; ++i) (*values)[i] = R(f[3 + i]);
+        R(f[2]) = std::move(made);
         break;
       }
       case Opcode::kGetField:
@@ -325,9 +361,7 @@ ObjectPtr<Object> Interpreter::Run() {
         break;
       }
       case Opcode::kIf: {
-        int32_t test = static_cast<int32_t>(ScalarInt(f[0], "test"));
-        int32_t target = static_cast<int32_t>(ScalarInt(f[1], "target"));
-        pc_ += test == target ? f[2] : f[3];
+        pc_ += static_cast<int32_t>(ScalarInt(f[0], "test")) == static_cast<int32_t>(ScalarInt(f[1], "target")) ? f[2] : f[3];
         continue;
       }
       case Opcode::kGoto: pc_ += f[0]; continue;

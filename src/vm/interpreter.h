@@ -8,6 +8,7 @@
 
 #include "aotrt/container.h"
 #include "aotrt/module.h"
+#include "aotrt/profiling.h"
 #include "vm/executable.h"
 #include "vm/storage_pool.h"
 
@@ -58,11 +59,17 @@ class Interpreter {
   bool initialized() const { return initialized_; }
   // The physical device of virtual device `i` (after Init).
   DLDevice device(size_t i) const { return devices_[i]; }
-  // Run function `func` on `args` (one per parameter) and return its result. Throws kModelError
-  // (a kernel failed, Fatal), kTypeMismatch (a register holds the wrong kind of value), kOutOfMemory;
-  // the interpreter stays usable.
-  ObjectPtr<Object> Invoke(size_t func, const std::vector<ObjectPtr<Object>>& args);
+  // Run function `func` on `args` (one per parameter) and return its result. `outputs` (TVM's
+  // set_outputs; may be null): tensors `func` writes its results into where it makes them itself
+  // (AllocTensor in `func`, of a result, a tuple's field or a reshape's source: OutputRegisters).
+  // Throws kModelError (a kernel failed, Fatal), kTypeMismatch (a register holds the wrong kind of
+  // value), kShapeMismatch (an output given unlike the result), kOutOfMemory; the interpreter stays usable.
+  ObjectPtr<Object> Invoke(size_t func, const std::vector<ObjectPtr<Object>>& args,
+                           const std::vector<NDArray>* outputs = nullptr);
   const LoadedExecutable& loaded() const { return *exe_; }
+  // While set (one line per primitive), each kernel call adds its milliseconds (a device's work
+  // awaited) to mean_ms and 1 to samples of its primitive's line.
+  std::vector<OperatorCost>* timing = nullptr;
 
  private:
   struct Frame {
@@ -75,6 +82,8 @@ class Interpreter {
   void AllocStorage(const int64_t* f);
   // A tensor of shape_ and `dtype` at `offset` in `s`: the one made there last run when idle.
   NDArrayObj* View(StorageObj* s, int64_t offset, DLDataType dtype);
+  // The tensor set_outputs gave for register `r` of the invoked function (checked against `made`), else `made`.
+  ObjectPtr<Object> GivenOutput(int64_t r, NDArrayObj* made);
   ObjectPtr<Object>& R(int64_t r) { return regs_[base_ + r]; }
   [[noreturn]] void Fail(ErrorCode code, const std::string& message) const;
   NDArrayObj* Tensor(int64_t r, const char* role);
@@ -94,14 +103,18 @@ class Interpreter {
   struct Slot {
     ObjectPtr<Object> obj;                    // LoadConsti, ShapeOf, GetTag, ReshapeTensor's tensor
     const Object* src = nullptr;              // ReshapeTensor's source (pinned by obj)
-    std::vector<ObjectPtr<StorageObj>> storages;  // AllocStorage's
-    std::vector<ObjectPtr<ClosureObj>> closures;  // AllocClosure's
+    std::vector<ObjectPtr<Object>> kept;      // AllocStorage's storages, AllocClosure's closures, AllocADT's tuples
   };
   Slot& slot() { return cache_[func_][pc_]; }
   NDArrayObj* Scratch(Slot& s, const int64_t* shape, int ndim, DLDataType dtype);
+  // An object this instruction made in an earlier run that `idle` accepts, else `make()`, kept
+  // for later runs (a few per instruction: a loop's iterations may hold several at once).
+  template <class T, class Idle, class Make>
+  ObjectPtr<T> Reuse(Idle idle, Make make);
   std::vector<std::vector<Slot>> cache_;
-  std::vector<ClosureObj*> closures_;  // every cached closure, emptied after each run
-  void ReleaseIdleClosures();
+  std::vector<Object*> holders_;  // every cached closure and tuple: let go of their values when idle
+  void ReleaseIdleHolders();
+  std::vector<std::pair<int64_t, NDArray>> given_;  // set_outputs: register of the invoked function, tensor
   std::vector<TVMValue> values_;
   std::vector<int> codes_;
   std::vector<int64_t> shape_;

@@ -52,7 +52,6 @@ NDArray StoragePool::Alloc(size_t nbytes, size_t align) {
     b->managed.dl_tensor = DLTensor{data, DLDevice{kDLCPU, 0}, 1, DLDataType{kDLUInt, 8, 1}, b->shape, nullptr, 0};
     b->managed.manager_ctx = b;
     b->managed.deleter = Return;
-    ++blocks_made_;
   }
   b->pool = shared_from_this();
   try {

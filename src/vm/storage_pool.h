@@ -20,7 +20,6 @@ class StoragePool : public std::enable_shared_from_this<StoragePool> {
   // A 1-D uint8 array of `nbytes` aligned to `align` (a power of two up to 4096), from the pool or
   // new. Throws kOutOfMemory naming the size.
   NDArray Alloc(size_t nbytes, size_t align);
-  size_t blocks_made() const { return blocks_made_; }
   // The class of a request: blocks of one class are interchangeable.
   static size_t SizeClass(size_t nbytes, size_t align);
 
@@ -29,7 +28,6 @@ class StoragePool : public std::enable_shared_from_this<StoragePool> {
   static void Return(DLManagedTensor* managed);
   std::mutex mu_;
   std::multimap<size_t, Block*> free_;  // by size class
-  size_t blocks_made_ = 0;
 };
 
 }  // namespace vm

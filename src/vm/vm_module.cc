@@ -1,11 +1,14 @@
 #include "vm/vm_module.h"
 
+#include <algorithm>
 #include <map>
 
 #include "aotrt/container.h"
+#include "aotrt/vm.h"
 #include "base/device.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
+#include "profiling/internal.h"
 
 namespace aotrt {
 namespace vm {
@@ -16,6 +19,16 @@ class VirtualMachineNode : public ModuleNode {
   explicit VirtualMachineNode(std::shared_ptr<const LoadedExecutable> exe) : vm_(std::move(exe)) {}
   const char* type_key() const override { return "VirtualMachine"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
+  OperatorProfile Profile(const std::string& fn, const OperatorProfileOptions& opt) {
+    FunctionIndex(fn);
+    std::vector<OperatorCost> prims(vm_.loaded().exe.primitives.size());
+    for (size_t k = 0; k < prims.size(); ++k) prims[k].name = prims[k].symbol = vm_.loaded().exe.primitives[k];
+    struct Off { Interpreter& vm; ~Off() { vm.timing = nullptr; } } off{vm_};
+    vm_.timing = &prims;
+    OperatorProfile p = ProfileMeasuredRuns(opt, [&] { Invoke(fn); }, &prims);
+    p.model = fn, p.executor = "VM";
+    return p;
+  }
 
  private:
   size_t FunctionIndex(const std::string& name) const {
@@ -56,11 +69,9 @@ class VirtualMachineNode : public ModuleNode {
     inputs_[fn] = std::move(in);
   }
   int64_t InputIndex(const std::string& fn, const std::string& name) const {
-    const VMFunction& f = vm_.loaded().exe.functions[FunctionIndex(fn)];
-    for (size_t i = 0; i < f.params.size(); ++i) {
-      if (f.params[i] == name) return static_cast<int64_t>(i);
-    }
-    return -1;
+    const std::vector<std::string>& p = vm_.loaded().exe.functions[FunctionIndex(fn)].params;
+    auto it = std::find(p.begin(), p.end(), name);
+    return it == p.end() ? -1 : it - p.begin();
   }
   void Invoke(const std::string& fn) {
     size_t i = FunctionIndex(fn);
@@ -78,18 +89,22 @@ class VirtualMachineNode : public ModuleNode {
     auto outs = outputs_.find(fn);
     std::vector<NDArray> given;
     if (outs != outputs_.end()) given.swap(outs->second), outputs_.erase(outs);  // one invoke only
-    result_ = vm_.Invoke(i, in ? *in : kNone);
+    result_ = vm_.Invoke(i, in ? *in : kNone, given.empty() ? nullptr : &given);
     if (given.empty()) return;
+    // Results the function did not make in the tensors given (a callee's, a constant) are copied in.
     std::vector<NDArrayObj*> results;
     Flatten(result_.get(), &results);
     AOTRT_REQUIRE(results.size() == given.size(), kInvalidArgument, "set_outputs gave ", given.size(),
                   " tensors for the ", results.size(), " outputs of function ", fn);
     for (size_t k = 0; k < given.size(); ++k) {
-      AOTRT_REQUIRE(given[k].Shape() == NDArray(ObjectPtr<NDArrayObj>(results[k])).Shape(), kShapeMismatch,
-                    "set_outputs: output ", k, " of function ", fn, " has another shape than the tensor given");
-      given[k].CopyFrom(results[k]->dl_tensor);
+      NDArray r(ObjectPtr<NDArrayObj>(results[k]));
+      if (r.data() == given[k].data()) continue;
+      AOTRT_REQUIRE(given[k].Shape() == r.Shape(), kShapeMismatch, "set_outputs: output ", k, " of function ", fn,
+                    " has another shape than the tensor given");
+      given[k].CopyFrom(r.tensor());
     }
   }
+
   Object* Output(int64_t index) const {
     Object* r = result_.get();
     if (r && r->type_index() == kTypeADT) {
@@ -189,7 +204,15 @@ PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const Object
       }
     };
   } else if (name == "load_late_bound_consts") {
-    body = [name](TVMArgs, TVMRetValue*) { AOTRT_THROW(kNotImplemented, "VirtualMachine.", name, " is not supported by aotrt yet"); };
+    body = [](TVMArgs, TVMRetValue*) {};  // as TVM's: a VM exists only once its executable's constants are all bound
+  } else if (name == "profile" || name == "profile_rpc") {
+    // TVM's VirtualMachineDebug: 3 runs to warm up, one profiled; its Report (collectors ignored).
+    body = [this, name](TVMArgs args, TVMRetValue* rv) {
+      OperatorProfileOptions o;
+      o.runs = 1, o.warmup = 3;
+      ObjectPtr<ProfileReportObj> report = MakeProfileReport(Profile(args[0].AsString(), o));
+      name == "profile" ? rv->SetObject(report, kTVMObjectHandle) : rv->SetString(report->json);
+    };
   } else {
     return PackedFunc();
   }
@@ -204,4 +227,11 @@ ObjectPtr<ModuleNode> MakeVirtualMachine(std::shared_ptr<const LoadedExecutable>
 }
 
 }  // namespace vm
+
+OperatorProfile ProfileVM(const Module& vm, const std::string& func, const OperatorProfileOptions& options) {
+  auto* node = dynamic_cast<vm::VirtualMachineNode*>(vm.node().get());
+  AOTRT_REQUIRE(node, kInvalidArgument, "ProfileVM: expected a VirtualMachine module (vm_load_executable()), got ",
+                vm.defined() ? StrCat("a ", vm.type_key(), " module") : "an empty one");
+  return node->Profile(func, options);
+}
 }  // namespace aotrt

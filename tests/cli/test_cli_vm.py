@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`aotrt inspect` and `aotrt run` on the Relay VM exports of ../shared/fixtures/vm (the OpenCL case where a device exists): every form
+"""`aotrt inspect`, `run`, `bench` and `profile` on the Relay VM exports of ../shared/fixtures/vm (the OpenCL case where a device exists): every form
 (code.ro with lib.so beside, the folder, vm.so), every input set bit-exact with --expect --exact, .npz outputs.
 
   /usr/bin/python3 tests/cli/test_cli_vm.py --aotrt BUILD/bin/aotrt --fixtures ../shared/fixtures/vm
@@ -53,6 +53,24 @@ def main():
     rc, out = run([args.aotrt, "bench", os.path.join(d, "code.ro"), "--inputs", os.path.join(d, "inputs.npz"), "--repeat", "3"])
     if rc != 0 or "main" not in out or "3 repeats" not in out:
         failures.append("bench: %d %s" % (rc, out))
+    # profile: each primitive of main timed, in every form; JSON as for a graph export's measured profile
+    for case, m in [("v_control", "code.ro"), ("v_dyn_batch", ""), ("v_add_exported", "vm.so")]:
+        d = os.path.join(args.fixtures, case)
+        rc, out = run([args.aotrt, "profile", os.path.join(d, m), "--inputs", os.path.join(d, "inputs.npz"), "--runs", "5",
+                       "--bench-duration", "0.05"])
+        if rc != 0 or "Primitive" not in out or "every kernel call timed" not in out or "fused_" not in out:
+            failures.append("profile %s: %d %s" % (case, rc, out))
+    d = os.path.join(args.fixtures, "v_control")
+    rc, out = run([args.aotrt, "profile", d, "--inputs", os.path.join(d, "inputs.npz"), "--runs", "3", "--json"])
+    try:
+        p = json.loads(out)
+        if rc != 0 or not p["measured"] or not p["operators"] or p["runs"] != 3:
+            failures.append("profile --json: %d %s" % (rc, out))
+    except ValueError:
+        failures.append("profile --json: not JSON: %d %s" % (rc, out))
+    rc, out = run([args.aotrt, "profile", os.path.join(args.fixtures, "v_add_split", "code.ro")])
+    if rc == 0 or ("give every input" not in out and "is not given" not in out):
+        failures.append("profile without inputs: %d %s" % (rc, out))
     rc, out = run([args.aotrt, "run", os.path.join(args.fixtures, "v_add_split", "code.ro"), "--random"])
     if rc == 0 or "give every input" not in out:
         failures.append("run --random on a VM export: %d %s" % (rc, out))

@@ -2,7 +2,10 @@
 ../shared/fixtures/vm: the two-file form (Executable.load_exec) and the one-file form (load_module of vm.so),
 every input set bit-exact. v_opencl waits for the device layer."""
 import glob
+import json
 import os
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -89,3 +92,41 @@ def test_vm_invoke_with_outputs():
     out = tvm.nd.empty(want.shape, "float32")
     vm.invoke_with_outputs("main", {"x": x}, [out])
     assert out.numpy().tobytes() == want.tobytes()
+
+
+def test_vm_profiler_report():
+    """TVM's own VirtualMachineProfiler (runtime._VirtualMachineDebug, profile) over aotrt: a Report
+    with each primitive the run called."""
+    from tvm.runtime import profiler_vm
+    cases = [d for d in vm_cases() if os.path.basename(d) == "v_control"]
+    if not cases:
+        pytest.skip("../shared/fixtures/vm not present")
+    assert profiler_vm.enabled()
+    exe = executable(cases[0])
+    vm = profiler_vm.VirtualMachineProfiler(exe, tvm.cpu(0))
+    with np.load(os.path.join(cases[0], "inputs.npz")) as z:
+        args = [z["arg%d" % i] for i in range(len(z.files))]
+    report = vm.profile(*args, func_name="main")
+    assert isinstance(report, tvm.runtime.profiling.Report)
+    calls = json.loads(report.json())["calls"]
+    assert calls and all(c["Name"]["string"] in exe.primitive_ops for c in calls)
+    assert json.loads(report.json())["configuration"]["Executor"]["string"] == "VM"
+
+
+def test_vm_late_bound_constants():
+    """TVM's Executable.move_late_bound_consts / save / load_exec / load_late_bound_consts over aotrt."""
+    cases = [d for d in vm_cases() if os.path.basename(d) == "v_dyn_batch"]
+    if not cases:
+        pytest.skip("../shared/fixtures/vm not present")
+    exe = executable(cases[0])
+    path = os.path.join(tempfile.mkdtemp(prefix="aotrt_vm_late_"), "consts.params")
+    exe.move_late_bound_consts(path, byte_limit=0)
+    code, lib = exe.save()
+    again = tvm_vm.Executable.load_exec(code, lib)
+    again.load_late_bound_consts(path)
+    with np.load(os.path.join(cases[0], "inputs.npz")) as z:
+        x = z["arg0"]
+    with np.load(os.path.join(cases[0], "expected.npz")) as z:
+        want = z["arr_0"]
+    assert tvm_vm.VirtualMachine(again, tvm.cpu(0)).invoke("main", x).numpy().tobytes() == want.tobytes()
+    shutil.rmtree(os.path.dirname(path))

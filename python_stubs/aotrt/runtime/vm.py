@@ -63,8 +63,19 @@ class Executable:
             raise KeyError("the executable has no function %r" % func_name)
         return [self.mod["get_function_param_name"](func_name, i) for i in range(arity)]
 
+    def move_late_bound_consts(self, path, byte_limit):
+        """Move every constant of ``byte_limit`` bytes or more to the params file ``path``."""
+        self.mod["move_late_bound_consts"](path, byte_limit)
+
+    def get_late_bound_consts(self, byte_limit):
+        """Move every constant of ``byte_limit`` bytes or more out; returns them by name (a Map)."""
+        return self.mod["get_late_bound_consts"](byte_limit)
+
     def load_late_bound_consts(self, path):
         self.mod["load_late_bound_consts"](path)
+
+    def load_late_bound_consts_from_map(self, consts):
+        self.mod["load_late_bound_consts_from_map"](consts)
 
 
 class VirtualMachine:
@@ -100,6 +111,20 @@ class VirtualMachine:
         if args or kwargs:
             self.set_input(func_name, *args, **kwargs)
         self.module["invoke_stateful"](func_name)
+
+    def invoke_with_outputs(self, func_name, input_args, output_args):
+        """Run ``func_name`` writing its results into ``output_args`` (NDArrays); ``input_args``: a dict
+        of inputs by name, or None when set_input was called."""
+        if input_args:
+            self.set_input(func_name, **input_args)
+        self.module["set_outputs"](func_name, *output_args)
+        self.module["invoke"](func_name)
+
+    def profile(self, *args, func_name="main", collectors=None, **kwargs):
+        """Each primitive's time in one run (after 3 to warm up): TVM's runtime.profiling.Report."""
+        if args or kwargs:
+            self.set_input(func_name, *args, **kwargs)
+        return self.module["profile"](func_name, collectors)
 
     def get_outputs(self):
         return [self.module["get_output"](i) for i in range(self.module["get_num_outputs"]())]
