@@ -111,13 +111,11 @@ typedef void (*TVMPackedCFuncFinalizer)(void* resource_handle);
 typedef int (*TVMExtensionFuncDeclarer)(TVMFunctionHandle register_func_handle);
 
 /* ---- errors ----
- * Error codes below are aotrt::ErrorCode values (aotrt/error.h) read with AOTRTGetLastErrorCode():
- * 1 kInvalidArgument, 2 kNotFound, 3 kOutOfRange, 4 kTypeMismatch, 5 kShapeMismatch,
- * 6 kFormatError, 7 kIOError, 8 kOutOfMemory, 9 kModelError, 10 kNotImplemented, 11 kInternal,
- * 12 kInterrupted.
- * A null or wrong-kind handle gives kInvalidArgument (null) or kTypeMismatch (wrong kind); any call
- * that allocates can also fail with kOutOfMemory. A call that succeeds leaves the last error as it was.
- */
+ * Codes are aotrt::ErrorCode values (aotrt/error.h) read with AOTRTGetLastErrorCode(): 1 kInvalidArgument,
+ * 2 kNotFound, 3 kOutOfRange, 4 kTypeMismatch, 5 kShapeMismatch, 6 kFormatError, 7 kIOError,
+ * 8 kOutOfMemory, 9 kModelError, 10 kNotImplemented, 11 kInternal, 12 kInterrupted. A null or
+ * wrong-kind handle gives kInvalidArgument (null) or kTypeMismatch (wrong kind); any call that
+ * allocates can also fail with kOutOfMemory. A call that succeeds leaves the last error as it was. */
 
 /*! \brief Record `msg` (copied; NULL: "") as the calling thread's last error, code kModelError (9):
  *  what model code and C callbacks call before returning -1. Never fails. Thread-safe (per thread). */
@@ -230,14 +228,16 @@ TVM_DLL int TVMArrayToDLPack(TVMArrayHandle from, DLManagedTensor** out);
 /*! \brief dltensor->deleter(dltensor) when both are non-NULL; not to be used afterwards. */
 TVM_DLL void TVMDLManagedTensorCallDeleter(DLManagedTensor* dltensor);
 
-/* ---- streams and devices ----
- * Streams: on the CPU, TVMStreamCreate gives *out (if non-NULL) = NULL (nothing to free) and the
- * others are no-ops (work is done when calls return). Thread-safe. Errors: kInvalidArgument (a
- * device type without a driver). */
+/* ---- streams and devices: errors kInvalidArgument (a device without a driver) ---- */
+/*! \brief *out (if non-NULL) = a new stream of the device; on the CPU NULL, nothing to free. */
 TVM_DLL int TVMStreamCreate(int device_type, int device_id, TVMStreamHandle* out);
+/*! \brief Free a stream of TVMStreamCreate (on the CPU a no-op). */
 TVM_DLL int TVMStreamFree(int device_type, int device_id, TVMStreamHandle stream);
+/*! \brief Make `handle` the device's current stream (on the CPU a no-op). */
 TVM_DLL int TVMSetStream(int device_type, int device_id, TVMStreamHandle handle);
+/*! \brief Wait for the work queued on `stream` (on the CPU it is done when calls return). */
 TVM_DLL int TVMSynchronize(int device_type, int device_id, TVMStreamHandle stream);
+/*! \brief Wait for the work queued on `src` (on the CPU a no-op). */
 TVM_DLL int TVMStreamStreamSynchronize(int device_type, int device_id, TVMStreamHandle src,
                                        TVMStreamHandle dst);
 /*! \brief `nbytes` of device memory aligned to max(alignment, 64), the caller's (TVMDeviceFreeDataSpace).

@@ -252,10 +252,12 @@ T RetAs(const aotrt::TVMRetValue& rv) {
     if (rv.type_code() == kTVMStr) return T::FromJSON(rv.str());
   }
   TVMValue v = rv.value();
+  int code = rv.type_code();
   TVMByteArray bytes{rv.str().data(), rv.str().size()};
-  if (rv.type_code() == kTVMStr || rv.type_code() == kTVMBytes) v.v_str = rv.str().c_str();
-  if (rv.type_code() == kTVMBytes) v.v_handle = &bytes;
-  return ArgAs<T>(aotrt::TVMArgValue(v, rv.type_code(), -1));
+  const bool whole = code == kTVMBytes || (code == kTVMStr && rv.str().find('\0') != std::string::npos);
+  if (code == kTVMStr) v.v_str = rv.str().c_str();
+  if (whole) v.v_handle = &bytes, code = kTVMBytes;  // bytes, and text holding a NUL, go whole
+  return ArgAs<T>(aotrt::TVMArgValue(v, code, -1));
 }
 
 template <typename T>

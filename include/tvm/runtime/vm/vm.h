@@ -28,8 +28,7 @@ class VirtualMachine : public ModuleNode {
  public:
   const char* type_key() const override { return "VirtualMachine"; }
   // TVM's functions of the VM made by LoadExecutable; empty before it or for another name.
-  aotrt::PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override {
-    (void)self;
+  aotrt::PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
     return impl_.defined() ? impl_.GetFunction(name) : aotrt::PackedFunc();
   }
   // Make this VM's state over `exec` (Executable::Load's module). Throws kInvalidArgument when the
