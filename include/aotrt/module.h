@@ -86,6 +86,7 @@ class AOTRT_API Module {
   const ObjectPtr<ModuleNode>& node() const { return node_; }
 
  private:
+  std::string MissingFunction(const std::string& name) const;  // "module 'X' has no function 'y'[: hint]"
   ModuleNode& checked() const {
     if (!node_) ThrowEmptyHandle("Module");
     return *node_;

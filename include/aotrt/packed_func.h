@@ -32,6 +32,7 @@ AOTRT_API const char* TypeCodeName(int type_code);
 // the argument position and the type found when the code does not fit.
 class AOTRT_API TVMArgValue {
  public:
+  // `index` names it in messages: "argument <index>", or "result" when negative.
   TVMArgValue(TVMValue value, int code, int index) : value_(value), code_(code), index_(index) {}
   int type_code() const { return code_; }
   const TVMValue& value() const { return value_; }
@@ -58,10 +59,10 @@ class AOTRT_API TVMArgValue {
                                 static_cast<const Object*>(value_.v_handle)->type_index() == kTypeString);
   }
   bool IsInt() const { return code_ == kTVMArgInt || code_ == kTVMArgBool; }
+  std::string Where() const;  // "argument <index>" or "result", for messages
 
  private:
   [[noreturn]] void Mismatch(const char* expected) const;
-  std::string Where() const;  // "argument <index>", for messages
   TVMValue value_;
   int code_;
   int index_;

@@ -65,6 +65,9 @@ class ProfileReportObj : public Object {
   std::string AsJSON() const { return json; }
   const std::string table, csv, json;
 };
+// The report of TVM's report JSON (profile_rpc's): a line per call (Name, Duration (us), Percent,
+// Count, Argument Shapes), the JSON kept. Throws kFormatError (not JSON, no "calls").
+AOTRT_API ObjectPtr<ProfileReportObj> ProfileReportFromJson(const std::string& json);
 
 // Throws Error(kInvalidArgument) naming the first option out of range.
 AOTRT_API void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& opt);

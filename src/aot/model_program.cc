@@ -17,8 +17,7 @@ const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what)
     std::string hint = lib ? lib->library().MissingSymbolHint(contract::kGetCMetadata) : std::string();
     AOTRT_THROW(kNotFound, what, ": Unable to locate get_c_metadata PackedFunc", hint.empty() ? "" : ": ", hint);
   }
-  TVMRetValue rv;
-  get.CallPacked(TVMArgs(nullptr, nullptr, 0), &rv);
+  TVMRetValue rv = get();
   AOTRT_REQUIRE(rv.type_code() == kTVMOpaqueHandle, kFormatError, what,
                 ": get_c_metadata: Expected kOpaqueHandle returned; got ", rv.type_code());
   return static_cast<const TVMMetadata*>(rv.value().v_handle);

@@ -50,10 +50,10 @@ void ThrowMissingArgument(int index, int num) {
               num == 1 ? "" : "s");
 }
 
-std::string TVMArgValue::Where() const { return StrCat("argument ", index_); }
+std::string TVMArgValue::Where() const { return index_ < 0 ? "result" : StrCat("argument ", index_); }
 
 void TVMArgValue::Mismatch(const char* expected) const {
-  AOTRT_THROW(kTypeMismatch, "argument ", index_, ": expected ", expected, ", got ", TypeCodeName(code_),
+  AOTRT_THROW(kTypeMismatch, Where(), ": expected ", expected, ", got ", TypeCodeName(code_),
               " (type code ", code_, ")");
 }
 
@@ -107,7 +107,7 @@ DLTensor* TVMArgValue::AsDLTensor() const {
   if (code_ != kTVMDLTensorHandle && code_ != kTVMNDArrayHandle && code_ != kTVMOpaqueHandle) {
     Mismatch("a tensor (DLTensor* or NDArray)");
   }
-  if (!value_.v_handle) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": tensor handle is null");
+  if (!value_.v_handle) AOTRT_THROW(kInvalidArgument, Where(), ": tensor handle is null");
   auto* t = static_cast<DLTensor*>(value_.v_handle);
   ValidateTensorHeader(*t, Where().c_str());
   return t;

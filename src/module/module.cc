@@ -34,7 +34,7 @@ PackedFunc FindInImports(const ObjectPtr<ModuleNode>& node, const std::string& n
 
 ObjectPtr<ModuleNode> TVMArgValue::AsModule() const {
   if (code_ != kTVMModuleHandle) Mismatch("Module");
-  if (!value_.v_handle) AOTRT_THROW(kInvalidArgument, "argument ", index_, ": module handle is null");
+  if (!value_.v_handle) AOTRT_THROW(kInvalidArgument, Where(), ": module handle is null");
   // Live (in checked builds: in the registry, so a freed handle is refused without being read).
   Object* obj = ObjectFromHandle(value_.v_handle, kTypeObject, Where().c_str());
   if (obj->type_index() != kTypeModule) Mismatch("Module (the handle is another kind of object)");
@@ -61,20 +61,18 @@ PackedFunc Module::GetFunction(const std::string& name, bool query_imports) cons
     seen.Insert(node_.get());
     f = FindInImports(node_, name, &seen);
   }
-  if (f) return f;
-  std::string hint = node_->MissingFunctionHint(name);
-  return PackedFunc::Missing(StrCat("module '", node_->type_key(), "' has no function '", name, "'",
-                                    hint.empty() ? "" : ": ", hint));
+  return f ? f : PackedFunc::Missing(MissingFunction(name));
 }
 
 PackedFunc Module::GetFunctionOrThrow(const std::string& name, bool query_imports) const {
   PackedFunc f = GetFunction(name, query_imports);
-  if (!f) {
-    std::string hint = node_->MissingFunctionHint(name);
-    AOTRT_THROW(kNotFound, "module '", node_->type_key(), "' has no function '", name, "'", hint.empty() ? "" : ": ",
-                hint);
-  }
+  if (!f) throw Error(ErrorCode::kNotFound, MissingFunction(name));
   return f;
+}
+
+std::string Module::MissingFunction(const std::string& name) const {
+  std::string hint = node_->MissingFunctionHint(name);
+  return StrCat("module '", node_->type_key(), "' has no function '", name, "'", hint.empty() ? "" : ": ", hint);
 }
 
 std::vector<Module> Module::imports() const {

@@ -67,25 +67,26 @@ void ThrowIntegerRange(int64_t v, int64_t lo, uint64_t hi) {
   AOTRT_THROW(kOutOfRange, "result: ", v, " does not fit the requested integer type [", lo, ", ", hi, "]");
 }
 
+namespace {
+template <typename Ref, typename Node>
+Ref RetObject(const TVMRetValue& rv, int code, const char* expected) {
+  if (rv.type_code() == kTVMNullptr) return Ref();
+  if (rv.type_code() != code) Mismatch(rv, expected);
+  return Ref(ObjectPtr<Node>(static_cast<Node*>(rv.object())));
+}
+}  // namespace
+
 template <>
 Module RetAsObject<Module>(const TVMRetValue& rv) {
-  if (rv.type_code() == kTVMNullptr) return Module();
-  if (rv.type_code() != kTVMModuleHandle) Mismatch(rv, "Module");
-  return Module(ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(rv.object())));
+  return RetObject<Module, ModuleNode>(rv, kTVMModuleHandle, "Module");
 }
-
 template <>
 NDArray RetAsObject<NDArray>(const TVMRetValue& rv) {
-  if (rv.type_code() == kTVMNullptr) return NDArray();
-  if (rv.type_code() != kTVMNDArrayHandle) Mismatch(rv, "NDArray");
-  return NDArray(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(rv.object())));
+  return RetObject<NDArray, NDArrayObj>(rv, kTVMNDArrayHandle, "NDArray");
 }
-
 template <>
 PackedFunc RetAsObject<PackedFunc>(const TVMRetValue& rv) {
-  if (rv.type_code() == kTVMNullptr) return PackedFunc();
-  if (rv.type_code() != kTVMPackedFuncHandle) Mismatch(rv, "PackedFunc");
-  return PackedFunc(ObjectPtr<PackedFuncObj>(static_cast<PackedFuncObj*>(rv.object())));
+  return RetObject<PackedFunc, PackedFuncObj>(rv, kTVMPackedFuncHandle, "PackedFunc");
 }
 
 }  // namespace detail

@@ -194,24 +194,28 @@ void CopyTensorBytes(const DLTensor& from, DLTensor* to) {
 void NDArray::CopyFrom(const DLTensor& from) { CopyTensorBytes(from, &checked().dl_tensor); }
 void NDArray::CopyTo(DLTensor* to) const { CopyTensorBytes(checked().dl_tensor, to); }
 
-void NDArray::CopyFromBytes(const void* src, size_t nbytes) {
-  AOTRT_REQUIRE(IsContiguous(checked().dl_tensor), kInvalidArgument, "ArrayCopyFromBytes: array is not contiguous");
-  AOTRT_REQUIRE(nbytes == NumBytes(), kShapeMismatch, "ArrayCopyFromBytes: size mismatch: array has ", NumBytes(),
+namespace {
+// The `nbytes` bytes of the contiguous array `t` copied to (`to_host`) or from the host memory `host`.
+void CopyHostBytes(const DLTensor& t, void* host, size_t nbytes, bool to_host, const char* fn) {
+  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, fn, ": array is not contiguous");
+  AOTRT_REQUIRE(nbytes == TensorBytes(t), kShapeMismatch, fn, ": size mismatch: array has ", TensorBytes(t),
                 " bytes, got ", nbytes);
   if (nbytes == 0) return;
-  if (IsAcceptedCpuDevice(tensor().device)) return (void)std::memcpy(data(), src, nbytes);
+  if (IsAcceptedCpuDevice(t.device)) {
+    char* data = static_cast<char*>(t.data) + t.byte_offset;
+    to_host ? std::memcpy(host, data, nbytes) : std::memcpy(data, host, nbytes);
+    return;
+  }
   int64_t n = static_cast<int64_t>(nbytes);
-  CopyAcrossDevices(HostBytes(const_cast<void*>(src), &n), checked().dl_tensor, nbytes);
+  to_host ? CopyAcrossDevices(t, HostBytes(host, &n), nbytes) : CopyAcrossDevices(HostBytes(host, &n), t, nbytes);
 }
+}  // namespace
 
+void NDArray::CopyFromBytes(const void* src, size_t nbytes) {
+  CopyHostBytes(checked().dl_tensor, const_cast<void*>(src), nbytes, false, "ArrayCopyFromBytes");
+}
 void NDArray::CopyToBytes(void* dst, size_t nbytes) const {
-  AOTRT_REQUIRE(IsContiguous(checked().dl_tensor), kInvalidArgument, "ArrayCopyToBytes: array is not contiguous");
-  AOTRT_REQUIRE(nbytes == NumBytes(), kShapeMismatch, "ArrayCopyToBytes: size mismatch: array has ", NumBytes(),
-                " bytes, got ", nbytes);
-  if (nbytes == 0) return;
-  if (IsAcceptedCpuDevice(tensor().device)) return (void)std::memcpy(dst, data(), nbytes);
-  int64_t n = static_cast<int64_t>(nbytes);
-  CopyAcrossDevices(checked().dl_tensor, HostBytes(dst, &n), nbytes);
+  CopyHostBytes(checked().dl_tensor, dst, nbytes, true, "ArrayCopyToBytes");
 }
 
 }  // namespace aotrt

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aotrt/profiling.h"
+#include "base/json_fields.h"
 #include "profiling/internal.h"
 
 namespace aotrt {
@@ -145,6 +146,36 @@ ObjectPtr<ProfileReportObj> MakeProfileReport(const OperatorProfile& p) {
                      ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": " + JsonNumber(p.run_ms * 1000) +
                      "}, \"Percent\": {\"percent\": 100}}}, \"configuration\": {\"Executor\": " + str(p.executor) + "}}";
   return MakeObject<ProfileReportObj>(p.ToTable(), csv, json);
+}
+
+ObjectPtr<ProfileReportObj> ProfileReportFromJson(const std::string& json) {
+  Json doc = ParseJsonText(json, "profiling::Report::FromJSON");
+  AOTRT_REQUIRE(doc.is_object() && doc.contains("calls") && doc["calls"].is_array(), kFormatError,
+                "profiling::Report::FromJSON: no \"calls\" in the report");
+  auto field = [](const Json& call, const char* key) {  // the value of {"string": "..."}, {"percent": 80}, ...
+    auto it = call.is_object() ? call.find(key) : call.end();
+    return it != call.end() && it->is_object() && !it->empty() ? it->begin().value() : Json();
+  };
+  auto text = [&](const Json& c, const char* key) { return field(c, key).is_string() ? field(c, key).get<std::string>() : ""; };
+  auto number = [&](const Json& c, const char* key) { return field(c, key).is_number() ? field(c, key).get<double>() : 0; };
+  auto row = [](const std::string& a, const std::string& b, const std::string& c, const std::string& d,
+                const std::string& e) {
+    char buf[512];
+    std::snprintf(buf, sizeof(buf), "%-40s %14s %8s %6s  %s\n", a.c_str(), b.c_str(), c.c_str(), d.c_str(), e.c_str());
+    return std::string(buf);
+  };
+  std::string table = row("Name", "Duration (us)", "Percent", "Count", "Argument Shapes");
+  std::string csv = "Name,Duration (us),Percent,Count,Argument Shapes\n";
+  double total = 0;
+  for (const Json& c : doc["calls"]) {
+    std::string name = text(c, "Name"), shapes = text(c, "Argument Shapes"), us = Fixed(number(c, "Duration (us)"), 2),
+                percent = Fixed(number(c, "Percent"), 2), count = Fixed(number(c, "Count"), 0);
+    table += row(name, us, percent, count, shapes);
+    csv += name + "," + us + "," + percent + "," + count + ",\"" + shapes + "\"\n";
+    total += number(c, "Duration (us)");
+  }
+  table += "----------\n" + row("Sum", Fixed(total, 2), "", "", "");
+  return MakeObject<ProfileReportObj>(table, csv, json);
 }
 
 }  // namespace aotrt

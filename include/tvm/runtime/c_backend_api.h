@@ -26,47 +26,35 @@ typedef struct {
 
 typedef int (*FTVMParallelLambda)(int task_id, TVMParallelGroupEnv* penv, void* cdata);
 
-/* Called by generated code (and by host bindings for RegisterEnvCAPI). Failures return -1 or NULL
- * with the calling thread's last error set (TVMGetLastError, AOTRTGetLastErrorCode: aotrt/error.h
- * codes). No C++ exception ever leaves these functions: out of memory inside them, or a
- * parallel task that throws, becomes an error like any other. */
+/* Called by generated code (and host bindings: RegisterEnvCAPI). Failures return -1 or NULL with the
+ * thread's last error set (TVMGetLastError, AOTRTGetLastErrorCode); no C++ exception leaves them. */
 
-/*! \brief Look `func_name` up in the imports of the module whose context is `mod_node`, then in the
- *  global registry. The handle is borrowed (do not free it) and stays valid while the library is
- *  loaded: the module caches it. Thread-safe (per-module lock).
- *  Errors: kInvalidArgument (null argument, or mod_node is not a library module's context),
- *  kNotFound (no such function anywhere), kOutOfMemory. */
+/*! \brief `func_name` from the imports of the module whose context is `mod_node`, else the global
+ *  registry: borrowed (cached by the module; valid while the library is loaded). Thread-safe. Errors:
+ *  kInvalidArgument (null argument, not a library module's context), kNotFound, kOutOfMemory. */
 TVM_DLL int TVMBackendGetFuncFromEnv(void* mod_node, const char* func_name, TVMFunctionHandle* out);
-/*! \brief Called by a system-lib library's static constructors: record symbol `name` (copied) at
- *  `ptr` (borrowed; must stay valid while the library is loaded) for runtime.SystemLib.
- *  Re-registering a name replaces it (with a warning). Thread-safe.
- *  Errors: kInvalidArgument (null name), kOutOfMemory. */
+/*! \brief From a system-lib library's static constructors: symbol `name` (copied) is at `ptr` (valid
+ *  while the library is loaded), for runtime.SystemLib; a name again replaces it (with a warning).
+ *  Thread-safe. Errors: kInvalidArgument (null name), kOutOfMemory. */
 TVM_DLL int TVMBackendRegisterSystemLibSymbol(const char* name, void* ptr);
-/*! \brief Per-thread scratch memory of `nbytes`, 64-byte aligned, owned by the calling thread's
- *  pool: release it with TVMBackendFreeWorkspace on the same thread (the pool reuses it; it is
- *  freed when the thread exits). Thread-safe (per-thread pool). Returns NULL on failure, with
- *  kInvalidArgument (device type not CPU) or kOutOfMemory (request over 2^46 bytes, or the
- *  allocation or the pool's bookkeeping failed; the message names the size). */
+/*! \brief `nbytes` of 64-byte aligned scratch from the calling thread's pool, released with
+ *  TVMBackendFreeWorkspace on that thread (reused; freed when the thread exits). NULL on failure:
+ *  kInvalidArgument (not the CPU), kOutOfMemory (over 2^46 bytes, or no memory; naming the size). */
 TVM_DLL void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
                                        int dtype_code_hint, int dtype_bits_hint);
 /*! \brief Release memory from TVMBackendAllocWorkspace on the same thread (back to the pool).
  *  Errors: kInvalidArgument (device type not CPU, or `ptr` not in use in this thread's pool). */
 TVM_DLL int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr);
-/*! \brief Register a host C function by name: "Py_IncRef" / "Py_DecRef" (used to hold a Python
- *  exception as the last error), "PyGILState_Ensure" / "PyGILState_Release" (registered by TVM
- *  v0.15+'s Python package; taken around Py_DecRef, which otherwise uses the interpreter's own
- *  functions found in the process) or "PyErr_CheckSignals" (accepted, never called).
- *  `ptr` must stay valid until it is registered again. Thread-safe.
- *  Errors: kInvalidArgument (null name, unknown name). */
+/*! \brief A host C function by name (`ptr` valid until registered again): "Py_IncRef" / "Py_DecRef"
+ *  (to hold a Python exception as the last error), "PyGILState_Ensure" / "PyGILState_Release" (TVM
+ *  v0.15+'s; taken around Py_DecRef), "PyErr_CheckSignals" (never called). Thread-safe.
+ *  Errors: kInvalidArgument (null or unknown name). */
 TVM_DLL int TVMBackendRegisterEnvCAPI(const char* name, void* ptr);
-/*! \brief Run f(task_id, env, cdata) for every task concurrently; the caller runs task 0.
- *  num_task 0 means the worker count. Launching from inside a task is an error. `cdata` is
- *  borrowed for the call. Launches from different threads are serialised. A task that throws
- *  fails like one returning -1 (worker threads never let an exception escape).
- *  Errors: kInvalidArgument (null f, num_task out of range, nested launch), kOutOfMemory (worker
- *  threads could not be started), or the first failed task's own code: the code of the error it
- *  recorded (e.g. kOutOfMemory from a workspace), else kModelError; the message lists every failed
- *  task ("Task i error: ..."). */
+/*! \brief Run f(task_id, env, cdata) for every task concurrently, task 0 on the caller (num_task 0:
+ *  the worker count; cdata borrowed). Launches from different threads are serialised; a task that
+ *  throws fails as one returning -1. Errors: kInvalidArgument (null f, num_task out of range, a
+ *  launch from a task), kOutOfMemory (no worker threads), or the first failed task's recorded code
+ *  (else kModelError), with a message listing every failed task ("Task i error: ..."). */
 TVM_DLL int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void* cdata, int num_task);
 /*! \brief Wait until every task of the current launch reached the barrier. Call only from inside
  *  a task with the env it was given. Errors: kInvalidArgument (outside a launch, bad task_id). */

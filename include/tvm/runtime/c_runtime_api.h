@@ -8,19 +8,16 @@
  * Functions are thread-safe unless stated; objects behind handles follow the thread-safety rules
  * of the object (one AotExecutor is for one thread at a time).
  *
- * Handle checks. Every object carries a type tag in its header, and every handle is checked
- * before use: a handle of another kind (a module passed to TVMArrayFree, an NDArray's DLTensor*
- * passed to TVMObjectFree or TVMFuncFree) is refused with kTypeMismatch or kInvalidArgument and
- * left untouched; kinds are told apart by reading inside the object the handle points to, never
- * outside it. Tensors a caller describes (ndim, shape, device type) are validated before their
- * shape is read: ndim must lie in [0, 64].
- * What remains the caller's contract: a handle must be one this library returned and whose
- * reference the caller has not yet released. Releasing it twice, or using it afterwards, reads
- * freed memory: such a handle is refused as "not live" when its memory has not been reused (the
- * tag is cleared on destruction), but if the memory was reused by a new object of the same kind
- * that object is released instead. A DLTensor the caller owns passed to TVMArrayFree has the 16
- * bytes before it read. Builds with AOTRT_CHECKED_HANDLES (the default of sanitizer builds) keep a
- * registry of live objects and refuse any stale or foreign handle without reading its memory.
+ * Handle checks. Every handle is checked before use by the type tag in its object's header (read
+ * inside the object, never outside it): one of another kind (a module given to TVMArrayFree, an
+ * NDArray's DLTensor* to TVMObjectFree) is refused with kTypeMismatch or kInvalidArgument and left
+ * untouched. A tensor a caller describes is validated before its shape is read (ndim in [0, 64]).
+ * The caller's contract: a handle is one this library returned and whose reference the caller
+ * still holds. A released handle is refused as "not live" while its memory is not reused (the tag
+ * is cleared on destruction); reused by a new object of the same kind, that object is released
+ * instead. TVMArrayFree reads the 16 bytes before a caller's own DLTensor. Builds with
+ * AOTRT_CHECKED_HANDLES (the default of sanitizer builds) track live objects and refuse any stale
+ * or foreign handle without reading its memory.
  */
 #ifndef TVM_RUNTIME_C_RUNTIME_API_H_
 #define TVM_RUNTIME_C_RUNTIME_API_H_
@@ -64,9 +61,8 @@ typedef enum {
   kTVMBytes = 12U,
   kTVMNDArrayHandle = 13U,
   kTVMObjectRValueRefArg = 14U,
-  /* A bool in v_int64 (0 or 1). Added by TVM v0.18, whose generated code and Python package pass
-     boolean scalars with it; aotrt accepts it wherever it accepts kTVMArgInt. TVM v0.9-v0.17 pass
-     bools as kTVMArgInt, and so does aotrt's own Python package (ABI.md 11.3c). */
+  /* A bool in v_int64 (0 or 1), from TVM v0.18's code and Python package; accepted wherever
+     kTVMArgInt is. TVM v0.9-v0.17 and aotrt's Python package pass kTVMArgInt (ABI.md 11.3c). */
   kTVMArgBool = 15U,
   kTVMExtBegin = 16U, /* 15 up to TVM v0.17, moved by v0.18 for kTVMArgBool */
   kTVMNNVMFirst = 16U,
@@ -115,210 +111,169 @@ typedef void (*TVMPackedCFuncFinalizer)(void* resource_handle);
 typedef int (*TVMExtensionFuncDeclarer)(TVMFunctionHandle register_func_handle);
 
 /* ---- errors ----
- * Error codes below are aotrt::ErrorCode values (aotrt/error.h) read with AOTRTGetLastErrorCode():
- * 1 kInvalidArgument, 2 kNotFound, 3 kOutOfRange, 4 kTypeMismatch, 5 kShapeMismatch,
- * 6 kFormatError, 7 kIOError, 8 kOutOfMemory, 9 kModelError, 10 kNotImplemented, 11 kInternal,
- * 12 kInterrupted.
- * A null or wrong-kind handle gives kInvalidArgument (null) or kTypeMismatch (wrong kind); any call
- * that allocates can also fail with kOutOfMemory. A call that succeeds leaves the last error as it was.
- */
+ * Codes are aotrt::ErrorCode values (aotrt/error.h) read with AOTRTGetLastErrorCode(): 1 kInvalidArgument,
+ * 2 kNotFound, 3 kOutOfRange, 4 kTypeMismatch, 5 kShapeMismatch, 6 kFormatError, 7 kIOError,
+ * 8 kOutOfMemory, 9 kModelError, 10 kNotImplemented, 11 kInternal, 12 kInterrupted. A null or
+ * wrong-kind handle gives kInvalidArgument (null) or kTypeMismatch (wrong kind); any call that
+ * allocates can also fail with kOutOfMemory. A call that succeeds leaves the last error as it was. */
 
-/*! \brief Record `msg` (copied; NULL means "") as the calling thread's last error, with code
- *  kModelError (9): this is what generated model code and C callbacks call before returning -1.
- *  Never fails. Thread-safe: touches only the calling thread's slot. */
+/*! \brief Record `msg` (copied; NULL: "") as the calling thread's last error, code kModelError (9):
+ *  what model code and C callbacks call before returning -1. Never fails. Thread-safe (per thread). */
 TVM_DLL void TVMAPISetLastError(const char* msg);
-/*! \brief The calling thread's last error message; valid until the next error on this thread.
- *  NULL when none was recorded, or when the last error is a Python exception. Borrowed: do not
- *  free. Never fails. Thread-safe (per-thread slot). */
+/*! \brief The calling thread's last error message (borrowed; valid until its next error), or NULL
+ *  when none was recorded or it is a Python exception. Never fails. Thread-safe (per thread). */
 TVM_DLL const char* TVMGetLastError(void);
-/*! \brief Record the Python exception `py_exc` (a PyObject*) as the calling thread's last error,
- *  taking one reference through the Py_IncRef registered with TVMBackendRegisterEnvCAPI. It stays
- *  the last error through every native frame up to the outermost failing call. Released by
- *  TVMDropLastPythonError or by the next error on this thread. If Py_IncRef/Py_DecRef were not
- *  registered, records kInvalidArgument instead (returns nothing; never throws). Thread-safe. */
+/*! \brief Record the Python exception `py_exc` (a PyObject*, one reference taken with the Py_IncRef
+ *  of TVMBackendRegisterEnvCAPI) as the last error, up to the outermost failing call; released by
+ *  TVMDropLastPythonError or the thread's next error. Without Py_IncRef/Py_DecRef registered,
+ *  records kInvalidArgument instead. Never throws. Thread-safe. */
 TVM_DLL void TVMAPISetLastPythonError(void* py_exc);
-/*! \brief The recorded Python exception (borrowed: valid until TVMDropLastPythonError or the next
- *  error on this thread), or NULL when the last error is not one. Never fails. Thread-safe. */
+/*! \brief The recorded Python exception (borrowed: until dropped or the thread's next error), or NULL. */
 TVM_DLL void* TVMGetLastPythonError(void);
-/*! \brief Release the recorded Python exception (one Py_DecRef); the last error becomes "". No-op
- *  otherwise. Never fails. Thread-safe (per-thread slot). */
+/*! \brief Release the recorded Python exception (Py_DecRef); the last error becomes "". Never fails. */
 TVM_DLL void TVMDropLastPythonError(void);
-/*! \brief Native backtrace of the last error: always NULL (aotrt records none). Never fails. */
+/*! \brief Native backtrace of the last error: always NULL (aotrt records none). */
 TVM_DLL const char* TVMGetLastBacktrace(void);
 
 /* ---- modules ---- */
-/*! \brief Load a module file; format "" or NULL means the file extension. On success *out is the
- *  owned root module (for an AOT export: the AotExecutorFactory); free it with TVMModFree. The
- *  library stays loaded while any module or function handle from it is alive. `file_name` is only
- *  read during the call. Thread-safe (loads from several threads may run side by side).
- *  Errors: kInvalidArgument (null file_name or out, unsupported format), kNotFound (no such file,
- *  no loader for a blob entry, missing symbol), kIOError (open/read/dlopen refused), kFormatError
- *  (corrupt blob, metadata, params or ELF), kOutOfRange, kTypeMismatch (metadata inconsistent),
- *  kOutOfMemory, kInternal. *out is untouched on failure. */
+/*! \brief Load a module file (format "" or NULL: by its extension). *out is the owned root module
+ *  (an AOT export's AotExecutorFactory; TVMModFree); the library stays loaded while any module or
+ *  function handle from it lives. Thread-safe (loads may run side by side). Errors, *out untouched:
+ *  kInvalidArgument (null argument, unsupported format), kNotFound (no such file, no loader for a
+ *  blob entry, missing symbol), kIOError (open/read/dlopen refused), kFormatError (corrupt blob,
+ *  metadata, params or ELF), kOutOfRange, kTypeMismatch (inconsistent metadata), kOutOfMemory. */
 TVM_DLL int TVMModLoadFromFile(const char* file_name, const char* format, TVMModuleHandle* out);
-/*! \brief Make `mod` import `dep`: `mod` takes its own reference to `dep`; the caller keeps (and
- *  still frees) both handles. Not thread-safe against other calls on `mod`.
- *  Errors: kInvalidArgument (null handle, or the import would form a cycle), kTypeMismatch (a
- *  handle is not a module). */
+/*! \brief Make `mod` import `dep` (its own reference; the caller still frees both). Not thread-safe
+ *  against other calls on `mod`. Errors: kInvalidArgument (null, a cycle), kTypeMismatch (not a module). */
 TVM_DLL int TVMModImport(TVMModuleHandle mod, TVMModuleHandle dep);
-/*! \brief Look up `func_name` in `mod` (and, if query_imports != 0, in its imports, depth first).
- *  *out = NULL (and 0 returned) when absent. A found handle is a new reference owned by the
- *  caller (TVMFuncFree); it keeps its module alive. Thread-safe.
- *  Errors: kInvalidArgument (null func_name, out or mod), kTypeMismatch (mod is not a module),
- *  or a code from the module's own lookup (e.g. kOutOfMemory). */
+/*! \brief Look up `func_name` in `mod` (and with query_imports != 0 its imports, depth first); *out
+ *  = NULL (0 returned) when absent, else a new reference (TVMFuncFree) keeping the module alive.
+ *  Thread-safe. Errors: kInvalidArgument (null argument), kTypeMismatch (not a module), or the
+ *  module's own lookup's (e.g. kOutOfMemory). */
 TVM_DLL int TVMModGetFunction(TVMModuleHandle mod, const char* func_name, int query_imports,
                               TVMFunctionHandle* out);
-/*! \brief Release one reference to `mod` (from TVMModLoadFromFile, AOTRTModLoadFromMemory or a
- *  kTVMModuleHandle result). The handle must not be used afterwards. Thread-safe (atomic count).
- *  Errors: kInvalidArgument (null, or not a live object), kTypeMismatch (another kind of object). */
+/*! \brief Release one reference to `mod` (from a load or a kTVMModuleHandle result); not to be used
+ *  afterwards. Thread-safe. Errors: kInvalidArgument (null, not live), kTypeMismatch (another kind). */
 TVM_DLL int TVMModFree(TVMModuleHandle mod);
 
 /* ---- functions ---- */
-/*! \brief Release one reference to `func` (from TVMModGetFunction, TVMFuncGetGlobal,
- *  TVMFuncCreateFromCFunc or a kTVMPackedFuncHandle result). Thread-safe (atomic count).
- *  Errors: kInvalidArgument (null, or not a live object), kTypeMismatch (another kind of object). */
+/*! \brief Release one reference to `func`. Errors: kInvalidArgument (null, not live), kTypeMismatch. */
 TVM_DLL int TVMFuncFree(TVMFunctionHandle func);
-/*! \brief Call a packed function. Arguments are borrowed for the call. Object results
- *  (module, function, NDArray, object handles) are new references owned by the caller; kTVMStr and
- *  kTVMBytes results live in thread-local storage until the next call on this thread; no result
- *  gives kTVMNullptr; a kTVMDataType result is returned as its string (kTVMStr). Thread-safety is
- *  that of the function (an executor's functions: one thread at a time per executor).
- *  Errors: kInvalidArgument (null argument arrays with num_args > 0, null ret slots, null func),
- *  kTypeMismatch (func is not a function), else whatever code the function raises (an executor's:
- *  kInvalidArgument, kNotFound, kOutOfRange, kTypeMismatch, kShapeMismatch, kModelError when the
- *  model's code returns an error, kOutOfMemory). *ret_val is unspecified on failure. */
+/*! \brief Call a packed function with borrowed arguments. Object results are new references owned
+ *  by the caller; kTVMStr and kTVMBytes ones live in thread-local storage until the thread's next
+ *  call; no result gives kTVMNullptr; a kTVMDataType result comes as its string (kTVMStr).
+ *  Thread-safety is the function's (an executor's: one thread at a time). Errors (*ret_val then
+ *  unspecified): kInvalidArgument (null func, ret slots, or argument arrays with num_args > 0),
+ *  kTypeMismatch (not a function), else the function's (an executor's: kInvalidArgument, kNotFound,
+ *  kOutOfRange, kTypeMismatch, kShapeMismatch, kModelError from the model's code, kOutOfMemory). */
 TVM_DLL int TVMFuncCall(TVMFunctionHandle func, TVMValue* arg_values, int* type_codes, int num_args,
                         TVMValue* ret_val, int* ret_type_code);
-/*! \brief From inside a TVMPackedCFunc: set its return value from value[0]/type_code[0]. Objects
- *  are retained (the callback keeps its own reference); strings and bytes are copied. Only valid
- *  on the `ret` handed to the running callback, on that thread.
- *  Errors: kInvalidArgument (null argument, num_ret != 1), kTypeMismatch (unsupported type code). */
+/*! \brief From inside a TVMPackedCFunc, on its `ret` and thread: its return value from value[0] /
+ *  type_code[0] (objects retained, the callback keeps its reference; strings and bytes copied).
+ *  Errors: kInvalidArgument (null argument, num_ret != 1), kTypeMismatch (unsupported code). */
 TVM_DLL int TVMCFuncSetReturn(TVMRetValueHandle ret, TVMValue* value, int* type_code, int num_ret);
-/*! \brief Turn a callback argument into a value the callback may return or keep: object handles
- *  get one more reference (owned by the caller, to free or pass to TVMCFuncSetReturn);
- *  kTVMObjectRValueRefArg takes the argument's reference and becomes kTVMObjectHandle; other codes
- *  are left as they are. Thread-safe. Errors: kInvalidArgument (null value or code). */
+/*! \brief A callback argument made a value it may return or keep: an object handle gets a reference
+ *  (the caller's, to free or pass to TVMCFuncSetReturn); kTVMObjectRValueRefArg takes the argument's
+ *  and becomes kTVMObjectHandle. Thread-safe. Errors: kInvalidArgument (null value or code). */
 TVM_DLL int TVMCbArgToReturn(TVMValue* value, int* code);
-/*! \brief Wrap a C callback as a packed function; *out is owned by the caller (TVMFuncFree).
- *  `fin(resource_handle)` runs once when the last reference goes (on that thread); until then
- *  `resource_handle` must stay valid. The callback may be called from any thread. When it returns
- *  non-zero, its last error (TVMAPISetLastError: kModelError; a Python exception is kept) is the
- *  error of the call, or kModelError "without a message" if it set none.
+/*! \brief Wrap a C callback (called from any thread) as a packed function; *out is the caller's
+ *  (TVMFuncFree). `resource_handle` must stay valid until `fin(resource_handle)` runs, once, when the
+ *  last reference goes. A non-zero return fails the call with the callback's last error
+ *  (TVMAPISetLastError: kModelError; a Python exception is kept), or kModelError "without a message".
  *  Errors: kInvalidArgument (null func or out), kOutOfMemory (fin is not called then). */
 TVM_DLL int TVMFuncCreateFromCFunc(TVMPackedCFunc func, void* resource_handle,
                                    TVMPackedCFuncFinalizer fin, TVMFunctionHandle* out);
-/*! \brief Register `f` under `name` (copied); the registry takes its own reference, the caller
- *  still frees `f`. Thread-safe (registry lock).
- *  Errors: kInvalidArgument (null or empty name, name taken and override == 0), kTypeMismatch (f
- *  is not a function). */
+/*! \brief Register `f` under `name` (copied; the registry takes its own reference, the caller still
+ *  frees `f`). Thread-safe. Errors: kInvalidArgument (null or empty name, name taken and override
+ *  == 0), kTypeMismatch (not a function). */
 TVM_DLL int TVMFuncRegisterGlobal(const char* name, TVMFunctionHandle f, int override);
-/*! \brief Global lookup; *out = NULL (and 0 returned) when absent. Returns a new reference (free
- *  it with TVMFuncFree), as TVM does. Thread-safe. Errors: kInvalidArgument (null name or out). */
+/*! \brief Global lookup: a new reference (TVMFuncFree), as TVM's; *out = NULL when absent. */
 TVM_DLL int TVMFuncGetGlobal(const char* name, TVMFunctionHandle* out);
-/*! \brief Names of all globals; the array and its strings live in thread-local storage until the
- *  next TVMFuncListGlobalNames on this thread (do not free). Thread-safe.
- *  Errors: kInvalidArgument (null out_size or out_array), kOutOfMemory. */
+/*! \brief Names of all globals, in thread-local storage until the thread's next call (not freed). */
 TVM_DLL int TVMFuncListGlobalNames(int* out_size, const char*** out_array);
-/*! \brief Remove global `name`; removing an absent name succeeds. Handles already obtained stay
- *  valid. Thread-safe. Errors: kInvalidArgument (null name). */
+/*! \brief Remove global `name` (absent: no-op); handles obtained stay valid. Errors: kInvalidArgument. */
 TVM_DLL int TVMFuncRemoveGlobal(const char* name);
 
 /* ---- arrays ---- */
-/*! \brief Allocate a zero-filled, 64-byte aligned CPU array of `shape` (copied; ndim entries);
- *  *out is owned by the caller (TVMArrayFree). Thread-safe.
- *  Errors: kInvalidArgument (null out, null shape with ndim > 0, negative ndim, ndim over 64, a
- *  non-CPU device, dtype code/bits/lanes out of range), kShapeMismatch (a negative dimension, or
- *  the byte size overflows), kOutOfMemory. */
+/*! \brief A zero-filled, 64-byte aligned array of `shape` (ndim entries, copied); *out is the
+ *  caller's (TVMArrayFree). Thread-safe. Errors: kInvalidArgument (null out, null shape with ndim >
+ *  0, ndim outside [0, 64], a device without a driver, dtype out of range), kShapeMismatch (a
+ *  negative dimension, the byte size overflows), kOutOfMemory. */
 TVM_DLL int TVMArrayAlloc(const tvm_index_t* shape, int ndim, int dtype_code, int dtype_bits,
                           int dtype_lanes, int device_type, int device_id, TVMArrayHandle* out);
-/*! \brief Release one reference to the array (from TVMArrayAlloc, TVMArrayFromDLPack or a
- *  kTVMNDArrayHandle result); the data goes with the last one. Thread-safe (atomic count).
- *  Errors: kInvalidArgument (null, or not a live aotrt NDArray), kTypeMismatch (an object handle). */
+/*! \brief Release one reference to the array (from TVMArrayAlloc, TVMArrayFromDLPack or a result);
+ *  the data goes with the last. Thread-safe. Errors: kInvalidArgument (null, not a live NDArray),
+ *  kTypeMismatch (an object handle). */
 TVM_DLL int TVMArrayFree(TVMArrayHandle handle);
-/*! \brief Type index of the NDArray behind `handle`: always 2 (runtime.NDArray). Thread-safe.
- *  Errors: kInvalidArgument (null handle or out_tindex), kTypeMismatch (not an aotrt NDArray). */
+/*! \brief 2 (runtime.NDArray). Errors: kInvalidArgument (null argument), kTypeMismatch (not an NDArray). */
 TVM_DLL int TVMArrayGetTypeIndex(TVMArrayHandle handle, unsigned* out_tindex);
-/*! \brief Copy exactly the array's byte size from `data` (borrowed) into the array. Not
- *  thread-safe against other writers of the array.
- *  Errors: kInvalidArgument (null handle, null data with nbytes > 0, non-contiguous array),
- *  kShapeMismatch (nbytes differs from the array's size). */
+/*! \brief Copy exactly the array's byte size from `data` (borrowed). Not thread-safe against other
+ *  writers. Errors: kInvalidArgument (null handle, null data with nbytes > 0, non-contiguous
+ *  array), kShapeMismatch (nbytes is not the array's size). */
 TVM_DLL int TVMArrayCopyFromBytes(TVMArrayHandle handle, void* data, size_t nbytes);
-/*! \brief Copy exactly the array's byte size into `data` (borrowed). Same errors as
- *  TVMArrayCopyFromBytes. Thread-safe against other readers. */
+/*! \brief As TVMArrayCopyFromBytes, into `data`. Thread-safe against other readers. */
 TVM_DLL int TVMArrayCopyToBytes(TVMArrayHandle handle, void* data, size_t nbytes);
 /*! \brief Copy `from` into `to` (same byte size, both contiguous CPU tensors; handles borrowed,
  *  stream ignored). Errors: kInvalidArgument (null handle, non-contiguous, non-CPU),
  *  kShapeMismatch (byte sizes differ). */
 TVM_DLL int TVMArrayCopyFromTo(TVMArrayHandle from, TVMArrayHandle to, TVMStreamHandle stream);
-/*! \brief Wrap a DLPack tensor without copying. On success the returned array owns `from` and
- *  calls its deleter when its last reference goes (TVMArrayFree); on failure the caller still owns
- *  `from`. Thread-safe. Errors: kInvalidArgument (null argument, non-CPU device, bad ndim). */
+/*! \brief Wrap a DLPack tensor without copying: the array owns `from` (its deleter runs with the
+ *  last reference); on failure the caller still does. Thread-safe. Errors: kInvalidArgument (null
+ *  argument, a device without a driver, bad ndim). */
 TVM_DLL int TVMArrayFromDLPack(DLManagedTensor* from, TVMArrayHandle* out);
-/*! \brief Export the array as DLPack without copying: *out holds one reference to the array and
- *  is released by calling its deleter once (TVMDLManagedTensorCallDeleter); the caller still frees
- *  `from`. Thread-safe. Errors: kInvalidArgument (null out or from), kTypeMismatch (not an NDArray),
- *  kOutOfMemory. */
+/*! \brief Export the array as DLPack without copying: *out holds a reference, released by calling
+ *  its deleter once (TVMDLManagedTensorCallDeleter); the caller still frees `from`. Thread-safe.
+ *  Errors: kInvalidArgument (null argument), kTypeMismatch (not an NDArray), kOutOfMemory. */
 TVM_DLL int TVMArrayToDLPack(TVMArrayHandle from, DLManagedTensor** out);
-/*! \brief Call dltensor->deleter(dltensor) if both are non-NULL; `dltensor` must not be used
- *  afterwards. Never fails. */
+/*! \brief dltensor->deleter(dltensor) when both are non-NULL; not to be used afterwards. */
 TVM_DLL void TVMDLManagedTensorCallDeleter(DLManagedTensor* dltensor);
 
-/* ---- streams and devices (CPU: streams are no-ops) ---- */
-/*! \brief *out (if non-NULL) = NULL: CPU has no streams; nothing to free. Thread-safe.
- *  Errors: kInvalidArgument (device type not CPU (1) or CUDA host (3)). */
+/* ---- streams and devices: errors kInvalidArgument (a device without a driver) ---- */
+/*! \brief *out (if non-NULL) = a new stream of the device; on the CPU NULL, nothing to free. */
 TVM_DLL int TVMStreamCreate(int device_type, int device_id, TVMStreamHandle* out);
-/*! \brief No-op on CPU. Errors: kInvalidArgument (device type not CPU or CUDA host). */
+/*! \brief Free a stream of TVMStreamCreate (on the CPU a no-op). */
 TVM_DLL int TVMStreamFree(int device_type, int device_id, TVMStreamHandle stream);
-/*! \brief No-op on CPU. Errors: kInvalidArgument (device type not CPU or CUDA host). */
+/*! \brief Make `handle` the device's current stream (on the CPU a no-op). */
 TVM_DLL int TVMSetStream(int device_type, int device_id, TVMStreamHandle handle);
-/*! \brief No-op on CPU (work is done when calls return). Errors: kInvalidArgument (not CPU). */
+/*! \brief Wait for the work queued on `stream` (on the CPU it is done when calls return). */
 TVM_DLL int TVMSynchronize(int device_type, int device_id, TVMStreamHandle stream);
-/*! \brief No-op on CPU. Errors: kInvalidArgument (device type not CPU or CUDA host). */
+/*! \brief Wait for the work queued on `src` (on the CPU a no-op). */
 TVM_DLL int TVMStreamStreamSynchronize(int device_type, int device_id, TVMStreamHandle src,
                                        TVMStreamHandle dst);
-/*! \brief Allocate `nbytes` of CPU memory aligned to max(alignment, 64); *out_data is owned by the
- *  caller and freed with TVMDeviceFreeDataSpace. Thread-safe.
- *  Errors: kInvalidArgument (not CPU, null out_data, alignment not a power of two), kOutOfMemory
- *  (naming the size; also for sizes over 2^46, which would wrap when rounded up near SIZE_MAX). */
+/*! \brief `nbytes` of device memory aligned to max(alignment, 64), the caller's (TVMDeviceFreeDataSpace).
+ *  Thread-safe. Errors: kInvalidArgument (a device without a driver, null out_data, alignment not a
+ *  power of two), kOutOfMemory (naming the size; also over 2^46 bytes). */
 TVM_DLL int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment,
                                     DLDataType type_hint, void** out_data);
-/*! \brief As TVMDeviceAllocDataSpace for a tensor of `shape` (ndim entries, borrowed) and
- *  `dtype`; mem_scope must be NULL, "" or "global". Same ownership. Errors: kInvalidArgument (other
- *  scope, null shape, not CPU), kShapeMismatch (negative dimension, size overflows), kOutOfMemory. */
+/*! \brief The same for a tensor of `shape` (ndim entries) and `dtype`; mem_scope NULL, "" or "global".
+ *  Errors: kInvalidArgument (other scope, null shape), kShapeMismatch (size), kOutOfMemory. */
 TVM_DLL int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t* shape,
                                              DLDataType dtype, const char* mem_scope,
                                              void** out_data);
-/*! \brief Free memory from TVMDeviceAllocDataSpace(WithScope); NULL is a no-op. Thread-safe.
- *  Errors: kInvalidArgument (device type not CPU or CUDA host; the memory is then not freed). */
+/*! \brief Free memory of TVMDeviceAllocDataSpace(WithScope) (NULL: no-op). Errors: kInvalidArgument. */
 TVM_DLL int TVMDeviceFreeDataSpace(DLDevice dev, void* ptr);
-/*! \brief Copy tensor `from` into `to` (borrowed; same byte size, contiguous, CPU; stream
- *  ignored). Errors: kInvalidArgument (null, non-contiguous, not CPU), kShapeMismatch (sizes). */
+/*! \brief Copy tensor `from` into `to` (same byte size, contiguous). Errors: kInvalidArgument (null,
+ *  non-contiguous, a device without a driver), kShapeMismatch (sizes). */
 TVM_DLL int TVMDeviceCopyDataFromTo(DLTensor* from, DLTensor* to, TVMStreamHandle stream);
 
 /* ---- objects ---- */
-/*! \brief Type index of the object behind `obj` (borrowed). Thread-safe.
- *  Errors: kInvalidArgument (null obj or out_tindex, or not a live object). */
+/*! \brief Type index of the object behind `obj`. Thread-safe. Errors: kInvalidArgument (null, not live). */
 TVM_DLL int TVMObjectGetTypeIndex(TVMObjectHandle obj, unsigned* out_tindex);
-/*! \brief Type index of `type_key` (e.g. "runtime.Module", or a registered type's). Thread-safe.
- *  Errors: kInvalidArgument (null argument), kNotFound (unknown key). */
+/*! \brief Type index of `type_key` ("runtime.Module", a registered type's). Errors: kNotFound. */
 TVM_DLL int TVMObjectTypeKey2Index(const char* type_key, unsigned* out_tindex);
-/*! \brief *out_type_key is a heap copy the caller frees with free(). Thread-safe.
- *  Errors: kInvalidArgument (null out), kNotFound (unknown index), kOutOfMemory. */
+/*! \brief *out_type_key: a copy the caller free()s. Errors: kInvalidArgument, kNotFound, kOutOfMemory. */
 TVM_DLL int TVMObjectTypeIndex2Key(unsigned tindex, char** out_type_key);
-/*! \brief Add one reference to `obj`, to be released with TVMObjectFree. Thread-safe.
- *  Errors: kInvalidArgument (null, or not a live object: e.g. an NDArray's DLTensor*). */
+/*! \brief One more reference to `obj` (TVMObjectFree). Errors: kInvalidArgument (null, not live). */
 TVM_DLL int TVMObjectRetain(TVMObjectHandle obj);
-/*! \brief Release one reference to `obj` (any object handle, including modules and functions);
- *  NULL is accepted and does nothing (as in TVM). Thread-safe (atomic count).
- *  Errors: kInvalidArgument (not a live object: e.g. an NDArray's DLTensor*, which TVMArrayFree
- *  releases; the tensor is left intact). */
+/*! \brief Release one reference to `obj` (any object handle, modules and functions too; NULL:
+ *  no-op, as in TVM). Thread-safe. Errors: kInvalidArgument (not a live object, e.g. an NDArray's
+ *  DLTensor*, which TVMArrayFree releases: left intact). */
 TVM_DLL int TVMObjectFree(TVMObjectHandle obj);
 /*! \brief *is_derived = 1 when child == parent, parent is runtime.Object (0), or child is a type
- *  registered at run time (a program's TVM_DECLARE_*_OBJECT_INFO) below parent; else 0. Thread-safe. Errors: kInvalidArgument (null is_derived). */
+ *  registered at run time (TVM_DECLARE_*_OBJECT_INFO) below parent. Errors: kInvalidArgument (null). */
 TVM_DLL int TVMObjectDerivedFrom(uint32_t child_type_index, uint32_t parent_type_index,
                                  int* is_derived);
-/*! \brief No-op: a kTVMBytes result of TVMFuncCall lives in thread-local storage (valid until the
- *  next call on the thread) and is not freed, as in TVM. Never fails. */
+/*! \brief No-op: a kTVMBytes result lives in thread-local storage until the thread's next call. */
 TVM_DLL int TVMByteArrayFree(TVMByteArray* arr);
 
 #ifdef __cplusplus

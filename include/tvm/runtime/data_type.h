@@ -1,12 +1,7 @@
-// TVM's DataType (tvm/runtime/data_type.h), a value wrapper of DLPack's DLDataType, and the dtype
-// string helpers (the same strings as aotrt::DataTypeToString / DataTypeFromString: "float32",
-// "int8", "bool", "float32x4", "handle"). String2DLDataType throws tvm::runtime::Error
-// (kInvalidArgument) on a string it does not parse. Plain values: thread-safe.
+// TVM's DataType (tvm/runtime/data_type.h), a value wrapper of DLDataType, and the dtype strings
+// (aotrt::DataTypeToString / DataTypeFromString: "float32", "bool", "float32x4", "handle");
+// String2DLDataType throws kInvalidArgument on a string it does not parse. Thread-safe.
 #pragma once
-
-#if __cplusplus < 201703L
-#error "aotrt's TVM C++ runtime headers need C++17 (-std=c++17), as TVM v0.10 and later do"
-#endif
 
 #include <cstdint>
 #include <ostream>
@@ -14,6 +9,7 @@
 
 #include <dlpack/dlpack.h>
 #include <tvm/runtime/c_runtime_api.h>
+#include <tvm/runtime/logging.h>  // and the C++17 check
 
 #include "aotrt/dtype.h"
 
@@ -34,11 +30,8 @@ class DataType {
   };
   DataType() : DataType(Void()) {}
   explicit DataType(DLDataType dtype) : data_(dtype) {}
-  DataType(int code, int bits, int lanes) {
-    data_.code = static_cast<uint8_t>(code);
-    data_.bits = static_cast<uint8_t>(bits);
-    data_.lanes = static_cast<uint16_t>(lanes);
-  }
+  DataType(int code, int bits, int lanes)
+      : data_{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)} {}
   int code() const { return data_.code; }
   int bits() const { return data_.bits; }
   int lanes() const { return data_.lanes; }
@@ -77,9 +70,7 @@ class DataType {
 };
 
 inline int GetVectorBytes(DataType dtype) { return dtype.bytes() * dtype.lanes(); }
-inline bool TypeMatch(DLDataType t, int code, int bits, int lanes = 1) {
-  return t.code == code && t.bits == bits && t.lanes == lanes;
-}
+inline bool TypeMatch(DLDataType t, int code, int bits, int lanes = 1) { return DataType(t) == DataType(code, bits, lanes); }
 inline bool TypeEqual(DLDataType lhs, DLDataType rhs) { return aotrt::DataTypeEqual(lhs, rhs); }
 inline std::string DLDataType2String(DLDataType t) { return aotrt::DataTypeToString(t); }
 inline DLDataType String2DLDataType(const std::string& s) { return aotrt::DataTypeFromString(s); }
@@ -88,9 +79,7 @@ inline const char* DLDataTypeCode2Str(DLDataTypeCode code) {
   return static_cast<unsigned>(code) <= kDLBfloat ? kNames[code] : "unknown";
 }
 inline std::ostream& operator<<(std::ostream& os, DLDataType t) { return os << DLDataType2String(t); }
-inline std::ostream& operator<<(std::ostream& os, const DataType& t) {
-  return os << DLDataType2String(static_cast<DLDataType>(t));
-}
+inline std::ostream& operator<<(std::ostream& os, const DataType& t) { return os << DLDataType2String(t); }
 
 }  // namespace runtime
 using runtime::DataType;

@@ -1,9 +1,7 @@
-// TVM's DeviceAPI (tvm/runtime/device_api.h) over aotrt's device layer, for the device types aotrt
-// has a driver for (the CPU, OpenCL, CUDA): DeviceAPI::Get(dev) returns that type's; every call goes
-// through the TVM C ABI (TVMDeviceAllocDataSpace, TVMSynchronize, ...) and throws its error
-// (tvm::runtime::Error: a device the machine lacks, out of memory). Get for a type without a driver
-// throws (kInvalidArgument naming it), or returns nullptr with allow_missing, where TVM aborts.
-// Thread-safe.
+// TVM's DeviceAPI (tvm/runtime/device_api.h) for the device types aotrt has a driver for (the CPU,
+// OpenCL, CUDA, Vulkan): every call goes through the TVM C ABI and throws its error (a device the
+// machine lacks, out of memory). Get for another type throws kInvalidArgument naming it (nullptr
+// with allow_missing). Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -25,17 +23,9 @@ constexpr int kMaxStackAlloca = 1024;
 
 // TVM's name of a device type ("cpu", "cuda", ...).
 inline const char* DeviceName(int type) {
-  switch (type) {
-    case kDLCPU: return "cpu";
-    case kDLCUDA: return "cuda";
-    case kDLCUDAHost: return "cuda_host";
-    case kDLOpenCL: return "opencl";
-    case kDLVulkan: return "vulkan";
-    case kDLMetal: return "metal";
-    case kDLROCM: return "rocm";
-    case kDLExtDev: return "ext_dev";
-    default: return "unknown";
-  }
+  static const char* const kNames[] = {"unknown", "cpu", "cuda", "cuda_host", "opencl", "unknown", "unknown",
+                                       "vulkan", "metal", "unknown", "rocm", "unknown", "ext_dev"};
+  return type >= 0 && type <= kDLExtDev ? kNames[type] : "unknown";
 }
 inline const char* DLDeviceType2Str(int type) { return DeviceName(type); }
 inline std::ostream& operator<<(std::ostream& os, DLDevice dev) {
@@ -46,9 +36,9 @@ class DeviceAPI {
  public:
   static DeviceAPI* Get(Device dev, bool allow_missing = false) {
     static DeviceAPI api;  // stateless: the C ABI dispatches on the device
-    int type = static_cast<int>(dev.device_type);
-    if (type == kDLCPU || type == kDLCUDAHost || type == kDLOpenCL || type == kDLCUDA || type == kDLVulkan) return &api;
-    if (allow_missing) return nullptr;
+    int type = dev.device_type;
+    bool served = type == kDLCPU || type == kDLCUDAHost || type == kDLOpenCL || type == kDLCUDA || type == kDLVulkan;
+    if (served || allow_missing) return served ? &api : nullptr;
     throw Error(aotrt::ErrorCode::kInvalidArgument, std::string("Device API ") + DeviceName(type) +
                                                         " is not enabled: aotrt runs on the CPU, OpenCL, CUDA and Vulkan");
   }
@@ -56,42 +46,28 @@ class DeviceAPI {
   void SetDevice(Device) {}
   void* AllocDataSpace(Device dev, size_t nbytes, size_t alignment, DLDataType type_hint) {
     void* p = nullptr;
-    Check(TVMDeviceAllocDataSpace(dev, nbytes, alignment, type_hint, &p));
+    detail::CheckCall(TVMDeviceAllocDataSpace(dev, nbytes, alignment, type_hint, &p));
     return p;
   }
-  void FreeDataSpace(Device dev, void* ptr) { Check(TVMDeviceFreeDataSpace(dev, ptr)); }
+  void FreeDataSpace(Device dev, void* ptr) { detail::CheckCall(TVMDeviceFreeDataSpace(dev, ptr)); }
   void CopyDataFromTo(DLTensor* from, DLTensor* to, TVMStreamHandle stream) {
-    Check(TVMDeviceCopyDataFromTo(from, to, stream));
+    detail::CheckCall(TVMDeviceCopyDataFromTo(from, to, stream));
   }
   TVMStreamHandle CreateStream(Device dev) {
     TVMStreamHandle s = nullptr;
-    Check(TVMStreamCreate(static_cast<int>(dev.device_type), dev.device_id, &s));
+    detail::CheckCall(TVMStreamCreate(dev.device_type, dev.device_id, &s));
     return s;
   }
-  void FreeStream(Device dev, TVMStreamHandle s) {
-    Check(TVMStreamFree(static_cast<int>(dev.device_type), dev.device_id, s));
-  }
-  void SetStream(Device dev, TVMStreamHandle stream) {
-    Check(TVMSetStream(static_cast<int>(dev.device_type), dev.device_id, stream));
-  }
-  void StreamSync(Device dev, TVMStreamHandle stream) {
-    Check(TVMSynchronize(static_cast<int>(dev.device_type), dev.device_id, stream));
-  }
+  void FreeStream(Device dev, TVMStreamHandle s) { detail::CheckCall(TVMStreamFree(dev.device_type, dev.device_id, s)); }
+  void SetStream(Device dev, TVMStreamHandle s) { detail::CheckCall(TVMSetStream(dev.device_type, dev.device_id, s)); }
+  void StreamSync(Device dev, TVMStreamHandle s) { detail::CheckCall(TVMSynchronize(dev.device_type, dev.device_id, s)); }
   void SyncStreamFromTo(Device, TVMStreamHandle, TVMStreamHandle) {}
   void* AllocWorkspace(Device dev, size_t nbytes, DLDataType type_hint = {}) {
-    void* p = TVMBackendAllocWorkspace(static_cast<int>(dev.device_type), dev.device_id, nbytes,
-                                       type_hint.code, type_hint.bits);
-    if (!p) throw Error(aotrt::ErrorCode::kOutOfMemory, TVMGetLastError());
+    void* p = TVMBackendAllocWorkspace(dev.device_type, dev.device_id, nbytes, type_hint.code, type_hint.bits);
+    detail::CheckCall(p ? 0 : -1);
     return p;
   }
-  void FreeWorkspace(Device dev, void* ptr) {
-    Check(TVMBackendFreeWorkspace(static_cast<int>(dev.device_type), dev.device_id, ptr));
-  }
-
- private:
-  static void Check(int rc) {
-    if (rc != 0) throw Error(TVMGetLastError());
-  }
+  void FreeWorkspace(Device dev, void* p) { detail::CheckCall(TVMBackendFreeWorkspace(dev.device_type, dev.device_id, p)); }
 };
 
 }  // namespace runtime

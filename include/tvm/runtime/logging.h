@@ -1,13 +1,10 @@
 // TVM's logging and checking macros (tvm/runtime/logging.h) for deployment programs, over aotrt.
-//
-// tvm::runtime::Error IS aotrt::Error: `catch (const tvm::runtime::Error& e)` catches every error
-// the library throws, and what() is the message. Where TVM aborts on a failed check (ICHECK, CHECK,
-// LOG(FATAL)), this throws tvm::runtime::InternalError (an Error, code kInternal) whose what() is
-// "Check failed: ..." with the values compared, as TVM's message reads. LOG(INFO), LOG(WARNING),
-// LOG(ERROR) write one line "[hh:mm:ss] file:line: message" to stderr, as TVM's default logger.
-// Thread-safety: every macro may be used from any thread (each line is written with one call).
-// These are the bare macro names TVM offers (LOG, CHECK, ...); dmlc-core defines the same names:
-// include one or the other in a translation unit.
+// tvm::runtime::Error IS aotrt::Error: it catches every error the library throws. Where TVM aborts
+// (a failed ICHECK, CHECK, LOG(FATAL); in every header of tvm/runtime, a call on a wrong value),
+// these throw: here InternalError (kInternal) "Check failed: ..." with the values compared, as TVM's
+// message reads. LOG(INFO / WARNING / ERROR) writes a line "[hh:mm:ss] file:line: message" to stderr,
+// with one call (any thread). dmlc-core defines the same bare names (LOG, CHECK): include one or the
+// other in a translation unit.
 #pragma once
 
 #if __cplusplus < 201703L
@@ -20,6 +17,7 @@
 #include <sstream>
 #include <string>
 
+#include "aotrt/c_api.h"
 #include "aotrt/error.h"
 
 namespace tvm {
@@ -82,27 +80,25 @@ struct LogVoidify {
   void operator&(std::ostream&) {}
 };
 
-// " (x vs. y) " when the comparison fails, else null (TVM's LogCheck_*).
-#define TVM_COMPAT_CHECK_FUNC(name, op)                                                      \
-  template <typename X, typename Y>                                                          \
-  std::unique_ptr<std::string> LogCheck##name(const X& x, const Y& y) {                      \
-    if (x op y) return nullptr;                                                              \
-    std::ostringstream os;                                                                   \
-    os << " (" << x << " vs. " << y << ") ";                                                 \
-    return std::make_unique<std::string>(os.str());                                          \
-  }
-TVM_COMPAT_CHECK_FUNC(_LT, <)
-TVM_COMPAT_CHECK_FUNC(_GT, >)
-TVM_COMPAT_CHECK_FUNC(_LE, <=)
-TVM_COMPAT_CHECK_FUNC(_GE, >=)
-TVM_COMPAT_CHECK_FUNC(_EQ, ==)
-TVM_COMPAT_CHECK_FUNC(_NE, !=)
-#undef TVM_COMPAT_CHECK_FUNC
+// " (x vs. y) " when x op y fails, else null (TVM's LogCheck_*).
+template <typename X, typename Y, typename Op>
+std::unique_ptr<std::string> LogCheck(const X& x, const Y& y, Op op) {
+  if (op(x, y)) return nullptr;
+  std::ostringstream os;
+  os << " (" << x << " vs. " << y << ") ";
+  return std::make_unique<std::string>(os.str());
+}
 
 template <typename T>
 T CheckNotNull(const char* file, int lineno, const char* what, T&& x) {
   if (x == nullptr) LogFatal(file, lineno).stream() << "Check not null: " << what;
   return std::forward<T>(x);
+}
+
+// Throws the calling thread's last error (its message and code) when a C ABI call returned non-zero.
+inline void CheckCall(int rc) {
+  const char* message = rc != 0 ? TVMGetLastError() : nullptr;
+  if (rc != 0) throw Error(static_cast<ErrorCode>(AOTRTGetLastErrorCode()), message ? message : "");
 }
 
 }  // namespace detail
@@ -119,19 +115,20 @@ using runtime::InternalError;
 #define LOG(level) LOG_##level.stream()
 #define LOG_IF(level, cond) !(cond) ? (void)0 : ::tvm::runtime::detail::LogVoidify() & LOG(level)
 
-#define TVM_COMPAT_CHECK_BINARY(name, op, x, y)                                    \
-  if (auto __tvm_check_err = ::tvm::runtime::detail::LogCheck##name(x, y))         \
-  ::tvm::runtime::detail::LogFatal(__FILE__, __LINE__).stream()                    \
+#define TVM_COMPAT_CHECK_BINARY(op, x, y)                                                                   \
+  if (auto __tvm_check_err =                                                                                \
+          ::tvm::runtime::detail::LogCheck(x, y, [](const auto& a, const auto& b) { return a op b; }))      \
+  ::tvm::runtime::detail::LogFatal(__FILE__, __LINE__).stream()                                             \
       << "Check failed: " << #x " " #op " " #y << *__tvm_check_err << ": "
 
 #define ICHECK(x) \
   if (!(x)) ::tvm::runtime::detail::LogFatal(__FILE__, __LINE__).stream() << "Check failed: (" #x << ") is false: "
-#define ICHECK_LT(x, y) TVM_COMPAT_CHECK_BINARY(_LT, <, x, y)
-#define ICHECK_GT(x, y) TVM_COMPAT_CHECK_BINARY(_GT, >, x, y)
-#define ICHECK_LE(x, y) TVM_COMPAT_CHECK_BINARY(_LE, <=, x, y)
-#define ICHECK_GE(x, y) TVM_COMPAT_CHECK_BINARY(_GE, >=, x, y)
-#define ICHECK_EQ(x, y) TVM_COMPAT_CHECK_BINARY(_EQ, ==, x, y)
-#define ICHECK_NE(x, y) TVM_COMPAT_CHECK_BINARY(_NE, !=, x, y)
+#define ICHECK_LT(x, y) TVM_COMPAT_CHECK_BINARY(<, x, y)
+#define ICHECK_GT(x, y) TVM_COMPAT_CHECK_BINARY(>, x, y)
+#define ICHECK_LE(x, y) TVM_COMPAT_CHECK_BINARY(<=, x, y)
+#define ICHECK_GE(x, y) TVM_COMPAT_CHECK_BINARY(>=, x, y)
+#define ICHECK_EQ(x, y) TVM_COMPAT_CHECK_BINARY(==, x, y)
+#define ICHECK_NE(x, y) TVM_COMPAT_CHECK_BINARY(!=, x, y)
 #define ICHECK_NOTNULL(x) ::tvm::runtime::detail::CheckNotNull(__FILE__, __LINE__, #x, (x))
 #define CHECK(x) ICHECK(x)
 #define CHECK_LT(x, y) ICHECK_LT(x, y)

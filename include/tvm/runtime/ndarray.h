@@ -1,9 +1,7 @@
-// TVM's NDArray (tvm/runtime/ndarray.h): a thin subclass of aotrt::NDArray (the same object, the
-// same handle), with TVM's names and signatures from v0.8 to v0.19. CPU memory only (kDLCPU, and
-// kDLCUDAHost for DLPack imports): any other device is refused with tvm::runtime::Error
-// (kInvalidArgument naming it). Errors are what aotrt::NDArray throws: a copy between arrays of
-// different byte sizes is kShapeMismatch "The size must exactly match ...", where TVM aborts.
-// Ownership and thread-safety as aotrt::NDArray (aotrt/ndarray.h).
+// TVM's NDArray (tvm/runtime/ndarray.h): a thin subclass of aotrt::NDArray (the same object and
+// handle) with TVM's names and signatures of v0.8 to v0.19. Memory of the devices aotrt has a driver
+// for; errors are aotrt::NDArray's (a copy between arrays of other byte sizes: kShapeMismatch "The
+// size must exactly match ..."). Ownership and thread-safety as aotrt::NDArray (aotrt/ndarray.h).
 #pragma once
 
 #include <cstdint>
@@ -23,23 +21,11 @@
 namespace tvm {
 namespace runtime {
 
-class NDArray : public aotrt::NDArray {
+class NDArray : public detail::HandleOf<aotrt::NDArray, aotrt::NDArrayObj> {
  public:
   using Container = aotrt::NDArrayObj;
-  using ContainerType = Container;
-  static constexpr bool _type_is_nullable = true;
-  NDArray() = default;
-  NDArray(aotrt::NDArray other) : aotrt::NDArray(std::move(other)) {}  // NOLINT(*)
-  explicit NDArray(ObjectPtr<Object> p)
-      : aotrt::NDArray(ObjectPtr<Container>(static_cast<Container*>(p.get()))) {}
-  operator ObjectRef() const { return ObjectRef(detail::PtrOf(*this)); }  // NOLINT(*)
-
+  using HandleOf::HandleOf;
   void reset() { *this = NDArray(); }
-  int use_count() const { return object() ? object()->use_count() : 0; }
-  bool same_as(const NDArray& other) const { return object() == other.object(); }
-  const Container* get() const { return object().get(); }
-  bool operator==(std::nullptr_t) const { return !defined(); }
-  bool operator!=(std::nullptr_t) const { return defined(); }
 
   bool IsContiguous() const { return aotrt::IsContiguous(tensor()); }
   void CopyFrom(const DLTensor* other) { aotrt::NDArray::CopyFrom(*NotNull(other)); }
@@ -102,9 +88,6 @@ class NDArray : public aotrt::NDArray {
 // Bytes of a tensor's data, and whether it is compact row-major (TVM's free functions).
 inline size_t GetDataSize(const DLTensor& arr) { return aotrt::TensorBytes(arr); }
 inline bool IsContiguous(const DLTensor& arr) { return aotrt::IsContiguous(arr); }
-
-template <>
-struct detail::ObjectTypeIndex<aotrt::TensorObj> : detail::ObjectTypeIndexIs<aotrt::kTypeNDArray> {};
 
 }  // namespace runtime
 using runtime::NDArray;

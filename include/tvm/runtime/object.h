@@ -1,20 +1,19 @@
 // TVM's object system (tvm/runtime/object.h) for deployment programs: the objects ARE aotrt's
-// (aotrt/object.h, aotrt/container.h), reference-counted and immutable after construction;
-// ObjectRef and its subclasses are handles holding one reference each.
-//
-// Type tests (as<T>(), Downcast, IsInstance) compare the object's type index with the node type's
-// (TypeIndexOf below; a program's own types, TVM_DECLARE_*_OBJECT_INFO, are registered with aotrt
-// at first use and match their subclasses). Downcast to a type the object is not throws tvm::runtime::Error
-// (kTypeMismatch) "Downcast from <key> to <key> failed." where TVM aborts.
-// Thread-safety: handles may be copied and dropped on any thread; the objects are immutable.
+// (aotrt/object.h, aotrt/container.h), reference-counted and immutable after construction; an
+// ObjectRef holds one reference. Type tests (as<T>(), Downcast, IsInstance) compare type indices; a
+// program's own types (TVM_DECLARE_*_OBJECT_INFO) are registered with aotrt at first use and match
+// their subclasses. Downcast to another type throws kTypeMismatch "Downcast from <key> to <key>
+// failed.". Handles may be copied and dropped on any thread.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <tvm/runtime/c_runtime_api.h>
 #include <tvm/runtime/logging.h>
@@ -54,45 +53,35 @@ class Optional;
 
 namespace detail {
 
-// The type index of one of aotrt's node types; Object matches every object.
-template <typename T, typename = void>
-struct ObjectTypeIndex;
-template <uint32_t kIndex>
-struct ObjectTypeIndexIs : std::integral_constant<uint32_t, kIndex> {};
-template <> struct ObjectTypeIndex<aotrt::Object> : ObjectTypeIndexIs<aotrt::kTypeObject> {};
-template <> struct ObjectTypeIndex<aotrt::StringObj> : ObjectTypeIndexIs<aotrt::kTypeString> {};
-template <> struct ObjectTypeIndex<aotrt::ArrayObj> : ObjectTypeIndexIs<aotrt::kTypeArray> {};
-template <> struct ObjectTypeIndex<aotrt::MapObj> : ObjectTypeIndexIs<aotrt::kTypeMap> {};
-template <> struct ObjectTypeIndex<aotrt::ShapeTupleObj> : ObjectTypeIndexIs<aotrt::kTypeShapeTuple> {};
-template <> struct ObjectTypeIndex<aotrt::ADTObj> : ObjectTypeIndexIs<aotrt::kTypeADT> {};
-template <> struct ObjectTypeIndex<aotrt::ModuleNode> : ObjectTypeIndexIs<aotrt::kTypeModule> {};
-template <> struct ObjectTypeIndex<aotrt::PackedFuncObj> : ObjectTypeIndexIs<aotrt::kTypePackedFunc> {};
-template <> struct ObjectTypeIndex<aotrt::NDArrayObj> : ObjectTypeIndexIs<aotrt::kTypeNDArray> {};
-// A node type with only a static _type_index (not declared with TVM_DECLARE_*_OBJECT_INFO).
+// The type index of a node type T: TypeIndexOf<T>(). A program's own type (TVM_DECLARE_*_OBJECT_INFO)
+// has RuntimeTypeIndex(), a type may fix a static _type_index, aotrt's are told by their class
+// (aotrt::Object matches every object).
+constexpr uint32_t BuiltinIndex(const aotrt::Object*) { return aotrt::kTypeObject; }
+constexpr uint32_t BuiltinIndex(const aotrt::StringObj*) { return aotrt::kTypeString; }
+constexpr uint32_t BuiltinIndex(const aotrt::ArrayObj*) { return aotrt::kTypeArray; }
+constexpr uint32_t BuiltinIndex(const aotrt::MapObj*) { return aotrt::kTypeMap; }
+constexpr uint32_t BuiltinIndex(const aotrt::ShapeTupleObj*) { return aotrt::kTypeShapeTuple; }
+constexpr uint32_t BuiltinIndex(const aotrt::ADTObj*) { return aotrt::kTypeADT; }
+constexpr uint32_t BuiltinIndex(const aotrt::ModuleNode*) { return aotrt::kTypeModule; }
+constexpr uint32_t BuiltinIndex(const aotrt::PackedFuncObj*) { return aotrt::kTypePackedFunc; }
+constexpr uint32_t BuiltinIndex(const aotrt::TensorObj*) { return aotrt::kTypeNDArray; }
 template <typename T>
-struct ObjectTypeIndex<T, std::void_t<decltype(T::_type_index)>> : ObjectTypeIndexIs<T::_type_index> {};
-template <typename T, typename = void>
-struct StaticIndex : ObjectTypeIndexIs<TypeIndex::kDynamic> {};  // TVM's Object::_type_index
+constexpr auto StaticIndex(int) -> decltype(uint32_t(T::_type_index)) { return T::_type_index; }
 template <typename T>
-struct StaticIndex<T, std::void_t<decltype(T::_type_index)>> : ObjectTypeIndexIs<T::_type_index> {};
-template <typename T, typename = void>
-struct IsDeclared : std::false_type {};  // declared with TVM_DECLARE_*_OBJECT_INFO
+constexpr uint32_t StaticIndex(...) { return TypeIndex::kDynamic; }
 template <typename T>
-struct IsDeclared<T, std::void_t<decltype(T::RuntimeTypeIndex())>> : std::true_type {};
-
+auto IndexOf(int) -> decltype(uint32_t(T::RuntimeTypeIndex())) { return T::RuntimeTypeIndex(); }
 template <typename T>
-uint32_t TypeIndexOf() {
-  if constexpr (IsDeclared<T>::value) {
-    return T::RuntimeTypeIndex();
-  } else {
-    return ObjectTypeIndex<T>::value;
-  }
+uint32_t IndexOf(...) {
+  return StaticIndex<T>(0) != TypeIndex::kDynamic ? StaticIndex<T>(0) : BuiltinIndex(static_cast<const T*>(nullptr));
 }
+template <typename T>
+uint32_t TypeIndexOf() { return IndexOf<T>(0); }
 
 // A declared type's index: its static _type_index, or one registered under its _type_key.
 template <typename T, typename Parent>
 uint32_t RegisterType() {
-  if (StaticIndex<T>::value != TypeIndex::kDynamic) return StaticIndex<T>::value;
+  if (StaticIndex<T>(0) != TypeIndex::kDynamic) return StaticIndex<T>(0);
   return aotrt::RegisterObjectType(T::_type_key, TypeIndexOf<Parent>());
 }
 
@@ -104,16 +93,19 @@ bool IsInstance(const Object* p) {
          (found >= aotrt::kTypeStaticEnd && aotrt::ObjectTypeDerivesFrom(found, index));
 }
 
+// `i` when it indexes `size` items, else kOutOfRange "IndexError: indexing <i> on an array of size <size>".
+inline size_t CheckIndex(int64_t i, size_t size) {
+  if (i >= 0 && static_cast<uint64_t>(i) < size) return static_cast<size_t>(i);
+  throw Error(ErrorCode::kOutOfRange, "IndexError: indexing " + std::to_string(i) + " on an array of size " +
+                                          std::to_string(size));
+}
+
 // TVM's type key of a type index ("runtime.NDArray", "Map", a registered key, ...).
 inline const char* TypeKey(uint32_t index) {
   const char* key = aotrt::ObjectTypeKey(index);
   return key ? key : "an object of another type";
 }
 
-[[noreturn]] inline void ThrowTypeMismatch(const std::string& where, const Object* found, uint32_t expected) {
-  throw Error(aotrt::ErrorCode::kTypeMismatch, where + ": expected " + TypeKey(expected) + ", got " +
-                                                   (found ? TypeKey(found->type_index()) : "null"));
-}
 
 }  // namespace detail
 
@@ -134,17 +126,16 @@ inline const char* TypeKey(uint32_t index) {
   static TVM_ATTRIBUTE_UNUSED uint32_t TVM_STR_CONCAT(__make_Object_tid, __COUNTER__) = \
       TypeName::RuntimeTypeIndex()
 // The handle type of a node type of the program's own.
-#define TVM_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)                          \
-  TypeName() = default;                                                                          \
-  explicit TypeName(::tvm::runtime::ObjectPtr<::tvm::runtime::Object> n) : ParentType(n) {}      \
-  const ObjectName* operator->() const { return static_cast<const ObjectName*>(data_.get()); }   \
-  const ObjectName* get() const { return operator->(); }                                         \
-  using ContainerType = ObjectName;
-#define TVM_DEFINE_MUTABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)             \
+#define TVM_DEFINE_OBJECT_REF_METHODS_(TypeName, ParentType, ObjectName, Const)              \
   TypeName() = default;                                                                     \
   explicit TypeName(::tvm::runtime::ObjectPtr<::tvm::runtime::Object> n) : ParentType(n) {} \
-  ObjectName* operator->() const { return static_cast<ObjectName*>(data_.get()); }          \
+  Const ObjectName* operator->() const { return static_cast<Const ObjectName*>(data_.get()); } \
+  Const ObjectName* get() const { return operator->(); }                                    \
   using ContainerType = ObjectName;
+#define TVM_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName) \
+  TVM_DEFINE_OBJECT_REF_METHODS_(TypeName, ParentType, ObjectName, const)
+#define TVM_DEFINE_MUTABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName) \
+  TVM_DEFINE_OBJECT_REF_METHODS_(TypeName, ParentType, ObjectName, )
 
 // A handle on any object (null when default-constructed).
 class ObjectRef {
@@ -181,37 +172,92 @@ class ObjectRef {
 };
 
 namespace detail {
+// The iterator of Array<T> and Map<K, V>: over their items, each converted when read (to V: T, or
+// the pair of K and V).
+template <typename It, typename V>
+class ItemIterator {
+ public:
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = V;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = V;
+  explicit ItemIterator(It it) : it_(it) {}
+  V operator*() const {
+    if constexpr (std::is_same_v<typename It::value_type, ObjectPtr<Object>>) {
+      return V(*it_);
+    } else {
+      return V(typename V::first_type(it_->first), typename V::second_type(it_->second));
+    }
+  }
+  ItemIterator& operator++() { return ++it_, *this; }
+  ItemIterator& operator--() { return --it_, *this; }
+  ItemIterator operator+(difference_type n) const { return ItemIterator(it_ + n); }
+  difference_type operator-(const ItemIterator& o) const { return it_ - o.it_; }
+  bool operator==(const ItemIterator& o) const { return it_ == o.it_; }
+  bool operator!=(const ItemIterator& o) const { return it_ != o.it_; }
+
+ private:
+  It it_;
+};
+
 // The object behind any handle type (ObjectRef and its subclasses, or the Module, NDArray and
 // PackedFunc handles, which are aotrt's).
 inline ObjectPtr<Object> PtrOf(const ObjectRef& r) { return r.object_ptr(); }
 inline ObjectPtr<Object> PtrOf(const aotrt::Module& m) { return m.node(); }
 inline ObjectPtr<Object> PtrOf(const aotrt::NDArray& a) { return a.object(); }
 inline ObjectPtr<Object> PtrOf(const aotrt::PackedFunc& f) { return f.object(); }
+// What TVM's NDArray, Module and PackedFunc offer over aotrt's handle `Base` of `Node` objects.
+template <typename Base, typename Node>
+class HandleOf : public Base {
+ public:
+  using ContainerType = Node;
+  static constexpr bool _type_is_nullable = true;
+  HandleOf() = default;
+  HandleOf(std::nullptr_t) {}                       // NOLINT(*)
+  HandleOf(Base other) : Base(std::move(other)) {}  // NOLINT(*)
+  explicit HandleOf(ObjectPtr<Object> p) : Base(ObjectPtr<Node>(static_cast<Node*>(p.get()))) {}
+  operator ObjectRef() const { return ObjectRef(PtrOf(*this)); }  // NOLINT(*)
+  const Node* get() const { return static_cast<const Node*>(PtrOf(*this).get()); }
+  bool same_as(const HandleOf& other) const { return get() == other.get(); }
+  int use_count() const { return get() ? get()->use_count() : 0; }
+  bool operator==(std::nullptr_t) const { return !this->defined(); }
+  bool operator!=(std::nullptr_t) const { return this->defined(); }
+};
+
+// The objects of the handles in [first, last), each converted to T first.
+template <typename T, typename It>
+std::vector<ObjectPtr<Object>> PtrsOf(It first, It last) {
+  std::vector<ObjectPtr<Object>> out;
+  for (; first != last; ++first) out.push_back(PtrOf(T(*first)));
+  return out;
+}
+
+// `p` as the handle type T, checking the object's type (null only for a nullable T). Throws
+// kTypeMismatch "<where>: expected <key>, got <key>", or with no `where` "Downcast from <key> to <key> failed.".
+template <typename T>
+T CheckedCast(ObjectPtr<Object> p, const std::string& where = "") {
+  using Node = typename T::ContainerType;
+  if (p ? IsInstance<Node>(p.get()) : T::_type_is_nullable) return T(std::move(p));
+  std::string found = p ? TypeKey(p->type_index()) : where.empty() ? "nullptr" : "null";
+  throw Error(aotrt::ErrorCode::kTypeMismatch, where.empty() ? "Downcast from " + found + " to " +
+                                                                  TypeKey(TypeIndexOf<Node>()) + " failed."
+                                                            : where + ": expected " + TypeKey(TypeIndexOf<Node>()) +
+                                                                  ", got " + found);
+}
 }  // namespace detail
 
 template <typename SubRef, typename BaseRef>
-SubRef Downcast(BaseRef ref) {
-  ObjectPtr<Object> p = detail::PtrOf(ref);
-  using Node = typename SubRef::ContainerType;
-  if (p ? !detail::IsInstance<Node>(p.get()) : !SubRef::_type_is_nullable) {
-    throw Error(aotrt::ErrorCode::kTypeMismatch, std::string("Downcast from ") +
-                                                     (p ? detail::TypeKey(p->type_index()) : "nullptr") + " to " +
-                                                     detail::TypeKey(detail::TypeIndexOf<Node>()) +
-                                                     " failed.");
-  }
-  return SubRef(std::move(p));
-}
+SubRef Downcast(BaseRef ref) { return detail::CheckedCast<SubRef>(detail::PtrOf(ref)); }
 
 // A new handle on the object `ptr` points to (which must be alive).
 template <typename RefType, typename ObjType>
-RefType GetRef(const ObjType* ptr) {
-  return RefType(ObjectPtr<Object>(const_cast<ObjType*>(ptr)));
-}
+RefType GetRef(const ObjType* ptr) { return RefType(ObjectPtr<Object>(const_cast<ObjType*>(ptr))); }
 
 template <typename T, typename... Args>
 ObjectPtr<T> make_object(Args&&... args) {
   ObjectPtr<T> p = aotrt::MakeObject<T>(std::forward<Args>(args)...);
-  if constexpr (detail::IsDeclared<T>::value) p->InitTypeIndex(T::RuntimeTypeIndex());
+  p->InitTypeIndex(detail::TypeIndexOf<T>());
   return p;
 }
 

@@ -1,19 +1,14 @@
-// TVM's packed functions (tvm/runtime/packed_func.h) over aotrt's (aotrt/packed_func.h): the same
-// function objects and calling convention, with TVM's C++ face:
-//   - PackedFunc: a thin subclass of aotrt::PackedFunc. f(args...) takes ints, floats, strings,
-//     DLDevice, DLDataType/DataType, DLTensor*, NDArray, Module, PackedFunc, TVMByteArray, any
-//     ObjectRef (String, Array, Map, ShapeTuple, ADT), TVMArgValue and TVMRetValue, borrowed for
-//     the call; it returns a TVMRetValue.
-//   - TVMRetValue / TVMArgValue convert implicitly to int, int64_t, uint64_t, bool, double,
-//     std::string, void*, DLTensor*, DLDevice, DLDataType, DataType, NDArray, Module, PackedFunc,
-//     TypedPackedFunc and any ObjectRef type. A value of another type throws tvm::runtime::Error
-//     (kTypeMismatch, e.g. "result: expected Module, got str") where TVM aborts.
-//   - TVMArgs / TVMArgsSetter / CallPacked for the raw convention; TypedPackedFunc<R(Args...)>.
-// A function's thread-safety is the wrapped function's; values are owned as in aotrt.
+// TVM's packed functions (tvm/runtime/packed_func.h) over aotrt's (aotrt/packed_func.h), with TVM's
+// C++ face: PackedFunc (f(args...) takes numbers, strings, DLDevice, DLDataType/DataType,
+// DLTensor*, NDArray, Module, PackedFunc, TVMByteArray, any ObjectRef, TVMArgValue and TVMRetValue,
+// borrowed for the call), TVMArgs / TVMArgsSetter / CallPacked, TypedPackedFunc<R(Args...)>, and
+// TVMArgValue / TVMRetValue converting implicitly to each of those types: another type throws
+// kTypeMismatch (e.g. "result: expected Module, got str"). Thread-safety is the wrapped function's.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -49,7 +44,11 @@ template <typename F>
 struct IsTypedPackedFunc<TypedPackedFunc<F>> : std::true_type {};
 template <typename T>
 inline constexpr bool kIsObjectRef = std::is_base_of_v<ObjectRef, T>;
-// Conversions between packed values and C++ types (packed_func_values.h).
+// A handle on an object: an ObjectRef, or one of aotrt's NDArray, Module and PackedFunc handles.
+template <typename T>
+inline constexpr bool kIsHandle = kIsObjectRef<T> || std::is_base_of_v<aotrt::NDArray, T> ||
+                                  std::is_base_of_v<aotrt::Module, T> || std::is_base_of_v<aotrt::PackedFunc, T>;
+// Conversions between packed values and C++ types (below).
 template <typename T>
 T ArgAs(const aotrt::TVMArgValue& v);
 template <typename T>
@@ -60,15 +59,10 @@ template <typename T>
 void PackValue(TVMValue* v, int* code, T&& x);
 }  // namespace detail
 
-class PackedFunc : public aotrt::PackedFunc {
+class PackedFunc : public detail::HandleOf<aotrt::PackedFunc, aotrt::PackedFuncObj> {
  public:
-  using ContainerType = aotrt::PackedFuncObj;
-  static constexpr bool _type_is_nullable = true;
+  using HandleOf::HandleOf;
   PackedFunc() = default;
-  PackedFunc(std::nullptr_t) {}                                                 // NOLINT(*)
-  PackedFunc(aotrt::PackedFunc other) : aotrt::PackedFunc(std::move(other)) {}  // NOLINT(*)
-  explicit PackedFunc(ObjectPtr<Object> p)
-      : aotrt::PackedFunc(ObjectPtr<ContainerType>(static_cast<ContainerType*>(p.get()))) {}
   // A function whose body is `void(TVMArgs args, TVMRetValue* rv)`.
   template <typename TCallable,
             typename = std::enable_if_t<!std::is_base_of_v<aotrt::PackedFunc, std::decay_t<TCallable>> &&
@@ -77,12 +71,7 @@ class PackedFunc : public aotrt::PackedFunc {
   // Throws kInvalidArgument on a null function, and what the function throws.
   template <typename... Args>
   TVMRetValue operator()(Args&&... args) const;
-  void CallPacked(TVMArgs args, TVMRetValue* rv) const;
-  operator ObjectRef() const { return ObjectRef(object()); }  // NOLINT(*)
-  bool operator==(std::nullptr_t) const { return !defined(); }
-  bool operator!=(std::nullptr_t) const { return defined(); }
-  bool same_as(const PackedFunc& other) const { return object() == other.object(); }
-  const ContainerType* get() const { return object().get(); }
+  using aotrt::PackedFunc::CallPacked;  // (TVMArgs, TVMRetValue*)
 };
 
 // The implicit conversions TVM's argument and return values offer (each a detail::Get<T>()).
@@ -165,9 +154,7 @@ class TVMArgsSetter {
  public:
   TVMArgsSetter(TVMValue* values, int* type_codes) : values_(values), type_codes_(type_codes) {}
   template <typename T>
-  void operator()(size_t i, const T& value) const {
-    detail::PackValue(&values_[i], &type_codes_[i], value);
-  }
+  void operator()(size_t i, const T& value) const { detail::PackValue(&values_[i], &type_codes_[i], value); }
 
  private:
   TVMValue* values_;
@@ -187,7 +174,13 @@ class TypedPackedFunc<R(Args...)> {
                                                     !std::is_base_of_v<aotrt::PackedFunc, std::decay_t<F>> &&
                                                     !detail::IsTypedPackedFunc<std::decay_t<F>>::value>>
   TypedPackedFunc(F f, std::string name = "<anonymous>");  // NOLINT(*)
-  R operator()(Args... args) const;
+  R operator()(Args... args) const {
+    if constexpr (std::is_void_v<R>) {
+      packed_(std::forward<Args>(args)...);
+    } else {
+      return detail::RetAs<R>(packed_(std::forward<Args>(args)...));
+    }
+  }
   operator PackedFunc() const { return packed_; }  // NOLINT(*)
   const PackedFunc& packed() const { return packed_; }
   bool operator==(std::nullptr_t) const { return !packed_.defined(); }
@@ -198,20 +191,201 @@ class TypedPackedFunc<R(Args...)> {
 };
 
 namespace detail {
-// The signature R(Args...) of a function, function pointer, lambda, std::function or TypedPackedFunc.
+// The signature R(Args...) of a function, function pointer, lambda, std::function or TypedPackedFunc
+// (as std::function deduces it).
 template <typename F>
-struct function_signature : function_signature<decltype(&F::operator())> {};
+struct function_signature : function_signature<decltype(std::function(std::declval<F>()))> {};
 template <typename R, typename... A>
-struct function_signature<R(A...)> {
+struct function_signature<std::function<R(A...)>> {
   using FType = R(A...);
 };
-template <typename R, typename... A>
-struct function_signature<R (*)(A...)> : function_signature<R(A...)> {};
-template <typename C, typename R, typename... A>
-struct function_signature<R (C::*)(A...) const> : function_signature<R(A...)> {};
-template <typename C, typename R, typename... A>
-struct function_signature<R (C::*)(A...)> : function_signature<R(A...)> {};
+
+// The conversions and call bodies, once every class they name is complete.
+// A handle type TVM's functions may return as text (profiling::Report from the debug executor's JSON).
+template <typename T, typename = void>
+struct HasFromJSON : std::false_type {};
+template <typename T>
+struct HasFromJSON<T, std::void_t<decltype(T::FromJSON(std::string()))>> : std::true_type {};
+
+template <typename T>
+T ArgAs(const aotrt::TVMArgValue& v) {
+  const int code = v.type_code();
+  if constexpr (std::is_base_of_v<aotrt::TVMArgValue, T>) {
+    return T(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v.AsInt() != 0;
+  } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
+    return static_cast<T>(v.AsInt());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(v.AsFloat());
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v.AsString();
+  } else if constexpr (std::is_same_v<T, DLDevice>) {
+    return v.AsDevice();
+  } else if constexpr (std::is_same_v<T, DLDataType> || std::is_same_v<T, DataType>) {
+    return T(v.AsDataType());
+  } else if constexpr (std::is_same_v<T, void*>) {
+    return code == kTVMDLTensorHandle ? v.value().v_handle : v.AsHandle();
+  } else if constexpr (std::is_same_v<T, DLTensor*>) {
+    return code == kTVMNullptr ? nullptr : v.AsDLTensor();
+  } else if constexpr (std::is_same_v<T, NDArray>) {
+    if (code == kTVMNullptr) return NDArray();
+    if (aotrt::NDArrayObj* obj = v.AsNDArrayObjOrNull()) return NDArray(ObjectPtr<Object>(obj));
+    throw Error(aotrt::ErrorCode::kTypeMismatch, v.Where() + ": expected NDArray, got " + aotrt::TypeCodeName(code));
+  } else if constexpr (std::is_same_v<T, Module>) {
+    return code == kTVMNullptr ? Module() : Module(aotrt::Module(v.AsModule()));
+  } else if constexpr (std::is_same_v<T, PackedFunc>) {
+    return PackedFunc(aotrt::PackedFunc(v.AsFunction()));
+  } else if constexpr (IsTypedPackedFunc<T>::value) {
+    return T(ArgAs<PackedFunc>(v));
+  } else if constexpr (kIsObjectRef<T>) {
+    return CheckedCast<T>(v.AsObject(), v.Where());
+  } else {
+    static_assert(aotrt::detail::kAlwaysFalse<T>, "TVMArgValue: no conversion to this type");
+  }
+}
+
+// A result converts as an argument does (its messages say "result"), and TVM's report JSON to a Report.
+template <typename T>
+T RetAs(const aotrt::TVMRetValue& rv) {
+  if constexpr (HasFromJSON<T>::value) {
+    if (rv.type_code() == kTVMStr) return T::FromJSON(rv.str());
+  }
+  TVMValue v = rv.value();
+  int code = rv.type_code();
+  TVMByteArray bytes{rv.str().data(), rv.str().size()};
+  const bool whole = code == kTVMBytes || (code == kTVMStr && rv.str().find('\0') != std::string::npos);
+  if (code == kTVMStr) v.v_str = rv.str().c_str();
+  if (whole) v.v_handle = &bytes, code = kTVMBytes;  // bytes, and text holding a NUL, go whole
+  return ArgAs<T>(aotrt::TVMArgValue(v, code, -1));
+}
+
+template <typename T>
+void SetRet(aotrt::TVMRetValue* rv, const T& x) {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_base_of_v<aotrt::TVMRetValue, D>) {  // a copy: objects shared, strings copied
+    const int code = x.type_code();
+    if (code == kTVMStr || code == kTVMBytes) {
+      code == kTVMStr ? rv->SetString(x.str()) : rv->SetBytes(x.str());
+    } else if (x.object()) {
+      rv->SetObject(ObjectPtr<Object>(x.object()), code);
+    } else {
+      rv->SetFromC(x.value(), code);
+    }
+  } else if constexpr (std::is_base_of_v<aotrt::TVMArgValue, D>) {
+    rv->SetFromC(x.value(), x.type_code());
+  } else if constexpr (std::is_integral_v<D> || std::is_enum_v<D>) {
+    rv->SetInt(static_cast<int64_t>(x));  // bool too, as TVM returns it
+  } else if constexpr (std::is_floating_point_v<D>) {
+    rv->SetFloat(x);
+  } else if constexpr (std::is_same_v<D, std::nullptr_t>) {
+    rv->SetNull();
+  } else if constexpr (std::is_same_v<D, std::string>) {
+    rv->SetString(x);
+  } else if constexpr (std::is_same_v<D, const char*> || std::is_same_v<D, char*>) {
+    const char* s = x;
+    s ? rv->SetString(s) : rv->SetNull();
+  } else if constexpr (std::is_same_v<D, DLDevice>) {
+    rv->SetDevice(x);
+  } else if constexpr (std::is_same_v<D, DLDataType> || std::is_same_v<D, DataType>) {
+    rv->SetDataType(x);
+  } else if constexpr (std::is_same_v<D, void*>) {
+    rv->SetHandle(x);
+  } else if constexpr (std::is_same_v<D, TVMByteArray>) {
+    rv->SetBytes(std::string(x.data, x.size));
+  } else if constexpr (IsTypedPackedFunc<D>::value) {
+    SetRet(rv, x.packed());
+  } else if constexpr (kIsHandle<D>) {
+    rv->SetObject(PtrOf(x));  // with the type code of the object's type
+  } else {
+    static_assert(aotrt::detail::kAlwaysFalse<D>, "TVMRetValue: cannot hold a value of this type");
+  }
+}
+
+template <typename T>
+void PackValue(TVMValue* v, int* code, T&& x) {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_base_of_v<aotrt::TVMArgValue, D>) {
+    *v = x.value(), *code = x.type_code();
+  } else if constexpr (std::is_base_of_v<aotrt::TVMRetValue, D>) {
+    const bool text = x.type_code() == kTVMStr || x.type_code() == kTVMBytes;  // bytes pass as str
+    text ? (v->v_str = x.str().c_str(), *code = kTVMStr) : (*v = x.value(), *code = x.type_code());
+  } else if constexpr (std::is_same_v<D, DataType>) {
+    v->v_type = x, *code = kTVMDataType;
+  } else if constexpr (std::is_same_v<D, TVMByteArray>) {
+    v->v_handle = const_cast<TVMByteArray*>(&x), *code = kTVMBytes;
+  } else if constexpr (kIsHandle<D> && !kIsObjectRef<D>) {  // NDArray, Module, PackedFunc
+    aotrt::detail::PackObjectArg(v, code, x);
+  } else if constexpr (IsTypedPackedFunc<D>::value) {
+    PackValue(v, code, x.packed());
+  } else if constexpr (kIsObjectRef<D>) {
+    Object* p = x.object_ptr().get();
+    uint32_t t = p ? p->type_index() : aotrt::kTypeObject;
+    // An rvalue is passed as TVM passes it: the address of its reference, which the callee may take.
+    const bool rvalue = !std::is_lvalue_reference_v<T>;
+    *code = !p ? kTVMNullptr
+               : t == aotrt::kTypeNDArray    ? kTVMNDArrayHandle
+               : t == aotrt::kTypeModule     ? kTVMModuleHandle
+               : t == aotrt::kTypePackedFunc ? kTVMPackedFuncHandle
+               : rvalue                      ? kTVMObjectRValueRefArg
+                                             : kTVMObjectHandle;
+    v->v_handle = t == aotrt::kTypeNDArray           ? &static_cast<aotrt::TensorObj*>(p)->dl_tensor
+                  : *code == kTVMObjectRValueRefArg ? const_cast<ObjectPtr<Object>*>(&x.object_ptr())
+                                                    : static_cast<void*>(p);
+  } else {
+    aotrt::detail::PackArg(v, code, x);  // scalars, strings, DLDevice, DLDataType, DLTensor*, void*
+  }
+}
+
+// Calls `f` with the arguments converted to Args (TypedPackedFunc's body).
+template <typename R, typename... Args, typename F, size_t... I>
+void TypedCall(const F& f, const TVMArgs& args, TVMRetValue* rv, std::index_sequence<I...>) {
+  if constexpr (std::is_void_v<R>) {
+    f(ArgAs<std::decay_t<Args>>(args[I])...);
+  } else {
+    *rv = R(f(ArgAs<std::decay_t<Args>>(args[I])...));
+  }
+}
+
 }  // namespace detail
+
+template <typename TCallable, typename>
+PackedFunc::PackedFunc(TCallable body)
+    : HandleOf(aotrt::PackedFunc(aotrt::PackedFuncBody([body](aotrt::TVMArgs args, aotrt::TVMRetValue* rv) mutable {
+        TVMRetValue ret;
+        body(TVMArgs(args), &ret);
+        *rv = std::move(ret);
+      }))) {}
+
+template <typename... Args>
+TVMRetValue PackedFunc::operator()(Args&&... args) const {
+  if (!defined()) ThrowUndefined();  // says what a lookup asked of whom
+  constexpr int kNum = static_cast<int>(sizeof...(Args));
+  TVMValue values[kNum > 0 ? kNum : 1];
+  int codes[kNum > 0 ? kNum : 1];
+  int i = 0;
+  ((detail::PackValue(&values[i], &codes[i], std::forward<Args>(args)), ++i), ...);
+  (void)i;
+  TVMRetValue rv;
+  object()->Call(aotrt::TVMArgs(values, codes, kNum), &rv);
+  return rv;
+}
+
+inline PackedFunc Module::GetFunction(const std::string& name, bool query_imports) const {
+  return PackedFunc(aotrt::Module::GetFunction(name, query_imports));
+}
+
+template <typename R, typename... Args>
+template <typename F, typename>
+TypedPackedFunc<R(Args...)>::TypedPackedFunc(F f, std::string name)
+    : packed_([f, name](TVMArgs args, TVMRetValue* rv) {
+        if (args.size() != static_cast<int>(sizeof...(Args))) {
+          throw Error(aotrt::ErrorCode::kInvalidArgument,
+                      "Function " + name + " expects " + std::to_string(sizeof...(Args)) + " arguments, but " +
+                          std::to_string(args.size()) + " were provided.");
+        }
+        detail::TypedCall<R, Args...>(f, args, rv, std::index_sequence_for<Args...>());
+      }) {}
 
 }  // namespace runtime
 using runtime::PackedFunc;
@@ -220,5 +394,3 @@ using runtime::TVMArgValue;
 using runtime::TVMRetValue;
 using runtime::TypedPackedFunc;
 }  // namespace tvm
-
-#include <tvm/runtime/packed_func_values.h>

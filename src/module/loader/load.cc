@@ -127,26 +127,24 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
 Module LoadModuleFile(const std::string& path, const std::string& format, const LoadContext& ctx) {
   std::string fmt = format.empty() ? Extension(path) : format;
   if (fmt == "dll" || fmt == "dylib" || fmt == "dso") fmt = "so";
-  // A Model Library Format archive (a folder, or a tar that may be compressed) is told by content;
-  // a library the caller compiled from one is loaded with the archive's metadata.
-  if (format.empty() && fmt != "so" && fmt != "o" && (IsModelLibraryFormat(path) || !ctx.options.c_library.empty())) {
-    fmt = "mlf";
+  // Archives and folders are told by content: a Model Library Format archive (a library the caller
+  // compiled from one is loaded with the archive's metadata), a graph export as files (tvmc's
+  // package, a folder of the classic triple), a Relay VM export as files (code.ro beside lib.so).
+  if (format.empty() && fmt != "so" && fmt != "o") {
+    if (IsModelLibraryFormat(path) || !ctx.options.c_library.empty()) {
+      fmt = "mlf";
+    } else if (IsGraphPackage(path)) {
+      fmt = "graph";
+    } else if (IsVMPackage(path)) {
+      fmt = "vm";
+    }
   }
-  // A graph export as files (tvmc's package, or a folder of the classic triple) likewise.
-  if (format.empty() && fmt != "so" && fmt != "o" && fmt != "mlf" && IsGraphPackage(path)) fmt = "graph";
-  // A Relay VM export as files (tvmc's VM package; code.ro beside lib.so) likewise.
-  if (format.empty() && fmt != "so" && fmt != "o" && fmt != "mlf" && fmt != "graph" && IsVMPackage(path)) fmt = "vm";
   if (const FileLoaderDef* typed = FindBuiltinFileLoader(fmt)) return typed->load(path, ctx);
   bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
   if (!builtin) {
     // A host may register a loader for its own format (TVM's runtime.module.loadfile_<fmt>).
     if (PackedFunc host = Registry::Global().GetRegistered("runtime.module.loadfile_" + fmt)) {
-      TVMValue args[2];
-      int codes[2] = {kTVMStr, kTVMStr};
-      args[0].v_str = path.c_str();
-      args[1].v_str = fmt.c_str();
-      TVMRetValue rv;
-      host.CallPacked(TVMArgs(args, codes, 2), &rv);
+      TVMRetValue rv = host(path, fmt);
       AOTRT_REQUIRE(rv.type_code() == kTVMModuleHandle && rv.object(), kInternal, "loader for .", fmt,
                     " returned no module");
       return Module(ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(rv.object())));
@@ -214,12 +212,7 @@ ObjectPtr<ModuleNode> LoadEntry(const std::string& key, SpanStream* stream, Boun
   if (PackedFunc host = Registry::Global().GetRegistered(kLoaderPrefix + key)) {
     // A host-registered loader (TVM's convention): it reads its payload from the stream handle.
     size_t start = stream->Tell();
-    TVMValue args[2];
-    int codes[2] = {kTVMOpaqueHandle, kTVMArgInt};
-    args[0].v_handle = static_cast<dmlc::Stream*>(stream);
-    args[1].v_int64 = static_cast<int64_t>(r.remaining());
-    TVMRetValue rv;
-    host.CallPacked(TVMArgs(args, codes, 2), &rv);
+    TVMRetValue rv = host(static_cast<void*>(static_cast<dmlc::Stream*>(stream)), static_cast<int64_t>(r.remaining()));
     r.Advance(stream->Tell() - start, key.c_str());
     if (rv.type_code() == kTVMModuleHandle) m = ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(rv.object()));
   } else {

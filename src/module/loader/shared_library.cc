@@ -2,11 +2,7 @@
 #include "module/loader/shared_library.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -17,7 +13,6 @@
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/mapped_file.h"
-#include "base/unique_fd.h"
 #include "module/loader/address_bounds.h"
 #include "module/loader/system_lib.h"
 #include "module/model_contract.h"
@@ -37,14 +32,18 @@ Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what)
   return eh;
 }
 
-// Every PT_LOAD segment lies inside the file of `size` bytes (dlopen maps segments past the end of
-// a truncated file, and touching them raises SIGBUS). `base` holds the file's first `avail` bytes.
-void CheckElfSegments(const char* base, size_t avail, uint64_t size, const std::string& what) {
-  Elf64_Ehdr eh = ReadElfHeader(base, avail, what);
+// Every PT_LOAD segment lies inside the file of `size` bytes at `base` (dlopen maps segments past
+// the end of a truncated file, and touching them raises SIGBUS).
+void CheckElfSegments(const char* base, size_t size, const std::string& what) {
+  Elf64_Ehdr eh = ReadElfHeader(base, size, what);
   AOTRT_REQUIRE(eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0, kFormatError, what,
                 ": unexpected ELF program header size ", eh.e_phentsize);
+  const uint64_t table_bytes = uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
+  AOTRT_REQUIRE(eh.e_phnum == 0 || (eh.e_phoff <= size && table_bytes <= size - eh.e_phoff), kFormatError, what,
+                ": ELF program headers at offset ", eh.e_phoff, " (", eh.e_phnum, " of them) lie outside the ", size,
+                "-byte file");
   for (uint64_t i = 0; i < eh.e_phnum; ++i) {
-    auto ph = ReadElfAt<Elf64_Phdr>(base, avail, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
+    auto ph = ReadElfAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
     if (ph.p_type != PT_LOAD) continue;
     AOTRT_REQUIRE(ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset, kFormatError, what, ": ELF segment ", i,
                   " (PT_LOAD) covers file bytes [", ph.p_offset, ", ", ph.p_offset + ph.p_filesz,
@@ -114,23 +113,6 @@ uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& w
 
 namespace {
 
-// The ELF header and the program headers of the libraries linkers write (64 + ~10 x 56 bytes).
-constexpr size_t kHeadBytes = 1024;
-
-// pread of all `bytes` bytes at `offset`; throws kIOError naming `field`.
-void ReadInto(int fd, char* out, uint64_t offset, size_t bytes, const char* field, const std::string& what) {
-  size_t done = 0;
-  while (done < bytes) {
-    ssize_t n = ::pread(fd, out + done, bytes - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      AOTRT_THROW(kIOError, what, ": cannot read ", field, " at offset ", offset + done, ": ",
-                  n < 0 ? std::strerror(errno) : "the file ended early (changed while loading?)");
-    }
-    done += static_cast<size_t>(n);
-  }
-}
-
 // The processor this library runs on, as ELF names it; 0: one it does not know (nothing checked).
 #if defined(__x86_64__)
 constexpr uint16_t kHostMachine = EM_X86_64;
@@ -176,45 +158,17 @@ void CheckElfMachine(const char* head, size_t size, const std::string& what) {
 }  // namespace
 
 void CheckElfObjectFile(const std::string& path, const std::string& what) {
-  UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  AOTRT_REQUIRE(f.fd >= 0, kIOError, what, ": cannot open: ", std::strerror(errno));
-  char head[20];
-  ssize_t n = ::pread(f.fd, head, sizeof head, 0);
-  CheckElfMachine(head, n > 0 ? static_cast<size_t>(n) : 0, what);
+  MappedFile file(path, what);
+  CheckElfMachine(static_cast<const char*>(file.data()), file.size(), what);
 }
 
 void CheckSharedLibraryFile(const std::string& path, const std::string& what) {
-  UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (f.fd < 0) {
-    int err = errno;
-    if (err == ENOENT) AOTRT_THROW(kNotFound, what, ": no such file");
-    AOTRT_THROW(kIOError, what, ": cannot open: ", std::strerror(err));
-  }
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) AOTRT_THROW(kIOError, what, ": not a regular file");
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  char head[kHeadBytes];
-  size_t head_size = static_cast<size_t>(std::min<uint64_t>(size, kHeadBytes));
-  ReadInto(f.fd, head, 0, head_size, "header", what);
-  CheckElfMachine(head, head_size, what);
-  Elf64_Ehdr eh = ReadElfHeader(head, head_size, what);
-  const uint64_t table_bytes = uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
-  if (eh.e_phnum == 0 || (eh.e_phoff <= head_size && table_bytes <= head_size - eh.e_phoff)) {
-    CheckElfSegments(head, head_size, size, what);
-    return;
-  }
-  // Program headers past the first KiB (no linker puts them there, but the format allows it): the
-  // header and the program headers, read into one buffer of at most 3.6 MiB (e_phnum < 65536).
-  AOTRT_REQUIRE(eh.e_phoff <= size && table_bytes <= size - eh.e_phoff, kFormatError, what,
-                ": ELF program headers at offset ", eh.e_phoff, " (", eh.e_phnum, " of them) lie outside the ", size,
-                "-byte file");
-  const uint64_t table_at = eh.e_phoff;
-  std::unique_ptr<char[]> headers(new char[sizeof eh + table_bytes]);
-  eh.e_phoff = sizeof eh;  // the copy holds the table right after the header
-  std::memcpy(headers.get(), &eh, sizeof eh);
-  ReadInto(f.fd, headers.get() + sizeof eh, table_at, static_cast<size_t>(table_bytes),
-           "program headers", what);
-  CheckElfSegments(headers.get(), sizeof eh + table_bytes, size, what);
+  CheckSharedLibraryFile(MappedFile(path, what), what);
+}
+
+void CheckSharedLibraryFile(const MappedFile& file, const std::string& what) {
+  CheckElfMachine(static_cast<const char*>(file.data()), file.size(), what);
+  CheckElfSegments(static_cast<const char*>(file.data()), file.size(), what);
 }
 
 namespace {
@@ -379,7 +333,8 @@ void CheckUndefinedSymbolsResolve(void* handle, const ElfDynamicSymbols& syms, c
 
 std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const std::string& display_name,
                                                 bool is_source_file) {
-  CheckSharedLibraryFile(path, display_name);
+  auto file = std::make_unique<MappedFile>(path, display_name);  // read-only, for the checks and the symbols
+  CheckSharedLibraryFile(*file, display_name);
   static const bool promoted = (PromoteSelfToGlobalScopeOnce(), true);
   (void)promoted;
   ::dlerror();
@@ -400,7 +355,6 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   // Closed again if anything below throws (a missing symbol, out of memory).
   std::unique_ptr<void, int (*)(void*)> owned(handle, ::dlclose);
   // The library's dynamic symbols, from its file; its segments, from the dynamic linker.
-  auto file = std::make_unique<MappedFile>(path, display_name);
   ElfDynamicSymbols syms;
   try {
     syms = ReadElfDynamicSymbols(file->data(), file->size(), display_name);

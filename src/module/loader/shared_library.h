@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/error_util.h"
+#include "base/mapped_file.h"
 #include "module/symbol_source.h"
 
 namespace aotrt {
@@ -73,9 +74,10 @@ uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& w
 // little-endian, program headers outside the file, a truncated segment), naming the file as `what`.
 // Thread-safe (no shared state).
 void CheckSharedLibraryFile(const std::string& path, const std::string& what);
+void CheckSharedLibraryFile(const MappedFile& file, const std::string& what);
 
 // The processor check alone, on the file at `path` (an object of a .o or .tar export, before it is
-// linked); not ELF: no check. Throws kIOError when it cannot be opened. Thread-safe.
+// linked); not ELF: no check. Throws what MappedFile throws when it cannot be read. Thread-safe.
 void CheckElfObjectFile(const std::string& path, const std::string& what);
 
 // Looks up every strong undefined symbol of `syms` (the loaded library's dynamic symbols) for the library

@@ -22,7 +22,8 @@ class ADT : public ObjectRef {
   ADT(int32_t tag, const std::vector<ObjectRef>& fields) : ADT(tag, fields.begin(), fields.end()) {}
   ADT(int32_t tag, std::initializer_list<ObjectRef> fields) : ADT(tag, fields.begin(), fields.end()) {}
   template <typename Iterator>
-  ADT(int32_t tag, Iterator begin, Iterator end) : ObjectRef(Make(tag, begin, end)) {}
+  ADT(int32_t tag, Iterator begin, Iterator end)
+      : ObjectRef(aotrt::MakeObject<ADTObj>(tag, detail::PtrsOf<ObjectRef>(begin, end))) {}
   explicit ADT(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
 
   ObjectRef operator[](size_t idx) const {
@@ -46,12 +47,6 @@ class ADT : public ObjectRef {
 
  private:
   const ADTObj* node() const { return static_cast<const ADTObj*>(get()); }
-  template <typename Iterator>
-  static ObjectPtr<Object> Make(int32_t tag, Iterator begin, Iterator end) {
-    std::vector<ObjectPtr<Object>> fields;
-    for (; begin != end; ++begin) fields.push_back(detail::PtrOf(*begin));
-    return aotrt::MakeObject<ADTObj>(tag, std::move(fields));
-  }
 };
 
 }  // namespace runtime

@@ -1,8 +1,6 @@
-// TVM's Array<T> (tvm/runtime/container/array.h) over aotrt::ArrayObj: an immutable list of
-// objects. Mutators (push_back, Set, pop_back, clear) copy the list into a new object, so other
-// handles on the old one never see a change (TVM copies on write when the object is shared).
-// T is a handle type (ObjectRef, String, NDArray, Module, ...). Indexing past the end throws
-// tvm::runtime::Error (kOutOfRange).
+// TVM's Array<T> (tvm/runtime/container/array.h) of handles T over aotrt::ArrayObj: immutable;
+// push_back, Set, pop_back and clear copy the list into a new object (other handles keep the old
+// one). Indexing past the end throws kOutOfRange.
 #pragma once
 
 #include <cstdint>
@@ -27,25 +25,7 @@ class Array : public ObjectRef {
   using value_type = T;
   static constexpr bool _type_is_nullable = false;
 
-  class iterator {
-   public:
-    using iterator_category = std::random_access_iterator_tag;
-    using value_type = T;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = T;
-    explicit iterator(Items::const_iterator it) : it_(it) {}
-    T operator*() const { return T(*it_); }
-    iterator& operator++() { return ++it_, *this; }
-    iterator& operator--() { return --it_, *this; }
-    iterator operator+(difference_type n) const { return iterator(it_ + n); }
-    difference_type operator-(const iterator& o) const { return it_ - o.it_; }
-    bool operator==(const iterator& o) const { return it_ == o.it_; }
-    bool operator!=(const iterator& o) const { return it_ != o.it_; }
-
-   private:
-    Items::const_iterator it_;
-  };
+  using iterator = detail::ItemIterator<Items::const_iterator, T>;
   using const_iterator = iterator;
 
   Array() : Array(Items()) {}
@@ -54,17 +34,11 @@ class Array : public ObjectRef {
   Array(std::initializer_list<T> init) : Array(init.begin(), init.end()) {}
   Array(size_t n, const T& val) : Array(Items(n, detail::PtrOf(val))) {}
   template <typename IterType>
-  Array(IterType first, IterType last) : Array(Collect(first, last)) {}
+  Array(IterType first, IterType last) : Array(detail::PtrsOf<T>(first, last)) {}
 
   size_t size() const { return items().size(); }
   bool empty() const { return items().empty(); }
-  T operator[](int64_t i) const {
-    if (i < 0 || i >= static_cast<int64_t>(size())) {
-      throw Error(aotrt::ErrorCode::kOutOfRange, "IndexError: indexing " + std::to_string(i) +
-                                                     " on an array of size " + std::to_string(size()));
-    }
-    return T(items()[i]);
-  }
+  T operator[](int64_t i) const { return T(items()[detail::CheckIndex(i, size())]); }
   T at(int64_t i) const { return (*this)[i]; }
   T front() const { return (*this)[0]; }
   T back() const { return (*this)[static_cast<int64_t>(size()) - 1]; }
@@ -83,9 +57,8 @@ class Array : public ObjectRef {
     data_ = aotrt::MakeObject<ArrayNode>(std::move(v));
   }
   void Set(int64_t i, T value) {
-    (void)(*this)[i];  // bounds check
     Items v = items();
-    v[i] = detail::PtrOf(value);
+    v[detail::CheckIndex(i, v.size())] = detail::PtrOf(value);
     data_ = aotrt::MakeObject<ArrayNode>(std::move(v));
   }
   void clear() { data_ = aotrt::MakeObject<ArrayNode>(Items()); }
@@ -93,12 +66,6 @@ class Array : public ObjectRef {
 
  private:
   explicit Array(Items items) : ObjectRef(aotrt::MakeObject<ArrayNode>(std::move(items))) {}
-  template <typename IterType>
-  static Items Collect(IterType first, IterType last) {
-    Items v;
-    for (; first != last; ++first) v.push_back(detail::PtrOf(T(*first)));
-    return v;
-  }
   const Items& items() const { return static_cast<const ArrayNode*>(get())->items; }
 };
 

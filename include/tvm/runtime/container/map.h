@@ -1,10 +1,9 @@
-// TVM's Map<K, V> (tvm/runtime/container/map.h) over aotrt::MapObj: an immutable map in insertion
-// order, keys compared as TVM compares them (Strings by content, other objects by identity).
-// Set() and erase() copy the map into a new object (other handles keep the old one). at() and
-// operator[] on a missing key throw tvm::runtime::Error (kNotFound) where TVM aborts.
-// What get_input_info / get_output_info return: Map<String, ObjectRef> of "shape" and "dtype".
+// TVM's Map<K, V> (tvm/runtime/container/map.h) over aotrt::MapObj: immutable, in insertion order,
+// keys compared as TVM does (Strings by content, other objects by identity). Set() and erase() copy
+// it into a new object; at() and operator[] throw kNotFound on a missing key.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -29,31 +28,14 @@ class Map : public ObjectRef {
   using mapped_type = V;
   static constexpr bool _type_is_nullable = false;
 
-  class iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = std::pair<K, V>;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = value_type;
-    explicit iterator(typename Items::const_iterator it) : it_(it) {}
-    value_type operator*() const { return {K(it_->first), V(it_->second)}; }
-    iterator& operator++() { return ++it_, *this; }
-    bool operator==(const iterator& o) const { return it_ == o.it_; }
-    bool operator!=(const iterator& o) const { return it_ != o.it_; }
-
-   private:
-    typename Items::const_iterator it_;
-  };
+  using iterator = detail::ItemIterator<typename Items::const_iterator, std::pair<K, V>>;
 
   Map() : ObjectRef(aotrt::MakeObject<MapNode>(Items())) {}
   explicit Map(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
   Map(std::initializer_list<std::pair<K, V>> init) : Map(init.begin(), init.end()) {}
   Map(const std::unordered_map<K, V>& init) : Map(init.begin(), init.end()) {}  // NOLINT(*)
   template <typename IterType>
-  Map(IterType first, IterType last) : Map() {
-    for (; first != last; ++first) Set(first->first, first->second);
-  }
+  Map(IterType first, IterType last) : Map() { for (; first != last; ++first) Set(first->first, first->second); }
 
   size_t size() const { return node()->items().size(); }
   bool empty() const { return size() == 0; }
@@ -71,20 +53,13 @@ class Map : public ObjectRef {
   iterator begin() const { return iterator(node()->items().begin()); }
   iterator end() const { return iterator(node()->items().end()); }
   iterator find(const K& key) const {
-    for (auto it = node()->items().begin(); it != node()->items().end(); ++it) {
-      if (aotrt::ObjectKeyEqual(it->first.get(), detail::PtrOf(key).get())) return iterator(it);
-    }
-    return end();
+    auto same = [&](const MapNode::Item& kv) { return aotrt::ObjectKeyEqual(kv.first.get(), detail::PtrOf(key).get()); };
+    return iterator(std::find_if(node()->items().begin(), node()->items().end(), same));
   }
 
   void Set(const K& key, const V& value) {
     Items items = node()->items();
-    ObjectPtr<Object> k = detail::PtrOf(key);
-    bool found = false;
-    for (auto& item : items) {
-      if (aotrt::ObjectKeyEqual(item.first.get(), k.get())) item.second = detail::PtrOf(value), found = true;
-    }
-    if (!found) items.emplace_back(std::move(k), detail::PtrOf(value));
+    items.emplace_back(detail::PtrOf(key), detail::PtrOf(value));  // a key met again keeps its place
     data_ = aotrt::MakeObject<MapNode>(std::move(items));
   }
   void erase(const K& key) {

@@ -34,13 +34,7 @@ class ShapeTuple : public ObjectRef {
   const index_type* data() const { return dims().data(); }
   size_t size() const { return dims().size(); }
   bool empty() const { return dims().empty(); }
-  index_type operator[](size_t idx) const {
-    if (idx >= size()) {
-      throw Error(aotrt::ErrorCode::kOutOfRange, "IndexError: indexing " + std::to_string(idx) +
-                                                     " on an array of size " + std::to_string(size()));
-    }
-    return dims()[idx];
-  }
+  index_type operator[](size_t idx) const { return dims()[detail::CheckIndex(static_cast<int64_t>(idx), size())]; }
   index_type at(size_t idx) const { return (*this)[idx]; }
   index_type front() const { return at(0); }
   index_type back() const { return at(size() - 1); }

@@ -1,8 +1,6 @@
-// TVM's tvm/runtime/vm/executable.h for deployment programs: Executable::Load(code, lib) gives the
-// Relay VM executable module ("VMExecutable", aotrt/vm.h) over its kernel library, with TVM's
-// functions (vm_load_executable, get_function_arity, get_function_param_name, get_bytecode, save,
-// ...). Executable is not an object type here: use the module (as<Executable>() is not offered).
-// Thread-safety: the module may be shared; errors are thrown as tvm::runtime::Error.
+// TVM's tvm/runtime/vm/executable.h: Executable::Load(code, lib) gives the Relay VM executable module
+// (aotrt/vm.h) with TVM's functions (vm_load_executable, get_bytecode, save, ...); Executable is not
+// an object type here (no as<Executable>()). The module may be shared between threads.
 #pragma once
 
 #include <string>
@@ -22,13 +20,7 @@ class Executable {
   // `lib` lacks).
   static Module Load(const std::string& code, const Module lib) {
     TVMByteArray bytes{code.data(), code.size()};
-    TVMValue values[2];
-    int codes[2] = {kTVMBytes, kTVMModuleHandle};
-    values[0].v_handle = &bytes;
-    values[1].v_handle = lib.node().get();
-    aotrt::TVMRetValue rv;
-    aotrt::GetGlobalFunction("runtime.Load_Executable").CallPacked(aotrt::TVMArgs(values, codes, 2), &rv);
-    return Module(rv.As<aotrt::Module>());
+    return PackedFunc(aotrt::GetGlobalFunction("runtime.Load_Executable"))(bytes, lib);
   }
 };
 

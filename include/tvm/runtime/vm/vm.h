@@ -1,9 +1,6 @@
-// TVM's tvm/runtime/vm/vm.h for deployment programs: make_object<VirtualMachine>(),
-// LoadExecutable(executable module), Init(devices, allocator types), then TVM's functions
-// (set_input, set_one_input, invoke, invoke_stateful, get_output, get_num_outputs, get_input_index,
-// set_outputs) through GetFunction(name, vm) or Module(vm). It runs on aotrt's VM of that
-// executable. One VirtualMachine per thread; it keeps its executable alive. Errors are thrown as
-// tvm::runtime::Error.
+// TVM's tvm/runtime/vm/vm.h: make_object<VirtualMachine>(), LoadExecutable(exec), Init(devices,
+// allocator types), then TVM's functions (set_input, invoke, get_output, ...) through
+// GetFunction(name, vm) or Module(vm), run by aotrt's VM. One per thread; it keeps its executable alive.
 #pragma once
 
 #include <string>
@@ -31,8 +28,7 @@ class VirtualMachine : public ModuleNode {
  public:
   const char* type_key() const override { return "VirtualMachine"; }
   // TVM's functions of the VM made by LoadExecutable; empty before it or for another name.
-  aotrt::PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override {
-    (void)self;
+  aotrt::PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
     return impl_.defined() ? impl_.GetFunction(name) : aotrt::PackedFunc();
   }
   // Make this VM's state over `exec` (Executable::Load's module). Throws kInvalidArgument when the
@@ -41,18 +37,15 @@ class VirtualMachine : public ModuleNode {
   // The physical device of each virtual device (matched by type) and its allocator kind. Throws
   // kInvalidArgument (no device of a type the program needs), kNotFound (a device this machine lacks).
   void Init(const std::vector<Device>& devices, const std::vector<memory::AllocatorType>& alloc_types) {
-    std::vector<TVMValue> values;
-    std::vector<int> codes;
+    std::vector<TVMValue> values(3 * devices.size());  // (type, id, allocator) per device, all ints
+    std::vector<int> codes(values.size(), kTVMArgInt);
     for (size_t i = 0; i < devices.size(); ++i) {
-      int64_t v[3] = {devices[i].device_type, devices[i].device_id, i < alloc_types.size() ? alloc_types[i] : 2};
-      for (int64_t x : v) {
-        values.emplace_back();
-        values.back().v_int64 = x;
-        codes.push_back(kTVMArgInt);
-      }
+      values[3 * i].v_int64 = devices[i].device_type;
+      values[3 * i + 1].v_int64 = devices[i].device_id;
+      values[3 * i + 2].v_int64 = i < alloc_types.size() ? alloc_types[i] : memory::kPooled;
     }
     aotrt::TVMRetValue rv;
-    impl_.GetFunctionOrThrow("init").CallPacked(aotrt::TVMArgs(values.data(), codes.data(), static_cast<int>(codes.size())), &rv);
+    impl_.GetFunctionOrThrow("init").CallPacked(aotrt::TVMArgs(values.data(), codes.data(), int(codes.size())), &rv);
   }
 
  private:
