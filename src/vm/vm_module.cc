@@ -97,7 +97,7 @@ class VirtualMachineNode : public ModuleNode {
     AOTRT_REQUIRE(results.size() == given.size(), kInvalidArgument, "set_outputs gave ", given.size(),
                   " tensors for the ", results.size(), " outputs of function ", fn);
     for (size_t k = 0; k < given.size(); ++k) {
-      NDArray r(ObjectPtr<NDArrayObj>(results[k]));
+      NDArray r{ObjectPtr<NDArrayObj>(results[k])};
       if (r.data() == given[k].data()) continue;
       AOTRT_REQUIRE(given[k].Shape() == r.Shape(), kShapeMismatch, "set_outputs: output ", k, " of function ", fn,
                     " has another shape than the tensor given");
