@@ -23,7 +23,7 @@ struct CuKernel {
 class CudaModuleNode final : public DeviceModuleNode {
  public:
   CudaModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string data)
-      : fmt_(std::move(fmt)), infos_(std::move(infos)), data_(std::move(data)) {
+      : DeviceModuleNode("CUDA", std::move(fmt), std::move(infos)), data_(std::move(data)) {
     for (const auto& [key, info] : infos_) kernels_.try_emplace(key, info);
   }
   ~CudaModuleNode() override {  // at exit the driver may be gone: nothing to do then
@@ -37,8 +37,8 @@ class CudaModuleNode final : public DeviceModuleNode {
     return PackedFunc([this, k = &it->second, self](TVMArgs args, TVMRetValue*) { Launch(*k, args); });
   }
   std::string SaveToBinary() const override {
-    std::string out;
-    WriteString(fmt_, &out), WriteKernelMap(infos_, &out), WriteString(data_, &out);
+    std::string out = SaveHeader();
+    WriteString(data_, &out);
     return out;
   }
   void Prepare(DLDevice d) override { if (d.device_type == kDLCUDA) Resolve(d.device_id); }
@@ -58,8 +58,7 @@ class CudaModuleNode final : public DeviceModuleNode {
 
   void Launch(CuKernel& k, TVMArgs args) {
     const size_t n = k.info.arg_types.size();
-    AOTRT_REQUIRE(static_cast<size_t>(args.size()) == n + k.launch.num_extents(), kInvalidArgument, "CUDA kernel '", k.info.name,
-                  "' takes ", n, " arguments and ", k.launch.num_extents(), " launch extents, got ", args.size(), " values");
+    k.launch.CheckCount("CUDA", k.info.name, args.size());
     int id = CudaState::current_device;
     CudaState::Get().Bind(id, "CUDA kernel launch");
     CUfunction f = k.fn[id].load() ? k.fn[id].load() : (Resolve(id), k.fn[id].load());
@@ -81,8 +80,6 @@ class CudaModuleNode final : public DeviceModuleNode {
                   StrCat("launching CUDA kernel '", k.info.name, "' on device ", id, " (grid ", l.grid[0], "x", l.grid[1], "x", l.grid[2],
                          ", block ", l.block[0], "x", l.block[1], "x", l.block[2], ", dynamic shared memory ", l.dyn_shared_bytes, ")"));
   }
-  std::string fmt_;
-  std::map<std::string, KernelInfo> infos_;
   std::string data_;
   std::map<std::string, CuKernel> kernels_;
   std::mutex mu_;

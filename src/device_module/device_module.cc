@@ -38,6 +38,19 @@ void WriteKernelMap(const std::map<std::string, KernelInfo>& kernels, std::strin
   }
 }
 
+std::string DeviceModuleNode::MissingFunctionHint(const std::string&) const {
+  std::string names;
+  for (const auto& kv : infos_) names += (names.empty() ? "" : ", ") + kv.first;
+  return StrCat("the ", api_, " module's kernels are ", names);
+}
+
+std::string DeviceModuleNode::SaveHeader() const {
+  std::string out;
+  WriteString(fmt_, &out);
+  WriteKernelMap(infos_, &out);
+  return out;
+}
+
 void PrepareDeviceModules(ModuleNode* root, DLDevice device) {
   if (auto* m = dynamic_cast<DeviceModuleNode*>(root)) m->Prepare(device);
   for (const auto& m : root->imports()) PrepareDeviceModules(m.get(), device);

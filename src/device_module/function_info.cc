@@ -1,5 +1,6 @@
 #include "device_module/function_info.h"
 
+#include "aotrt/dtype.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
 
@@ -27,6 +28,13 @@ std::map<std::string, KernelInfo> ReadKernelMap(BoundedReader& r) {
   return kernels;
 }
 
+void RequirePassableArg(const std::string& kernel, size_t i, DLDataType t) {
+  bool ok = t.lanes == 1 && (t.code == kTVMOpaqueHandle || (t.code == kDLInt && (t.bits == 32 || t.bits == 64)) ||
+                             (t.code == kDLUInt && t.bits == 32) || (t.code == kDLFloat && (t.bits == 32 || t.bits == 64)));
+  AOTRT_REQUIRE(ok, kNotImplemented, kernel, " argument ", i, " has type ", DataTypeToString(t),
+                ", which cannot be passed to a device function (int32/64, uint32, float32/64 or a buffer)");
+}
+
 LaunchConfig::LaunchConfig(const std::string& kernel, size_t num_args, const std::vector<std::string>& tags)
     : base_(num_args) {
   bool filled[6] = {false, false, false, false, false, false};
@@ -50,6 +58,11 @@ LaunchConfig::LaunchConfig(const std::string& kernel, size_t num_args, const std
   for (size_t d = 0; d < 3; ++d) {
     if (filled[d] || filled[d + 3]) work_dim_ = d + 1;
   }
+}
+
+void LaunchConfig::CheckCount(const char* api, const std::string& kernel, int num_values) const {
+  AOTRT_REQUIRE(static_cast<size_t>(num_values) == base_ + num_extents(), kInvalidArgument, api, " kernel '", kernel,
+                "' takes ", base_, " arguments and ", num_extents(), " launch extents, got ", num_values, " values");
 }
 
 KernelLaunch LaunchConfig::Read(const TVMValue* values) const {

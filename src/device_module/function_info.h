@@ -25,6 +25,10 @@ struct KernelInfo {
 // argument types and tags checked. Throws kFormatError naming the kernel and what is wrong.
 std::map<std::string, KernelInfo> ReadKernelMap(BoundedReader& r);
 
+// Throws kNotImplemented naming `kernel` ("OpenCL kernel 'k'") unless argument `i` of type `t` can be
+// passed to a device function: a buffer, int32/64, uint32 or float32/64.
+void RequirePassableArg(const std::string& kernel, size_t i, DLDataType t);
+
 // A launch: grid (work groups) and block (work-group) extents, dynamic shared memory.
 struct KernelLaunch {
   size_t grid[3] = {1, 1, 1};
@@ -39,6 +43,8 @@ class LaunchConfig {
   LaunchConfig(const std::string& kernel, size_t num_args, const std::vector<std::string>& tags);
   size_t work_dim() const { return work_dim_; }
   size_t num_extents() const { return index_.size() + (dyn_shared_ ? 1 : 0); }
+  // Throws kInvalidArgument unless a call of `api`'s `kernel` has `num_values` = num_args + num_extents().
+  void CheckCount(const char* api, const std::string& kernel, int num_values) const;
   // The launch of a call whose first num_args values are the kernel's arguments.
   KernelLaunch Read(const TVMValue* values) const;
 

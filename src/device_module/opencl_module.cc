@@ -7,7 +7,6 @@
 #include <memory>
 #include <mutex>
 
-#include "aotrt/dtype.h"
 #include "aotrt/module.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
@@ -130,10 +129,8 @@ cl_kernel ClKernel::For(int id) {
 
 void ClKernel::Launch(TVMArgs args) {
   const size_t n = arg_types.size();
-  AOTRT_REQUIRE(static_cast<size_t>(args.size()) == n + launch.num_extents(), kInvalidArgument, "OpenCL kernel '",
-                name, "' takes ", n, " arguments and ", launch.num_extents(), " launch extents, got ", args.size(),
-                " values");
-  int id = OpenCLState::CurrentDevice();
+  launch.CheckCount("OpenCL", name, args.size());
+  int id = OpenCLState::current_device;
   const OpenCLState& s = OpenCLState::Get();
   const ClApi& cl = s.cl();
   const TVMValue* v = args.values();
@@ -141,18 +138,12 @@ void ClKernel::Launch(TVMArgs args) {
   cl_kernel k = For(id);
   for (size_t i = 0; i < n; ++i) {
     DLDataType t = arg_types[i];
-    cl_int err;
-    if (t.code == kTVMOpaqueHandle) {
-      err = cl.clSetKernelArg(k, i, sizeof(cl_mem), &v[i].v_handle);
-    } else if (t.code == kDLFloat && t.bits == 32) {
-      float f = static_cast<float>(v[i].v_float64);
-      err = cl.clSetKernelArg(k, i, sizeof(f), &f);
-    } else if (t.bits == 32) {
-      int32_t x = static_cast<int32_t>(v[i].v_int64);
-      err = cl.clSetKernelArg(k, i, sizeof(x), &x);
-    } else {
-      err = cl.clSetKernelArg(k, i, 8, &v[i]);  // int64, float64
-    }
+    float f = static_cast<float>(v[i].v_float64);
+    int32_t x = static_cast<int32_t>(v[i].v_int64);
+    bool buffer = t.code == kTVMOpaqueHandle;
+    const void* arg = &v[i];  // a buffer's cl_mem, an int64 or a float64 as it is
+    if (!buffer && t.bits == 32) arg = t.code == kDLFloat ? static_cast<const void*>(&f) : &x;
+    cl_int err = cl.clSetKernelArg(k, i, buffer ? sizeof(cl_mem) : t.bits / 8, arg);
     if (err != CL_SUCCESS) ThrowClError(err, "clSetKernelArg", StrCat("OpenCL kernel '", name, "' argument ", i));
   }
   KernelLaunch l = launch.Read(v);
@@ -175,13 +166,13 @@ void ClKernel::Launch(TVMArgs args) {
 
 class OpenCLModuleNode final : public DeviceModuleNode {
  public:
-  OpenCLModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string source, std::string cache)
-      : fmt_(std::move(fmt)), infos_(std::move(infos)), source_(std::move(source)), cache_dir_(std::move(cache)) {
+  OpenCLModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string source, const std::string& cache)
+      : DeviceModuleNode("OpenCL", std::move(fmt), std::move(infos)), source_(std::move(source)) {
     std::map<std::string, std::string> parts = SplitKernels(source_);
     for (const auto& [key, info] : infos_) {
       auto part = parts.find(key);
       // Without TVM's delimiters (older exports), every kernel's program is the whole source.
-      kernels_[key] = std::make_shared<ClKernel>(info, part == parts.end() ? source_ : part->second, cache_dir_);
+      kernels_[key] = std::make_shared<ClKernel>(info, part == parts.end() ? source_ : part->second, cache);
     }
   }
   const char* type_key() const override { return "opencl"; }
@@ -189,24 +180,13 @@ class OpenCLModuleNode final : public DeviceModuleNode {
     auto it = kernels_.find(name);
     if (it == kernels_.end()) return PackedFunc();
     for (size_t i = 0; i < it->second->arg_types.size(); ++i) {
-      DLDataType t = it->second->arg_types[i];
-      bool ok = t.lanes == 1 && (t.code == kTVMOpaqueHandle || (t.code == kDLInt && (t.bits == 32 || t.bits == 64)) ||
-                                 (t.code == kDLUInt && t.bits == 32) || (t.code == kDLFloat && (t.bits == 32 || t.bits == 64)));
-      AOTRT_REQUIRE(ok, kNotImplemented, "OpenCL kernel '", name, "' argument ", i, " has type ", DataTypeToString(t),
-                    ", which cannot be passed to a device function (int32/64, uint32, float32/64 or a buffer)");
+      RequirePassableArg(StrCat("OpenCL kernel '", name, "'"), i, it->second->arg_types[i]);
     }
     std::shared_ptr<ClKernel> k = it->second;
     return PackedFunc([k](TVMArgs args, TVMRetValue*) { k->Launch(args); });
   }
-  std::string MissingFunctionHint(const std::string&) const override {
-    std::string names;
-    for (const auto& kv : infos_) names += (names.empty() ? "" : ", ") + kv.first;
-    return "the OpenCL module's kernels are " + names;
-  }
   std::string SaveToBinary() const override {
-    std::string out;
-    WriteString(fmt_, &out);
-    WriteKernelMap(infos_, &out);
+    std::string out = SaveHeader();
     WriteString(source_, &out);
     return out;
   }
@@ -220,10 +200,7 @@ class OpenCLModuleNode final : public DeviceModuleNode {
   }
 
  private:
-  std::string fmt_;
-  std::map<std::string, KernelInfo> infos_;
   std::string source_;
-  std::string cache_dir_;
   std::map<std::string, std::shared_ptr<ClKernel>> kernels_;
 };
 

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <memory>
 
-#include "aotrt/dtype.h"
 #include "aotrt/module.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
@@ -60,11 +59,7 @@ VkKernel MakeKernel(const std::string& what, const KernelInfo& info, const Shade
     bool buffer = t.code == kTVMOpaqueHandle;
     AOTRT_REQUIRE(!buffer || k.num_scalars == 0, kFormatError, what, ": kernel '", name, "' argument ", i,
                   " is a buffer after a scalar (TVM's Vulkan kernels take their buffers first)");
-    bool ok = buffer || (t.lanes == 1 && ((t.code == kDLInt && (t.bits == 32 || t.bits == 64)) ||
-                                          (t.code == kDLUInt && t.bits == 32) ||
-                                          (t.code == kDLFloat && (t.bits == 32 || t.bits == 64))));
-    AOTRT_REQUIRE(ok, kNotImplemented, what, ": kernel '", name, "' argument ", i, " has type ", DataTypeToString(t),
-                  ", which cannot be passed to a device function (int32/64, uint32, float32/64 or a buffer)");
+    RequirePassableArg(StrCat(what, ": kernel '", name, "'"), i, t);
     ++(buffer ? k.num_buffers : k.num_scalars);
   }
   AOTRT_REQUIRE(k.num_buffers + k.num_scalars <= kVkMaxArgs, kNotImplemented, what, ": kernel '", name, "' takes ",
@@ -234,10 +229,7 @@ void Shaders::Prepare(int id) {
 }
 
 void Shaders::Launch(VkKernel& k, TVMArgs args) {
-  const size_t n = k.arg_types.size();
-  AOTRT_REQUIRE(static_cast<size_t>(args.size()) == n + k.launch.num_extents(), kInvalidArgument, "Vulkan kernel '",
-                k.name, "' takes ", n, " arguments and ", k.launch.num_extents(), " launch extents, got ", args.size(),
-                " values");
+  k.launch.CheckCount("Vulkan", k.name, args.size());
   const TVMValue* v = args.values();
   uint64_t pack[kVkMaxArgs];  // TVM's ArgUnion64: each scalar in 8 bytes, 32-bit ones in the low half
   for (size_t i = 0; i < k.num_scalars; ++i) {
@@ -252,7 +244,7 @@ void Shaders::Launch(VkKernel& k, TVMArgs args) {
   KernelLaunch l = k.launch.Read(v);
   const VulkanState& s = VulkanState::Get();
   const VkApi& vk = s.vk();
-  int id = VulkanState::CurrentDevice();
+  int id = VulkanState::current_device;
   VkDev& d = s.device(id, "a Vulkan kernel's launch");
   std::lock_guard<std::mutex> lock(d.mu);
   const Pipeline& p = For(k, id, d);
@@ -284,7 +276,7 @@ void Shaders::Launch(VkKernel& k, TVMArgs args) {
 class VulkanModuleNode final : public DeviceModuleNode {
  public:
   VulkanModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::shared_ptr<Shaders> state)
-      : fmt_(std::move(fmt)), infos_(std::move(infos)), state_(std::move(state)) {}
+      : DeviceModuleNode("Vulkan", std::move(fmt), std::move(infos)), state_(std::move(state)) {}
   const char* type_key() const override { return "vulkan"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
     auto it = state_->kernels().find(name);
@@ -293,15 +285,8 @@ class VulkanModuleNode final : public DeviceModuleNode {
     VkKernel* k = &it->second;
     return PackedFunc([state, k](TVMArgs args, TVMRetValue*) { state->Launch(*k, args); });
   }
-  std::string MissingFunctionHint(const std::string&) const override {
-    std::string names;
-    for (const auto& kv : infos_) names += (names.empty() ? "" : ", ") + kv.first;
-    return "the Vulkan module's kernels are " + names;
-  }
   std::string SaveToBinary() const override {
-    std::string out;
-    WriteString(fmt_, &out);
-    WriteKernelMap(infos_, &out);
+    std::string out = SaveHeader();
     uint64_t n = state_->shaders().size();
     out.append(reinterpret_cast<const char*>(&n), 8);
     for (const auto& [name, sh] : state_->shaders()) {
@@ -318,8 +303,6 @@ class VulkanModuleNode final : public DeviceModuleNode {
   }
 
  private:
-  std::string fmt_;
-  std::map<std::string, KernelInfo> infos_;
   std::shared_ptr<Shaders> state_;
 };
 

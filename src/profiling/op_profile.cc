@@ -178,8 +178,21 @@ constexpr size_t kMaxSamples = size_t{1} << 22;  // 64 MiB of samples at most
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-Clock::time_point Deadline(const OperatorProfileOptions& opt) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
+// The runs of a profile, each timed: opt.runs of them, or as many as duration_s allows, up to an interrupt request.
+std::vector<double> TimedRuns(const OperatorProfileOptions& opt, const std::function<void()>& run, OperatorProfile* p) {
+  std::vector<double> times;
+  times.reserve(static_cast<size_t>(std::min(opt.runs > 0 ? opt.runs : 1024, 1 << 20)));
+  auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
+  while (opt.runs > 0 ? static_cast<int>(times.size()) < opt.runs : Clock::now() < until) {
+    if (InterruptRequested()) {
+      p->interrupted = true;
+      break;
+    }
+    Clock::time_point start = Clock::now();
+    run();
+    times.push_back(Ms(Clock::now() - start));
+  }
+  return times;
 }
 
 // Sets runs, run_ms and run_ms_median of `p` from the run times (sorted in place); returns their sum.
@@ -200,33 +213,6 @@ size_t Capacity(const OperatorProfileOptions& opt, double run_ms) {
   return static_cast<size_t>(std::min(n, static_cast<double>(kMaxSamples)));
 }
 
-// The runs of a profile, timed, with `sampler` recording while they run.
-std::vector<double> SampledRuns(PlannedExecutor& impl, const OperatorProfileOptions& opt, PcSampler* sampler,
-                                OperatorProfile* profile) {
-  std::vector<double> times;
-  times.reserve(static_cast<size_t>(std::min(opt.runs > 0 ? opt.runs : 1024, 1 << 20)));
-  sampler->Start();
-  auto until = Deadline(opt);
-  try {
-    for (int run = 0; opt.runs > 0 ? run < opt.runs : Clock::now() < until; ++run) {
-      if (InterruptRequested()) {
-        profile->interrupted = true;
-        break;
-      }
-      auto t = Clock::now();
-      g_recording.store(true, std::memory_order_relaxed);
-      impl.Run();
-      g_recording.store(false, std::memory_order_relaxed);
-      times.push_back(Ms(Clock::now() - t));
-    }
-  } catch (...) {
-    g_recording.store(false, std::memory_order_relaxed);
-    throw;  // the sampler's destructor stops it
-  }
-  sampler->Stop();
-  return times;
-}
-
 }  // namespace
 
 void ValidateOperatorProfileOptions(const OperatorProfileOptions& opt) {
@@ -243,18 +229,8 @@ OperatorProfile ProfileMeasuredRuns(const OperatorProfileOptions& opt, const std
   ValidateOperatorProfileOptions(opt);
   for (int i = 0; i < opt.warmup; ++i) run();
   for (OperatorCost& c : *ops) c.mean_ms = 0, c.samples = 0;
-  std::vector<double> runs;
   OperatorProfile p;
-  auto until = Deadline(opt);
-  while (opt.runs > 0 ? static_cast<int>(runs.size()) < opt.runs : Clock::now() < until) {
-    if (InterruptRequested()) {
-      p.interrupted = true;
-      break;
-    }
-    Clock::time_point start = Clock::now();
-    run();
-    runs.push_back(Ms(Clock::now() - start));
-  }
+  std::vector<double> runs = TimedRuns(opt, run, &p);
   p.measured = true;
   double total = SetRunTimes(runs, &p), ops_ms = 0;
   if (runs.empty()) return p;
@@ -325,7 +301,19 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
     warm_ms = Ms(Clock::now() - t);
   }
   PcSampler sampler(opt.period_us, Capacity(opt, warm_ms));
-  std::vector<double> times = SampledRuns(impl, opt, &sampler, &profile);
+  std::vector<double> times;
+  sampler.Start();
+  try {
+    times = TimedRuns(opt, [&] {
+      g_recording.store(true, std::memory_order_relaxed);
+      impl.Run();
+      g_recording.store(false, std::memory_order_relaxed);
+    }, &profile);
+  } catch (...) {
+    g_recording.store(false, std::memory_order_relaxed);
+    throw;  // the sampler's destructor stops it
+  }
+  sampler.Stop();
   SetRunTimes(times, &profile);
   profile.dropped = sampler.dropped();
   profiling_internal::AttributeSamples(code, sampler.samples(), model.info().symbol_prefix, &profile);

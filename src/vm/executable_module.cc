@@ -99,7 +99,6 @@ class VMExecutableNode : public ModuleNode {
   bool linked_ = false;
 };
 
-
 std::string VMExecutableNode::Stats() const {
   const Executable& e = exe_->exe;
   std::string s = StrCat("Relay VM executable statistics:\n  Constant pool (# ", e.constants.size(), "): [");
@@ -194,14 +193,18 @@ PackedFunc VMExecutableNode::GetFunction(const std::string& name, const ObjectPt
   return PackedFunc([self, body](TVMArgs args, TVMRetValue* rv) { body(args, rv); });
 }
 
+// The executable of `code` (`what` names it) over the kernel library `lib`, its primitives resolved.
+Module Link(std::string code, const std::string& what, ObjectPtr<ModuleNode> lib) {
+  auto exe = MakeObject<VMExecutableNode>(std::move(code), what);
+  exe->Import(std::move(lib));
+  exe->OnImportsLinked();
+  return Module(exe);
+}
 
 // runtime.Load_Executable(code, lib): the two-file form.
 void LoadExecutableGlobal(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount("runtime.Load_Executable", args, 2, 2);
-  auto exe = MakeObject<VMExecutableNode>(args[0].AsString(), "VM bytecode");
-  exe->Import(args[1].AsModule());
-  exe->OnImportsLinked();
-  rv->SetObject(exe, kTVMModuleHandle);
+  rv->SetObject(Link(args[0].AsString(), "VM bytecode", args[1].AsModule()).node(), kTVMModuleHandle);
 }
 
 // The blob entry of `vm.so`: the bytecode as one string; the kernel library is its import.
@@ -218,10 +221,7 @@ Module LoadVMPackage(const std::string& path, const LoadContext& ctx) {
   lib_ctx.display_name = StrCat(path, "/", kVMPackageLibrary);
   Module lib = LoadModuleBytes(so.data(), so.size(), lib_ctx);
   if (c.files.count(kVMPackageBytecode)) {
-    auto exe = MakeObject<VMExecutableNode>(std::move(c.files[kVMPackageBytecode]), StrCat(path, "/", kVMPackageBytecode));
-    exe->Import(lib.node());
-    exe->OnImportsLinked();
-    return Module(exe);
+    return Link(std::move(c.files[kVMPackageBytecode]), StrCat(path, "/", kVMPackageBytecode), lib.node());
   }
   AOTRT_REQUIRE(lib.type_key() == "VMExecutable", kFormatError, path, ": ", kVMPackageLibrary, " is a '", lib.type_key(),
                 "' module, not a Relay VM export (VMExecutable), and no ", kVMPackageBytecode, " is beside it");
@@ -271,10 +271,7 @@ constexpr FileLoaderDef kFileLoaders[] = {{"vm", LoadVMPackage}};
 Module LoadVMExecutable(const std::string& bytecode_path, const Module& lib) {
   std::string bytes = ReadFile(bytecode_path, "VM bytecode file");
   AOTRT_REQUIRE(lib.defined(), kInvalidArgument, "LoadVMExecutable: no kernel library given");
-  auto exe = MakeObject<vm::VMExecutableNode>(std::move(bytes), bytecode_path);
-  exe->Import(lib.node());
-  exe->OnImportsLinked();
-  return Module(exe);
+  return vm::Link(std::move(bytes), bytecode_path, lib.node());
 }
 
 Module LoadVMExecutable(const std::string& bytecode_path, const std::string& lib_path, const LoadOptions& options) {

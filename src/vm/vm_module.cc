@@ -132,7 +132,6 @@ class VirtualMachineNode : public ModuleNode {
   ObjectPtr<Object> result_;
 };
 
-
 PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   using Body = std::function<void(TVMArgs, TVMRetValue*)>;
   Body body;
@@ -218,7 +217,6 @@ PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const Object
   }
   return PackedFunc([self, body](TVMArgs args, TVMRetValue* rv) { body(args, rv); });
 }
-
 
 }  // namespace
 

@@ -18,28 +18,17 @@
 namespace aotrt {
 
 std::string ClErrorName(cl_int err) {
-  const char* name = "an OpenCL error";
-  switch (err) {
-    case CL_DEVICE_NOT_FOUND: name = "CL_DEVICE_NOT_FOUND"; break;
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE: name = "CL_MEM_OBJECT_ALLOCATION_FAILURE"; break;
-    case CL_OUT_OF_RESOURCES: name = "CL_OUT_OF_RESOURCES"; break;
-    case CL_OUT_OF_HOST_MEMORY: name = "CL_OUT_OF_HOST_MEMORY"; break;
-    case CL_BUILD_PROGRAM_FAILURE: name = "CL_BUILD_PROGRAM_FAILURE"; break;
-    case CL_INVALID_VALUE: name = "CL_INVALID_VALUE"; break;
-    case CL_INVALID_BINARY: name = "CL_INVALID_BINARY"; break;
-    case CL_INVALID_KERNEL_NAME: name = "CL_INVALID_KERNEL_NAME"; break;
-    case CL_INVALID_MEM_OBJECT: name = "CL_INVALID_MEM_OBJECT"; break;
-    case CL_INVALID_ARG_INDEX: name = "CL_INVALID_ARG_INDEX"; break;
-    case CL_INVALID_ARG_VALUE: name = "CL_INVALID_ARG_VALUE"; break;
-    case CL_INVALID_ARG_SIZE: name = "CL_INVALID_ARG_SIZE"; break;
-    case CL_INVALID_KERNEL_ARGS: name = "CL_INVALID_KERNEL_ARGS"; break;
-    case CL_INVALID_WORK_GROUP_SIZE: name = "CL_INVALID_WORK_GROUP_SIZE"; break;
-    case CL_INVALID_WORK_ITEM_SIZE: name = "CL_INVALID_WORK_ITEM_SIZE"; break;
-    case CL_INVALID_BUFFER_SIZE: name = "CL_INVALID_BUFFER_SIZE"; break;
-    case -1001: name = "CL_PLATFORM_NOT_FOUND_KHR"; break;
-    default: break;
-  }
-  return StrCat(name, " (", err, ")");
+#define AOTRT_CL_ERROR(e) {e, #e},
+  static const std::pair<cl_int, const char*> kNames[] = {
+      AOTRT_CL_ERROR(CL_DEVICE_NOT_FOUND) AOTRT_CL_ERROR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+      AOTRT_CL_ERROR(CL_OUT_OF_RESOURCES) AOTRT_CL_ERROR(CL_OUT_OF_HOST_MEMORY) AOTRT_CL_ERROR(CL_BUILD_PROGRAM_FAILURE)
+      AOTRT_CL_ERROR(CL_INVALID_VALUE) AOTRT_CL_ERROR(CL_INVALID_BINARY) AOTRT_CL_ERROR(CL_INVALID_KERNEL_NAME)
+      AOTRT_CL_ERROR(CL_INVALID_MEM_OBJECT) AOTRT_CL_ERROR(CL_INVALID_ARG_INDEX) AOTRT_CL_ERROR(CL_INVALID_ARG_VALUE)
+      AOTRT_CL_ERROR(CL_INVALID_ARG_SIZE) AOTRT_CL_ERROR(CL_INVALID_KERNEL_ARGS) AOTRT_CL_ERROR(CL_INVALID_WORK_GROUP_SIZE)
+      AOTRT_CL_ERROR(CL_INVALID_WORK_ITEM_SIZE) AOTRT_CL_ERROR(CL_INVALID_BUFFER_SIZE) {-1001, "CL_PLATFORM_NOT_FOUND_KHR"}};
+#undef AOTRT_CL_ERROR
+  auto it = std::find_if(std::begin(kNames), std::end(kNames), [err](const auto& n) { return n.first == err; });
+  return StrCat(it == std::end(kNames) ? "an OpenCL error" : it->second, " (", err, ")");
 }
 
 void ThrowClError(cl_int err, const char* call, const std::string& what) {
@@ -124,16 +113,6 @@ void OpenCLState::Discover() {
     devices_.push_back(d);
   }
   if (devices_.empty()) why_none_ = "the OpenCL platforms found have no usable device";
-}
-
-OpenCLState& OpenCLState::Get() {
-  static OpenCLState* state = new OpenCLState();  // never destroyed: drivers may run at exit
-  return *state;
-}
-
-int& OpenCLState::CurrentDevice() {
-  thread_local int id = 0;
-  return id;
 }
 
 const ClDevice& OpenCLState::device(int id, const char* what) const {
@@ -256,7 +235,7 @@ class OpenCLDriverImpl final : public DeviceAPI {
 
   void SetDevice(int id) override {
     OpenCLState::Get().device(id, "__tvm_set_device");
-    OpenCLState::CurrentDevice() = id;
+    OpenCLState::current_device = id;
   }
 
   void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
@@ -309,9 +288,6 @@ class OpenCLDriverImpl final : public DeviceAPI {
 
 }  // namespace
 
-DeviceAPI* OpenCLDriver() {
-  static OpenCLDriverImpl driver;
-  return &driver;
-}
+DeviceAPI* OpenCLDriver() { static OpenCLDriverImpl driver; return &driver; }
 
 }  // namespace aotrt

@@ -40,14 +40,13 @@ class OpenCLState {
  public:
   // The process's one state, built at the first call (thread-safe). Never throws: a machine
   // without the library or a platform has no devices and a reason.
-  static OpenCLState& Get();
+  static OpenCLState& Get() { static OpenCLState* s = new OpenCLState(); return *s; }  // never destroyed: used at exit
   const ClApi& cl() const { return cl_; }
   const std::vector<ClDevice>& devices() const { return devices_; }
   const std::string& why_none() const { return why_none_; }
   // Device `id`, checked: throws kInvalidArgument naming `what` and how many there are.
   const ClDevice& device(int id, const char* what) const;
-  // The device this thread's kernels run on (__tvm_set_device; 0 until set).
-  static int& CurrentDevice();
+  static inline thread_local int current_device = 0;  // this thread's kernels' (__tvm_set_device)
 
  private:
   OpenCLState();

@@ -44,14 +44,10 @@ std::string VersionString(uint32_t v) {
 }  // namespace
 
 std::string VkResultName(VkResult r) {
-  const char* name = "a Vulkan error";
-  switch (r) {
-    case VK_ERROR_OUT_OF_HOST_MEMORY: name = "VK_ERROR_OUT_OF_HOST_MEMORY"; break;
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: name = "VK_ERROR_OUT_OF_DEVICE_MEMORY"; break;
-    case VK_ERROR_DEVICE_LOST: name = "VK_ERROR_DEVICE_LOST"; break;
-    case VK_ERROR_INCOMPATIBLE_DRIVER: name = "VK_ERROR_INCOMPATIBLE_DRIVER"; break;
-    default: break;
-  }
+  const char* name = r == VK_ERROR_OUT_OF_HOST_MEMORY ? "VK_ERROR_OUT_OF_HOST_MEMORY"
+                     : r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "VK_ERROR_OUT_OF_DEVICE_MEMORY"
+                     : r == VK_ERROR_DEVICE_LOST ? "VK_ERROR_DEVICE_LOST"
+                     : r == VK_ERROR_INCOMPATIBLE_DRIVER ? "VK_ERROR_INCOMPATIBLE_DRIVER" : "a Vulkan error";
   return StrCat(name, " (", static_cast<int>(r), ")");
 }
 
@@ -200,16 +196,6 @@ bool VulkanState::AddDevice(VkPhysicalDevice phys) {
   }
   devices_.push_back(std::move(d));
   return true;
-}
-
-VulkanState& VulkanState::Get() {
-  static VulkanState* state = new VulkanState();  // never destroyed: drivers may run at exit
-  return *state;
-}
-
-int& VulkanState::CurrentDevice() {
-  thread_local int id = 0;
-  return id;
 }
 
 VkDev& VulkanState::device(int id, const char* what) const {
@@ -371,7 +357,7 @@ class VulkanDriverImpl final : public DeviceAPI {
 
   void SetDevice(int id) override {
     VulkanState::Get().device(id, "__tvm_set_device");
-    VulkanState::CurrentDevice() = id;
+    VulkanState::current_device = id;
   }
 
   void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
@@ -397,9 +383,6 @@ class VulkanDriverImpl final : public DeviceAPI {
 
 }  // namespace
 
-DeviceAPI* VulkanDriver() {
-  static VulkanDriverImpl driver;
-  return &driver;
-}
+DeviceAPI* VulkanDriver() { static VulkanDriverImpl driver; return &driver; }
 
 }  // namespace aotrt

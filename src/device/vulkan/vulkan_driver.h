@@ -81,14 +81,13 @@ class VulkanState {
  public:
   // The process's one state, built at the first call (thread-safe). Never throws: a machine
   // without the loader or a device has no devices and a reason.
-  static VulkanState& Get();
+  static VulkanState& Get() { static VulkanState* s = new VulkanState(); return *s; }  // never destroyed: used at exit
   const VkApi& vk() const { return vk_; }
   size_t size() const { return devices_.size(); }
   const std::string& why_none() const { return why_none_; }
   // Device `id`, checked: throws kInvalidArgument naming `what` and how many there are.
   VkDev& device(int id, const char* what) const;
-  // The device this thread's kernels run on (__tvm_set_device; 0 until set).
-  static int& CurrentDevice();
+  static inline thread_local int current_device = 0;  // this thread's kernels' (__tvm_set_device)
 
   // The rest are called with d.mu held. Throws kOutOfMemory, kModelError.
   // A buffer of memory with `required` properties, preferring types with `prefer` and without `avoid`.
