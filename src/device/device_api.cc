@@ -1,6 +1,7 @@
 // The device registry, the CPU driver, and copies between any two devices.
 #include "device/device_api.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -53,6 +54,13 @@ class CpuDriver final : public DeviceAPI {
 void* DeviceAPI::AllocTexture(int, const int64_t*, int, DLDataType, const std::string& scope) {
   AOTRT_THROW(kNotImplemented, "memory scope '", scope, "' (image2d texture storage) is not supported on ", name(),
               ": it is OpenCL's, on devices with image support");
+}
+
+double DeviceAPI::TimeOnDevice(int id, const std::function<void()>& enqueue) {
+  auto start = std::chrono::steady_clock::now();
+  enqueue();
+  Sync(id, nullptr);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 DeviceAPI* FindDeviceAPI(int device_type) {

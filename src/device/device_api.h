@@ -8,6 +8,7 @@
 #include <dlpack/dlpack.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "aotrt/packed_func.h"
@@ -66,6 +67,10 @@ class DeviceAPI {
   virtual void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) = 0;
   // The device later kernels of this thread run on (generated code's __tvm_set_device).
   virtual void SetDevice(int id) {}
+  // Milliseconds device `id` spent on the work `enqueue` puts on its default queue, timed by the
+  // device (queue events, timestamp queries) where the driver can; waits for that work. The
+  // default: the host clock around `enqueue` and Sync. Throws as `enqueue` and Sync.
+  virtual double TimeOnDevice(int id, const std::function<void()>& enqueue);
 };
 
 // The driver of `device_type`, or null when aotrt has none for it.

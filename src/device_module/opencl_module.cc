@@ -155,8 +155,10 @@ void ClKernel::Launch(TVMArgs args) {
     global[d] = l.grid[d] * l.block[d];
     local[d] = l.block[d];
   }
+  cl_event event = nullptr;
   cl_int err = cl.clEnqueueNDRangeKernel(s.devices()[id].queue, k, static_cast<cl_uint>(launch.work_dim()), nullptr,
-                                         global, local, 0, nullptr, nullptr);
+                                         global, local, 0, nullptr, OpenCLState::timed_launches ? &event : nullptr);
+  if (event) OpenCLState::timed_launches->push_back(event);
   if (err != CL_SUCCESS) {
     ThrowClError(err, "clEnqueueNDRangeKernel",
                  StrCat("launching OpenCL kernel '", name, "' (global ", global[0], "x", global[1], "x", global[2],

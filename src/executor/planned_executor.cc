@@ -402,11 +402,7 @@ void PlannedExecutor::Sync() const {
 }
 
 void PlannedExecutor::RunOp(size_t k) {
-  if (on_device()) {
-    CallOp(k);
-    return Sync();
-  }
-  if (!arena_.defined()) return CallOp(k);
+  if (on_device() || !arena_.defined()) return CallOp(k);
   arena_workspace_.Reset();  // a failed call never frees its blocks
   ArenaWorkspaceScope in_region(&arena_workspace_);
   CallOp(k);

@@ -57,7 +57,8 @@ class PlannedExecutor {
   const ArenaWorkspace* arena_workspace() const { return &arena_workspace_; }
 
   // Operators run one by one (a graph's nodes; an AOT model has none), for the per-operator profile
-  // and the debug executor: RunOp runs call `k` alone (on a device, and waits for it); EntryView is entry `eid` now (a view).
+  // and the debug executor: RunOp runs call `k` alone (on a device: enqueues its kernels); EntryView is entry `eid`
+  // now (a view).
   struct OpDescription {
     std::string name;      // the node
     std::string function;  // the library function it calls

@@ -18,6 +18,7 @@
 #include "aotrt/profiling.h"
 #include "backend/thread_pool.h"
 #include "base/error_util.h"
+#include "device/device_api.h"
 #include "executor/executor_module.h"
 #include "memory/guard_fault.h"
 #include "profiling/internal.h"
@@ -257,13 +258,12 @@ OperatorProfile ProfileMeasured(PlannedExecutor& ex, const OperatorProfileOption
     PlannedExecutor::OpDescription op = ex.DescribeOp(k);
     ops[k].name = std::move(op.name), ops[k].symbol = std::move(op.function), ops[k].shapes = std::move(op.shapes);
   }
+  // Each node timed by its device: the CPU's clock, a GPU's queue events or timestamps.
+  DLDevice dev = ex.device();
+  DeviceAPI& device = RequireDevice(dev, "ProfileOperators");
   OperatorProfile p = ProfileMeasuredRuns(opt, [&] {
-    Clock::time_point t = Clock::now();
     for (size_t k = 0; k < ops.size(); ++k) {
-      ex.RunOp(k);
-      Clock::time_point now = Clock::now();
-      ops[k].mean_ms += Ms(now - t), ++ops[k].samples;
-      t = now;
+      ops[k].mean_ms += device.TimeOnDevice(dev.device_id, [&] { ex.RunOp(k); }), ++ops[k].samples;
     }
   }, &ops);
   p.model = ex.Info().name;

@@ -21,7 +21,7 @@ namespace {
 
 enum : int {
   kSuccess = 0, kInvalidValue = 1, kOutOfMemory = 2, kInvalidDevice = 101, kInvalidImage = 200,
-  kInvalidContext = 201, kInvalidPtx = 218, kInvalidHandle = 400, kNotFound = 500, kLaunchFailed = 719
+  kInvalidContext = 201, kInvalidPtx = 218, kInvalidHandle = 400, kNotFound = 500, kNotReady = 600, kLaunchFailed = 719
 };
 constexpr int kDevices = 2;
 
@@ -45,6 +45,7 @@ std::map<std::thread::id, Context*> current_of;
 Context*& Current() { return current_of[std::this_thread::get_id()]; }
 std::map<uintptr_t, size_t> allocations;
 std::set<void*> modules, streams;
+std::map<void*, long> events;  // the launches made before each was recorded (-1: not recorded)
 std::vector<MockCudaLaunch> launches;
 MockCudaStats stats;
 std::string fail_fn;
@@ -116,6 +117,7 @@ __attribute__((visibility("default"))) void mock_cuda_stats(MockCudaStats* out) 
   out->live_allocations = static_cast<long>(allocations.size());
   out->live_modules = static_cast<long>(modules.size());
   out->live_streams = static_cast<long>(streams.size());
+  out->live_events = static_cast<long>(events.size());
 }
 __attribute__((visibility("default"))) void mock_cuda_fail(const char* fn, int result, int skip) {
   LOCK;
@@ -326,6 +328,44 @@ int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
   }
   launches.push_back(l);
   ++stats.launches;
+  return kSuccess;
+}
+
+// The mock's clock: every launch takes 0.5 ms of device time.
+int cuEventCreate(void** e, unsigned flags) {
+  LOCK;
+  NEED_CONTEXT;
+  INJECT("cuEventCreate");
+  if (flags != 0) return kInvalidValue;
+  *e = new char;
+  events[*e] = -1;
+  return kSuccess;
+}
+int cuEventRecord(void* e, void* s) {
+  LOCK;
+  NEED_CONTEXT;
+  auto it = events.find(e);
+  if (it == events.end()) return kInvalidHandle;
+  if (int r = CheckStream(s)) return r;
+  it->second = stats.launches;
+  return kSuccess;
+}
+int cuEventSynchronize(void* e) {
+  LOCK;
+  return events.count(e) ? kSuccess : kInvalidHandle;
+}
+int cuEventElapsedTime(float* ms, void* a, void* b) {
+  LOCK;
+  auto start = events.find(a), end = events.find(b);
+  if (start == events.end() || end == events.end()) return kInvalidHandle;
+  if (start->second < 0 || end->second < 0) return kNotReady;
+  *ms = static_cast<float>(end->second - start->second) * 0.5f;
+  return kSuccess;
+}
+int cuEventDestroy_v2(void* e) {
+  LOCK;
+  if (!events.erase(e)) return kInvalidHandle;
+  delete static_cast<char*>(e);
   return kSuccess;
 }
 

@@ -16,7 +16,7 @@ struct MockCudaLaunch {
 struct MockCudaStats {
   long live_allocations, live_modules, live_streams;
   long module_loads, function_lookups, launches, syncs, retains;
-  long func_attribute_sets;
+  long func_attribute_sets, live_events;
   int last_func_attribute, last_func_attribute_value;
 };
 

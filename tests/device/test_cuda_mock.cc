@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "aotrt/model.h"
+#include "aotrt/profiling.h"
 #include "aotrt/packed_func.h"
 #include "common/expect_error.h"
 #include "device/mock_libcuda.h"
@@ -413,4 +414,23 @@ TEST(CudaMock, InjectedFailuresAreClearErrorsAndLeakNothing) {
   EXPECT_EQ(after.live_allocations, before.live_allocations);
   EXPECT_EQ(after.live_modules, before.live_modules);
   EXPECT_EQ(after.live_streams, before.live_streams);
+}
+
+// The per-node profile times each node by events on the device: the mock's clock gives each kernel 0.5 ms,
+// so each of u_conv's two nodes (one kernel each) takes exactly that; no event outlives the profile.
+TEST(CudaMock, TheProfileTimesEachNodeByEvents) {
+  REQUIRE_MOCK();
+  REQUIRE_FIXTURE(path, "u_conv");
+  Model m = Model::Load(path);
+  Executor ex = m.CreateExecutor(kCuda0);
+  OperatorProfileOptions o;
+  o.runs = 2;
+  o.warmup = 1;
+  OperatorProfile p = ProfileOperators(ex, o);
+  ASSERT_EQ(p.operators.size(), 2u);
+  for (const OperatorCost& op : p.operators) EXPECT_EQ(op.mean_ms, 0.5) << op.name;
+  EXPECT_EQ(mock.stats().live_events, 0);
+  mock.fail("cuEventCreate", 2, 1);
+  EXPECT_AOTRT_ERROR(ProfileOperators(ex, o), ErrorCode::kOutOfMemory, {"CUDA timing", "cuEventCreate failed"});
+  EXPECT_EQ(mock.stats().live_events, 0);
 }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <iterator>
 
+#include "aotrt/profiling.h"
 #include "common/expect_error.h"
 #include "common/run_case.h"
 
@@ -69,6 +70,28 @@ void ExpectRunsBitExactOnOpenCL(const Case& c, const Model& m, DLDevice dev = kO
   }
 }
 
+// The per-node profile of `c` on `dev`: every node timed by the device, the nodes within the run, and
+// the outputs still right after it.
+void ExpectProfileTimesEveryNode(const Case& c, DLDevice dev) {
+  Model m = Model::Load(c.library);
+  Executor ex = m.CreateExecutor(dev);
+  SetCaseInputs(c, ex);
+  OperatorProfileOptions o;
+  o.runs = 2;
+  o.warmup = 1;
+  OperatorProfile p = ProfileOperators(ex, o);
+  ASSERT_GE(p.operators.size(), 1u) << c.name;
+  double sum = 0;
+  for (const OperatorCost& op : p.operators) {
+    EXPECT_GT(op.mean_ms, 0) << c.name << ": " << op.name;
+    sum += op.mean_ms;
+  }
+  EXPECT_LE(sum, p.run_ms) << c.name;
+  NDArray host = NDArray::Empty(c.expected[0].Shape(), c.expected[0].dtype());
+  host.CopyFrom(ex.GetOutput(0).tensor());
+  EXPECT_TRUE(BytesEqual(host, c.expected[0])) << c.name;
+}
+
 }  // namespace
 
 TEST(OpenCLFixtures, EveryOpenCLExportRunsBitExact) {
@@ -89,6 +112,11 @@ TEST(OpenCLFixtures, MobileNetRunsBitExactTwice) {
   Model m = Model::Load(c.library);
   ExpectRunsBitExactOnOpenCL(c, m);
   ExpectRunsBitExactOnOpenCL(c, m);  // a second executor: programs already built
+}
+
+TEST(OpenCLFixtures, TheProfileTimesEachNodeByItsKernelsEvents) {
+  OPENCL_CASE_OR_SKIP(c, "o_conv");
+  ExpectProfileTimesEveryNode(c, kOpenCL0);
 }
 
 TEST(OpenCLFixtures, OutputsCopyToTheHostAndInputsFromAnyDevice) {
@@ -158,6 +186,11 @@ TEST(VulkanFixtures, EveryVulkanExportRunsBitExact) {
     ++ran;
   }
   EXPECT_GE(ran, 3);
+}
+
+TEST(VulkanFixtures, TheProfileTimesEachNodeByTimestamps) {
+  VULKAN_CASE_OR_SKIP(c, "k_conv");
+  ExpectProfileTimesEveryNode(c, kVulkan0);
 }
 
 TEST(VulkanFixtures, RunsRepeatedlyWithInputsFromAnyDevice) {

@@ -99,6 +99,25 @@ class CudaDriverImpl final : public DeviceAPI {
     if (stream) AOTRT_CU_CALL(cuStreamSynchronize, (static_cast<CUstream>(stream)), what());
     if (!stream) AOTRT_CU_CALL(cuCtxSynchronize, (), what());
   }
+  // Events before and after the work on this thread's stream, as TVM's CUDA timer.
+  double TimeOnDevice(int id, const std::function<void()>& enqueue) override {
+    struct Events {  // destroyed however the timing ends
+      CUevent start = nullptr, end = nullptr;
+      ~Events() {
+        for (CUevent e : {start, end}) if (e) CudaState::Get().cuEventDestroy_v2(e);
+      }
+    } ev;
+    CudaState::Get().Bind(id, "CUDA timing");
+    AOTRT_CU_CALL(cuEventCreate, (&ev.start, 0), "CUDA timing");
+    AOTRT_CU_CALL(cuEventCreate, (&ev.end, 0), "CUDA timing");
+    AOTRT_CU_CALL(cuEventRecord, (ev.start, CudaState::current_stream), "CUDA timing");
+    enqueue();
+    AOTRT_CU_CALL(cuEventRecord, (ev.end, CudaState::current_stream), "CUDA timing");
+    AOTRT_CU_CALL(cuEventSynchronize, (ev.end), StrCat("waiting for CUDA device ", id, " (a kernel enqueued failed)"));
+    float ms = 0;
+    AOTRT_CU_CALL(cuEventElapsedTime, (&ms, ev.start, ev.end), "CUDA timing");
+    return ms;
+  }
   void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
     if (kind == DeviceAttr::kExist) return rv->SetInt(id >= 0 && id < CudaState::Get().num_devices);
     int dev = 0;  // a CUdevice

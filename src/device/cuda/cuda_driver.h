@@ -14,6 +14,7 @@ using CUcontext = struct CUctx_st*;  // opaque handles
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
 constexpr int kMaxCudaDevices = 64;
 
 #define AOTRT_CU_FUNCTIONS(X)                                                                                         \
@@ -29,7 +30,9 @@ constexpr int kMaxCudaDevices = 64;
   X(cuModuleLoadData, (CUmodule*, const void*)) X(cuModuleUnload, (CUmodule))                                         \
   X(cuModuleGetFunction, (CUfunction*, CUmodule, const char*)) X(cuFuncSetAttribute, (CUfunction, int, int))          \
   X(cuLaunchKernel, (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,      \
-                     void**, void**))
+                     void**, void**))                                                                                 \
+  X(cuEventCreate, (CUevent*, unsigned)) X(cuEventRecord, (CUevent, CUstream)) X(cuEventSynchronize, (CUevent))       \
+  X(cuEventElapsedTime, (float*, CUevent, CUevent)) X(cuEventDestroy_v2, (CUevent))
 
 class CudaState {
  public:

@@ -1,6 +1,7 @@
 // The OpenCL driver's state, shared with the OpenCL kernel module (device_module/opencl_module.cc):
 // the ICD loader's functions (libOpenCL.so.1, opened at first use, never linked), and every device
-// of the machine with its context and in-order queue. TVM's order: the GPUs of every platform, or,
+// of the machine with its context and in-order queue (profiling enabled: kernels are timed by their
+// events). TVM's order: the GPUs of every platform, or,
 // where there is none, every device (pocl's CPU device). Built once; then read-only.
 #pragma once
 
@@ -20,7 +21,8 @@ namespace aotrt {
   X(clFlush) X(clCreateProgramWithSource) X(clCreateProgramWithBinary) X(clBuildProgram)                    \
   X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel)     \
   X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clCreateImage) X(clEnqueueReadImage) X(clEnqueueWriteImage)   \
-  X(clEnqueueCopyImage) X(clEnqueueCopyBufferToImage) X(clEnqueueCopyImageToBuffer)
+  X(clEnqueueCopyImage) X(clEnqueueCopyBufferToImage) X(clEnqueueCopyImageToBuffer) X(clGetEventProfilingInfo) \
+  X(clReleaseEvent)
 
 struct ClApi {
 #define AOTRT_CL_MEMBER(name) decltype(&::name) name = nullptr;
@@ -47,6 +49,8 @@ class OpenCLState {
   // Device `id`, checked: throws kInvalidArgument naming `what` and how many there are.
   const ClDevice& device(int id, const char* what) const;
   static inline thread_local int current_device = 0;  // this thread's kernels' (__tvm_set_device)
+  // While set (DeviceAPI::TimeOnDevice), this thread's kernel launches add their events here.
+  static inline thread_local std::vector<cl_event>* timed_launches = nullptr;
 
  private:
   OpenCLState();

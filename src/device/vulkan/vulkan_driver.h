@@ -30,7 +30,8 @@ namespace aotrt {
   X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout)                          \
   X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreatePipelineCache) X(vkGetPipelineCacheData)           \
   X(vkDestroyPipelineCache) X(vkCreateDescriptorPool) X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets)     \
-  X(vkResetDescriptorPool)
+  X(vkResetDescriptorPool) X(vkCreateQueryPool) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp)                   \
+  X(vkGetQueryPoolResults)
 
 struct VkApi {
 #define AOTRT_VK_MEMBER(name) PFN_##name name = nullptr;
@@ -65,6 +66,8 @@ struct VkDev {
   uint32_t api_version = 0;     // clamped to the driver's conformance version, as TVM reports it
   std::vector<VkLack> lacks;  // what TVM's shaders may need that the device lacks
   VkPhysicalDeviceMemoryProperties memory{};
+  VkQueryPool timestamps = VK_NULL_HANDLE;  // two, for TimeOnDevice; none where the queue cannot time
+  uint32_t timestamp_bits = 0;              // the valid bits of a timestamp
   // Guarded by mu: the recording command buffer and what its commands use until the next submit.
   std::mutex mu;
   VkCommandPool pool = VK_NULL_HANDLE;

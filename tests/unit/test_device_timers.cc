@@ -1,0 +1,47 @@
+// DeviceAPI::TimeOnDevice: the device's own clock where the driver has one (OpenCL kernel events,
+// Vulkan timestamps), the host clock around the work and a wait otherwise (the CPU).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "device/device_api.h"
+
+using namespace aotrt;
+
+namespace {
+
+bool Exists(DLDevice dev) {
+  TVMRetValue rv;
+  DeviceAPI* api = FindDeviceAPI(dev.device_type);
+  if (api == nullptr || api->NumDevices() == 0) return false;
+  api->GetAttr(dev.device_id, DeviceAttr::kExist, &rv);
+  return rv.value().v_int64 == 1;
+}
+
+}  // namespace
+
+TEST(DeviceTimers, TheCpuTimesTheWorkOnTheHostClock) {
+  double ms = RequireDevice({kDLCPU, 0}, "test").TimeOnDevice(0, [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  });
+  EXPECT_GE(ms, 2.0);
+}
+
+// Work without a kernel takes no time on the device, whatever the host waited.
+TEST(DeviceTimers, OpenCLSumsTheKernelsEvents) {
+  if (!Exists({kDLOpenCL, 0})) GTEST_SKIP() << "no OpenCL device: " << FindDeviceAPI(kDLOpenCL)->WhyNoDevice();
+  double ms = RequireDevice({kDLOpenCL, 0}, "test").TimeOnDevice(0, [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  });
+  EXPECT_EQ(ms, 0.0);
+}
+
+TEST(DeviceTimers, VulkanReadsTimestampsAroundTheWork) {
+  if (!Exists({kDLVulkan, 0})) GTEST_SKIP() << "no Vulkan device: " << FindDeviceAPI(kDLVulkan)->WhyNoDevice();
+  double ms = RequireDevice({kDLVulkan, 0}, "test").TimeOnDevice(0, [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  });
+  EXPECT_GE(ms, 0.0);
+  EXPECT_LT(ms, 2.0);  // the host's sleep is not the device's time
+}
