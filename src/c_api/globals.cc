@@ -23,10 +23,11 @@ extern const GlobalTable kContribGlobals;
 extern const GlobalTable kRuntimeGlobals;
 extern const GlobalTable kLoadGlobals;
 extern const GlobalTable kVMGlobals;
+extern const GlobalTable kDeviceGlobals;
 
 const GlobalTable* const kBuiltinGlobalTables[] = {&kContainerGlobals, &kNDArrayGlobals, &kModuleGlobals,
                                                    &kAotGlobals,       &kGraphGlobals, &kProfilingGlobals, &kContribGlobals,
-                                                   &kRuntimeGlobals,   &kLoadGlobals, &kVMGlobals};
+                                                   &kRuntimeGlobals,   &kLoadGlobals, &kVMGlobals, &kDeviceGlobals};
 const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBuiltinGlobalTables[0]);
 
 // The built-in loaders of module blob entries, by type key (module/load_context.h).

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/expect_error.h"
 #include "module/library_module.h"
 #include "module/loader/load.h"
 
@@ -105,6 +106,47 @@ TEST(OpenCLTextures, EachScopeLaysTexelsOutAsTvmAndCopiesRoundTrip) {
     EXPECT_EQ(std::memcmp(back.data(), host.data(), n * 4), 0);
     for (void* p : {img, img2, buf}) EXPECT_EQ(TVMDeviceFreeDataSpace(kCL, p), 0);
   }
+}
+
+// Generated host code's texture workspaces (device_api.opencl.alloc_nd / free_nd): an image of
+// shape[0] x shape[1] texels, taken back from this thread's pool when one that large is free.
+TEST(OpenCLTextures, WorkspacesOfGeneratedCodeArePooledImages) {
+  PackedFunc alloc = GetGlobalFunction("device_api.opencl.alloc_nd");
+  PackedFunc free_nd = GetGlobalFunction("device_api.opencl.free_nd");
+  ASSERT_TRUE(alloc && free_nd);
+  int64_t texels[2] = {5, 3};  // width, height
+  void* img = nullptr;
+  try {
+    img = alloc(kDLOpenCL, 0, kDLFloat, 32, "global.texture", 2, static_cast<void*>(texels)).As<void*>();
+  } catch (const Error& e) {
+    GTEST_SKIP() << "no OpenCL device with images here: " << e.what();
+  }
+  std::vector<int64_t> shape = {3, 5, 4};  // rows, columns, RGBA
+  std::vector<float> host(60), via_kernel(60, -1);
+  std::iota(host.begin(), host.end(), 0.25f);
+  void* buf = nullptr;
+  ASSERT_EQ(TVMDeviceAllocDataSpace(kCL, 60 * 4, 64, kF32, &buf), 0);
+  DLTensor h = On(DLDevice{kDLCPU, 0}, host.data(), shape), i = On(kCL, img, shape), b = On(kCL, buf, shape),
+           hk = On(DLDevice{kDLCPU, 0}, via_kernel.data(), shape);
+  ASSERT_EQ(TVMArrayCopyFromTo(&h, &i, nullptr), 0) << TVMGetLastError();
+  ObjectPtr<ModuleNode> mod = TexelCopyModule();
+  mod->GetFunction("copy_texels", mod)(img, buf, 5, 3);
+  ASSERT_EQ(TVMArrayCopyFromTo(&b, &hk, nullptr), 0);
+  EXPECT_EQ(via_kernel, host);
+  EXPECT_EQ(TVMDeviceFreeDataSpace(kCL, buf), 0);
+
+  free_nd(kDLOpenCL, 0, "global.texture", img);
+  int64_t smaller[2] = {4, 2};
+  void* again = alloc(kDLOpenCL, 0, kDLFloat, 32, "global.texture", 2, static_cast<void*>(smaller)).As<void*>();
+  EXPECT_EQ(again, img);  // the free one fits
+  void* other = alloc(kDLOpenCL, 0, kDLFloat, 32, "global.texture", 2, static_cast<void*>(smaller)).As<void*>();
+  EXPECT_NE(other, img);  // that one is in use
+  free_nd(kDLOpenCL, 0, "global.texture", other);
+  free_nd(kDLOpenCL, 0, "global.texture", again);
+  EXPECT_AOTRT_ERROR(free_nd(kDLOpenCL, 0, "global.texture", again), ErrorCode::kInvalidArgument,
+                     {"device_api.opencl.free_nd", "already free"});
+  EXPECT_AOTRT_ERROR(alloc(kDLOpenCL, 0, kDLFloat, 32, "global", 2, static_cast<void*>(texels)),
+                     ErrorCode::kInvalidArgument, {"expected a texture scope", "scope 'global'"});
 }
 
 }  // namespace
