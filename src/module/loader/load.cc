@@ -83,18 +83,14 @@ class MemFile {
   UniqueFd fd_;
 };
 
-// A model's format told by its first bytes: "tar" for a tar archive (TVM's export_library writes
-// it gzip-compressed), "o" for an ELF relocatable object, "so" for any other ELF file (dlopen says
-// whether it is a shared library), nullptr for anything else.
+// A model's format told by its first bytes: "tar" for a tar archive (compressed or not), "o" for
+// an ELF relocatable object, "so" for any other ELF file (dlopen says whether it is a shared
+// library), nullptr for anything else.
 const char* SniffFormat(const void* data, size_t size) {
-  const char* bytes = static_cast<const char*>(data);
-  if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return "tar";
-  if (size >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    return "tar";
-  }
+  if (HasArchiveMagic(data, size)) return "tar";
   Elf64_Ehdr eh;
-  if (size >= sizeof(eh) && std::memcmp(bytes, ELFMAG, SELFMAG) == 0) {
-    std::memcpy(&eh, bytes, sizeof(eh));
+  if (size >= sizeof(eh) && std::memcmp(data, ELFMAG, SELFMAG) == 0) {
+    std::memcpy(&eh, data, sizeof(eh));
     return eh.e_type == ET_REL ? "o" : "so";
   }
   return nullptr;
@@ -131,13 +127,7 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
   // compiled from one is loaded with the archive's metadata), a graph export as files (tvmc's
   // package, a folder of the classic triple), a Relay VM export as files (code.ro beside lib.so).
   if (format.empty() && fmt != "so" && fmt != "o") {
-    if (IsModelLibraryFormat(path) || !ctx.options.c_library.empty()) {
-      fmt = "mlf";
-    } else if (IsGraphPackage(path)) {
-      fmt = "graph";
-    } else if (IsVMPackage(path)) {
-      fmt = "vm";
-    }
+    if (const char* told = ctx.options.c_library.empty() ? ArchiveFormat(path) : "mlf") fmt = told;
   }
   if (const FileLoaderDef* typed = FindBuiltinFileLoader(fmt)) return typed->load(path, ctx);
   bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
@@ -157,26 +147,22 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
     in.read(head, sizeof(head));
     const char* sniffed = SniffFormat(head, static_cast<size_t>(in.gcount()));
     AOTRT_REQUIRE(sniffed != nullptr, kNotFound, "Loader for `.", fmt, "` files is not registered (loading ", path,
-                  ") and the file's content is neither a shared library (ELF) nor an object archive (tar, gzip); "
-                  "aotrt loads shared libraries (.so) and object exports (.tar, .o)");
+                  ") and the file's content is neither a shared library (ELF) nor an object archive (tar, compressed "
+                  "or not); aotrt loads shared libraries (.so) and object exports (.tar, .o)");
     fmt = sniffed;
   }
   if (fmt == "so") return LoadFromSymbolSource(OpenSharedLibrary(path, path, /*is_source_file=*/true), ctx);
   return LoadFromSymbolSource(OpenObjectFiles(path, fmt, ctx.tools), ctx);
 }
 
-std::string InMemoryName(size_t size) { return StrCat("<in-memory library of ", size, " bytes>"); }
-
 Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx) {
   AOTRT_REQUIRE(data != nullptr || size == 0, kInvalidArgument, "LoadFromMemory: null data");
   auto file = std::make_unique<MemFile>(data, size);
   const char* format = SniffFormat(data, size);
   if (format && std::strcmp(format, "so") != 0) {
-    // A Model Library Format archive (C interface) is read from the in-memory file as from its own.
-    if (IsModelLibraryFormat(file->path())) {
-      if (const FileLoaderDef* mlf = FindBuiltinFileLoader("mlf")) return mlf->load(file->path(), ctx);
-    }
-    if (IsGraphPackage(file->path())) return FindBuiltinFileLoader("graph")->load(file->path(), ctx);
+    // An archive its members mark (a Model Library Format archive, a graph or VM package) is read
+    // from the in-memory file as from its own.
+    if (const char* told = ArchiveFormat(file->path())) return FindBuiltinFileLoader(told)->load(file->path(), ctx);
     return LoadFromSymbolSource(OpenObjectFiles(file->path(), format, ctx.tools), ctx);  // linked to a new file
   }
   // The file stays open while the library is loaded, and is closed after it (pair members die in

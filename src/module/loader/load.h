@@ -24,8 +24,6 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
 // Module::LoadFromFile documents.
 Module LoadModuleFile(const std::string& path, const std::string& format, const LoadContext& ctx);
 Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx);
-// How a library loaded from `size` bytes in memory is named in messages.
-std::string InMemoryName(size_t size);
 
 // Rebuild the module tree from `blob` (the symbol's bytes, `avail` of them readable; the 8-byte
 // length header comes first). `lib` is the library module that `_lib` entries stand for; `ctx`
