@@ -88,7 +88,7 @@ bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t by
   }
   std::string pool = dir + "/" + std::string(target, static_cast<size_t>(n));
   time_t modified = 0;
-  if (!MapPoolFile(pool, spec, verify, what, ConstantSource::kMappedCache, out, &modified)) return false;
+  if (!MapPoolFile(pool, spec, verify, what, out, &modified)) return false;
   MarkUsed(pool, modified);
   out->Relabel(ConstantSource::kMappedCache, alias);
   return true;
@@ -102,7 +102,7 @@ enum class Existing { kNone, kSame, kCollision };
 Existing FindExistingPool(const std::string& path, const PoolFileSpec& spec, const ConstantPoolMemory& copy,
                           const std::string& what) {
   ConstantPoolMemory m;
-  if (!MapPoolFile(path, spec, false, what, ConstantSource::kMappedCache, &m)) return Existing::kNone;
+  if (!MapPoolFile(path, spec, false, what, &m)) return Existing::kNone;
   if (std::memcmp(m.data(), copy.data(), copy.bytes() + copy.slack()) == 0) {
     ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now
     return Existing::kSame;
@@ -137,7 +137,7 @@ bool WriteCacheFile(const std::string& dir, const std::string& alias, const Cons
   std::string name = spec.Name() + kPoolSuffix, path = StrCat(dir, "/", name);
   Existing existing = FindExistingPool(path, spec, copy, what);
   if (existing == Existing::kCollision) return false;
-  if (existing == Existing::kNone && !WritePoolFile(dir, path, spec, copy.data(), what, locked, what)) return false;
+  if (existing == Existing::kNone && !WritePoolFile(dir, path, spec, copy.data(), locked, what)) return false;
   std::string why;
   if (!LinkAlias(dir, alias, name, &why)) {
     log(why + "; the private copy serves");

@@ -206,7 +206,7 @@ bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec) {
 }
 
 bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, const std::string& what,
-                 ConstantSource source, ConstantPoolMemory* out, time_t* modified) {
+                 ConstantPoolMemory* out, time_t* modified) {
   UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (f.fd < 0) {
     if (errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: cannot open ", path, ": ", std::strerror(errno));
@@ -236,13 +236,13 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
   }
   // Hashed whole since this boot began: its change time moves past it, later maps trust it.
   if (st.st_ctime < BootTime()) ::futimens(f.fd, nullptr);
-  *out = ConstantPoolMemory::Adopt(map, file_bytes, kHeaderBytes, bytes, slack, source, path);
+  *out = ConstantPoolMemory::Adopt(map, file_bytes, kHeaderBytes, bytes, slack, ConstantSource::kMappedCache, path);
   if (modified) *modified = st.st_mtime;
   return true;
 }
 
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& e, const uint8_t* payload,
-                   const std::string& built_for, bool locked, const std::string& what) {
+                   bool locked, const std::string& what) {
   RemoveStaleTemps(dir, locked);
   std::string tmp;
   UniqueFd f(CreateTemp(dir, e, &tmp));
@@ -256,7 +256,7 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
   FileHeader h{{}, kFormatVersion, kConstantCacheLayoutVersion, {e.key_hash[0], e.key_hash[1]}, e.bytes, e.slack,
                XXH3_64bits(payload, e.bytes + e.slack), SampleHash(payload, e.bytes + e.slack), {}, 0};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
-  std::memcpy(h.built_for, built_for.data(), std::min(built_for.size(), kBuiltForBytes - 1));
+  std::memcpy(h.built_for, what.data(), std::min(what.size(), kBuiltForBytes - 1));
   h.header_hash = HeaderHash(h);
   uint8_t header[kHeaderBytes] = {};
   std::memcpy(header, &h, sizeof h);

@@ -8,7 +8,7 @@
 namespace aotrt {
 
 ConstantPoolMemory ConstantPoolMemory::Adopt(void* map, size_t map_bytes, size_t offset, size_t bytes, size_t slack,
-                                             Source source, std::string path) {
+                                             ConstantSource source, std::string path) {
   ConstantPoolMemory m;
   m.data_ = std::shared_ptr<const uint8_t>(static_cast<const uint8_t*>(map) + offset,
                                            [map, map_bytes](const uint8_t*) { ::munmap(map, map_bytes); });

@@ -17,13 +17,11 @@ namespace aotrt {
 // Thread-safe to read from any number of threads.
 class ConstantPoolMemory {
  public:
-  using Source = ConstantSource;  // public (aotrt/model_info.h): inspect and ModelInfo report it
-
   ConstantPoolMemory() = default;
   // Takes the mapping [map, map + map_bytes) (munmap'ed by the destructor); the pool starts at
   // map + offset. `path` names the cache file ("" for a private copy).
   static ConstantPoolMemory Adopt(void* map, size_t map_bytes, size_t offset, size_t bytes, size_t slack,
-                                  Source source, std::string path);
+                                  ConstantSource source, std::string path);
   ConstantPoolMemory(ConstantPoolMemory&&) noexcept = default;  // the moved-from data() is nullptr
   ConstantPoolMemory& operator=(ConstantPoolMemory&&) noexcept = default;
 
@@ -32,11 +30,11 @@ class ConstantPoolMemory {
   size_t slack() const { return slack_; }
   // Where the memory came from (for inspect and benchmarks): an existing cache file, a cache file
   // this load built, or a private copy (cache off, pool too small, or cache unusable).
-  Source source() const { return source_; }
+  ConstantSource source() const { return source_; }
   const std::string& cache_path() const { return path_; }  // "" for kPrivateCopy
   // The same memory reported as `source` from `path` (a private copy whose cache file this load
   // wrote: kBuiltCache and the file's alias).
-  void Relabel(Source source, std::string path) {
+  void Relabel(ConstantSource source, std::string path) {
     source_ = source;
     path_ = std::move(path);
   }
@@ -45,7 +43,7 @@ class ConstantPoolMemory {
   std::shared_ptr<const uint8_t> data_;  // the pool; its deleter unmaps the whole mapping
   size_t bytes_ = 0;
   size_t slack_ = 0;
-  Source source_ = Source::kNone;
+  ConstantSource source_ = ConstantSource::kNone;
   std::string path_;
 };
 
