@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "aotrt/half.h"
 #include "base/error_util.h"
@@ -162,10 +163,6 @@ void CheckElfObjectFile(const std::string& path, const std::string& what) {
   CheckElfMachine(static_cast<const char*>(file.data()), file.size(), what);
 }
 
-void CheckSharedLibraryFile(const std::string& path, const std::string& what) {
-  CheckSharedLibraryFile(MappedFile(path, what), what);
-}
-
 void CheckSharedLibraryFile(const MappedFile& file, const std::string& what) {
   CheckElfMachine(static_cast<const char*>(file.data()), file.size(), what);
   CheckElfSegments(static_cast<const char*>(file.data()), file.size(), what);
@@ -289,22 +286,15 @@ const void* OwnSymbol(void* handle, const ElfDynamicSymbols& symbols) {
 //
 // Nothing to do when the object holding libaotrt is in the global scope already (linked into the
 // program, or loaded RTLD_GLOBAL): the global lookup of one of its own exports lands in it.
-bool SelfInGlobalScope() {
+void PromoteSelfToGlobalScopeOnce() {
   void* global = GlobalScopeHandle();
   void* found = global ? ::dlsym(global, "TVMBackendAllocWorkspace") : nullptr;
   ::dlerror();
   Dl_info mine{}, theirs{};
-  return found && ::dladdr(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) && ::dladdr(found, &theirs) &&
-         mine.dli_fbase == theirs.dli_fbase;
-}
-
-void PromoteSelfToGlobalScopeOnce() {
-  if (SelfInGlobalScope()) return;
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScopeOnce), &info) && info.dli_fname) {
-    void* h = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
-    if (h) ::dlclose(h);  // drops the extra reference; the promotion stays
-  }
+  if (!::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScopeOnce), &mine) || !mine.dli_fname) return;
+  if (found && ::dladdr(found, &theirs) && mine.dli_fbase == theirs.dli_fbase) return;
+  void* h = ::dlopen(mine.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
+  if (h) ::dlclose(h);  // drops the extra reference; the promotion stays
 }
 
 }  // namespace
@@ -338,13 +328,11 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   static const bool promoted = (PromoteSelfToGlobalScopeOnce(), true);
   (void)promoted;
   ::dlerror();
-  void* handle = nullptr;
-  {
-    IgnoreSystemLibRegistrations loading_as_module;  // its constructors run inside dlopen
-    // A name without a slash would be searched for in the library path, not the working directory.
-    std::string file = path.find('/') == std::string::npos ? "./" + path : path;
-    handle = ::dlopen(file.c_str(), RTLD_LAZY | RTLD_LOCAL);
-  }
+  // A name without a slash would be searched for in the library path, not the working directory.
+  std::string file_name = path.find('/') == std::string::npos ? "./" + path : path;
+  bool outer = std::exchange(t_ignore_system_lib_registrations, true);  // its constructors run inside dlopen
+  void* handle = ::dlopen(file_name.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  t_ignore_system_lib_registrations = outer;
   if (!handle) {
     const char* err = ::dlerror();
     // glibc reports its own allocation failures as a load failure: keep them out-of-memory errors.
