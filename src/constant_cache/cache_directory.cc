@@ -19,8 +19,6 @@
 
 namespace aotrt {
 
-const char kAliasSuffix[] = ".aotrt-alias";
-
 namespace {
 
 // `suffix` after a non-empty name (a file called just ".aotrt-pool" is not a pool).

@@ -1,12 +1,8 @@
 // The cache directory's housekeeping, shared by the constant cache and `aotrt cache`
 // (aotrt/cache.h, implemented here): which file is what (by name), the directory lock, pruning,
-// listing and clearing.
-//
-// Names: `<content>.aotrt-pool` (a constant pool, constant_cache/constant_pool_file.h), `<identity>.aotrt-alias`
-// (a symbolic link from a model file's identity to the pool holding its constants), `mlf-<hash>.so`
-// (a compiled C-interface archive, aot/c_interface/mlf_loader.cc), `opencl-<hash>.bin` (an OpenCL
-// program binary; `vulkan-*.bin`: a Vulkan pipeline cache, device_module/), `.tmp-*` (a writer's temporary
-// file), `.lock` (the directory lock: one writer or clearer at a time).
+// listing and clearing. Its files are named as CacheEntryKind lists them (pools:
+// constant_pool_file.h; compiled archives: aot/c_interface/mlf_loader.cc; program binaries and
+// pipeline caches: device_module/); `.lock` lets one writer or clearer at a time in.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +15,7 @@
 
 namespace aotrt {
 
-extern const char kAliasSuffix[];  // ".aotrt-alias" (pools: kPoolSuffix, constant_pool_file.h)
+constexpr char kAliasSuffix[] = ".aotrt-alias";  // (pools: kPoolSuffix, constant_pool_file.h)
 
 // What the file called `name` is, by its name alone.
 CacheEntryKind CacheEntryKindOf(const std::string& name);

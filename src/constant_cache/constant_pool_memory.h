@@ -1,10 +1,9 @@
 // Read-only memory holding a USMP constant pool (ABI.md 7.3): a mapped cache file
-// (constant_cache/constant_pool_file.h) or a private copy. Owns its mapping.
+// (constant_cache/constant_pool_file.h) or a private copy (constant_cache.cc). Owns its mapping.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,11 +45,5 @@ class ConstantPoolMemory {
   ConstantSource source_ = ConstantSource::kNone;
   std::string path_;
 };
-
-// A private read-only pool of `bytes` usable bytes plus `slack` canary bytes: `fill(dst)` writes
-// the usable bytes into zeroed memory. Throws Error(kOutOfMemory) naming `what` when the memory
-// cannot be mapped, or whatever `fill` throws (nothing is leaked).
-ConstantPoolMemory PrivateConstantPool(size_t bytes, size_t slack, const std::function<void(uint8_t*)>& fill,
-                                       const std::string& what);
 
 }  // namespace aotrt

@@ -260,15 +260,13 @@ ModelMetadata BuildMetadata(const MlfMetadata& mlf, const MlfEntry& entry, const
 }
 
 std::shared_ptr<const ParamList> ReadParams(const ArchiveContents& a, const std::string& name, const std::string& what) {
-  auto params = std::make_shared<ParamList>();
   auto it = a.files.find("parameters/" + name + ".params");
-  if (it == a.files.end()) return params;
+  if (it == a.files.end()) return std::make_shared<ParamList>();
   try {
-    for (NamedArray& p : LoadParams(it->second.data(), it->second.size())) params->push_back(std::move(p));
+    return std::make_shared<ParamList>(LoadParams(it->second.data(), it->second.size()));
   } catch (const Error& e) {
     AOTRT_THROW(kFormatError, what, ": parameters/", name, ".params: ", e.what());
   }
-  return params;
 }
 
 // The entry as tvmgen_<name>_run of a library the caller compiled takes it: inputs, outputs and

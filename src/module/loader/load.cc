@@ -112,10 +112,9 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
     AOTRT_REQUIRE(size <= readable, kFormatError, symbols.name(), ": the .dynsym size of ", contract::kModuleBlob, " (",
                   size, " bytes) runs past the end of its mapped segment (", readable, " bytes)");
     uint64_t avail = size ? size : readable;
-    auto legacy_root = MakeObject<LibraryModuleNode>(lib_node->shared_library());
     LoadContext blob_ctx = ctx;
     blob_ctx.display_name = symbols.name();
-    root = ProcessModuleBlob(blob, avail, lib_node, legacy_root, blob_ctx);
+    root = ProcessModuleBlob(blob, avail, lib_node, blob_ctx);
   }
   return Module(root);
 }
@@ -257,8 +256,8 @@ void NotifyImportsLinked(ModuleNode* root) {
 
 }  // namespace
 
-ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
-                                        const ObjectPtr<ModuleNode>& legacy_root, const LoadContext& ctx) {
+ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<LibraryModuleNode>& lib,
+                                        const LoadContext& ctx) {
   std::string where = "module blob (__tvm_dev_mblob) of " + ctx.display_name;
   if (avail < 8) AOTRT_THROW(kFormatError, where, ": only ", avail, " bytes, need at least an 8-byte header");
   uint64_t nbytes = 0;
@@ -295,6 +294,7 @@ ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const 
     return modules[0];
   }
   // Legacy blob: a library module imports every other module.
+  auto legacy_root = MakeObject<LibraryModuleNode>(lib->shared_library());
   for (const auto& m : modules) {
     if (m != lib) legacy_root->Import(m);
   }

@@ -130,16 +130,14 @@ constexpr uint16_t kHostMachine = 0;
 #endif
 
 std::string MachineName(uint16_t m) {
-  switch (m) {
-    case EM_X86_64: return "x86-64 (EM_X86_64)";
-    case EM_AARCH64: return "AArch64 (EM_AARCH64)";
-    case EM_386: return "32-bit x86 (EM_386)";
-    case EM_ARM: return "32-bit Arm (EM_ARM)";
-    case EM_RISCV: return "RISC-V (EM_RISCV)";
-    case EM_PPC64: return "64-bit POWER (EM_PPC64)";
-    case EM_S390: return "IBM Z (EM_S390)";
-    default: return "processor number " + std::to_string(m) + " (e_machine)";
+  static const std::pair<uint16_t, const char*> kNames[] = {
+      {EM_X86_64, "x86-64 (EM_X86_64)"}, {EM_AARCH64, "AArch64 (EM_AARCH64)"}, {EM_386, "32-bit x86 (EM_386)"},
+      {EM_ARM, "32-bit Arm (EM_ARM)"},   {EM_RISCV, "RISC-V (EM_RISCV)"},     {EM_PPC64, "64-bit POWER (EM_PPC64)"},
+      {EM_S390, "IBM Z (EM_S390)"}};
+  for (const auto& [machine, name] : kNames) {
+    if (machine == m) return name;
   }
+  return "processor number " + std::to_string(m) + " (e_machine)";
 }
 
 // Checks e_machine of the ELF file whose first `size` bytes are at `head` against this library's
