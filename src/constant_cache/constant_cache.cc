@@ -32,7 +32,8 @@ constexpr time_t kMarkUsedEvery = 3600;  // seconds: a hit rewrites its file's m
 // A private read-only pool of `bytes` usable bytes plus their canary slack (TailSlack):
 // `fill(dst)` writes the usable bytes into zeroed memory. Throws Error(kOutOfMemory) naming `what`
 // when the memory cannot be mapped, or whatever `fill` throws (nothing is leaked).
-ConstantPoolMemory PrivateConstantPool(size_t bytes, const std::function<void(uint8_t*)>& fill, const std::string& what) {
+ConstantPoolMemory PrivateConstantPool(size_t bytes, const std::function<void(uint8_t*)>& fill,
+                                       const std::string& what) {
   const size_t slack = TailSlack(bytes), map_bytes = bytes + slack;
   // Populated up front: fill() writes every page anyway.
   void* map = ::mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);

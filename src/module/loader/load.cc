@@ -43,12 +43,10 @@ const Def* FindInTables(const LoaderTable<Def>* const* tables, size_t count, con
   return nullptr;
 }
 
-// The built-in loader of files of `format`, or nullptr.
 const FileLoaderDef* FindBuiltinFileLoader(const std::string& format) {
   return FindInTables(kBuiltinFileLoaderTables, kNumBuiltinFileLoaderTables, &FileLoaderDef::format, format);
 }
 
-// The built-in loader of blob entries of `type_key`, or nullptr.
 const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
   return FindInTables(kBuiltinBinaryLoaderTables, kNumBuiltinBinaryLoaderTables, &BinaryLoaderDef::type_key,
                       type_key);
