@@ -54,7 +54,7 @@ void CheckArray(const AddressBounds& bounds, int64_t n, const T* ptr, const Fiel
   AOTRT_REQUIRE(n == 0 || reinterpret_cast<uintptr_t>(ptr) % alignof(T) == 0, kFormatError, field.str(), " pointer ",
                 static_cast<const void*>(ptr), " is not aligned to ", alignof(T), " bytes");
   if (n > 0 && !bounds.ContainsReadable(ptr, static_cast<size_t>(n) * sizeof(T))) {
-    bounds.RequireArray(ptr, n, sizeof(T), StrCat(field.str(), " (", n, " entries)"));  // throws
+    bounds.RequireReadable(ptr, static_cast<size_t>(n) * sizeof(T), StrCat(field.str(), " (", n, " entries)"));
   }
 }
 

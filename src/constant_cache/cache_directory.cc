@@ -12,13 +12,12 @@
 #include <cstring>
 #include <thread>
 
-#include "constant_cache/constant_pool_file.h"
 #include "base/error_util.h"
 #include "base/unique_fd.h"
+#include "constant_cache/constant_pool_file.h"
+#include "module/runtime_config.h"
 
 namespace aotrt {
-
-const char kAliasSuffix[] = ".aotrt-alias";
 
 namespace {
 
@@ -176,6 +175,32 @@ CacheClearResult ClearCacheDirectory(const std::string& dir, int lock_wait_ms) {
     if (S_ISREG(st.st_mode)) out.bytes_removed += static_cast<uint64_t>(st.st_size);
   }
   return out;
+}
+
+const char* CacheEntryKindName(CacheEntryKind kind) {
+  static const char* const kNames[] = {"constant pool", "alias", "archive library", "program binary",
+                                       "temporary", "lock", "other"};  // in CacheEntryKind's order
+  size_t i = static_cast<size_t>(kind);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "other";
+}
+
+std::string CacheDirectory(const LoadOptions& options) { return FrontDoorLoadContext(options, "").options.cache_dir; }
+
+uint64_t CacheMaxBytes(const LoadOptions& options) {
+  uint64_t max = FrontDoorLoadContext(options, "").options.cache_max_bytes;
+  return max != 0 ? max : kDefaultCacheMaxBytes;
+}
+
+CacheListing ListCache(const std::string& directory, const LoadOptions& options) {
+  LoadOptions o = options;
+  if (!directory.empty()) o.cache_dir = directory;
+  CacheListing listing = ListCacheDirectory(CacheDirectory(o));
+  listing.max_bytes = CacheMaxBytes(o);
+  return listing;
+}
+
+CacheClearResult ClearCache(const std::string& directory, int lock_wait_ms) {
+  return ClearCacheDirectory(directory.empty() ? CacheDirectory() : directory, lock_wait_ms);
 }
 
 }  // namespace aotrt

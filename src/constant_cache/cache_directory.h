@@ -1,15 +1,11 @@
-// The cache directory's housekeeping, shared by the constant cache and `aotrt cache`:
-// which file is what (by name), the directory lock, pruning, listing and clearing.
-//
-// Names: `<content>.aotrt-pool` (a constant pool, constant_cache/constant_pool_file.h), `<identity>.aotrt-alias`
-// (a symbolic link from a model file's identity to the pool holding its constants), `mlf-<hash>.so`
-// (a compiled C-interface archive, aot/c_interface/mlf_loader.cc), `opencl-<hash>.bin` (an OpenCL
-// program binary; `vulkan-*.bin`: a Vulkan pipeline cache, device_module/), `.tmp-*` (a writer's temporary
-// file), `.lock` (the directory lock: one writer or clearer at a time).
+// The cache directory's housekeeping, shared by the constant cache and `aotrt cache`
+// (aotrt/cache.h, implemented here): which file is what (by name), the directory lock, pruning,
+// listing and clearing. Its files are named as CacheEntryKind lists them (pools:
+// constant_pool_file.h; compiled archives: aot/c_interface/mlf_loader.cc; program binaries and
+// pipeline caches: device_module/); `.lock` lets one writer or clearer at a time in.
 #pragma once
 
 #include <cstdint>
-#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,7 +14,7 @@
 
 namespace aotrt {
 
-extern const char kAliasSuffix[];  // ".aotrt-alias" (pools: kPoolSuffix, constant_pool_file.h)
+constexpr char kAliasSuffix[] = ".aotrt-alias";  // (pools: kPoolSuffix, constant_pool_file.h)
 
 // What the file called `name` is, by its name alone.
 CacheEntryKind CacheEntryKindOf(const std::string& name);
@@ -29,15 +25,9 @@ CacheEntryKind CacheEntryKindOf(const std::string& name);
 void PruneCacheDirectory(const std::string& dir, const std::string& keep, uint64_t max_bytes,
                          const std::function<void(const std::string&)>& log);
 
-// Every entry of `dir`, sorted by name (pool headers read for their model). A missing directory
-// lists as empty with exists = false. Throws Error(kInvalidArgument) when `dir` is "" or not a
-// directory, Error(kIOError) when it cannot be read.
+// ListCache and ClearCache (aotrt/cache.h) of `dir` itself: "" is refused (kInvalidArgument), and
+// the listing's max_bytes is left 0.
 CacheListing ListCacheDirectory(const std::string& dir);
-
-// Removes every pool, alias, compiled archive library, program binary and temporary file of `dir`
-// under its lock (waiting at most `lock_wait_ms` for a writer to finish). Other files are left alone. Throws
-// Error(kInvalidArgument) for "" or a path that is not a directory, Error(kIOError) when the lock
-// is held longer than `lock_wait_ms` or a file cannot be removed (the message names it).
 CacheClearResult ClearCacheDirectory(const std::string& dir, int lock_wait_ms);
 
 }  // namespace aotrt

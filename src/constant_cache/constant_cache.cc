@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,17 +29,28 @@ namespace {
 
 constexpr time_t kMarkUsedEvery = 3600;  // seconds: a hit rewrites its file's mtime at most this often
 
-// A hit marks its file (last modified at `modified`) used, so that pruning removes the least
-// recently used files first; at most once an hour, so that loads do not rewrite the inode every
-// time. `path` may be an alias: utimensat follows it to the pool. Failures are ignored (a
-// read-only cache still serves).
-void MarkUsed(const std::string& path, time_t modified) {
-  if (std::time(nullptr) - modified > kMarkUsedEvery) ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+// A private read-only pool of `bytes` usable bytes plus their canary slack (TailSlack):
+// `fill(dst)` writes the usable bytes into zeroed memory. Throws Error(kOutOfMemory) naming `what`
+// when the memory cannot be mapped, or whatever `fill` throws (nothing is leaked).
+ConstantPoolMemory PrivateConstantPool(size_t bytes, const std::function<void(uint8_t*)>& fill,
+                                       const std::string& what) {
+  const size_t slack = TailSlack(bytes), map_bytes = bytes + slack;
+  // Populated up front: fill() writes every page anyway.
+  void* map = ::mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  AOTRT_REQUIRE(map != MAP_FAILED, kOutOfMemory, what, ": cannot allocate ", GroupedNumber(bytes), " bytes (+", slack,
+                " slack) for the constant pool");
+  ConstantPoolMemory m = ConstantPoolMemory::Adopt(map, map_bytes, 0, bytes, slack, ConstantSource::kPrivateCopy, "");
+  uint8_t* p = static_cast<uint8_t*>(map);
+  fill(p);  // anonymous memory is zeroed; `m` unmaps if this throws
+  FillCanary(p + bytes, slack);
+  ::mprotect(map, map_bytes, PROT_READ);  // as the shared file: a store into constants faults either way
+  return m;
 }
 
-// The content key of a pool: xxh3-128 of its bytes and what gives them their meaning (layout
-// version, sizes).
-PoolFileSpec ContentSpec(const uint8_t* payload, size_t bytes, size_t slack) {
+// The content key of a pool: xxh3-128 of its bytes (and their slack) and what gives them their
+// meaning (layout version, sizes).
+PoolFileSpec ContentSpec(const uint8_t* payload, size_t bytes) {
+  const size_t slack = TailSlack(bytes);
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   XXH3_128bits_update(&st, payload, bytes + slack);
@@ -48,8 +60,7 @@ PoolFileSpec ContentSpec(const uint8_t* payload, size_t bytes, size_t slack) {
   PoolFileSpec spec;
   spec.key_hash[0] = h.low64;
   spec.key_hash[1] = h.high64;
-  spec.bytes = bytes;
-  spec.slack = slack;
+  spec.bytes = spec.bytes_max = bytes;
   return spec;
 }
 
@@ -88,8 +99,11 @@ bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t by
   }
   std::string pool = dir + "/" + std::string(target, static_cast<size_t>(n));
   time_t modified = 0;
-  if (!MapPoolFile(pool, spec, verify, what, ConstantSource::kMappedCache, out, &modified)) return false;
-  MarkUsed(pool, modified);
+  if (!MapPoolFile(pool, spec, verify, what, out, &modified)) return false;
+  // A hit marks its pool used, so that pruning removes the least recently used files first; at
+  // most once an hour, so that loads do not rewrite the inode every time. Failures are ignored (a
+  // read-only cache still serves).
+  if (std::time(nullptr) - modified > kMarkUsedEvery) ::utimensat(AT_FDCWD, pool.c_str(), nullptr, 0);
   out->Relabel(ConstantSource::kMappedCache, alias);
   return true;
 }
@@ -102,12 +116,12 @@ enum class Existing { kNone, kSame, kCollision };
 Existing FindExistingPool(const std::string& path, const PoolFileSpec& spec, const ConstantPoolMemory& copy,
                           const std::string& what) {
   ConstantPoolMemory m;
-  if (!MapPoolFile(path, spec, false, what, ConstantSource::kMappedCache, &m)) return Existing::kNone;
+  if (!MapPoolFile(path, spec, false, what, &m)) return Existing::kNone;
   if (std::memcmp(m.data(), copy.data(), copy.bytes() + copy.slack()) == 0) {
     ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now
     return Existing::kSame;
   }
-  PoolFileSpec own = ContentSpec(m.data(), m.bytes(), m.slack());
+  PoolFileSpec own = ContentSpec(m.data(), m.bytes());
   if (own.key_hash[0] != spec.key_hash[0] || own.key_hash[1] != spec.key_hash[1]) {
     AOTRT_LOG_DEBUG(what, ": constant cache: rewriting ", path, ": its bytes do not match its name");
     return Existing::kNone;
@@ -133,11 +147,11 @@ bool WriteCacheFile(const std::string& dir, const std::string& alias, const Cons
   // Without flock (a file system that lacks it) writers go ahead unserialised: every step is atomic.
   ConstantPoolMemory done;
   if (MapThroughAlias(dir, alias, copy.bytes(), copy.bytes(), options.verify, what, &done)) return true;
-  PoolFileSpec spec = ContentSpec(copy.data(), copy.bytes(), copy.slack());
+  PoolFileSpec spec = ContentSpec(copy.data(), copy.bytes());
   std::string name = spec.Name() + kPoolSuffix, path = StrCat(dir, "/", name);
   Existing existing = FindExistingPool(path, spec, copy, what);
   if (existing == Existing::kCollision) return false;
-  if (existing == Existing::kNone && !WritePoolFile(dir, path, spec, copy.data(), what, locked, what)) return false;
+  if (existing == Existing::kNone && !WritePoolFile(dir, path, spec, copy.data(), locked, what)) return false;
   std::string why;
   if (!LinkAlias(dir, alias, name, &why)) {
     log(why + "; the private copy serves");
@@ -184,7 +198,7 @@ ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const Const
   auto private_copy = [&](const std::string& why) {
     if (bytes == SIZE_MAX) bytes = source.plan();
     AOTRT_LOG_DEBUG(what, ": constant cache", why, "; using a private copy");
-    return PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
+    return PrivateConstantPool(bytes, source.fill, what);
   };
   if (!options.enabled) return private_copy(" is off");
   if (source.bytes_max < options.min_bytes) return private_copy(" not used for a pool this small");
@@ -206,7 +220,7 @@ ConstantPoolMemory GetConstantPool(const ConstantPoolSource& source, const Const
   }
   // A miss: a private copy of the constants, from which the cache file is written now; the next
   // process maps it.
-  ConstantPoolMemory copy = PrivateConstantPool(bytes, TailSlack(bytes), source.fill, what);
+  ConstantPoolMemory copy = PrivateConstantPool(bytes, source.fill, what);
   if (WriteCacheFile(dir, alias, copy, options, what)) copy.Relabel(ConstantSource::kBuiltCache, alias);
   return copy;
 }

@@ -116,14 +116,12 @@ const char* HeaderProblem(const FileHeader& h) {
 }
 
 // Why the header `h` of a file of `file_bytes` cannot be the pool `e`, or nullptr; sets *bytes and
-// *slack to the pool's sizes (e's, or the header's when `e` gives a range).
+// *slack to the header's sizes.
 const char* InvalidHeader(const FileHeader& h, uint64_t file_bytes, const PoolFileSpec& e, size_t* bytes,
                           size_t* slack) {
   if (const char* why = HeaderProblem(h)) return why;
   if (h.key_hash[0] != e.key_hash[0] || h.key_hash[1] != e.key_hash[1]) return "other key";
-  if (e.bytes_max == 0) {
-    if (h.bytes != e.bytes || h.slack != e.slack) return "other pool size";
-  } else if (h.bytes < e.bytes || h.bytes > e.bytes_max || h.slack != TailSlack(static_cast<size_t>(h.bytes))) {
+  if (h.bytes < e.bytes || h.bytes > e.bytes_max || h.slack != TailSlack(static_cast<size_t>(h.bytes))) {
     return "a pool size the model's metadata rules out";
   }
   *bytes = static_cast<size_t>(h.bytes);
@@ -186,6 +184,18 @@ int CreateTemp(const std::string& dir, const PoolFileSpec& e, std::string* tmp) 
 
 }  // namespace
 
+ConstantPoolMemory ConstantPoolMemory::Adopt(void* map, size_t map_bytes, size_t offset, size_t bytes, size_t slack,
+                                             ConstantSource source, std::string path) {
+  ConstantPoolMemory m;
+  m.data_ = std::shared_ptr<const uint8_t>(static_cast<const uint8_t*>(map) + offset,
+                                           [map, map_bytes](const uint8_t*) { ::munmap(map, map_bytes); });
+  m.bytes_ = bytes;
+  m.slack_ = slack;
+  m.source_ = source;
+  m.path_ = std::move(path);
+  return m;
+}
+
 std::string PoolFileSpec::Name() const {
   return StrCat(Hex{key_hash[1], 16}, Hex{key_hash[0], 16});
 }
@@ -206,7 +216,7 @@ bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec) {
 }
 
 bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, const std::string& what,
-                 ConstantSource source, ConstantPoolMemory* out, time_t* modified) {
+                 ConstantPoolMemory* out, time_t* modified) {
   UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (f.fd < 0) {
     if (errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: cannot open ", path, ": ", std::strerror(errno));
@@ -236,13 +246,13 @@ bool MapPoolFile(const std::string& path, const PoolFileSpec& e, bool verify, co
   }
   // Hashed whole since this boot began: its change time moves past it, later maps trust it.
   if (st.st_ctime < BootTime()) ::futimens(f.fd, nullptr);
-  *out = ConstantPoolMemory::Adopt(map, file_bytes, kHeaderBytes, bytes, slack, source, path);
+  *out = ConstantPoolMemory::Adopt(map, file_bytes, kHeaderBytes, bytes, slack, ConstantSource::kMappedCache, path);
   if (modified) *modified = st.st_mtime;
   return true;
 }
 
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& e, const uint8_t* payload,
-                   const std::string& built_for, bool locked, const std::string& what) {
+                   bool locked, const std::string& what) {
   RemoveStaleTemps(dir, locked);
   std::string tmp;
   UniqueFd f(CreateTemp(dir, e, &tmp));
@@ -253,17 +263,18 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
     return false;
   };
   if (f.fd < 0) return give_up("create a temporary file", errno);
-  FileHeader h{{}, kFormatVersion, kConstantCacheLayoutVersion, {e.key_hash[0], e.key_hash[1]}, e.bytes, e.slack,
-               XXH3_64bits(payload, e.bytes + e.slack), SampleHash(payload, e.bytes + e.slack), {}, 0};
+  const size_t slack = TailSlack(e.bytes), n = e.bytes + slack;
+  FileHeader h{{}, kFormatVersion, kConstantCacheLayoutVersion, {e.key_hash[0], e.key_hash[1]}, e.bytes, slack,
+               XXH3_64bits(payload, n), SampleHash(payload, n), {}, 0};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
-  std::memcpy(h.built_for, built_for.data(), std::min(built_for.size(), kBuiltForBytes - 1));
+  std::memcpy(h.built_for, what.data(), std::min(what.size(), kBuiltForBytes - 1));
   h.header_hash = HeaderHash(h);
   uint8_t header[kHeaderBytes] = {};
   std::memcpy(header, &h, sizeof h);
   if (!WriteAll(f.fd, header, kHeaderBytes, 0)) return give_up("write", errno);
   // Large writes (bench/README.md: the page cache then keeps the file in large folios).
   constexpr size_t kChunk = size_t{8} << 20;
-  for (size_t at = 0, n = e.bytes + e.slack; at < n; at += kChunk) {
+  for (size_t at = 0; at < n; at += kChunk) {
     if (!WriteAll(f.fd, payload + at, std::min(kChunk, n - at), kHeaderBytes + at)) return give_up("write", errno);
   }
   // Not fsynced (the load waits for this write): a crash may leave the name over a short or

@@ -30,11 +30,10 @@ constexpr char kPoolTempPrefix[] = ".tmp-";
 // What a valid file for one pool must say.
 struct PoolFileSpec {
   uint64_t key_hash[2] = {0, 0};  // the content hash (constant_cache.cc)
-  size_t bytes = 0, slack = 0;    // usable bytes, canary bytes after them
-  // > 0: the usable bytes are not known exactly, only to lie in [bytes, bytes_max] (a hit, which
-  // does not parse the constants): the header's are taken, with their slack (TailSlack). `slack`
-  // is then unused.
-  size_t bytes_max = 0;
+  // The usable bytes lie in [bytes, bytes_max] (a hit does not parse the constants: the header's
+  // are taken); a writer's are exact (bytes_max == bytes). The canary slack after them is always
+  // TailSlack(usable bytes).
+  size_t bytes = 0, bytes_max = 0;
   std::string Name() const;  // <32 hex digits of key_hash>
 };
 
@@ -42,19 +41,19 @@ struct PoolFileSpec {
 // untouched) for any other name.
 bool ParsePoolFileName(const std::string& name, PoolFileSpec* spec);
 
-// Maps `path` read-only as `source` when it holds a valid pool for `spec` (`verify`: hash the whole
-// payload too; *out then has the file's sizes), and sets *modified (when not null) to the file's
-// modification time; false, with a debug log naming `what` and why, when it is missing or invalid.
+// Maps `path` read-only (kMappedCache) when it holds a valid pool for `spec` (`verify`: hash the
+// whole payload too; *out then has the file's sizes), and sets *modified (when not null) to the
+// file's modification time; false, with a debug log naming `what` and why, when it is missing or invalid.
 bool MapPoolFile(const std::string& path, const PoolFileSpec& spec, bool verify, const std::string& what,
-                 ConstantSource source, ConstantPoolMemory* out, time_t* modified = nullptr);
+                 ConstantPoolMemory* out, time_t* modified = nullptr);
 
-// Writes `payload` (bytes + slack) as the pool file `path` in `dir` (temporary file, rename);
-// `built_for` (the model's name and file, truncated to 255 bytes) goes into the header for listings.
-// Temporaries of dead writers are removed first: all of them when `dir` is locked (`locked`: no
-// other writer can be running), else those older than an hour. False, with a debug log, on any
-// failure of the file system (the temporary is removed).
+// Writes `payload` (spec.bytes + their slack) as the pool file `path` in `dir` (temporary file, rename);
+// `what` (the model's name and file, truncated to 255 bytes) goes into the header for listings
+// and names the model in logs. Temporaries of dead writers are removed first: all of them when
+// `dir` is locked (`locked`: no other writer can be running), else those older than an hour.
+// False, with a debug log, on any failure of the file system (the temporary is removed).
 bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFileSpec& spec, const uint8_t* payload,
-                   const std::string& built_for, bool locked, const std::string& what);
+                   bool locked, const std::string& what);
 
 // A pool file's header as `aotrt cache` lists it.
 struct PoolFileHeader {

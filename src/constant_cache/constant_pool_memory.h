@@ -1,10 +1,9 @@
 // Read-only memory holding a USMP constant pool (ABI.md 7.3): a mapped cache file
-// (constant_cache/constant_pool_file.h) or a private copy. Owns its mapping.
+// (constant_cache/constant_pool_file.h) or a private copy (constant_cache.cc). Owns its mapping.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,13 +16,11 @@ namespace aotrt {
 // Thread-safe to read from any number of threads.
 class ConstantPoolMemory {
  public:
-  using Source = ConstantSource;  // public (aotrt/model_info.h): inspect and ModelInfo report it
-
   ConstantPoolMemory() = default;
   // Takes the mapping [map, map + map_bytes) (munmap'ed by the destructor); the pool starts at
   // map + offset. `path` names the cache file ("" for a private copy).
   static ConstantPoolMemory Adopt(void* map, size_t map_bytes, size_t offset, size_t bytes, size_t slack,
-                                  Source source, std::string path);
+                                  ConstantSource source, std::string path);
   ConstantPoolMemory(ConstantPoolMemory&&) noexcept = default;  // the moved-from data() is nullptr
   ConstantPoolMemory& operator=(ConstantPoolMemory&&) noexcept = default;
 
@@ -32,11 +29,11 @@ class ConstantPoolMemory {
   size_t slack() const { return slack_; }
   // Where the memory came from (for inspect and benchmarks): an existing cache file, a cache file
   // this load built, or a private copy (cache off, pool too small, or cache unusable).
-  Source source() const { return source_; }
+  ConstantSource source() const { return source_; }
   const std::string& cache_path() const { return path_; }  // "" for kPrivateCopy
   // The same memory reported as `source` from `path` (a private copy whose cache file this load
   // wrote: kBuiltCache and the file's alias).
-  void Relabel(Source source, std::string path) {
+  void Relabel(ConstantSource source, std::string path) {
     source_ = source;
     path_ = std::move(path);
   }
@@ -45,14 +42,8 @@ class ConstantPoolMemory {
   std::shared_ptr<const uint8_t> data_;  // the pool; its deleter unmaps the whole mapping
   size_t bytes_ = 0;
   size_t slack_ = 0;
-  Source source_ = Source::kNone;
+  ConstantSource source_ = ConstantSource::kNone;
   std::string path_;
 };
-
-// A private read-only pool of `bytes` usable bytes plus `slack` canary bytes: `fill(dst)` writes
-// the usable bytes into zeroed memory. Throws Error(kOutOfMemory) naming `what` when the memory
-// cannot be mapped, or whatever `fill` throws (nothing is leaked).
-ConstantPoolMemory PrivateConstantPool(size_t bytes, size_t slack, const std::function<void(uint8_t*)>& fill,
-                                       const std::string& what);
 
 }  // namespace aotrt

@@ -17,7 +17,7 @@ Module Module::LoadFromFile(const std::string& path, const std::string& format, 
 }
 
 Module Module::LoadFromMemory(const void* data, size_t size, const LoadOptions& options) {
-  return LoadModuleBytes(data, size, FrontDoorLoadContext(options, InMemoryName(size)));
+  return LoadModuleBytes(data, size, FrontDoorLoadContext(options, StrCat("<in-memory library of ", size, " bytes>")));
 }
 
 Module Module::SystemLib(const std::string& prefix) {

@@ -26,10 +26,9 @@ class NoSymbols : public aotrt::SymbolSource {
 inline aotrt::ObjectPtr<aotrt::ModuleNode> ProcessBlob(const char* blob, size_t size) {
   auto symbols = std::make_shared<NoSymbols>();
   auto lib = aotrt::MakeObject<aotrt::LibraryModuleNode>(symbols);
-  auto legacy = aotrt::MakeObject<aotrt::LibraryModuleNode>(symbols);
   aotrt::LoadContext ctx;
   ctx.display_name = "fuzz";
-  return aotrt::ProcessModuleBlob(blob, size, lib, legacy, ctx);
+  return aotrt::ProcessModuleBlob(blob, size, lib, ctx);
 }
 
 }  // namespace fuzz

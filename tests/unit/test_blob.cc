@@ -99,7 +99,7 @@ LoadContext FakeContext() {
 ObjectPtr<ModuleNode> Parse(const std::string& blob) {
   auto symbols = std::make_shared<FakeSymbols>();
   auto lib = MakeObject<LibraryModuleNode>(symbols);
-  return ProcessModuleBlob(blob.data(), blob.size(), lib, MakeObject<LibraryModuleNode>(symbols), FakeContext());
+  return ProcessModuleBlob(blob.data(), blob.size(), lib, FakeContext());
 }
 
 void ExpectFormatError(const std::string& blob, const std::string& fragment) {
@@ -131,7 +131,7 @@ TEST(Blob, EveryTruncationIsAnError) {
   std::string good = AotBlob();
   for (size_t cut = 0; cut < good.size(); ++cut) {
     auto lib = MakeObject<LibraryModuleNode>(std::make_shared<FakeSymbols>());
-    EXPECT_AOTRT_ERROR(ProcessModuleBlob(good.data(), cut, lib, lib, FakeContext()), ErrorCode::kFormatError, {})
+    EXPECT_AOTRT_ERROR(ProcessModuleBlob(good.data(), cut, lib, FakeContext()), ErrorCode::kFormatError, {})
         << cut;
   }
   // Header claims less than the entries need: the parser stops at the claimed end.

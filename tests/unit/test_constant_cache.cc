@@ -28,7 +28,7 @@
 namespace fs = std::filesystem;
 using aotrt::ConstantCacheOptions;
 using aotrt::ConstantPoolMemory;
-using Source = aotrt::ConstantPoolMemory::Source;
+using Source = aotrt::ConstantSource;
 
 namespace {
 

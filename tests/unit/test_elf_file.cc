@@ -48,28 +48,33 @@ class TempFile {
 
 std::string Model(const char* name) { return std::string(AOTRT_TEST_MODELS_DIR) + "/" + name; }
 
+// CheckSharedLibraryFile of the file at `path`, mapped as the loader maps it.
+void CheckLibraryFile(const std::string& path, const std::string& what) {
+  CheckSharedLibraryFile(MappedFile(path, what), what);
+}
+
 }  // namespace
 
 TEST(ElfFile, MissingFileAndDirectory) {
-  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile("/nonexistent/lib.so", "lib.so"), ErrorCode::kNotFound,
+  EXPECT_AOTRT_ERROR(CheckLibraryFile("/nonexistent/lib.so", "lib.so"), ErrorCode::kNotFound,
                      {"lib.so", "no such file"});
-  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile("/tmp", "tmpdir"), ErrorCode::kIOError, {"tmpdir", "not a regular file"});
+  EXPECT_AOTRT_ERROR(CheckLibraryFile("/tmp", "tmpdir"), ErrorCode::kIOError, {"tmpdir", "not a regular file"});
 }
 
 TEST(ElfFile, NotElf) {
   TempFile empty("");
-  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(empty.path(), "empty.so"), ErrorCode::kFormatError,
+  EXPECT_AOTRT_ERROR(CheckLibraryFile(empty.path(), "empty.so"), ErrorCode::kFormatError,
                      {"empty.so", "not an ELF file"});
   TempFile text("hello, this is not a library");
-  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(text.path(), "text.so"), ErrorCode::kFormatError, {"not an ELF file"});
+  EXPECT_AOTRT_ERROR(CheckLibraryFile(text.path(), "text.so"), ErrorCode::kFormatError, {"not an ELF file"});
 }
 
 TEST(ElfFile, TruncatedLibraryNamesTheSegment) {
   std::string good = ReadAll(Model("add_c.so"));
   ASSERT_GT(good.size(), 8192u);
-  CheckSharedLibraryFile(Model("add_c.so"), "add_c.so");
+  CheckLibraryFile(Model("add_c.so"), "add_c.so");
   TempFile cut(good.substr(0, good.size() / 2));
-  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(cut.path(), "cut.so"), ErrorCode::kFormatError,
+  EXPECT_AOTRT_ERROR(CheckLibraryFile(cut.path(), "cut.so"), ErrorCode::kFormatError,
                      {"cut.so", "PT_LOAD", "truncated"});
 }
 
@@ -82,12 +87,12 @@ TEST(ElfFile, ProgramHeadersOutsideTheFile) {
   e.e_phoff = good.size() + 100;
   std::memcpy(&bad[0], &e, sizeof(e));
   TempFile phoff(bad);
-  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(phoff.path(), "y.so"), ErrorCode::kFormatError,
+  EXPECT_AOTRT_ERROR(CheckLibraryFile(phoff.path(), "y.so"), ErrorCode::kFormatError,
                      {"y.so", "program headers at offset", "lie outside the"});
   e.e_phoff = ~uint64_t{0} - 10;  // the end would wrap around
   std::memcpy(&bad[0], &e, sizeof(e));
   TempFile wrap(bad);
-  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(wrap.path(), "w.so"), ErrorCode::kFormatError, {"w.so", "program headers"});
+  EXPECT_AOTRT_ERROR(CheckLibraryFile(wrap.path(), "w.so"), ErrorCode::kFormatError, {"w.so", "program headers"});
 }
 
 // The check before dlopen reads no section header (the dynamic linker reads none either); the
@@ -101,7 +106,7 @@ TEST(ElfFile, SectionHeadersAreReadOnlyForTheSymbols) {
   std::string bad = good;
   std::memcpy(&bad[0], &e, sizeof(e));
   TempFile odd(bad);
-  CheckSharedLibraryFile(odd.path(), "odd.so");
+  CheckLibraryFile(odd.path(), "odd.so");
   std::shared_ptr<SymbolSource> lib = OpenSharedLibrary(odd.path(), "odd.so");
   EXPECT_TRUE(lib->dynamic_symbols()->defined.empty());
   EXPECT_NE(lib->Lookup("__tvm_dev_mblob"), nullptr);
@@ -118,7 +123,7 @@ TEST(ElfFile, ProgramHeadersAtTheEndOfTheFile) {
   e.e_phoff = moved.size();
   std::memcpy(&moved[0], &e, sizeof(e));
   TempFile at_end(moved + table);
-  CheckSharedLibraryFile(at_end.path(), "at_end.so");
+  CheckLibraryFile(at_end.path(), "at_end.so");
   for (size_t i = 0; i < e.e_phnum; ++i) {
     Elf64_Phdr ph;
     std::memcpy(&ph, &table[i * sizeof ph], sizeof ph);
@@ -128,7 +133,7 @@ TEST(ElfFile, ProgramHeadersAtTheEndOfTheFile) {
     break;
   }
   TempFile long_segment(moved + table);
-  EXPECT_AOTRT_ERROR(CheckSharedLibraryFile(long_segment.path(), "long.so"), ErrorCode::kFormatError,
+  EXPECT_AOTRT_ERROR(CheckLibraryFile(long_segment.path(), "long.so"), ErrorCode::kFormatError,
                      {"long.so", "PT_LOAD", "truncated"});
 }
 

@@ -59,8 +59,7 @@ ObjectPtr<ModuleNode> TexelCopyModule() {
   auto symbols = std::make_shared<NoSymbols>();
   LoadContext ctx;
   ctx.display_name = "texel test";
-  ObjectPtr<ModuleNode> root = ProcessModuleBlob(out.data(), out.size(), MakeObject<LibraryModuleNode>(symbols),
-                                                 MakeObject<LibraryModuleNode>(symbols), ctx);
+  ObjectPtr<ModuleNode> root = ProcessModuleBlob(out.data(), out.size(), MakeObject<LibraryModuleNode>(symbols), ctx);
   return root->imports().at(0);
 }
 

@@ -138,7 +138,7 @@ std::string Build(const TempDir& dir, const BuildPlan& plan, const std::string& 
   return dir.path() + "/model.so";
 }
 
-// `files`: archive path -> bytes of every codegen/host/{src,include,lib} member; the compiler,
+// `files`: archive path -> bytes (Plan takes the codegen/host/{src,include,lib} members); the compiler,
 // compile cache and temporary folder are the load's (`ctx`). Throws kNotFound when the compiler
 // does not exist, kIOError with its output when compiling fails, and what OpenSharedLibrary throws.
 MlfCompiled CompileMlf(const std::map<std::string, std::string>& files, const MlfEntry& entry, const std::string& symbol,
@@ -147,27 +147,26 @@ MlfCompiled CompileMlf(const std::map<std::string, std::string>& files, const Ml
   // "" (no compile cache): compiled into a temporary folder at every load.
   const std::string cache_dir = ctx.options.compile_cache ? ctx.options.cache_dir : std::string();
   BuildPlan plan = Plan(files, entry, symbol);
-  std::string display = what + " (compiled)";
+  std::string display = what + " (compiled)", cached;
+  std::unique_ptr<TempDir> dir;
   if (!cache_dir.empty() && MakeDirectories(cache_dir)) {
-    std::string cached = cache_dir + "/mlf-" + Key(plan, compiler) + ".so";
+    cached = cache_dir + "/mlf-" + Key(plan, compiler) + ".so";
     if (Trusted(cached)) return {OpenSharedLibrary(cached, display), "compile cache", cached};
-    std::unique_ptr<TempDir> dir;
     try {
       dir = std::make_unique<TempDir>(cache_dir, "mlf-build-");
     } catch (const Error& e) {
       AOTRT_LOG_DEBUG(what, ": compile cache unusable (", e.what(), "); building without it");
-    }
-    if (dir) {
-      std::string built = Build(*dir, plan, compiler, what);
-      if (::rename(built.c_str(), cached.c_str()) == 0) {
-        return {OpenSharedLibrary(cached, display), "compiled into the compile cache", cached};
-      }
-      AOTRT_LOG_DEBUG(what, ": cannot rename into the compile cache: ", std::strerror(errno));
-      return {OpenSharedLibrary(built, display), "compiled (no cache)", ""};
+      cached.clear();
     }
   }
-  TempDir dir(ctx.tools.temp_dir, "mlf-build-");
-  std::string built = Build(dir, plan, compiler, what);
+  if (!dir) dir = std::make_unique<TempDir>(ctx.tools.temp_dir, "mlf-build-");
+  std::string built = Build(*dir, plan, compiler, what);
+  if (!cached.empty()) {
+    if (::rename(built.c_str(), cached.c_str()) == 0) {
+      return {OpenSharedLibrary(cached, display), "compiled into the compile cache", cached};
+    }
+    AOTRT_LOG_DEBUG(what, ": cannot rename into the compile cache: ", std::strerror(errno));
+  }
   return {OpenSharedLibrary(built, display), "compiled (no cache)", ""};
 }
 
@@ -261,15 +260,13 @@ ModelMetadata BuildMetadata(const MlfMetadata& mlf, const MlfEntry& entry, const
 }
 
 std::shared_ptr<const ParamList> ReadParams(const ArchiveContents& a, const std::string& name, const std::string& what) {
-  auto params = std::make_shared<ParamList>();
   auto it = a.files.find("parameters/" + name + ".params");
-  if (it == a.files.end()) return params;
+  if (it == a.files.end()) return std::make_shared<ParamList>();
   try {
-    for (NamedArray& p : LoadParams(it->second.data(), it->second.size())) params->push_back(std::move(p));
+    return std::make_shared<ParamList>(LoadParams(it->second.data(), it->second.size()));
   } catch (const Error& e) {
     AOTRT_THROW(kFormatError, what, ": parameters/", name, ".params: ", e.what());
   }
-  return params;
 }
 
 // The entry as tvmgen_<name>_run of a library the caller compiled takes it: inputs, outputs and
@@ -322,9 +319,8 @@ Module LoadMlfFile(const std::string& given_path, const LoadContext& ctx) {
   RefuseOtherCodegen(a, path);
   std::string symbol = "tvmgen_" + SanitizeName(mlf.model_name);
   std::string header = Member(a, "codegen/host/include/" + symbol + ".h", path, "the C interface's header");
-  std::map<std::string, std::string> code, sources;
+  std::map<std::string, std::string> sources;
   for (const auto& [member, bytes] : a.files) {
-    if (member.rfind("codegen/host/", 0) == 0) code[member] = bytes;
     if (member.rfind("codegen/host/src/", 0) == 0) sources[member] = bytes;
   }
   MlfEntry entry = ParseMlfEntry(sources, header, symbol, path);
@@ -337,7 +333,7 @@ Module LoadMlfFile(const std::string& given_path, const LoadContext& ctx) {
   std::string run_symbol = kMlfRunSymbol;
   if (user_library.empty()) {
     program->md = BuildMetadata(mlf, entry, relay, symbol, path);
-    compiled = CompileMlf(code, entry, symbol, ctx, path);
+    compiled = CompileMlf(a.files, entry, symbol, ctx, path);
   } else {
     program->md = BuildMetadata(mlf, UserLibraryEntry(entry, header, symbol, path), relay, symbol, path);
     compiled = {OpenSharedLibrary(user_library, user_library, /*is_source_file=*/true), "given (c_library)", user_library};

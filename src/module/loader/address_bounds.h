@@ -49,10 +49,6 @@ class AddressBounds {
   // "<field> is a null pointer". Callers prefix the library's name.
   void RequireReadable(const void* p, size_t bytes, const std::string& f) const { Require(p, bytes, false, f); }
   void RequireWritable(const void* p, size_t bytes, const std::string& f) const { Require(p, bytes, true, f); }
-  // Array of `count` items of `item_bytes` (count * item_bytes must not overflow: callers bound count).
-  void RequireArray(const void* p, int64_t count, size_t item_bytes, const std::string& field) const {
-    if (count > 0) RequireReadable(p, static_cast<size_t>(count) * item_bytes, field);
-  }
   // The NUL-terminated string at `s`, which must end inside its segment and within `max_len` bytes.
   // Throws kFormatError naming `field` (null, outside, unterminated or too long).
   std::string ReadString(const char* s, size_t max_len, const std::string& field) const;

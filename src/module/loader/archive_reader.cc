@@ -66,20 +66,6 @@ class Collector {
   ArchiveContents contents_;
 };
 
-using ArchivePtr = std::unique_ptr<archive, int (*)(archive*)>;
-
-// A tar reader with the filters aotrt accepts (built into libarchive: none runs an external program).
-ArchivePtr NewTarReader(const LibArchiveApi& la) {
-  ArchivePtr a(la.read_new(), la.read_free);
-  AOTRT_REQUIRE(a != nullptr, kOutOfMemory, "cannot allocate an archive reader");
-  la.support_filter_gzip(a.get());
-  la.support_filter_xz(a.get());
-  la.support_filter_bzip2(a.get());
-  la.support_filter_zstd(a.get());
-  la.support_format_tar(a.get());
-  return a;
-}
-
 // libarchive's message for the last failure on `a`.
 const char* ErrorOf(const LibArchiveApi& la, archive* a) {
   const char* e = la.error_string(a);
@@ -180,22 +166,6 @@ void ReadFolder(const std::string& dir, const std::string& prefix, int depth, Co
   }
 }
 
-// A tar (ustar magic) or a gzip, xz, bzip2 or zstd stream, by the first bytes: anything else (a
-// shared library above all) is not opened with libarchive at all.
-bool LooksLikeTar(const std::string& path) {
-  unsigned char head[512] = {};
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.fd < 0) return false;
-  ssize_t n = ::read(fd.fd, head, sizeof(head));
-  if (n >= 262 && std::memcmp(head + 257, "ustar", 5) == 0) return true;
-  static const unsigned char kMagics[][6] = {{0x1f, 0x8b}, {0xfd, '7', 'z', 'X', 'Z', 0}, {'B', 'Z', 'h'}, {0x28, 0xb5, 0x2f, 0xfd}};
-  static const size_t kLengths[] = {2, 6, 3, 4};
-  for (size_t i = 0; i < 4; ++i) {
-    if (n >= static_cast<ssize_t>(kLengths[i]) && std::memcmp(head, kMagics[i], kLengths[i]) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, const ArchiveLimits& limits) {
@@ -207,71 +177,76 @@ ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, co
     return c.Take();
   }
   const LibArchiveApi& la = LibArchive();
-  ArchivePtr a = NewTarReader(la);
+  std::unique_ptr<archive, int (*)(archive*)> a(la.read_new(), la.read_free);
+  AOTRT_REQUIRE(a != nullptr, kOutOfMemory, "cannot allocate an archive reader");
+  // The filters aotrt accepts (built into libarchive: none runs an external program).
+  la.support_filter_gzip(a.get());
+  la.support_filter_xz(a.get());
+  la.support_filter_bzip2(a.get());
+  la.support_filter_zstd(a.get());
+  la.support_format_tar(a.get());
   AOTRT_REQUIRE(la.open_filename(a.get(), path.c_str(), 1 << 16) == ARCHIVE_OK, kIOError, path,
                 ": cannot open as an archive: ", ErrorOf(la, a.get()));
   ReadTar(la, a.get(), &c);
   return c.Take();
 }
 
-ArchiveContents ReadArchiveFromMemory(const void* data, size_t size, const std::string& name, const ArchiveWant& want,
-                                      const ArchiveLimits& limits) {
-  Collector c(name, want, limits);
-  const LibArchiveApi& la = LibArchive();
-  ArchivePtr a = NewTarReader(la);
-  AOTRT_REQUIRE(la.open_memory(a.get(), data, size) == ARCHIVE_OK, kFormatError, name, ": not a readable archive: ",
-                ErrorOf(la, a.get()));
-  ReadTar(la, a.get(), &c);
-  return c.Take();
-}
-
-namespace {
-
-// Whether the folder holds `folder_member`, or the tar has a member `match` accepts. Never throws.
-bool HasMember(const std::string& path, const char* folder_member, bool (*match)(const std::string& member)) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return false;
-  if (S_ISDIR(st.st_mode)) return ::access((path + "/" + folder_member).c_str(), R_OK) == 0;
-  if (!S_ISREG(st.st_mode) || !LooksLikeTar(path)) return false;
-  // Without libarchive no tar is told to be one; an object export (.tar of .o files) still loads.
-  const LibArchiveApi* la = LibArchiveIfAvailable();
-  if (!la) {
-    AOTRT_LOG_WARN(path, ": cannot tell what kind of archive it is: ", LibArchiveMissingReason());
-    return false;
-  }
-  ArchivePtr a(nullptr, la->read_free);
-  try {
-    a = NewTarReader(*la);
-  } catch (const Error&) {
-    return false;
-  }
-  if (la->open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) return false;
-  archive_entry* entry = nullptr;
-  for (size_t i = 0; i < ArchiveLimits().max_members; ++i) {
-    int r = la->next_header(a.get(), &entry);
-    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) return false;
-    const char* raw = la->entry_pathname(entry);
-    std::string p = raw ? raw : "";
-    while (p.rfind("./", 0) == 0) p.erase(0, 2);
-    if (match(p)) return true;
+bool HasArchiveMagic(const void* head, size_t size) {
+  const char* bytes = static_cast<const char*>(head);
+  if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return true;
+  static const char* const kMagics[] = {"\x1f\x8b", "\xfd" "7zXZ", "BZh", "\x28\xb5\x2f\xfd"};
+  for (const char* magic : kMagics) {
+    if (size >= std::strlen(magic) && std::memcmp(bytes, magic, std::strlen(magic)) == 0) return true;
   }
   return false;
 }
 
+namespace {
+
+// The formats ArchiveFormat tells, first the one that wins, each with the member that marks it.
+struct MarkedFormat {
+  const char* format;
+  const char* member;
+};
+constexpr MarkedFormat kMarkedFormats[] = {
+    {"mlf", "metadata.json"}, {"graph", kGraphPackageJson}, {"vm", kVMPackageLibrary}};
+constexpr size_t kUnmarked = sizeof(kMarkedFormats) / sizeof(kMarkedFormats[0]);
+
 }  // namespace
 
-bool IsModelLibraryFormat(const std::string& path) {
-  return HasMember(path, "metadata.json", [](const std::string& p) {
-    return p == "metadata.json" || p.rfind("codegen/", 0) == 0 || p == "codegen";
-  });
-}
-
-bool IsGraphPackage(const std::string& path) {
-  return HasMember(path, kGraphPackageJson, [](const std::string& p) { return p == kGraphPackageJson; });
-}
-
-bool IsVMPackage(const std::string& path) {
-  return HasMember(path, kVMPackageLibrary, [](const std::string& p) { return p == kVMPackageLibrary; });
+const char* ArchiveFormat(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return nullptr;
+  if (S_ISDIR(st.st_mode)) {
+    for (const MarkedFormat& f : kMarkedFormats) {
+      if (::access((path + "/" + f.member).c_str(), R_OK) == 0) return f.format;
+    }
+    return nullptr;
+  }
+  char head[512];
+  UniqueFd fd(S_ISREG(st.st_mode) ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1);
+  ssize_t n = fd.fd < 0 ? -1 : ::read(fd.fd, head, sizeof(head));
+  // Anything else (a shared library above all) is not opened with libarchive at all.
+  if (n <= 0 || !HasArchiveMagic(head, static_cast<size_t>(n))) return nullptr;
+  // The members' names as far as the archive can be read (no bytes: none is wanted); the first
+  // member of a Model Library Format archive ends the scan.
+  struct MlfMember {};
+  size_t best = kUnmarked;  // the index of the first format a member read so far marks
+  try {
+    ReadArchive(path, [&best](const std::string& member) {
+      if (member == kMarkedFormats[0].member || member.rfind("codegen/", 0) == 0) throw MlfMember{};
+      for (size_t k = 1; k < best; ++k) {
+        if (member == kMarkedFormats[k].member) best = k;
+      }
+      return false;
+    });
+  } catch (const MlfMember&) {
+    return kMarkedFormats[0].format;
+  } catch (const Error& e) {
+    // Without libarchive no tar is told to be one; an object export (.tar of .o files) still loads.
+    if (e.code() == ErrorCode::kNotFound) AOTRT_LOG_WARN(path, ": cannot tell what kind of archive it is: ", e.what());
+  }
+  return best < kUnmarked ? kMarkedFormats[best].format : nullptr;
 }
 
 }  // namespace aotrt

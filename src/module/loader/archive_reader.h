@@ -38,27 +38,27 @@ using ArchiveWant = std::function<bool(const std::string& path)>;
 // `path` is a folder or an archive file. Throws kNotFound (no such path), kIOError (cannot read),
 // kFormatError (above), kOutOfMemory.
 ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, const ArchiveLimits& limits = {});
-// An archive file's bytes (for fuzzing and loads from memory); `name` names it in messages.
-ArchiveContents ReadArchiveFromMemory(const void* data, size_t size, const std::string& name, const ArchiveWant& want,
-                                      const ArchiveLimits& limits = {});
 
-// Whether `path` is a Model Library Format archive: a folder holding metadata.json, or a tar
-// (compressed or not) with a member metadata.json or codegen/ (a truncated archive that got that
-// far counts, so that its loader reports the damage). Reads member names only; never throws.
-bool IsModelLibraryFormat(const std::string& path);
+// Whether the first `size` bytes of a file are a tar (ustar magic) or a gzip, xz, bzip2 or zstd
+// stream (TVM's export_library writes a gzip-compressed tar).
+bool HasArchiveMagic(const void* head, size_t size);
 
 // A graph export as files (tvmc's package; relay.build's classic triple in a folder): the
 // library, its graph JSON and its params under these names.
 constexpr const char* kGraphPackageLibrary = "mod.so";
 constexpr const char* kGraphPackageJson = "mod.json";
 constexpr const char* kGraphPackageParams = "mod.params";
-// Whether `path` is one: a folder holding mod.json, or a tar with a member mod.json. Never throws.
-bool IsGraphPackage(const std::string& path);
 // A Relay VM export as files: tvmc's VM package (a tar holding lib.so, a one-file VM export), or a
 // folder or tar with the two-file form (code.ro beside lib.so).
 constexpr const char* kVMPackageLibrary = "lib.so";
 constexpr const char* kVMPackageBytecode = "code.ro";
-// Whether `path` is one: a folder or tar holding lib.so. Never throws.
-bool IsVMPackage(const std::string& path);
+
+// The file loader format (module/load_context.h) that the member names of `path`, a folder or a
+// tar (compressed or not), mark it as, the first that applies: "mlf" for a Model Library Format
+// archive (metadata.json, or in a tar also codegen/), "graph" for a graph package (mod.json), "vm"
+// for a VM package (lib.so); nullptr for anything else. Member names are read once, never their
+// bytes; a truncated archive counts as far as it can be read, so that its loader reports the
+// damage. Never throws.
+const char* ArchiveFormat(const std::string& path);
 
 }  // namespace aotrt

@@ -13,24 +13,10 @@
 namespace aotrt {
 namespace {
 
-struct Binding {
-  LibArchiveApi api{};
-  std::string error;  // empty once every function is bound
-};
-
 template <typename Fn>
 void Bind(void* handle, const char* name, Fn* fn, std::string* error) {
   *fn = reinterpret_cast<Fn>(::dlsym(handle, name));
   if (!*fn && error->empty()) *error = StrCat("it has no function ", name);
-}
-
-const Binding& TheBinding() {
-  static const Binding binding = [] {
-    Binding b;
-    b.error = BindLibArchive(AOTRT_LIBARCHIVE_SONAME, &b.api);
-    return b;
-  }();
-  return binding;
 }
 
 }  // namespace
@@ -55,22 +41,12 @@ std::string BindLibArchive(const char* soname, LibArchiveApi* api) {
   return std::string();
 }
 
-std::string LibArchiveMissingReason() {
-  const Binding& b = TheBinding();
-  if (b.error.empty()) return std::string();
-  return StrCat("reading a tar archive needs libarchive (", AOTRT_LIBARCHIVE_SONAME,
-                ", Debian package libarchive13), which cannot be used: ", b.error);
-}
-
 const LibArchiveApi& LibArchive() {
-  const Binding& b = TheBinding();
-  if (!b.error.empty()) throw Error(ErrorCode::kNotFound, LibArchiveMissingReason());
-  return b.api;
-}
-
-const LibArchiveApi* LibArchiveIfAvailable() {
-  const Binding& b = TheBinding();
-  return b.error.empty() ? &b.api : nullptr;
+  static LibArchiveApi api{};
+  static const std::string error = BindLibArchive(AOTRT_LIBARCHIVE_SONAME, &api);
+  AOTRT_REQUIRE(error.empty(), kNotFound, "reading a tar archive needs libarchive (", AOTRT_LIBARCHIVE_SONAME,
+                ", Debian package libarchive13), which cannot be used: ", error);
+  return api;
 }
 
 }  // namespace aotrt

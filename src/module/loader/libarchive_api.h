@@ -37,14 +37,9 @@ struct LibArchiveApi {
 // time). Throws Error(kNotFound) naming the library, the Debian package and dlerror's reason when
 // it cannot be opened or lacks a function; the failure is remembered, not retried.
 const LibArchiveApi& LibArchive();
-
-// LibArchive(), or nullptr when it cannot be opened (callers that only probe). Never throws.
-const LibArchiveApi* LibArchiveIfAvailable();
 // Opens the library `soname` and binds `api` to it; returns why it cannot ("" when every function
 // is bound; then the library stays open). LibArchive() binds AOTRT_LIBARCHIVE_SONAME once; tests
 // call this to see the failures.
 std::string BindLibArchive(const char* soname, LibArchiveApi* api);
-// Why LibArchive() throws (the message it throws with), or "" when it does not.
-std::string LibArchiveMissingReason();
 
 }  // namespace aotrt

@@ -43,12 +43,10 @@ const Def* FindInTables(const LoaderTable<Def>* const* tables, size_t count, con
   return nullptr;
 }
 
-// The built-in loader of files of `format`, or nullptr.
 const FileLoaderDef* FindBuiltinFileLoader(const std::string& format) {
   return FindInTables(kBuiltinFileLoaderTables, kNumBuiltinFileLoaderTables, &FileLoaderDef::format, format);
 }
 
-// The built-in loader of blob entries of `type_key`, or nullptr.
 const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
   return FindInTables(kBuiltinBinaryLoaderTables, kNumBuiltinBinaryLoaderTables, &BinaryLoaderDef::type_key,
                       type_key);
@@ -83,18 +81,14 @@ class MemFile {
   UniqueFd fd_;
 };
 
-// A model's format told by its first bytes: "tar" for a tar archive (TVM's export_library writes
-// it gzip-compressed), "o" for an ELF relocatable object, "so" for any other ELF file (dlopen says
-// whether it is a shared library), nullptr for anything else.
+// A model's format told by its first bytes: "tar" for a tar archive (compressed or not), "o" for
+// an ELF relocatable object, "so" for any other ELF file (dlopen says whether it is a shared
+// library), nullptr for anything else.
 const char* SniffFormat(const void* data, size_t size) {
-  const char* bytes = static_cast<const char*>(data);
-  if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return "tar";
-  if (size >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    return "tar";
-  }
+  if (HasArchiveMagic(data, size)) return "tar";
   Elf64_Ehdr eh;
-  if (size >= sizeof(eh) && std::memcmp(bytes, ELFMAG, SELFMAG) == 0) {
-    std::memcpy(&eh, bytes, sizeof(eh));
+  if (size >= sizeof(eh) && std::memcmp(data, ELFMAG, SELFMAG) == 0) {
+    std::memcpy(&eh, data, sizeof(eh));
     return eh.e_type == ET_REL ? "o" : "so";
   }
   return nullptr;
@@ -116,10 +110,9 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
     AOTRT_REQUIRE(size <= readable, kFormatError, symbols.name(), ": the .dynsym size of ", contract::kModuleBlob, " (",
                   size, " bytes) runs past the end of its mapped segment (", readable, " bytes)");
     uint64_t avail = size ? size : readable;
-    auto legacy_root = MakeObject<LibraryModuleNode>(lib_node->shared_library());
     LoadContext blob_ctx = ctx;
     blob_ctx.display_name = symbols.name();
-    root = ProcessModuleBlob(blob, avail, lib_node, legacy_root, blob_ctx);
+    root = ProcessModuleBlob(blob, avail, lib_node, blob_ctx);
   }
   return Module(root);
 }
@@ -131,13 +124,7 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
   // compiled from one is loaded with the archive's metadata), a graph export as files (tvmc's
   // package, a folder of the classic triple), a Relay VM export as files (code.ro beside lib.so).
   if (format.empty() && fmt != "so" && fmt != "o") {
-    if (IsModelLibraryFormat(path) || !ctx.options.c_library.empty()) {
-      fmt = "mlf";
-    } else if (IsGraphPackage(path)) {
-      fmt = "graph";
-    } else if (IsVMPackage(path)) {
-      fmt = "vm";
-    }
+    if (const char* told = ctx.options.c_library.empty() ? ArchiveFormat(path) : "mlf") fmt = told;
   }
   if (const FileLoaderDef* typed = FindBuiltinFileLoader(fmt)) return typed->load(path, ctx);
   bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
@@ -157,26 +144,22 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
     in.read(head, sizeof(head));
     const char* sniffed = SniffFormat(head, static_cast<size_t>(in.gcount()));
     AOTRT_REQUIRE(sniffed != nullptr, kNotFound, "Loader for `.", fmt, "` files is not registered (loading ", path,
-                  ") and the file's content is neither a shared library (ELF) nor an object archive (tar, gzip); "
-                  "aotrt loads shared libraries (.so) and object exports (.tar, .o)");
+                  ") and the file's content is neither a shared library (ELF) nor an object archive (tar, compressed "
+                  "or not); aotrt loads shared libraries (.so) and object exports (.tar, .o)");
     fmt = sniffed;
   }
   if (fmt == "so") return LoadFromSymbolSource(OpenSharedLibrary(path, path, /*is_source_file=*/true), ctx);
   return LoadFromSymbolSource(OpenObjectFiles(path, fmt, ctx.tools), ctx);
 }
 
-std::string InMemoryName(size_t size) { return StrCat("<in-memory library of ", size, " bytes>"); }
-
 Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx) {
   AOTRT_REQUIRE(data != nullptr || size == 0, kInvalidArgument, "LoadFromMemory: null data");
   auto file = std::make_unique<MemFile>(data, size);
   const char* format = SniffFormat(data, size);
   if (format && std::strcmp(format, "so") != 0) {
-    // A Model Library Format archive (C interface) is read from the in-memory file as from its own.
-    if (IsModelLibraryFormat(file->path())) {
-      if (const FileLoaderDef* mlf = FindBuiltinFileLoader("mlf")) return mlf->load(file->path(), ctx);
-    }
-    if (IsGraphPackage(file->path())) return FindBuiltinFileLoader("graph")->load(file->path(), ctx);
+    // An archive its members mark (a Model Library Format archive, a graph or VM package) is read
+    // from the in-memory file as from its own.
+    if (const char* told = ArchiveFormat(file->path())) return FindBuiltinFileLoader(told)->load(file->path(), ctx);
     return LoadFromSymbolSource(OpenObjectFiles(file->path(), format, ctx.tools), ctx);  // linked to a new file
   }
   // The file stays open while the library is loaded, and is closed after it (pair members die in
@@ -271,8 +254,8 @@ void NotifyImportsLinked(ModuleNode* root) {
 
 }  // namespace
 
-ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
-                                        const ObjectPtr<ModuleNode>& legacy_root, const LoadContext& ctx) {
+ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<LibraryModuleNode>& lib,
+                                        const LoadContext& ctx) {
   std::string where = "module blob (__tvm_dev_mblob) of " + ctx.display_name;
   if (avail < 8) AOTRT_THROW(kFormatError, where, ": only ", avail, " bytes, need at least an 8-byte header");
   uint64_t nbytes = 0;
@@ -309,6 +292,7 @@ ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const 
     return modules[0];
   }
   // Legacy blob: a library module imports every other module.
+  auto legacy_root = MakeObject<LibraryModuleNode>(lib->shared_library());
   for (const auto& m : modules) {
     if (m != lib) legacy_root->Import(m);
   }

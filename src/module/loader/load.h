@@ -13,6 +13,8 @@
 
 namespace aotrt {
 
+class LibraryModuleNode;
+
 // Build the module tree of a library: the shared library module (above), then the modules of
 // __tvm_dev_mblob, each read with `ctx`. Returns the root (the library module itself when there
 // is no blob).
@@ -24,17 +26,15 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
 // Module::LoadFromFile documents.
 Module LoadModuleFile(const std::string& path, const std::string& format, const LoadContext& ctx);
 Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx);
-// How a library loaded from `size` bytes in memory is named in messages.
-std::string InMemoryName(size_t size);
 
 // Rebuild the module tree from `blob` (the symbol's bytes, `avail` of them readable; the 8-byte
 // length header comes first). `lib` is the library module that `_lib` entries stand for; `ctx`
 // is the load's (its display_name names the library in messages). Each entry is read by a
 // host-registered `runtime.module.loadbinary_<key>` if there is one, else by the built-in loader of
-// that key (load_context.h). A legacy blob without an import tree hangs every module off
-// `legacy_root` (a library module of this load only; `lib` may be shared by several loads).
+// that key (load_context.h). A legacy blob without an import tree hangs every module off a new
+// library module of `lib`'s library (this load's only: `lib` may be shared by several loads).
 // Returns the root. Throws kFormatError or kNotFound (loader).
-ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<ModuleNode>& lib,
-                                        const ObjectPtr<ModuleNode>& legacy_root, const LoadContext& ctx);
+ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const ObjectPtr<LibraryModuleNode>& lib,
+                                        const LoadContext& ctx);
 
 }  // namespace aotrt

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "aotrt/half.h"
 #include "base/error_util.h"
@@ -129,16 +130,14 @@ constexpr uint16_t kHostMachine = 0;
 #endif
 
 std::string MachineName(uint16_t m) {
-  switch (m) {
-    case EM_X86_64: return "x86-64 (EM_X86_64)";
-    case EM_AARCH64: return "AArch64 (EM_AARCH64)";
-    case EM_386: return "32-bit x86 (EM_386)";
-    case EM_ARM: return "32-bit Arm (EM_ARM)";
-    case EM_RISCV: return "RISC-V (EM_RISCV)";
-    case EM_PPC64: return "64-bit POWER (EM_PPC64)";
-    case EM_S390: return "IBM Z (EM_S390)";
-    default: return "processor number " + std::to_string(m) + " (e_machine)";
+  static const std::pair<uint16_t, const char*> kNames[] = {
+      {EM_X86_64, "x86-64 (EM_X86_64)"}, {EM_AARCH64, "AArch64 (EM_AARCH64)"}, {EM_386, "32-bit x86 (EM_386)"},
+      {EM_ARM, "32-bit Arm (EM_ARM)"},   {EM_RISCV, "RISC-V (EM_RISCV)"},     {EM_PPC64, "64-bit POWER (EM_PPC64)"},
+      {EM_S390, "IBM Z (EM_S390)"}};
+  for (const auto& [machine, name] : kNames) {
+    if (machine == m) return name;
   }
+  return "processor number " + std::to_string(m) + " (e_machine)";
 }
 
 // Checks e_machine of the ELF file whose first `size` bytes are at `head` against this library's
@@ -160,10 +159,6 @@ void CheckElfMachine(const char* head, size_t size, const std::string& what) {
 void CheckElfObjectFile(const std::string& path, const std::string& what) {
   MappedFile file(path, what);
   CheckElfMachine(static_cast<const char*>(file.data()), file.size(), what);
-}
-
-void CheckSharedLibraryFile(const std::string& path, const std::string& what) {
-  CheckSharedLibraryFile(MappedFile(path, what), what);
 }
 
 void CheckSharedLibraryFile(const MappedFile& file, const std::string& what) {
@@ -289,22 +284,15 @@ const void* OwnSymbol(void* handle, const ElfDynamicSymbols& symbols) {
 //
 // Nothing to do when the object holding libaotrt is in the global scope already (linked into the
 // program, or loaded RTLD_GLOBAL): the global lookup of one of its own exports lands in it.
-bool SelfInGlobalScope() {
+void PromoteSelfToGlobalScopeOnce() {
   void* global = GlobalScopeHandle();
   void* found = global ? ::dlsym(global, "TVMBackendAllocWorkspace") : nullptr;
   ::dlerror();
   Dl_info mine{}, theirs{};
-  return found && ::dladdr(reinterpret_cast<void*>(&SelfInGlobalScope), &mine) && ::dladdr(found, &theirs) &&
-         mine.dli_fbase == theirs.dli_fbase;
-}
-
-void PromoteSelfToGlobalScopeOnce() {
-  if (SelfInGlobalScope()) return;
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScopeOnce), &info) && info.dli_fname) {
-    void* h = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
-    if (h) ::dlclose(h);  // drops the extra reference; the promotion stays
-  }
+  if (!::dladdr(reinterpret_cast<void*>(&PromoteSelfToGlobalScopeOnce), &mine) || !mine.dli_fname) return;
+  if (found && ::dladdr(found, &theirs) && mine.dli_fbase == theirs.dli_fbase) return;
+  void* h = ::dlopen(mine.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
+  if (h) ::dlclose(h);  // drops the extra reference; the promotion stays
 }
 
 }  // namespace
@@ -338,13 +326,11 @@ std::shared_ptr<SymbolSource> OpenSharedLibrary(const std::string& path, const s
   static const bool promoted = (PromoteSelfToGlobalScopeOnce(), true);
   (void)promoted;
   ::dlerror();
-  void* handle = nullptr;
-  {
-    IgnoreSystemLibRegistrations loading_as_module;  // its constructors run inside dlopen
-    // A name without a slash would be searched for in the library path, not the working directory.
-    std::string file = path.find('/') == std::string::npos ? "./" + path : path;
-    handle = ::dlopen(file.c_str(), RTLD_LAZY | RTLD_LOCAL);
-  }
+  // A name without a slash would be searched for in the library path, not the working directory.
+  std::string file_name = path.find('/') == std::string::npos ? "./" + path : path;
+  bool outer = std::exchange(t_ignore_system_lib_registrations, true);  // its constructors run inside dlopen
+  void* handle = ::dlopen(file_name.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  t_ignore_system_lib_registrations = outer;
   if (!handle) {
     const char* err = ::dlerror();
     // glibc reports its own allocation failures as a load failure: keep them out-of-memory errors.

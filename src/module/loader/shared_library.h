@@ -67,13 +67,12 @@ ElfDynamicSymbols ReadElfDynamicSymbols(const void* data, size_t size, const std
 // symbol table (.symtab), or 0 when the file has none (stripped) or does not define `name`.
 uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& what, const std::string& name);
 
-// Checks that the file at `path` is a regular ELF64 little-endian file made for this process's
-// processor whose every PT_LOAD segment lies inside it. Throws kNotFound (no such file), kIOError
-// (not a regular file, cannot be opened or read) or kFormatError (another processor's, e.g. "model.so
-// was built for AArch64 (EM_AARCH64); this process runs on x86-64 (EM_X86_64)", not ELF64
-// little-endian, program headers outside the file, a truncated segment), naming the file as `what`.
-// Thread-safe (no shared state).
-void CheckSharedLibraryFile(const std::string& path, const std::string& what);
+// Checks that `file` (MappedFile throws kNotFound for no such file, kIOError for one that is not
+// regular or cannot be read) is an ELF64 little-endian file made for this process's processor
+// whose every PT_LOAD segment lies inside it. Throws kFormatError (another processor's, e.g.
+// "model.so was built for AArch64 (EM_AARCH64); this process runs on x86-64 (EM_X86_64)", not
+// ELF64 little-endian, program headers outside the file, a truncated segment), naming the file as
+// `what`. Thread-safe (no shared state).
 void CheckSharedLibraryFile(const MappedFile& file, const std::string& what);
 
 // The processor check alone, on the file at `path` (an object of a .o or .tar export, before it is

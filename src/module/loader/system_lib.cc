@@ -23,8 +23,6 @@ struct SymbolTable {
   std::map<std::string, Module> modules;  // one module tree per prefix, as TVM keeps it
 };
 
-thread_local bool ignore_registrations = false;
-
 SymbolTable& Table() {
   static SymbolTable* table = new SymbolTable();  // registration runs from static constructors
   return *table;
@@ -60,12 +58,6 @@ void* FindProcessSymbol(const std::string& name) {
   }
 }
 
-std::string ProcessSymbolHint(const std::string& name) {
-  return "TVM's system-lib objects define " + name +
-         " without registering it, so aotrt looks for it among the process's symbols: link the application "
-         "with -rdynamic (CMake: ENABLE_EXPORTS ON), or do not strip it";
-}
-
 class SystemLibrary : public SymbolSource {
  public:
   explicit SystemLibrary(std::string prefix) : prefix_(std::move(prefix)), name_("system library") {
@@ -82,7 +74,9 @@ class SystemLibrary : public SymbolSource {
   const std::string& name() const override { return name_; }
   std::string source_file() const override { return "/proc/self/exe"; }  // registered code is linked into the process
   std::string MissingSymbolHint(const std::string& name) const override {
-    return name == contract::kGetCMetadata ? ProcessSymbolHint(name) : std::string();
+    if (name != contract::kGetCMetadata) return std::string();
+    return "TVM's system-lib objects define " + name + " without registering it, so aotrt looks for it among "
+           "the process's symbols: link the application with -rdynamic (CMake: ENABLE_EXPORTS ON), or do not strip it";
   }
 
  private:
@@ -100,15 +94,11 @@ class SystemLibrary : public SymbolSource {
 
 }  // namespace
 
-IgnoreSystemLibRegistrations::IgnoreSystemLibRegistrations() : previous_(ignore_registrations) {
-  ignore_registrations = true;
-}
-
-IgnoreSystemLibRegistrations::~IgnoreSystemLibRegistrations() { ignore_registrations = previous_; }
+thread_local bool t_ignore_system_lib_registrations = false;
 
 void RegisterSystemLibSymbol(const char* name, void* ptr) {
   AOTRT_REQUIRE(name != nullptr, kInvalidArgument, "TVMBackendRegisterSystemLibSymbol: null name");
-  if (ignore_registrations) {
+  if (t_ignore_system_lib_registrations) {
     AOTRT_LOG_DEBUG("system library symbol ", name, " of a library loaded as a module: not registered");
     return;
   }

@@ -15,19 +15,11 @@ namespace aotrt {
 // a second address for a name replaces the first, with a warning. Throws kInvalidArgument (null name).
 void RegisterSystemLibSymbol(const char* name, void* ptr);
 
-// While alive on a thread, system-library registrations from that thread are ignored: the static
-// constructors of objects linked into a library that aotrt itself loads as a module (a system-lib
-// `.tar` loaded as a library) must not overwrite the process's real system library.
-class IgnoreSystemLibRegistrations {
- public:
-  IgnoreSystemLibRegistrations();
-  ~IgnoreSystemLibRegistrations();
-  IgnoreSystemLibRegistrations(const IgnoreSystemLibRegistrations&) = delete;
-  IgnoreSystemLibRegistrations& operator=(const IgnoreSystemLibRegistrations&) = delete;
-
- private:
-  bool previous_;
-};
+// True while aotrt dlopens a library as a module on this thread: system-library registrations
+// from that thread are then ignored, because the static constructors of objects linked into that
+// library (a system-lib `.tar` loaded as a library) must not overwrite the process's real system
+// library.
+extern thread_local bool t_ignore_system_lib_registrations;
 
 // The system library's module tree for `prefix`, made once per prefix (the first call's `ctx`
 // applies) and shared by every later call. Thread-safe.
