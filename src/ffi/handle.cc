@@ -48,6 +48,16 @@ bool IsLive(const void* p) {
 bool IsLive(const void* p) { return IsTag(TagAt(p)); }
 #endif
 
+// The types registered at run time; index kTypeStaticEnd + i. A deque: keys keep their address.
+struct TypeTable {
+  std::mutex mu;
+  std::deque<std::pair<std::string, uint32_t>> types;  // key, parent index
+};
+TypeTable& Types() {
+  static TypeTable* table = new TypeTable();  // leaked: objects may die after static destructors ran
+  return *table;
+}
+
 std::string Describe(uint32_t type_index) {
   const char* key = ObjectTypeKey(type_index);
   return key ? key : StrCat("object of type index ", type_index);
@@ -69,18 +79,6 @@ Object::~Object() {
   Live().objects.erase(this);
 #endif
 }
-
-namespace {
-// The types registered at run time; index kTypeStaticEnd + i. A deque: keys keep their address.
-struct TypeTable {
-  std::mutex mu;
-  std::deque<std::pair<std::string, uint32_t>> types;  // key, parent index
-};
-TypeTable& Types() {
-  static TypeTable* table = new TypeTable();  // leaked: objects may die after static destructors ran
-  return *table;
-}
-}  // namespace
 
 uint32_t RegisterObjectType(const char* key, uint32_t parent_index) {
   TypeTable& t = Types();

@@ -133,11 +133,8 @@ ObjectPtr<PackedFuncObj> TVMArgValue::AsFunction() const {
 
 void TVMRetValue::Clear() {
   if (object_) object_->DecRef();
-  object_ = nullptr;
   delete str_;
-  str_ = nullptr;
-  code_ = kTVMNullptr;
-  value_.v_handle = nullptr;
+  Release();
 }
 
 const std::string& TVMRetValue::str() const {
@@ -209,20 +206,12 @@ void TVMRetValue::SetFromC(TVMValue value, int code) {
       SetObject(std::move(obj));
       return;
     }
-    case kTVMArgInt:
-    case kTVMArgBool:
-    case kTVMArgFloat:
-    case kTVMOpaqueHandle:
-    case kTVMNullptr:
-    case kTVMDataType:
-    case kDLDevice:
-    case kTVMDLTensorHandle:
+    default:  // a plain value (int, bool, float, handle, null, DLDataType, DLDevice, DLTensor*), copied
+      AOTRT_REQUIRE(code == kTVMArgBool || (code >= kTVMArgInt && code <= kTVMDLTensorHandle && code != kDLUInt),
+                    kTypeMismatch, "cannot return a value of type code ", code, " (", TypeCodeName(code), ")");
       Clear();
       code_ = code;
       value_ = value;
-      return;
-    default:
-      AOTRT_THROW(kTypeMismatch, "cannot return a value of type code ", code, " (", TypeCodeName(code), ")");
   }
 }
 

@@ -36,8 +36,7 @@ template <typename T> struct Float { using S = T; static constexpr Kind kind = K
 
 // Why a value does not survive, for the message.
 struct Failure {
-  bool failed = false;
-  int64_t index = 0;
+  int64_t index = -1;          // of the first value that does not survive; -1: none
   std::string value, becomes;  // "1e+300", "inf"
   bool range = false;          // an integer outside the destination's range (no "becomes")
 };
@@ -127,7 +126,6 @@ void ConvertAll(const void* src, void* dst, int64_t n, Failure* why) {
     std::memcpy(&v, s + i, sizeof v);
     TS out;
     if (!ConvertOne<From, To>(v, &out, why)) {
-      why->failed = true;
       why->index = i;
       return;
     }
@@ -237,9 +235,10 @@ void ConvertTensor(const DLTensor& from, DLTensor* to, const std::string& what) 
   }
   Failure why;
   Dispatch(from.dtype, to->dtype, src, dst, n, &why);
-  if (!why.failed) return;
-  std::string head = StrCat(what, ": expected dtype ", DataTypeToString(to->dtype), ", got ", DataTypeToString(from.dtype),
-                            " holding ", why.value, " at index ", IndexText(why.index, from.shape, from.ndim));
+  if (why.index < 0) return;
+  std::string head = StrCat(what, ": expected dtype ", DataTypeToString(to->dtype), ", got ",
+                            DataTypeToString(from.dtype), " holding ", why.value, " at index ",
+                            IndexText(why.index, from.shape, from.ndim));
   AOTRT_REQUIRE(!why.range, kTypeMismatch, head, ", outside ", DataTypeToString(to->dtype), "'s range ",
                 RangeText(to->dtype), " (it would wrap around)");
   AOTRT_THROW(kTypeMismatch, head, ", which does not survive the conversion: it would become ", why.becomes);
