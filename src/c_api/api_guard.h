@@ -12,6 +12,3 @@
     return -1;                                \
   }                                           \
   return 0;
-
-#define AOTRT_CHECK_HANDLE(H, WHAT) \
-  AOTRT_REQUIRE((H) != nullptr, kInvalidArgument, WHAT, ": null handle")

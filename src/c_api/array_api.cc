@@ -2,9 +2,6 @@
 // layer (device/device_api.h).
 #include <dlfcn.h>
 
-#include <cstdlib>
-#include <cstring>
-
 #include <tvm/runtime/c_runtime_api.h>
 
 #include "aotrt/c_api.h"
@@ -76,7 +73,7 @@ int TVMArrayFree(TVMArrayHandle handle) {
 
 int TVMArrayCopyFromBytes(TVMArrayHandle handle, void* data, size_t nbytes) {
   AOTRT_API_BEGIN();
-  AOTRT_CHECK_HANDLE(handle, "TVMArrayCopyFromBytes");
+  AOTRT_REQUIRE(handle, kInvalidArgument, "TVMArrayCopyFromBytes: null handle");
   AOTRT_REQUIRE(data || nbytes == 0, kInvalidArgument, "TVMArrayCopyFromBytes: null data");
   NDArray::Borrow(*handle).CopyFromBytes(data, nbytes);
   AOTRT_API_END();
@@ -84,7 +81,7 @@ int TVMArrayCopyFromBytes(TVMArrayHandle handle, void* data, size_t nbytes) {
 
 int TVMArrayCopyToBytes(TVMArrayHandle handle, void* data, size_t nbytes) {
   AOTRT_API_BEGIN();
-  AOTRT_CHECK_HANDLE(handle, "TVMArrayCopyToBytes");
+  AOTRT_REQUIRE(handle, kInvalidArgument, "TVMArrayCopyToBytes: null handle");
   AOTRT_REQUIRE(data || nbytes == 0, kInvalidArgument, "TVMArrayCopyToBytes: null data");
   NDArray::Borrow(*handle).CopyToBytes(data, nbytes);
   AOTRT_API_END();
@@ -101,9 +98,8 @@ int AOTRTArrayCopyConverted(const DLTensor* from, DLTensor* to, const char* what
   AOTRT_API_BEGIN();
   const char* name = what ? what : "tensor";
   AOTRT_REQUIRE(from && to, kInvalidArgument, "AOTRTArrayCopyConverted: null tensor");
-  ValidateTensorHeader(*from, name);
-  ValidateTensorHeader(*to, name);
   for (const DLTensor* t : {static_cast<const DLTensor*>(from), static_cast<const DLTensor*>(to)}) {
+    ValidateTensorHeader(*t, name);
     AOTRT_REQUIRE(IsAcceptedCpuDevice(t->device), kInvalidArgument, "AOTRTArrayCopyConverted: converts CPU tensors; got one "
                   "on ", DeviceName(t->device), ": copy it to the CPU first");
   }

@@ -15,7 +15,6 @@
 #include "device/device_api.h"
 #include "module/library_module.h"
 #include "module/loader/system_lib.h"
-#include "module/symbol_source.h"
 
 using namespace aotrt;
 
@@ -72,8 +71,7 @@ void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes, 
 int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr) {
   return GuardBackendCall(-1, __func__, [&] {
     if (IsAcceptedCpuDevice(device_type, device_id)) return WorkspaceFree(ptr) ? 0 : -1;
-    DLDevice dev = MakeDevice(device_type, device_id);
-    RequireDevice(dev, "TVMBackendFreeWorkspace").Free(device_id, ptr);
+    RequireDevice(MakeDevice(device_type, device_id), "TVMBackendFreeWorkspace").Free(device_id, ptr);
     return 0;
   });
 }

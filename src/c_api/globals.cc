@@ -1,6 +1,7 @@
 // The lists of built-in globals and binary loaders (every layer's table), and the runtime-wide globals of TVM's
 // `runtime.*` namespace that belong to no lower layer: devices, threads, enabled runtimes.
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "aotrt/container.h"
@@ -28,7 +29,7 @@ extern const GlobalTable kDeviceGlobals;
 const GlobalTable* const kBuiltinGlobalTables[] = {&kContainerGlobals, &kNDArrayGlobals, &kModuleGlobals,
                                                    &kAotGlobals,       &kGraphGlobals, &kProfilingGlobals, &kContribGlobals,
                                                    &kRuntimeGlobals,   &kLoadGlobals, &kVMGlobals, &kDeviceGlobals};
-const size_t kNumBuiltinGlobalTables = sizeof(kBuiltinGlobalTables) / sizeof(kBuiltinGlobalTables[0]);
+const size_t kNumBuiltinGlobalTables = std::size(kBuiltinGlobalTables);
 
 // The built-in loaders of module blob entries, by type key (module/load_context.h).
 extern const BinaryLoaderTable kAotBinaryLoaders;
@@ -38,8 +39,7 @@ extern const BinaryLoaderTable kDeviceBinaryLoaders;
 
 const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[] = {&kAotBinaryLoaders, &kGraphBinaryLoaders,
                                                                &kDeviceBinaryLoaders, &kVMBinaryLoaders};
-const size_t kNumBuiltinBinaryLoaderTables =
-    sizeof(kBuiltinBinaryLoaderTables) / sizeof(kBuiltinBinaryLoaderTables[0]);
+const size_t kNumBuiltinBinaryLoaderTables = std::size(kBuiltinBinaryLoaderTables);
 
 // The built-in loaders of whole files the module layer cannot read itself (module/load_context.h).
 extern const FileLoaderTable kCInterfaceFileLoaders;
@@ -48,7 +48,7 @@ extern const FileLoaderTable kVMFileLoaders;
 
 const FileLoaderTable* const kBuiltinFileLoaderTables[] = {&kCInterfaceFileLoaders, &kGraphFileLoaders,
                                                            &kVMFileLoaders};
-const size_t kNumBuiltinFileLoaderTables = sizeof(kBuiltinFileLoaderTables) / sizeof(kBuiltinFileLoaderTables[0]);
+const size_t kNumBuiltinFileLoaderTables = std::size(kBuiltinFileLoaderTables);
 
 namespace {
 

@@ -26,19 +26,6 @@ inline PackedFuncObj* AsFunc(void* h, const char* fn) {
   return static_cast<PackedFuncObj*>(ObjectFromHandleFast(h, kTypePackedFunc, fn));
 }
 
-// A C callback wrapped as a packed function; the finalizer runs with the last reference.
-struct CFunc {
-  CFunc(TVMPackedCFunc f, void* resource, TVMPackedCFuncFinalizer fin) : f(f), resource(resource), fin(fin) {}
-  CFunc(const CFunc&) = delete;
-  CFunc& operator=(const CFunc&) = delete;
-  TVMPackedCFunc f;
-  void* resource;
-  TVMPackedCFuncFinalizer fin;
-  ~CFunc() {
-    if (fin) fin(resource);
-  }
-};
-
 // Reading the versioned option structs: kInvalidArgument unless `struct_size` is this library's
 // sizeof the struct named `type`.
 void RequireStructSize(uint32_t struct_size, size_t expected, const char* type) {
@@ -100,6 +87,10 @@ ExecutorOptions ExecutorOptionsFromC(const AOTRTExecutorOptions* c) {
   return o;
 }
 
+// The handle of `m` or `f` for a C caller, which owns its reference (null for an undefined `f`).
+TVMModuleHandle OwnedHandle(const Module& m) { return ObjectPtr<ModuleNode>(m.node()).release(); }
+TVMFunctionHandle OwnedHandle(const PackedFunc& f) { return ObjectPtr<PackedFuncObj>(f.object()).release(); }
+
 Model ModelOf(TVMModuleHandle factory, const char* fn) {
   return Model::FromModule(Module(ObjectPtr<ModuleNode>(AsModule(factory, fn))));
 }
@@ -111,7 +102,7 @@ extern "C" {
 int TVMModLoadFromFile(const char* file_name, const char* format, TVMModuleHandle* out) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(file_name && out, kInvalidArgument, "TVMModLoadFromFile: null argument");
-  *out = ObjectPtr<ModuleNode>(Module::LoadFromFile(file_name, format ? format : "").node()).release();
+  *out = OwnedHandle(Module::LoadFromFile(file_name, format ? format : ""));
   AOTRT_API_END();
 }
 
@@ -132,16 +123,14 @@ int AOTRTModLoadFromFileWithOptions(const char* file_name, const char* format, c
                                     TVMModuleHandle* out) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(file_name && out, kInvalidArgument, "AOTRTModLoadFromFileWithOptions: null argument");
-  *out = ObjectPtr<ModuleNode>(
-             Module::LoadFromFile(file_name, format ? format : "", LoadOptionsFromC(options)).node())
-             .release();
+  *out = OwnedHandle(Module::LoadFromFile(file_name, format ? format : "", LoadOptionsFromC(options)));
   AOTRT_API_END();
 }
 
 int AOTRTModLoadFromMemory(const void* data, size_t size, TVMModuleHandle* out) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(out, kInvalidArgument, "AOTRTModLoadFromMemory: null out");
-  *out = ObjectPtr<ModuleNode>(Module::LoadFromMemory(data, size).node()).release();
+  *out = OwnedHandle(Module::LoadFromMemory(data, size));
   AOTRT_API_END();
 }
 
@@ -156,8 +145,7 @@ int TVMModGetFunction(TVMModuleHandle mod, const char* func_name, int query_impo
   AOTRT_REQUIRE(func_name && out, kInvalidArgument, "TVMModGetFunction: null argument");
   *out = nullptr;
   Module m{ObjectPtr<ModuleNode>(AsModule(mod, "TVMModGetFunction"))};
-  PackedFunc f = m.GetFunction(func_name, query_imports != 0);
-  if (f) *out = ObjectPtr<PackedFuncObj>(f.object()).release();
+  *out = OwnedHandle(m.GetFunction(func_name, query_imports != 0));
   AOTRT_API_END();
 }
 
@@ -179,12 +167,7 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue* args, int* codes, int num_args
   AOTRT_REQUIRE(ret_val && ret_code, kInvalidArgument, "TVMFuncCall: null return slots");
   TVMRetValue rv;
   AsFunc(func, "TVMFuncCall")->Call(TVMArgs(args, codes, num_args), &rv);
-  if (rv.type_code() == kTVMNullptr) {
-    *ret_code = kTVMNullptr;  // the common case of set_input / run: nothing to hand over
-    ret_val->v_handle = nullptr;
-  } else {
-    rv.MoveToC(ret_val, ret_code);
-  }
+  rv.MoveToC(ret_val, ret_code);
   AOTRT_API_END();
 }
 
@@ -203,10 +186,8 @@ int TVMCbArgToReturn(TVMValue* value, int* code) {
     case kTVMModuleHandle:
     case kTVMPackedFuncHandle:
     case kTVMObjectHandle:
-      if (value->v_handle) ObjectFromHandle(value->v_handle, kTypeObject, "TVMCbArgToReturn")->IncRef();
-      break;
     case kTVMNDArrayHandle:
-      if (value->v_handle) TensorFromHandle(static_cast<DLTensor*>(value->v_handle), "TVMCbArgToReturn")->IncRef();
+      if (Object* obj = ObjectFromValue(value->v_handle, *code, "TVMCbArgToReturn")) obj->IncRef();
       break;
     case kTVMObjectRValueRefArg: {  // the callee takes the caller's reference
       auto** slot = static_cast<Object**>(value->v_handle);
@@ -225,11 +206,14 @@ int TVMFuncCreateFromCFunc(TVMPackedCFunc func, void* resource_handle, TVMPacked
                            TVMFunctionHandle* out) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(func && out, kInvalidArgument, "TVMFuncCreateFromCFunc: null argument");
-  auto state = std::make_shared<CFunc>(func, resource_handle, fin);
-  PackedFunc f([state](TVMArgs args, TVMRetValue* rv) {
+  // The resource, finalized with the last reference to the function.
+  std::shared_ptr<void> resource(resource_handle, [fin](void* r) {
+    if (fin) fin(r);
+  });
+  PackedFunc f([func, resource](TVMArgs args, TVMRetValue* rv) {
     uint64_t before = LastErrorSequence();
-    int rc = state->f(const_cast<TVMValue*>(args.values()), const_cast<int*>(args.type_codes()), args.size(), rv,
-                      state->resource);
+    int rc = func(const_cast<TVMValue*>(args.values()), const_cast<int*>(args.type_codes()), args.size(), rv,
+                  resource.get());
     if (rc != 0) {
       ThrowIfPythonErrorSince(before);
       const char* msg = LastErrorMessageSince(before);
@@ -237,7 +221,7 @@ int TVMFuncCreateFromCFunc(TVMPackedCFunc func, void* resource_handle, TVMPacked
       throw Error(code, msg ? msg : "C callback returned an error without a message");
     }
   });
-  *out = ObjectPtr<PackedFuncObj>(f.object()).release();
+  *out = OwnedHandle(f);
   AOTRT_API_END();
 }
 
@@ -252,8 +236,7 @@ int TVMFuncRegisterGlobal(const char* name, TVMFunctionHandle f, int override) {
 int TVMFuncGetGlobal(const char* name, TVMFunctionHandle* out) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(name && out, kInvalidArgument, "TVMFuncGetGlobal: null argument");
-  PackedFunc f = Registry::Global().Get(name);
-  *out = f ? ObjectPtr<PackedFuncObj>(f.object()).release() : nullptr;
+  *out = OwnedHandle(Registry::Global().Get(name));
   AOTRT_API_END();
 }
 
@@ -293,8 +276,7 @@ int AOTRTExecutorCreate(TVMModuleHandle factory, int device_type, int device_id,
   *out = nullptr;
   Model m = ModelOf(factory, "AOTRTExecutorCreate");
   DLDevice device{static_cast<DLDeviceType>(device_type), device_id};
-  Executor ex = m.CreateExecutor(device, ExecutorOptionsFromC(options));
-  *out = ObjectPtr<ModuleNode>(ex.module().node()).release();
+  *out = OwnedHandle(m.CreateExecutor(device, ExecutorOptionsFromC(options)).module());
   AOTRT_API_END();
 }
 

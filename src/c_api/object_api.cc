@@ -1,5 +1,4 @@
 // C ABI: generic objects and type introspection.
-#include <cstdlib>
 #include <cstring>
 
 #include <tvm/runtime/c_runtime_api.h>
@@ -38,12 +37,10 @@ int TVMObjectTypeKey2Index(const char* type_key, unsigned* out_tindex) {
 int TVMObjectTypeIndex2Key(unsigned tindex, char** out_type_key) {
   AOTRT_API_BEGIN();
   AOTRT_REQUIRE(out_type_key, kInvalidArgument, "TVMObjectTypeIndex2Key: null out");
-  if (const char* key = ObjectTypeKey(tindex)) {
-    *out_type_key = strdup(key);
-    AOTRT_REQUIRE(*out_type_key, kOutOfMemory, "TVMObjectTypeIndex2Key: out of memory");
-    return 0;
-  }
-  AOTRT_THROW(kNotFound, "Unknown type index ", tindex);
+  const char* key = ObjectTypeKey(tindex);
+  AOTRT_REQUIRE(key, kNotFound, "Unknown type index ", tindex);
+  *out_type_key = strdup(key);
+  AOTRT_REQUIRE(*out_type_key, kOutOfMemory, "TVMObjectTypeIndex2Key: out of memory");
   AOTRT_API_END();
 }
 
@@ -66,11 +63,7 @@ int TVMObjectDerivedFrom(uint32_t child, uint32_t parent, int* is_derived) {
   AOTRT_API_END();
 }
 
-int TVMByteArrayFree(TVMByteArray* arr) {
-  AOTRT_API_BEGIN();
-  // The array TVMFuncCall returns lives in thread-local storage and is not freed (as in TVM).
-  (void)arr;
-  AOTRT_API_END();
-}
+// The array TVMFuncCall returns lives in thread-local storage and is not freed (as in TVM).
+int TVMByteArrayFree(TVMByteArray*) { return 0; }
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory_resource>
+#include <utility>
 
 namespace aotrt {
 
@@ -25,12 +26,11 @@ class ExecutorArena : public std::pmr::memory_resource {
   bool defined() const { return begin_ != nullptr; }
   bool zeroed() const { return zeroed_; }
   size_t used() const { return static_cast<size_t>(top_ - begin_); }
-  // The rest of the region, for the run-time workspace; nothing can be cut from it afterwards.
-  uint8_t* TakeRest(size_t* bytes) {
-    uint8_t* rest = top_;
-    *bytes = static_cast<size_t>(end_ - top_);
-    top_ = end_;
-    return rest;
+  // The rest of the region (its start and bytes), for the run-time workspace; nothing can be cut
+  // from it afterwards.
+  std::pair<uint8_t*, size_t> TakeRest() {
+    size_t bytes = static_cast<size_t>(end_ - top_);
+    return {std::exchange(top_, end_), bytes};
   }
 
  private:

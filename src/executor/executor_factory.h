@@ -27,11 +27,10 @@ class ExecutorFactoryOf : public ExecutorFactoryNode {
   // A new executor on `device` with `options` and the factory's defaults; in the caller's arena
   // when options.memory is one. Throws kInvalidArgument (device, arena), kOutOfMemory.
   ObjectPtr<ExecutorModuleNode> CreateExecutor(DLDevice device, const ExecutorOptions& options) override {
-    std::shared_ptr<const PlannedModel> planned = model();
     if (std::holds_alternative<ExecutorOptions::Arena>(options.memory)) {
-      return CreateExecutorInArena(planned, device, WithDefaults(options));
+      return CreateExecutorInArena(model(), device, WithDefaults(options));
     }
-    return MakeObject<ExecutorModuleNode>(planned, device, WithDefaults(options));
+    return MakeObject<ExecutorModuleNode>(model(), device, WithDefaults(options));
   }
   size_t ArenaBytes(const ExecutorOptions& options) const override { return ArenaBytesNeeded(model(), options); }
 

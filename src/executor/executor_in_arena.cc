@@ -67,17 +67,11 @@ std::unique_ptr<uint8_t, Unmap> MapScratch(size_t bytes) {
   return {static_cast<uint8_t*>(p), Unmap{bytes}};
 }
 
-// What an executor takes of an arena: the node and what the executor holds, then the run-time
-// workspace its runs take.
-struct Footprint {
-  size_t held = 0;
-  size_t workspace = 0;
-};
-
-// Builds an executor with `options` in scratch memory, exactly as in a caller's arena, and (`run`)
-// runs it once on zeros: the one measure of both parts, so no formula has to mirror the layout.
-// Grows the scratch while it is too small.
-Footprint Measure(const std::shared_ptr<const PlannedModel>& m, ExecutorOptions options, bool run) {
+// What an executor takes of an arena: the node and what the executor holds (built with `options`
+// in scratch memory, exactly as in a caller's arena), or (`run`) the run-time workspace of one run
+// on zeros: the one measure of both parts, so no formula has to mirror the layout. Grows the
+// scratch while it is too small.
+size_t Measure(const std::shared_ptr<const PlannedModel>& m, ExecutorOptions options, bool run) {
   options.on_destroyed = nullptr;
   size_t planned = kArenaNodeBytes;
   for (size_t bytes : m->plan().storage_bytes) planned += bytes + kAllocAlignment;
@@ -92,17 +86,13 @@ Footprint Measure(const std::shared_ptr<const PlannedModel>& m, ExecutorOptions 
       continue;
     }
     PlannedExecutor& ex = node->executor();
-    Footprint f{kArenaNodeBytes + ex.arena_used(), 0};
-    if (!run) return f;
+    if (!run) return kArenaNodeBytes + ex.arena_used();
     try {
       ex.Run();
-      f.workspace = ex.arena_workspace()->peak();
-      return f;
+      return ex.arena_workspace()->peak();
     } catch (const Error& e) {
-      if (!ex.arena_workspace()->exhausted()) {
-        AOTRT_THROW(kModelError, "sizing an executor's arena for ", m->display(),
+      AOTRT_REQUIRE(ex.arena_workspace()->exhausted(), kModelError, "sizing an executor's arena for ", m->display(),
                     ": its run on zero inputs (which measures the run-time workspace) failed: ", e.what());
-      }
     }
   }
 }
@@ -121,7 +111,7 @@ size_t RunTimeWorkspaceBytes(const std::shared_ptr<const PlannedModel>& m, bool 
     return 0;
   }
   try {
-    size_t bytes = Measure(m, ExecutorOptions(), /*run=*/true).workspace;
+    size_t bytes = Measure(m, ExecutorOptions(), /*run=*/true);
     measured.store(static_cast<int64_t>(bytes), std::memory_order_release);
     return bytes;
   } catch (const Error& e) {
@@ -135,7 +125,7 @@ size_t RunTimeWorkspaceBytes(const std::shared_ptr<const PlannedModel>& m, bool 
 }  // namespace
 
 size_t ArenaBytesNeeded(const std::shared_ptr<const PlannedModel>& m, const ExecutorOptions& options) {
-  size_t bytes = Measure(m, options, /*run=*/false).held + RunTimeWorkspaceBytes(m, /*strict=*/true);
+  size_t bytes = Measure(m, options, /*run=*/false) + RunTimeWorkspaceBytes(m, /*strict=*/true);
   return (bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;  // what aligned_alloc(64, n) takes
 }
 

@@ -10,16 +10,12 @@
 #include "base/device.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
+#include "ndarray/serialize.h"
 
 namespace aotrt {
 namespace {
 
 std::string SpecShape(const TensorInfo& s) { return ShapeToString(s.shape.data(), static_cast<int>(s.shape.size())); }
-
-NDArray KeepAlive(TVMArgValue a) {
-  NDArrayObj* obj = a.AsNDArrayObjOrNull();
-  return obj ? NDArray(ObjectPtr<NDArrayObj>(obj)) : NDArray();
-}
 
 // The functions that come in an input and an output form.
 template <bool kOutput>
@@ -30,7 +26,8 @@ const std::vector<TensorInfo>& Specs(PlannedExecutor* ex) {
 template <bool kOutput>
 void SetZeroCopy(PlannedExecutor* ex, TVMArgs args, TVMRetValue*) {
   RequireArgCount(kOutput ? "set_output_zero_copy" : "set_input_zero_copy", args, 2, 2);
-  ex->SetZeroCopy(kOutput, IndexArg(ex, args[0], kOutput), *args[1].AsDLTensor(), KeepAlive(args[1]));
+  NDArray keep(ObjectPtr<NDArrayObj>(args[1].AsNDArrayObjOrNull()));  // undefined for a DLTensor*
+  ex->SetZeroCopy(kOutput, IndexArg(ex, args[0], kOutput), *args[1].AsDLTensor(), std::move(keep));
 }
 
 template <bool kOutput>
@@ -76,7 +73,7 @@ const ExecutorMethod kMethods[] = {
     {"get_input", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgCount("get_input", args, 1, 2);
        NDArray in = ex->GetInput(IndexArg(ex, args[0]));
-       if (args.size() == 1) return SetNDArrayResult(rv, in);
+       if (args.size() == 1) return rv->SetObject(in.object());
        DLTensor* out = args[1].AsDLTensor();
        AOTRT_REQUIRE(TensorBytes(*out) == in.NumBytes() && DataTypeEqual(out->dtype, in.dtype()), kShapeMismatch,
                      "get_input(i, out): out must have the input's dtype ", DataTypeToString(in.dtype()), " and ",
@@ -87,7 +84,7 @@ const ExecutorMethod kMethods[] = {
        AOTRT_REQUIRE(args.size() >= 1, kInvalidArgument, "get_output takes 1 or 2 arguments, got 0");
        size_t i = IndexArg(ex, args[0], /*output=*/true);
        if (args.size() == 2) return ex->CopyOutputTo(i, args[1].AsDLTensor());
-       SetNDArrayResult(rv, ex->GetOutput(i));
+       rv->SetObject(ex->GetOutput(i).object());
      }},
     {"get_num_inputs", GetNum<false>},
     {"get_num_outputs", GetNum<true>},
@@ -112,18 +109,19 @@ size_t IndexArg(PlannedExecutor* ex, TVMArgValue a, bool output) {
 }
 
 void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorInfo& spec, const DLTensor& t, bool convertible) {
-  if (!IsAcceptedCpuDevice(t.device)) RequireDevice(t.device, StrCat(kind, " ", i, " ('", spec.name, "')"));
-  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, kind, " ", i, " ('", spec.name,
-                "'): invalid tensor (ndim ", t.ndim, ", shape pointer ", static_cast<const void*>(t.shape), ")");
-  if (convertible) CheckConversion(t.dtype, spec.dtype, StrCat(kind, " ", i, " ('", spec.name, "')"));
-  AOTRT_REQUIRE(convertible || DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, kind, " ", i, " ('", spec.name, "'): expected dtype ",
+  const std::string who = StrCat(kind, " ", i, " ('", spec.name, "')");
+  if (!IsAcceptedCpuDevice(t.device)) RequireDevice(t.device, who);
+  AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, who, ": invalid tensor (ndim ", t.ndim,
+                ", shape pointer ", static_cast<const void*>(t.shape), ")");
+  if (convertible) CheckConversion(t.dtype, spec.dtype, who);
+  AOTRT_REQUIRE(convertible || DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, who, ": expected dtype ",
                 DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecShape(spec), " ",
                 DataTypeToString(spec.dtype), ", got ", ShapeToString(t.shape, t.ndim), " ", DataTypeToString(t.dtype), ")");
-  AOTRT_REQUIRE(std::equal(t.shape, t.shape + t.ndim, spec.shape.begin(), spec.shape.end()), kShapeMismatch, kind, " ",
-                i, " ('", spec.name, "'): expected shape ", SpecShape(spec), ", got ", ShapeToString(t.shape, t.ndim), " (dtype ",
+  AOTRT_REQUIRE(std::equal(t.shape, t.shape + t.ndim, spec.shape.begin(), spec.shape.end()), kShapeMismatch, who,
+                ": expected shape ", SpecShape(spec), ", got ", ShapeToString(t.shape, t.ndim), " (dtype ",
                 DataTypeToString(t.dtype), ")");
-  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, kind, " ", i, " ('", spec.name, "'): tensor is not contiguous");
-  AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, kind, " ", i, " ('", spec.name, "'): null data pointer");
+  AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, who, ": tensor is not contiguous");
+  AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, who, ": null data pointer");
 }
 
 std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first) {
@@ -136,8 +134,6 @@ std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first) {
   }
   return arrays;
 }
-
-void SetNDArrayResult(TVMRetValue* rv, const NDArray& a) { rv->SetObject(a.object(), kTVMNDArrayHandle); }
 
 void SetTensorInfoResult(TVMRetValue* rv, const std::vector<TensorInfo>& specs) {
   std::vector<MapObj::Item> shapes, dtypes;
@@ -190,16 +186,11 @@ ExecutorOptions ExecutorFactoryNode::WithDefaults(ExecutorOptions options) const
 PackedFunc ExecutorFactoryNode::FactoryFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "list_module_names") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      std::vector<ObjectPtr<Object>> items{MakeObject<StringObj>(module_name_)};
-      rv->SetObject(MakeObject<ArrayObj>(std::move(items)), kTVMObjectHandle);
+      rv->SetObject(MakeObject<ArrayObj>(std::vector<ObjectPtr<Object>>{MakeObject<StringObj>(module_name_)}));
     });
   }
   if (name == "get_params") {
-    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
-      std::vector<MapObj::Item> items;
-      for (const NamedArray& p : params()) items.emplace_back(MakeObject<StringObj>(p.name), p.array.object());
-      rv->SetObject(MakeObject<MapObj>(std::move(items)));
-    });
+    return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) { rv->SetObject(ParamsToMap(params())); });
   }
   if (name == "remove_params") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {

@@ -95,7 +95,6 @@ PackedFunc ExecutorFunction(PlannedExecutor* ex, const std::string& name, const 
 // The index an argument names: an input (`output`: output) name, as InputIndex / OutputIndex
 // read it, or a non-negative index (kOutOfRange otherwise).
 size_t IndexArg(PlannedExecutor* ex, TVMArgValue a, bool output = false);
-void SetNDArrayResult(TVMRetValue* rv, const NDArray& a);
 // The (name, array) pairs from args[first] on (a factory's create global), each array copied.
 std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first);
 // Check `t` against the tensor `spec` of the model: CPU 0 (kInvalidArgument), dtype

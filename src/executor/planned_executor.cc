@@ -41,7 +41,6 @@ std::string OverrunMessage(const std::string& model, const Overrun& o, const std
   return s;
 }
 
-// The bytes of workspace pool `p` of `m`.
 size_t PoolBytes(const PlannedModel& m, const PlannedPool& p) { return m.plan().storage_bytes[m.storage(p.entry)]; }
 
 // Whether a tensor on `at` is on `want` (any of the host's device types for the CPU).
@@ -52,13 +51,8 @@ bool SameDevice(DLDevice at, DLDevice want) {
 
 // A contiguous tensor on `device` over `data` with `shape`, which it borrows.
 DLTensor TensorOn(DLDevice device, void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
-  DLTensor t{};
-  t.data = data;
-  t.device = device;
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = dtype;
-  t.shape = const_cast<int64_t*>(shape.data());
-  return t;
+  auto* dims = const_cast<int64_t*>(shape.data());
+  return DLTensor{data, device, static_cast<int32_t>(shape.size()), dtype, dims, nullptr, 0};
 }
 
 // The heap's one block: `block_bytes` in `total` bytes of read-write MAP_NORESERVE memory (the
@@ -99,8 +93,6 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
       raw_args_(memory_),
       inputs_(memory_),
       outputs_(memory_),
-      input_arrays_(memory_),
-      output_arrays_(memory_),
       num_threads_(options.num_threads) {
   if (const auto* heap = std::get_if<ExecutorOptions::Heap>(&options.memory); heap && !arena_.defined()) {
     check_bounds_ = heap->check_bounds;
@@ -114,28 +106,24 @@ PlannedExecutor::PlannedExecutor(std::shared_ptr<const PlannedModel> model, DLDe
   }
   AOTRT_REQUIRE(num_threads_ >= 0 && num_threads_ <= kMaxParallelTasks, kInvalidArgument, "ExecutorOptions::num_threads is ",
                 num_threads_, ": expected 0 (the default) or a thread count in [1, ", kMaxParallelTasks, "]");
-  const MemoryPlan& plan = model_->plan();
   if (on_device()) {
     model_->PrepareDevice(device_);
     AllocDeviceStorages();
   }
   if (arena_.defined()) {
-    block_data_ = static_cast<uint8_t*>(memory_->allocate(plan.block_bytes, kAllocAlignment));
-    if (!arena_.zeroed()) std::memset(block_data_, 0, plan.block_bytes);  // inputs read as zeros until set
+    block_data_ = static_cast<uint8_t*>(memory_->allocate(model_->plan().block_bytes, kAllocAlignment));
+    if (!arena_.zeroed()) std::memset(block_data_, 0, model_->plan().block_bytes);  // inputs read as zeros until set
   } else if (!on_device() || model_->has_host_storage()) {
     MapHeapMemory(options);
   }
   SetUpArgs();
   inputs_.resize(model_->inputs().size());
   outputs_.resize(model_->outputs().size());
-  input_arrays_.resize(inputs_.size());
-  output_arrays_.resize(outputs_.size());
   for (const PlannedModel::SharedEntry& s : model_->shared_entries()) Rebind(s.entry, s.data);
   PlacePools(options);
   if (arena_.defined()) {
-    size_t rest = 0;
-    uint8_t* region = arena_.TakeRest(&rest);
-    arena_workspace_ = ArenaWorkspace(region, rest);
+    auto [region, bytes] = arena_.TakeRest();
+    arena_workspace_ = ArenaWorkspace(region, bytes);
   }
   BindParams(on_device() ? model_->DeviceParams(device_) : model_->bound_params());
 }
@@ -280,7 +268,7 @@ NDArray PlannedExecutor::Current(bool output, size_t i) const {
   CheckIndex(output ? "output" : "input", i, slots.size());
   if (slots[i].keep.defined()) return slots[i].keep;
   uint32_t eid = output ? model_->output_entry(i) : model_->input_entry(i);
-  NDArray& array = (output ? output_arrays_ : input_arrays_)[i];
+  NDArray& array = slots[i].handed;
   if (!array.defined()) array = EntryView(eid);
   array.handle()->data = entry_data_[eid];
   array.handle()->byte_offset = 0;
@@ -402,10 +390,15 @@ void PlannedExecutor::Sync() const {
 }
 
 void PlannedExecutor::RunOp(size_t k) {
-  if (on_device() || !arena_.defined()) return CallOp(k);
-  arena_workspace_.Reset();  // a failed call never frees its blocks
-  ArenaWorkspaceScope in_region(&arena_workspace_);
-  CallOp(k);
+  CallOps(k, k + 1);
+}
+
+// In a region, the run-time workspace comes from it; a failed call never frees its blocks, so
+// every call starts with the whole of it.
+void PlannedExecutor::CallOps(size_t first, size_t last) {
+  if (arena_.defined()) arena_workspace_.Reset();
+  ArenaWorkspaceScope in_region(arena_.defined() ? &arena_workspace_ : CurrentArenaWorkspace());
+  for (size_t k = first; k < last; ++k) CallOp(k);
 }
 
 void PlannedExecutor::CallOp(size_t k) {
@@ -480,23 +473,13 @@ void PlannedExecutor::WarnUnsetInputs() {
 void PlannedExecutor::Run() {
   ScopedThreadLimit threads(num_threads_);
   if (check_bounds_) return RunChecked();  // never in a region
-  if (!arena_.defined()) return RunAll();
-  // The run-time workspace comes from the region; a failed run never frees its blocks, so every
-  // run starts with the whole of it.
-  arena_workspace_.Reset();
-  ArenaWorkspaceScope in_region(&arena_workspace_);
-  RunAll();
-}
-
-void PlannedExecutor::RunAll() {
-  const size_t n = model_->calls().size();
-  for (size_t k = 0; k < n; ++k) CallOp(k);
+  CallOps(0, model_->calls().size());
 }
 
 void PlannedExecutor::RunChecked() {
   WorkspaceBoundsCheck blocks;
   try {
-    RunAll();
+    CallOps(0, model_->calls().size());
   } catch (...) {
     for (PoolBuffer& p : pool_buffers_) p.TakeOverrun();  // the next run is checked afresh
     throw;

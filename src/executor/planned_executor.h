@@ -87,6 +87,10 @@ class PlannedExecutor {
     Kind kind = kOwn;
     NDArray keep;      // the param or the caller's array while bound (may be undefined for kCaller)
     NDArray own_heap;  // own storage of an input whose storage is a shared param's, made on first write
+    // What GetInput/GetOutput hand out, made at the first: the same array every call, as TVM's
+    // data_entry_ (a host may free its handle and keep reading an earlier one). Pointed at the
+    // storage when handed out.
+    mutable NDArray handed;
     bool loaded_param = false;
     bool set = false;  // written or handed out since creation, or bound to a param
   };
@@ -106,10 +110,10 @@ class PlannedExecutor {
   void CheckIndex(const char* kind, size_t i, size_t n) const;
   void RunChecked();
   void WarnUnsetInputs();
-  void RunAll();
+  void CallOps(size_t first, size_t last);  // calls [first, last) in order
   void CallOp(size_t k);
   // Input (`output`: output) i as bound now (kOutOfRange): the param or caller's array, else its
-  // array of input_arrays_ / output_arrays_ pointed at the storage.
+  // Slot::handed pointed at the storage.
   NDArray Current(bool output, size_t i) const;
 
   ExecutorArena arena_;                // declared first: the containers below may draw on it
@@ -126,10 +130,6 @@ class PlannedExecutor {
   std::pmr::vector<int> arg_codes_;
   std::pmr::vector<void*> raw_args_;    // kCRun calls: each argument's data pointer (empty without them)
   std::pmr::vector<Slot> inputs_, outputs_;
-  // What GetInput/GetOutput hand out, made at the first: the same array every call, as TVM's
-  // data_entry_ (a host may free its handle and keep reading an earlier one). Pointed at the
-  // storage when handed out.
-  mutable std::pmr::vector<NDArray> input_arrays_, output_arrays_;
   bool check_bounds_ = false;
   bool huge_pages_ = false;
   bool unset_checked_ = false;

@@ -67,25 +67,22 @@ void PlannedModel::AddCall(PlannedCall call, const std::vector<uint32_t>& args, 
   calls_.push_back(std::move(call));
 }
 
-// Every storage gets the size of its largest entry; the storages that shared params or constants
-// fill and the workspace pools stay out of the block, the rest are laid out 64-byte aligned.
 const std::vector<PlannedModel::BoundParam>& PlannedModel::DeviceParams(DLDevice device) const {
   std::lock_guard<std::mutex> lock(device_params_mu_);
-  for (const auto& d : device_params_) {
-    if (d->device.device_type == device.device_type && d->device.device_id == device.device_id) return d->params;
+  for (const auto& [at, params] : device_params_) {
+    if (at.device_type == device.device_type && at.device_id == device.device_id) return params;
   }
-  auto made = std::make_unique<OnDevice>(OnDevice{device, {}});
+  std::vector<BoundParam> made;
   for (const BoundParam& p : bound_) {
     if (host_storage(storage(input_entries_[p.input]))) {
-      made->params.push_back(p);
+      made.push_back(p);
       continue;
     }
     NDArray copy = NDArray::Empty(p.array.Shape(), p.array.dtype(), device);
     copy.CopyFrom(p.array.tensor());
-    made->params.push_back({p.input, copy});
+    made.push_back({p.input, copy});
   }
-  device_params_.push_back(std::move(made));
-  return device_params_.back()->params;
+  return device_params_.emplace_back(device, std::move(made)).second;
 }
 
 void PlannedModel::PlaceInTexture(uint32_t eid, const std::string& scope, const std::string& where) {
@@ -101,6 +98,8 @@ void PlannedModel::PlaceInTexture(uint32_t eid, const std::string& scope, const 
   t.shape[1] = std::max<int64_t>(t.shape[1], image.width);
 }
 
+// Every storage gets the size of its largest entry; the storages that shared params or constants
+// fill and the workspace pools stay out of the block, the rest are laid out 64-byte aligned.
 void PlannedModel::Finish(std::vector<BoundParam> bound) {
   bound_ = std::move(bound);
   alias_entries_.resize(entries_.size());
@@ -113,7 +112,7 @@ void PlannedModel::Finish(std::vector<BoundParam> bound) {
   for (const Entry& e : entries_) plan_.storage_bytes[e.storage] = std::max(plan_.storage_bytes[e.storage], e.bytes);
   plan_.storage_offset.assign(storages, 0);
   // An output is handed out writable (get_output): a param it shows is copied, never shared.
-  for (uint32_t eid : output_entries_) written_.resize(std::max<size_t>(written_.size(), storage(eid) + 1));
+  written_.resize(storages);
   for (uint32_t eid : output_entries_) written_[storage(eid)] = true;
   // An output that is an input seen through __nop nodes has no memory of its own to place.
   std::vector<size_t> input_at(entries_.size(), kNoInput);

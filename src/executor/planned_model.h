@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -212,12 +213,9 @@ class PlannedModel {
   std::vector<PlannedPool> pools_;
   std::vector<SharedEntry> shared_;
   mutable std::atomic<int64_t> arena_workspace_bytes_{-1};  // a measurement cached, not state
-  struct OnDevice {
-    DLDevice device;
-    std::vector<BoundParam> params;
-  };
   mutable std::mutex device_params_mu_;
-  mutable std::vector<std::unique_ptr<OnDevice>> device_params_;  // a cache: made once per device
+  // A cache: made once per device (a list: what DeviceParams returns stays where it is).
+  mutable std::list<std::pair<DLDevice, std::vector<BoundParam>>> device_params_;
 };
 
 }  // namespace aotrt

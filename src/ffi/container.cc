@@ -51,9 +51,11 @@ size_t IndexArg(const char* fn, TVMArgs args, int i, size_t size) {
   return static_cast<size_t>(idx);
 }
 
+// Argument 0 of `fn`, which takes `count` arguments, as a T (type index `type`, `what` in a mismatch).
 template <typename T>
-const T* Arg(TVMArgs args, int i, uint32_t type, const char* what) {
-  return static_cast<const T*>(args[i].AsObjectOf(type, what));
+const T& Arg0(const char* fn, TVMArgs args, int count, uint32_t type, const char* what) {
+  RequireArgCount(fn, args, count);
+  return *static_cast<const T*>(args[0].AsObjectOf(type, what));
 }
 
 std::vector<ObjectPtr<Object>> ObjectArgs(TVMArgs args, int first) {
@@ -79,12 +81,10 @@ void GetFFIString(TVMArgs args, TVMRetValue* rv) {
 
 void Array(TVMArgs args, TVMRetValue* rv) { rv->SetObject(MakeObject<ArrayObj>(ObjectArgs(args, 0))); }
 void ArraySize(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.ArraySize", args, 1);
-  rv->SetInt(static_cast<int64_t>(Arg<ArrayObj>(args, 0, kTypeArray, "Array")->items.size()));
+  rv->SetInt(static_cast<int64_t>(Arg0<ArrayObj>("runtime.ArraySize", args, 1, kTypeArray, "Array").items.size()));
 }
 void ArrayGetItem(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.ArrayGetItem", args, 2);
-  const auto& items = Arg<ArrayObj>(args, 0, kTypeArray, "Array")->items;
+  const auto& items = Arg0<ArrayObj>("runtime.ArrayGetItem", args, 2, kTypeArray, "Array").items;
   rv->SetObject(items[IndexArg("runtime.ArrayGetItem", args, 1, items.size())]);
 }
 
@@ -95,25 +95,21 @@ void Map(TVMArgs args, TVMRetValue* rv) {
   for (int i = 0; i < args.size(); i += 2) items.emplace_back(args[i].AsObject(), args[i + 1].AsObject());
   rv->SetObject(MakeObject<MapObj>(std::move(items)));
 }
-const MapObj* MapArg(TVMArgs args) { return Arg<MapObj>(args, 0, kTypeMap, "Map"); }
+const MapObj& MapArg(const char* fn, TVMArgs args, int count) { return Arg0<MapObj>(fn, args, count, kTypeMap, "Map"); }
 void MapSize(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.MapSize", args, 1);
-  rv->SetInt(static_cast<int64_t>(MapArg(args)->items().size()));
+  rv->SetInt(static_cast<int64_t>(MapArg("runtime.MapSize", args, 1).items().size()));
 }
 void MapGetItem(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.MapGetItem", args, 2);
-  const ObjectPtr<Object>* v = MapArg(args)->Find(args[1].AsObject().get());
+  const ObjectPtr<Object>* v = MapArg("runtime.MapGetItem", args, 2).Find(args[1].AsObject().get());
   AOTRT_REQUIRE(v, kNotFound, "cannot find the corresponding key in the Map");
   rv->SetObject(*v);
 }
 void MapCount(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.MapCount", args, 2);
-  rv->SetInt(MapArg(args)->Find(args[1].AsObject().get()) ? 1 : 0);
+  rv->SetInt(MapArg("runtime.MapCount", args, 2).Find(args[1].AsObject().get()) ? 1 : 0);
 }
 void MapItems(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.MapItems", args, 1);
   std::vector<ObjectPtr<Object>> flat;
-  for (const auto& kv : MapArg(args)->items()) {
+  for (const auto& kv : MapArg("runtime.MapItems", args, 1).items()) {
     flat.push_back(kv.first);
     flat.push_back(kv.second);
   }
@@ -125,13 +121,14 @@ void ShapeTuple(TVMArgs args, TVMRetValue* rv) {
   for (int i = 0; i < args.size(); ++i) dims.push_back(args[i].AsInt());
   rv->SetObject(MakeObject<ShapeTupleObj>(std::move(dims)));
 }
+const std::vector<int64_t>& Dims(const char* fn, TVMArgs args, int count) {
+  return Arg0<ShapeTupleObj>(fn, args, count, kTypeShapeTuple, "ShapeTuple").dims;
+}
 void GetShapeTupleSize(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.GetShapeTupleSize", args, 1);
-  rv->SetInt(static_cast<int64_t>(Arg<ShapeTupleObj>(args, 0, kTypeShapeTuple, "ShapeTuple")->dims.size()));
+  rv->SetInt(static_cast<int64_t>(Dims("runtime.GetShapeTupleSize", args, 1).size()));
 }
 void GetShapeTupleElem(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.GetShapeTupleElem", args, 2);
-  const auto& dims = Arg<ShapeTupleObj>(args, 0, kTypeShapeTuple, "ShapeTuple")->dims;
+  const auto& dims = Dims("runtime.GetShapeTupleElem", args, 2);
   rv->SetInt(dims[IndexArg("runtime.GetShapeTupleElem", args, 1, dims.size())]);
 }
 
@@ -141,18 +138,13 @@ void ADT(TVMArgs args, TVMRetValue* rv) {
   rv->SetObject(MakeObject<ADTObj>(static_cast<int32_t>(tag), ObjectArgs(args, 1)));
 }
 void Tuple(TVMArgs args, TVMRetValue* rv) { rv->SetObject(MakeObject<ADTObj>(0, ObjectArgs(args, 0))); }
-const ADTObj* ADTArg(TVMArgs args) { return Arg<ADTObj>(args, 0, kTypeADT, "ADT"); }
-void GetADTTag(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.GetADTTag", args, 1);
-  rv->SetInt(ADTArg(args)->tag);
-}
+const ADTObj& ADTArg(const char* fn, TVMArgs args, int count) { return Arg0<ADTObj>(fn, args, count, kTypeADT, "ADT"); }
+void GetADTTag(TVMArgs args, TVMRetValue* rv) { rv->SetInt(ADTArg("runtime.GetADTTag", args, 1).tag); }
 void GetADTSize(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.GetADTSize", args, 1);
-  rv->SetInt(static_cast<int64_t>(ADTArg(args)->fields.size()));
+  rv->SetInt(static_cast<int64_t>(ADTArg("runtime.GetADTSize", args, 1).fields.size()));
 }
 void GetADTFields(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.GetADTFields", args, 2);
-  const auto& fields = ADTArg(args)->fields;
+  const auto& fields = ADTArg("runtime.GetADTFields", args, 2).fields;
   rv->SetObject(fields[IndexArg("runtime.GetADTFields", args, 1, fields.size())]);
 }
 

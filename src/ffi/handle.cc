@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_set>
 
+#include <tvm/runtime/c_runtime_api.h>
+
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -46,6 +48,16 @@ bool IsLive(const void* p) {
 bool IsLive(const void* p) { return IsTag(TagAt(p)); }
 #endif
 
+// The types registered at run time; index kTypeStaticEnd + i. A deque: keys keep their address.
+struct TypeTable {
+  std::mutex mu;
+  std::deque<std::pair<std::string, uint32_t>> types;  // key, parent index
+};
+TypeTable& Types() {
+  static TypeTable* table = new TypeTable();  // leaked: objects may die after static destructors ran
+  return *table;
+}
+
 std::string Describe(uint32_t type_index) {
   const char* key = ObjectTypeKey(type_index);
   return key ? key : StrCat("object of type index ", type_index);
@@ -67,18 +79,6 @@ Object::~Object() {
   Live().objects.erase(this);
 #endif
 }
-
-namespace {
-// The types registered at run time; index kTypeStaticEnd + i. A deque: keys keep their address.
-struct TypeTable {
-  std::mutex mu;
-  std::deque<std::pair<std::string, uint32_t>> types;  // key, parent index
-};
-TypeTable& Types() {
-  static TypeTable* table = new TypeTable();  // leaked: objects may die after static destructors ran
-  return *table;
-}
-}  // namespace
 
 uint32_t RegisterObjectType(const char* key, uint32_t parent_index) {
   TypeTable& t = Types();
@@ -102,19 +102,12 @@ bool ObjectTypeDerivesFrom(uint32_t type_index, uint32_t ancestor) {
 }
 
 const char* ObjectTypeKey(uint32_t type_index) {
-  switch (type_index) {
-    case kTypeObject: return "runtime.Object";
-    case kTypeModule: return "runtime.Module";
-    case kTypeNDArray: return "runtime.NDArray";
-    case kTypeString: return "runtime.String";
-    case kTypeArray: return "Array";
-    case kTypeMap: return "Map";
-    case kTypeShapeTuple: return "runtime.ShapeTuple";
-    case kTypePackedFunc: return "runtime.PackedFunc";
-    case kTypeADT: return "runtime.ADT";
-    case kTypeProfileReport: return "runtime.profiling.Report";
-    default: break;
-  }
+  static const char* const kStatic[] = {  // by index, to kTypeProfileReport; 8 and 9 are unused
+      "runtime.Object",     "runtime.Module",     "runtime.NDArray", "runtime.String", "Array", "Map",
+      "runtime.ShapeTuple", "runtime.PackedFunc", nullptr,           nullptr,          "runtime.ADT",
+      "runtime.profiling.Report"};
+  static_assert(sizeof(kStatic) / sizeof(kStatic[0]) == kTypeProfileReport + 1, "a key per static type");
+  if (type_index <= kTypeProfileReport) return kStatic[type_index];
   TypeTable& t = Types();
   std::lock_guard<std::mutex> lock(t.mu);
   size_t i = type_index - kTypeStaticEnd;
@@ -147,6 +140,12 @@ TensorObj* TensorFromHandle(const DLTensor* handle, const char* what) {
                 ": tensor handle ", static_cast<const void*>(handle),
                 " is not a live NDArray made by aotrt (already freed, or a DLTensor the caller owns)");
   return static_cast<TensorObj*>(static_cast<Object*>(const_cast<void*>(header)));
+}
+
+Object* ObjectFromValue(void* handle, int code, const char* what) {
+  if (handle == nullptr) return nullptr;
+  if (code == kTVMNDArrayHandle) return TensorFromHandle(static_cast<DLTensor*>(handle), what);
+  return ObjectFromHandle(handle, kTypeObject, what);
 }
 
 }  // namespace aotrt

@@ -21,6 +21,9 @@ namespace aotrt {
 Object* ObjectFromHandle(const void* handle, uint32_t type_index, const char* what);
 // The NDArray behind a tensor handle (the address of its DLTensor) this library made.
 TensorObj* TensorFromHandle(const DLTensor* handle, const char* what);
+// The object behind the handle of a C value of an object code (kTVMNDArrayHandle: a tensor
+// handle; kTVMObjectHandle, kTVMModuleHandle, kTVMPackedFuncHandle: any object); null for null.
+Object* ObjectFromValue(void* handle, int code, const char* what);
 
 // The fast path of ObjectFromHandle for calls made per inference (TVMFuncCall): one compare.
 inline Object* ObjectFromHandleFast(void* handle, uint32_t type_index, const char* what) {

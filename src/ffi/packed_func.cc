@@ -15,34 +15,18 @@ PackedFunc PackedFunc::Missing(std::string what) {
 }
 
 void PackedFunc::ThrowUndefined() const {
-  if (missing_) {
-    AOTRT_THROW(kNotFound, "calling a function a lookup did not find: ",
+  AOTRT_REQUIRE(!missing_, kNotFound, "calling a function a lookup did not find: ",
                 static_cast<StringObj*>(missing_.get())->value);
-  }
   AOTRT_THROW(kInvalidArgument, "calling an undefined PackedFunc (default-constructed, or a lookup that found "
               "nothing)");
 }
 
 const char* TypeCodeName(int code) {
-  switch (code) {
-    case kTVMArgInt: return "int";
-    case 1: return "uint";
-    case kTVMArgFloat: return "float";
-    case kTVMOpaqueHandle: return "handle";
-    case kTVMNullptr: return "null";
-    case kTVMDataType: return "DLDataType";
-    case kDLDevice: return "DLDevice";
-    case kTVMDLTensorHandle: return "DLTensor*";
-    case kTVMObjectHandle: return "Object";
-    case kTVMModuleHandle: return "Module";
-    case kTVMPackedFuncHandle: return "PackedFunc";
-    case kTVMStr: return "str";
-    case kTVMBytes: return "bytes";
-    case kTVMNDArrayHandle: return "NDArray";
-    case kTVMObjectRValueRefArg: return "ObjectRValueRef";
-    case kTVMArgBool: return "bool";
-    default: return "unknown type code";
-  }
+  static const char* const kNames[] = {  // by code, from kTVMArgInt (0) to kTVMArgBool (15)
+      "int",    "uint",   "float",      "handle", "null",  "DLDataType", "DLDevice",        "DLTensor*",
+      "Object", "Module", "PackedFunc", "str",    "bytes", "NDArray",    "ObjectRValueRef", "bool"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == kTVMArgBool + 1, "a name per type code");
+  return code >= 0 && code <= kTVMArgBool ? kNames[code] : "unknown type code";
 }
 
 void ThrowMissingArgument(int index, int num) {
@@ -121,12 +105,7 @@ ObjectPtr<Object> TVMArgValue::AsObject() const {
     case kTVMObjectHandle:
     case kTVMModuleHandle:
     case kTVMPackedFuncHandle:
-      return value_.v_handle ? ObjectPtr<Object>(ObjectFromHandle(value_.v_handle, kTypeObject, Where().c_str()))
-                             : nullptr;
-    case kTVMNDArrayHandle:
-      return value_.v_handle ? ObjectPtr<Object>(TensorFromHandle(static_cast<DLTensor*>(value_.v_handle),
-                                                                  Where().c_str()))
-                             : nullptr;
+    case kTVMNDArrayHandle: return ObjectPtr<Object>(ObjectFromValue(value_.v_handle, code_, Where().c_str()));
     case kTVMObjectRValueRefArg: {
       auto** slot = static_cast<Object**>(value_.v_handle);
       return ObjectPtr<Object>(slot ? *slot : nullptr);
@@ -154,11 +133,8 @@ ObjectPtr<PackedFuncObj> TVMArgValue::AsFunction() const {
 
 void TVMRetValue::Clear() {
   if (object_) object_->DecRef();
-  object_ = nullptr;
   delete str_;
-  str_ = nullptr;
-  code_ = kTVMNullptr;
-  value_.v_handle = nullptr;
+  Release();
 }
 
 const std::string& TVMRetValue::str() const {
@@ -166,35 +142,21 @@ const std::string& TVMRetValue::str() const {
   return str_ ? *str_ : kEmpty;
 }
 
-void TVMRetValue::SetInt(int64_t v) {
-  Clear();
-  code_ = kTVMArgInt;
-  value_.v_int64 = v;
+namespace {
+// A TVMValue with `field` set to `v`.
+template <typename T>
+TVMValue Pod(T TVMValue::*field, T v) {
+  TVMValue value;
+  value.*field = v;
+  return value;
 }
+}  // namespace
 
-void TVMRetValue::SetFloat(double v) {
-  Clear();
-  code_ = kTVMArgFloat;
-  value_.v_float64 = v;
-}
-
-void TVMRetValue::SetHandle(void* v) {
-  Clear();
-  code_ = v ? kTVMOpaqueHandle : kTVMNullptr;
-  value_.v_handle = v;
-}
-
-void TVMRetValue::SetDevice(DLDevice v) {
-  Clear();
-  code_ = kDLDevice;
-  value_.v_device = v;
-}
-
-void TVMRetValue::SetDataType(DLDataType v) {
-  Clear();
-  code_ = kTVMDataType;
-  value_.v_type = v;
-}
+void TVMRetValue::SetInt(int64_t v) { SetFromC(Pod(&TVMValue::v_int64, v), kTVMArgInt); }
+void TVMRetValue::SetFloat(double v) { SetFromC(Pod(&TVMValue::v_float64, v), kTVMArgFloat); }
+void TVMRetValue::SetHandle(void* v) { SetFromC(Pod(&TVMValue::v_handle, v), v ? kTVMOpaqueHandle : kTVMNullptr); }
+void TVMRetValue::SetDevice(DLDevice v) { SetFromC(Pod(&TVMValue::v_device, v), kDLDevice); }
+void TVMRetValue::SetDataType(DLDataType v) { SetFromC(Pod(&TVMValue::v_type, v), kTVMDataType); }
 
 void TVMRetValue::SetText(int code, std::string v) {
   Clear();
@@ -232,13 +194,10 @@ void TVMRetValue::SetFromC(TVMValue value, int code) {
       return;
     }
     case kTVMNDArrayHandle:
-      SetObject(ObjectPtr<Object>(TensorFromHandle(static_cast<DLTensor*>(value.v_handle), "return value")), code);
-      return;
     case kTVMModuleHandle:
     case kTVMPackedFuncHandle:
     case kTVMObjectHandle:
-      SetObject(ObjectPtr<Object>(value.v_handle ? ObjectFromHandle(value.v_handle, kTypeObject, "return value")
-                                                 : nullptr), code);
+      SetObject(ObjectPtr<Object>(ObjectFromValue(value.v_handle, code, "return value")), code);
       return;
     case kTVMObjectRValueRefArg: {  // moved out of the caller's slot, as TVM does
       auto** slot = static_cast<Object**>(value.v_handle);
@@ -247,20 +206,12 @@ void TVMRetValue::SetFromC(TVMValue value, int code) {
       SetObject(std::move(obj));
       return;
     }
-    case kTVMArgInt:
-    case kTVMArgBool:
-    case kTVMArgFloat:
-    case kTVMOpaqueHandle:
-    case kTVMNullptr:
-    case kTVMDataType:
-    case kDLDevice:
-    case kTVMDLTensorHandle:
+    default:  // a plain value (int, bool, float, handle, null, DLDataType, DLDevice, DLTensor*), copied
+      AOTRT_REQUIRE(code == kTVMArgBool || (code >= kTVMArgInt && code <= kTVMDLTensorHandle && code != kDLUInt),
+                    kTypeMismatch, "cannot return a value of type code ", code, " (", TypeCodeName(code), ")");
       Clear();
       code_ = code;
       value_ = value;
-      return;
-    default:
-      AOTRT_THROW(kTypeMismatch, "cannot return a value of type code ", code, " (", TypeCodeName(code), ")");
   }
 }
 

@@ -1,7 +1,6 @@
 #include "ffi/registry.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>

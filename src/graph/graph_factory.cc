@@ -16,18 +16,13 @@
 namespace aotrt {
 namespace {
 
-// How a library is named in messages: its file, or its module type.
-std::string LibraryName(const Module& lib) {
-  if (const LibraryModuleNode* l = FindLibraryModule(lib.node().get())) return l->library().name();
-  return StrCat("a '", lib.type_key(), "' module");
-}
-
 // A graph model over `library` (the module whose functions the graph names): what
 // tvm.graph_executor.create and Model::LoadGraph build. Throws as ParseGraphJson and GraphModel.
 std::shared_ptr<const GraphModel> MakeGraphModel(const std::string& name, const std::string& graph_json,
                                                  const Module& library, std::vector<NamedArray> params) {
   AOTRT_REQUIRE(library.defined(), kInvalidArgument, "graph '", name, "': no library module given");
-  std::string what = LibraryName(library);
+  const LibraryModuleNode* lib = FindLibraryModule(library.node().get());  // its file names it in messages
+  std::string what = lib ? lib->library().name() : StrCat("a '", library.type_key(), "' module");
   GraphDef graph = ParseGraphJson(graph_json, StrCat("graph JSON of ", what));
   return std::make_shared<const GraphModel>(name, std::move(graph), library, std::move(params), what);
 }
@@ -52,18 +47,6 @@ DLDevice PickDevice(const GraphModel& model, const std::vector<DLDevice>& given)
   return given[0];
 }
 
-// The devices of (device_type, device_id) pairs starting at args[first].
-std::vector<DLDevice> DevicesFrom(TVMArgs args, int first, const char* fn) {
-  AOTRT_REQUIRE(args.size() >= first + 2 && (args.size() - first) % 2 == 0, kInvalidArgument, fn,
-                " takes (graph_json, module, device_type, device_id[, device_type, device_id ...]), got ", args.size(),
-                " arguments");
-  std::vector<DLDevice> devices;
-  for (int i = first; i < args.size(); i += 2) {
-    devices.push_back(MakeDevice(static_cast<int>(args[i].AsInt()), static_cast<int>(args[i + 1].AsInt())));
-  }
-  return devices;
-}
-
 // tvm.graph_executor.create(graph_json, module, [lookup_linked_param,] device_type, device_id, ...)
 template <bool kDebug>
 void CreateGlobal(TVMArgs args, TVMRetValue* rv) {
@@ -71,7 +54,12 @@ void CreateGlobal(TVMArgs args, TVMRetValue* rv) {
   AOTRT_REQUIRE(args.size() >= 4, kInvalidArgument, "The expected number of arguments for ", fn,
                 " is at least 4, but it has ", args.size());
   int first = args[2].type_code() == kTVMPackedFuncHandle ? 3 : 2;  // TVM's linked-param lookup: not needed
-  std::vector<DLDevice> devices = DevicesFrom(args, first, fn);
+  AOTRT_REQUIRE((args.size() - first) % 2 == 0, kInvalidArgument, fn, " takes (graph_json, module, device_type, ",
+                "device_id[, device_type, device_id ...]), got ", args.size(), " arguments");
+  std::vector<DLDevice> devices;
+  for (int i = first; i < args.size(); i += 2) {
+    devices.push_back(MakeDevice(static_cast<int>(args[i].AsInt()), static_cast<int>(args[i + 1].AsInt())));
+  }
   Module lib(args[1].AsModule());
   auto model = MakeGraphModel("default", args[0].AsString(), lib, {});
   rv->SetObject(MakeObject<ExecutorModuleNode>(model, PickDevice(*model, devices), ExecutorOptions(), ExecutorArena(), kDebug),
@@ -88,17 +76,6 @@ void CreateFactoryGlobal(TVMArgs args, TVMRetValue* rv) {
   factory->Import(args[1].AsModule());
   factory->OnImportsLinked();
   rv->SetObject(factory, kTVMModuleHandle);
-}
-
-std::string DeviceList(TVMArgs args, int first) {
-  std::string s;
-  for (int i = first; i < args.size(); ++i) {
-    s += (i > first ? ", " : "") + (args[i].type_code() == kDLDevice
-                                        ? StrCat("(type ", static_cast<int>(args[i].AsDevice().device_type), ", id ",
-                                                 args[i].AsDevice().device_id, ")")
-                                        : std::string(TypeCodeName(args[i].type_code())));
-  }
-  return s;
 }
 
 // A folder or tar holding mod.so, mod.json and (optionally) mod.params: tvmc's package.
@@ -149,14 +126,12 @@ PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const 
       int first = debug ? 1 : 0;
       AOTRT_REQUIRE(args.size() > first, kInvalidArgument, "Must supply at least one device argument to create an "
                     "executor of '", module_name_, "'");
-      if (debug) {
-        AOTRT_REQUIRE(args[0].AsString() == module_name_, kNotFound, "debug_create: the library's model is '",
-                      module_name_, "', not '", args[0].AsString(), "'");
-      }
+      AOTRT_REQUIRE(!debug || args[0].AsString() == module_name_, kNotFound, "debug_create: the library's model is '",
+                    module_name_, "', not '", args[0].AsString(), "'");
       std::vector<DLDevice> devices;
       for (int i = first; i < args.size(); ++i) {
         AOTRT_REQUIRE(args[i].type_code() == kDLDevice, kInvalidArgument, "creating an executor of '", module_name_,
-                      "' takes devices, got ", DeviceList(args, first));
+                      "' takes devices; argument ", i, " is ", TypeCodeName(args[i].type_code()));
         devices.push_back(args[i].AsDevice());
       }
       rv->SetObject(MakeObject<ExecutorModuleNode>(model(), PickDevice(*model(), devices), WithDefaults(ExecutorOptions()),

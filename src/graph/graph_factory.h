@@ -3,7 +3,6 @@
 // GraphModel. Immutable after loading: safe to use from several threads.
 #pragma once
 
-#include <memory>
 #include <string>
 
 #include "aotrt/module.h"

@@ -1,7 +1,6 @@
 // The packed functions of the GraphExecutor module beyond those every executor shares
 // (executor/executor_module.h), with TVM v0.14's names and semantics, and those of the debug
 // executor (tvm.graph_executor_debug.create).
-#include <cstdio>
 #include <cstring>
 
 #include "aotrt/container.h"
@@ -9,14 +8,12 @@
 #include "base/error_util.h"
 #include "ffi/registry.h"
 #include "executor/executor_module.h"
-#include "base/json_fields.h"
 #include "graph/graph_model.h"
 #include "profiling/internal.h"
 
 namespace aotrt {
 namespace {
 
-// The graph of a GraphExecutor module's executor.
 const GraphModel& Graph(const PlannedExecutor* ex) { return static_cast<const GraphModel&>(ex->model()); }
 
 std::vector<NamedArray> ParamsArg(TVMArgValue a) {
@@ -77,11 +74,6 @@ OperatorProfile ProfileOnce(PlannedExecutor* ex) {
   o.runs = 1;
   o.warmup = 3;  // as TVM
   return ProfileMeasured(*ex, o);
-}
-
-// The debug executor's profile: TVM's Report object (ProfileReportObj), as TVM returns.
-void ProfileReport(PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {
-  rv->SetObject(MakeProfileReport(ProfileOnce(ex)), kTVMObjectHandle);
 }
 
 const ExecutorMethod kMethods[] = {
@@ -159,7 +151,7 @@ const ExecutorMethod kDebugMethods[] = {
        uint32_t eid = g.EntryId(nid, static_cast<uint32_t>(k));
        NDArray copy = NDArray::Empty(g.shape[eid], g.dtype[eid]);
        CopyTensorBytes(ex->EntryView(eid).tensor(), copy.handle());
-       SetNDArrayResult(rv, copy);
+       rv->SetObject(copy.object());
      }},
     {"run_individual", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgCount("run_individual", args, 6);
@@ -171,7 +163,9 @@ const ExecutorMethod kDebugMethods[] = {
        for (uint32_t nid = 0; nid < n; ++nid) blob += TimeNode(ex, nid, o);
        rv->SetBytes(std::move(blob));
      }},
-    {"profile", ProfileReport},
+    {"profile", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) {  // TVM's Report object, as TVM returns
+       rv->SetObject(MakeProfileReport(ProfileOnce(ex)), kTVMObjectHandle);
+     }},
     {"profile_rpc", [](PlannedExecutor* ex, TVMArgs, TVMRetValue* rv) { rv->SetString(MakeProfileReport(ProfileOnce(ex))->json); }},
     {"run_individual_node", [](PlannedExecutor* ex, TVMArgs args, TVMRetValue* rv) {
        RequireArgCount("run_individual_node", args, 7);

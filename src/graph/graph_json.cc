@@ -15,14 +15,6 @@ uint32_t Index(const Json& v, const std::string& where, const std::string& what)
   return static_cast<uint32_t>(JsonCount(v, kMaxIndex, where, what));
 }
 
-std::vector<uint32_t> IndexList(const Json& v, const std::string& where, const std::string& what) {
-  AOTRT_REQUIRE(v.is_array(), kFormatError, what, ": ", where, " is not a list");
-  std::vector<uint32_t> out;
-  out.reserve(v.size());
-  for (size_t i = 0; i < v.size(); ++i) out.push_back(Index(v[i], StrCat(where, "[", i, "]"), what));
-  return out;
-}
-
 // [node_id, index] or [node_id, index, version]
 GraphEntryRef EntryRef(const Json& v, const std::string& where, const std::string& what) {
   AOTRT_REQUIRE(v.is_array() && (v.size() == 2 || v.size() == 3), kFormatError, what, ": ", where,
@@ -30,10 +22,14 @@ GraphEntryRef EntryRef(const Json& v, const std::string& where, const std::strin
   return GraphEntryRef{Index(v[0], where + "[0]", what), Index(v[1], where + "[1]", what)};
 }
 
-std::vector<GraphEntryRef> EntryRefs(const Json& v, const std::string& where, const std::string& what) {
-  AOTRT_REQUIRE(v.is_array(), kFormatError, what, ": ", where, " is not a list of entries");
-  std::vector<GraphEntryRef> out;
-  for (size_t i = 0; i < v.size(); ++i) out.push_back(EntryRef(v[i], StrCat(where, "[", i, "]"), what));
+// The list `v`, each element read by read(element, "<where>[i]", what).
+template <typename T>
+std::vector<T> List(const Json& v, const std::string& where, const std::string& what,
+                    T (*read)(const Json&, const std::string&, const std::string&)) {
+  AOTRT_REQUIRE(v.is_array(), kFormatError, what, ": ", where, " is not a list");
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(read(v[i], StrCat(where, "[", i, "]"), what));
   return out;
 }
 
@@ -57,7 +53,7 @@ GraphNode Node(const Json& j, size_t nid, const std::string& what) {
   AOTRT_REQUIRE(op == "null" || op == "tvm_op", kFormatError, what, ": ", at, ".op is \"", op,
                 "\": a graph node is \"null\" (an input) or \"tvm_op\"");
   n.is_op = op == "tvm_op";
-  n.inputs = EntryRefs(JsonField(j, "inputs", at, what), at + ".inputs", what);
+  n.inputs = List(JsonField(j, "inputs", at, what), at + ".inputs", what, EntryRef);
   auto attrs = j.find("attrs");
   if (attrs == j.end()) attrs = j.find("attr");
   if (!n.is_op) return n;
@@ -66,8 +62,7 @@ GraphNode Node(const Json& j, size_t nid, const std::string& what) {
   n.func_name = JsonString(JsonField(*attrs, "func_name", where, what), where + ".func_name", what);
   AOTRT_REQUIRE(!n.func_name.empty(), kFormatError, what, ": ", where, ".func_name is empty");
   n.num_outputs = AttrCount(JsonField(*attrs, "num_outputs", where, what), where + ".num_outputs", what);
-  auto num_inputs = attrs->find("num_inputs");
-  if (num_inputs != attrs->end()) {
+  if (auto num_inputs = attrs->find("num_inputs"); num_inputs != attrs->end()) {
     uint32_t declared = AttrCount(*num_inputs, where + ".num_inputs", what);
     AOTRT_REQUIRE(declared == n.inputs.size(), kFormatError, what, ": ", where, ".num_inputs is ", declared, " but ",
                   at, " lists ", n.inputs.size(), " inputs");
@@ -94,7 +89,7 @@ void ReadEntryAttrs(const Json& attrs, GraphDef* g, const std::string& what) {
                   " node entries");
     return &v;
   };
-  g->storage_id = IndexList(*sized("storage_id", "list_int", true), "attrs.storage_id", what);
+  g->storage_id = List(*sized("storage_id", "list_int", true), "attrs.storage_id", what, Index);
   const Json& dltype = *sized("dltype", "list_str", true);
   const Json& shape = *sized("shape", "list_shape", true);
   for (size_t i = 0; i < n; ++i) {
@@ -205,9 +200,9 @@ GraphDef ParseGraphJson(std::string_view json, const std::string& what) {
   const Json& nodes = JsonField(j, "nodes", "the top level", what);
   AOTRT_REQUIRE(nodes.is_array() && !nodes.empty(), kFormatError, what, ": nodes is not a non-empty list");
   for (size_t i = 0; i < nodes.size(); ++i) g.nodes.push_back(Node(nodes[i], i, what));
-  g.arg_nodes = IndexList(JsonField(j, "arg_nodes", "the top level", what), "arg_nodes", what);
-  g.node_row_ptr = IndexList(JsonField(j, "node_row_ptr", "the top level", what), "node_row_ptr", what);
-  g.heads = EntryRefs(JsonField(j, "heads", "the top level", what), "heads", what);
+  g.arg_nodes = List(JsonField(j, "arg_nodes", "the top level", what), "arg_nodes", what, Index);
+  g.node_row_ptr = List(JsonField(j, "node_row_ptr", "the top level", what), "node_row_ptr", what, Index);
+  g.heads = List(JsonField(j, "heads", "the top level", what), "heads", what, EntryRef);
   CheckReferences(g, what);
   ReadEntryAttrs(JsonField(j, "attrs", "the top level", what), &g, what);
   CheckInputStorages(g, what);

@@ -13,35 +13,34 @@ namespace aotrt {
 GraphModel::GraphModel(std::string name, GraphDef graph, Module library, std::vector<NamedArray> params,
                        std::string what)
     : PlannedModel(name, what, StrCat("graph '", name, "'")), graph_(std::move(graph)), library_(std::move(library)) {
+  const std::string json = StrCat("graph JSON of ", this->what());  // in messages
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
     for (uint32_t eid = graph_.node_row_ptr[nid]; eid < graph_.node_row_ptr[nid + 1]; ++eid) {
-      AddEntry(graph_.shape[eid], graph_.dtype[eid], graph_.storage_id[eid],
-               StrCat("graph JSON of ", this->what(), ": node entry ", eid, " (output ", eid - graph_.node_row_ptr[nid],
-                      " of node ", nid, " '", graph_.nodes[nid].name, "')"));
+      AddEntry(graph_.shape[eid], graph_.dtype[eid], graph_.storage_id[eid], StrCat(json, ": node entry ", eid,
+               " (output ", eid - graph_.node_row_ptr[nid], " of node ", nid, " '", graph_.nodes[nid].name, "')"));
     }
   }
   // A heterogeneous graph's host entries, each storage on one device.
   std::vector<int> storage_device(graph_.device_type == kDLCPU ? 0 : graph_.NumEntries(), -1);
   for (uint32_t eid = 0; eid < storage_device.size(); ++eid) {
     int& at = storage_device[graph_.storage_id[eid]];
-    AOTRT_REQUIRE(at < 0 || at == graph_.entry_device[eid], kFormatError, "graph JSON of ", this->what(), ": storage ",
-                  graph_.storage_id[eid], " holds entries on device types ", at, " and ", graph_.entry_device[eid],
-                  " (node entry ", eid, ")");
+    AOTRT_REQUIRE(at < 0 || at == graph_.entry_device[eid], kFormatError, json, ": storage ", graph_.storage_id[eid],
+                  " holds entries on device types ", at, " and ", graph_.entry_device[eid], " (node entry ", eid, ")");
     at = graph_.entry_device[eid];
     if (at == kDLCPU) KeepOnHost(graph_.storage_id[eid]);
   }
   // Texture storage: images, each storage wholly in one scope.
   for (uint32_t eid = 0; eid < graph_.storage_scope.size(); ++eid) {
-    std::string where = StrCat("graph JSON of ", this->what(), ": node entry ", eid);
-    if (!graph_.storage_scope[eid].empty()) PlaceInTexture(eid, graph_.storage_scope[eid], where);
+    const std::string& scope = graph_.storage_scope[eid];
+    if (!scope.empty()) PlaceInTexture(eid, scope, StrCat(json, ": node entry ", eid));
   }
   for (uint32_t eid = 0; eid < graph_.storage_scope.size(); ++eid) {
     uint32_t sid = graph_.storage_id[eid];
-    AOTRT_REQUIRE(!texture(sid) || !graph_.storage_scope[eid].empty(), kFormatError, "graph JSON of ", this->what(),
-                  ": storage ", sid, " holds texture entries and node entry ", eid, ", a buffer");
-    AOTRT_REQUIRE(!texture(sid) || (graph_.device_type != kDLCPU && graph_.entry_device[eid] != kDLCPU),
-                  kFormatError, "graph JSON of ", this->what(), ": node entry ", eid, " is in texture storage (scope '",
-                  graph_.storage_scope[eid], "') on the CPU; texture storage is a GPU's (OpenCL images)");
+    AOTRT_REQUIRE(!texture(sid) || !graph_.storage_scope[eid].empty(), kFormatError, json, ": storage ", sid,
+                  " holds texture entries and node entry ", eid, ", a buffer");
+    AOTRT_REQUIRE(!texture(sid) || (graph_.device_type != kDLCPU && graph_.entry_device[eid] != kDLCPU), kFormatError,
+                  json, ": node entry ", eid, " is in texture storage (scope '", graph_.storage_scope[eid],
+                  "') on the CPU; texture storage is a GPU's (OpenCL images)");
   }
   for (uint32_t nid : graph_.arg_nodes) AddInput(graph_.EntryId(nid, 0), graph_.nodes[nid].name);
   for (size_t i = 0; i < graph_.heads.size(); ++i) {
@@ -108,12 +107,10 @@ void GraphModel::CheckDevice(DLDevice device) const {
                 DeviceName(compiled), " (device type ", graph_.device_type, "): create it on ", DeviceName(compiled),
                 cpu ? "" : StrCat(" (e.g. tvm.", DeviceName(compiled), "(0), --device ", DeviceName(compiled), ")"), "; got ", DeviceName(device),
                 " (device type ", type, ") id ", device.device_id);
-  if (cpu) {
-    AOTRT_REQUIRE(device.device_id == 0, kInvalidArgument, "GraphExecutor of '", name(), "': cpu device ",
-                  device.device_id, " does not exist (the CPU is device 0)");
-    return;
-  }
-  RequireDevice(device, StrCat("GraphExecutor of '", name(), "' (", what(), "), compiled for ", DeviceName(compiled)));
+  AOTRT_REQUIRE(!cpu || device.device_id == 0, kInvalidArgument, "GraphExecutor of '", name(), "': cpu device ",
+                device.device_id, " does not exist (the CPU is device 0)");
+  if (!cpu) RequireDevice(device, StrCat("GraphExecutor of '", name(), "' (", what(), "), compiled for ",
+                                         DeviceName(compiled)));
 }
 
 void GraphModel::PrepareDevice(DLDevice device) const { PrepareDeviceModules(library_.node().get(), device); }

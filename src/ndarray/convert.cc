@@ -36,8 +36,7 @@ template <typename T> struct Float { using S = T; static constexpr Kind kind = K
 
 // Why a value does not survive, for the message.
 struct Failure {
-  bool failed = false;
-  int64_t index = 0;
+  int64_t index = -1;          // of the first value that does not survive; -1: none
   std::string value, becomes;  // "1e+300", "inf"
   bool range = false;          // an integer outside the destination's range (no "becomes")
 };
@@ -127,7 +126,6 @@ void ConvertAll(const void* src, void* dst, int64_t n, Failure* why) {
     std::memcpy(&v, s + i, sizeof v);
     TS out;
     if (!ConvertOne<From, To>(v, &out, why)) {
-      why->failed = true;
       why->index = i;
       return;
     }
@@ -142,33 +140,22 @@ void ConvertAll(const void* src, void* dst, int64_t n, Failure* why) {
   }
 }
 
+// Calls visit(T{}) with T the one of T8, T16, T32, T64 of `bits` bits (of 8, 16, 32, 64).
+template <typename T8, typename T16, typename T32, typename T64, typename Visit>
+bool VisitBits(int bits, Visit& visit) {
+  bits == 8 ? visit(T8{}) : bits == 16 ? visit(T16{}) : bits == 32 ? visit(T32{}) : visit(T64{});
+  return true;
+}
+
 // Calls visit(T{}) with the element type T of `t` (a tag above); false for a dtype without one.
 template <typename Visit>
 bool WithElementType(DLDataType t, Visit&& visit) {
   switch (KindOf(t)) {
     case Kind::kBool: return visit(Bool{}), true;
-    case Kind::kInt:
-      switch (t.bits) {
-        case 8: return visit(Int<int8_t>{}), true;
-        case 16: return visit(Int<int16_t>{}), true;
-        case 32: return visit(Int<int32_t>{}), true;
-        default: return visit(Int<int64_t>{}), true;
-      }
-    case Kind::kUInt:
-      switch (t.bits) {
-        case 8: return visit(Int<uint8_t>{}), true;
-        case 16: return visit(Int<uint16_t>{}), true;
-        case 32: return visit(Int<uint32_t>{}), true;
-        default: return visit(Int<uint64_t>{}), true;
-      }
-    case Kind::kFloat:
-      switch (t.bits) {
-        case 16: return visit(Half{}), true;
-        case 32: return visit(Float<float>{}), true;
-        default: return visit(Float<double>{}), true;
-      }
-    case Kind::kOther:
-      break;
+    case Kind::kInt: return VisitBits<Int<int8_t>, Int<int16_t>, Int<int32_t>, Int<int64_t>>(t.bits, visit);
+    case Kind::kUInt: return VisitBits<Int<uint8_t>, Int<uint16_t>, Int<uint32_t>, Int<uint64_t>>(t.bits, visit);
+    case Kind::kFloat: return VisitBits<Half, Half, Float<float>, Float<double>>(t.bits, visit);  // no 8-bit float
+    case Kind::kOther: break;
   }
   return false;
 }
@@ -248,16 +235,13 @@ void ConvertTensor(const DLTensor& from, DLTensor* to, const std::string& what) 
   }
   Failure why;
   Dispatch(from.dtype, to->dtype, src, dst, n, &why);
-  if (!why.failed) return;
-  std::string at = IndexText(why.index, from.shape, from.ndim);
-  if (why.range) {
-    AOTRT_THROW(kTypeMismatch, what, ": expected dtype ", DataTypeToString(to->dtype), ", got ",
-                DataTypeToString(from.dtype), " holding ", why.value, " at index ", at, ", outside ",
-                DataTypeToString(to->dtype), "'s range ", RangeText(to->dtype), " (it would wrap around)");
-  }
-  AOTRT_THROW(kTypeMismatch, what, ": expected dtype ", DataTypeToString(to->dtype), ", got ",
-              DataTypeToString(from.dtype), " holding ", why.value, " at index ", at, ", which does not survive the "
-              "conversion: it would become ", why.becomes);
+  if (why.index < 0) return;
+  std::string head = StrCat(what, ": expected dtype ", DataTypeToString(to->dtype), ", got ",
+                            DataTypeToString(from.dtype), " holding ", why.value, " at index ",
+                            IndexText(why.index, from.shape, from.ndim));
+  AOTRT_REQUIRE(!why.range, kTypeMismatch, head, ", outside ", DataTypeToString(to->dtype), "'s range ",
+                RangeText(to->dtype), " (it would wrap around)");
+  AOTRT_THROW(kTypeMismatch, head, ", which does not survive the conversion: it would become ", why.becomes);
 }
 
 }  // namespace aotrt

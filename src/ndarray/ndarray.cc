@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <new>
 
 #include "aotrt/packed_func.h"
 #include "base/error_util.h"
@@ -22,17 +21,6 @@ namespace {
 // The CPU, or a device of a type aotrt has a driver for that exists on this machine.
 void RequireKnownDevice(const DLDevice& dev, const char* what) {
   if (!IsAcceptedCpuDevice(dev)) RequireDevice(dev, what);
-}
-
-// A host tensor of `bytes` bytes over `data`, for copies to and from a device.
-DLTensor HostBytes(void* data, int64_t* bytes) {
-  DLTensor t{};
-  t.data = data;
-  t.device = DLDevice{kDLCPU, 0};
-  t.ndim = 1;
-  t.dtype = DLDataType{kDLUInt, 8, 1};
-  t.shape = bytes;
-  return t;
 }
 
 void RequireValidDType(DLDataType t) {
@@ -207,7 +195,8 @@ void CopyHostBytes(const DLTensor& t, void* host, size_t nbytes, bool to_host, c
     return;
   }
   int64_t n = static_cast<int64_t>(nbytes);
-  to_host ? CopyAcrossDevices(t, HostBytes(host, &n), nbytes) : CopyAcrossDevices(HostBytes(host, &n), t, nbytes);
+  DLTensor bytes{host, DLDevice{kDLCPU, 0}, 1, DLDataType{kDLUInt, 8, 1}, &n, nullptr, 0};  // the host memory
+  to_host ? CopyAcrossDevices(t, bytes, nbytes) : CopyAcrossDevices(bytes, t, nbytes);
 }
 }  // namespace
 
