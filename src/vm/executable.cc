@@ -42,12 +42,11 @@ struct Site {
   size_t pc;
 };
 
-// The bytecode's reader: BoundedReader over the bytes (its stream, a member, is only stored while
-// the base is constructed), with TVM's int64 vectors and arrays.
+// The bytecode's reader: BoundedReader over `stream` (of the bytes `code`), with TVM's int64 vectors and arrays.
 class Reader : public BoundedReader {
  public:
-  Reader(const std::string& code, const std::string& what)
-      : BoundedReader(&stream_, code.size(), what), stream_(code.data(), code.size()), data_(code.data()) {}
+  Reader(SpanStream& stream, const std::string& code, const std::string& what)
+      : BoundedReader(&stream, code.size(), what), stream_(stream), data_(code.data()) {}
 
   std::vector<int64_t> I64Vector(const char* field) {
     std::vector<uint64_t> v = ReadU64Vector(field);
@@ -64,7 +63,7 @@ class Reader : public BoundedReader {
   }
 
  private:
-  SpanStream stream_;
+  SpanStream& stream_;
   const char* data_;
 };
 
@@ -289,7 +288,8 @@ int64_t Executable::FunctionIndex(const std::string& name) const {
 Executable ParseExecutable(std::string code, const std::string& what) {
   Executable exe;
   {
-    Reader r(code, what);
+    SpanStream stream(code.data(), code.size());
+    Reader r(stream, code, what);
     uint64_t magic = r.Read<uint64_t>("magic");
     if (magic != kMagic) {
       r.Fail(StrCat("not a TVM VM executable: magic 0x", Hex{magic, 16}, ", expected 0x", Hex{kMagic, 16}));
