@@ -5,7 +5,6 @@
 #include <new>
 #include <vector>
 
-#include "aotrt/profiling.h"
 #include "backend/arena_workspace.h"
 #include "base/error_util.h"
 #include "base/last_error.h"
@@ -220,7 +219,7 @@ bool WorkspaceFree(void* ptr) {
 }
 void WorkspaceReleaseTo(size_t mark) { ThreadPool().ReleaseTo(mark); }
 size_t WorkspacePoolBytes() { return ThreadPool().bytes(); }
-size_t WorkspaceRequestedPeak() { return ThreadPool().requested_peak(); }
-void WorkspaceResetPeak() { ThreadPool().ResetPeak(); }
+size_t ThreadWorkspacePeak() { return ThreadPool().requested_peak(); }
+void ResetThreadWorkspacePeak() { ThreadPool().ResetPeak(); }
 
 }  // namespace aotrt

@@ -45,8 +45,11 @@ class WorkspaceBoundsCheck {
   WorkspaceOverrun saved_first_;
 };
 
-// Bytes currently held by this thread's pool (in use + cached), for tests and benchmarks. The pool
-// also keeps the peak behind WorkspaceRequestedPeak / WorkspaceResetPeak (aotrt/profiling.h).
+// Bytes currently held by this thread's pool (in use + cached), for tests and benchmarks.
 size_t WorkspacePoolBytes();
+// The most bytes this thread held at once through WorkspaceAlloc since the last reset; behind the
+// public WorkspaceRequestedPeak / WorkspaceResetPeak (aotrt/profiling.h).
+size_t ThreadWorkspacePeak();
+void ResetThreadWorkspacePeak();
 
 }  // namespace aotrt

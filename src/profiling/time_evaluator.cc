@@ -1,5 +1,6 @@
 // TVM's time evaluator (ABI.md 9): WrapTimeEvaluator, Module::TimeEvaluator, result parsing; the
-// timing loop, cache flushes and interrupt request it shares with the other profilers.
+// timing loop, cache flushes and interrupt request it shares with the other profilers; the
+// workspace peak.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "aotrt/module.h"
 #include "aotrt/ndarray.h"
 #include "aotrt/profiling.h"
+#include "backend/workspace.h"
 #include "base/error_util.h"
 #include "profiling/internal.h"
 #include "base/device.h"
@@ -73,6 +75,9 @@ void FlushRange(const char*, size_t) {
 void RequestInterrupt() { g_interrupt.store(true, std::memory_order_relaxed); }
 void ClearInterrupt() { g_interrupt.store(false, std::memory_order_relaxed); }
 bool InterruptRequested() { return g_interrupt.load(std::memory_order_relaxed); }
+
+size_t WorkspaceRequestedPeak() { return ThreadWorkspacePeak(); }  // the backend's, made public
+void WorkspaceResetPeak() { ResetThreadWorkspacePeak(); }
 
 void CacheFlushNonFirstArg(TVMArgs args) {
   for (int i = 1; i < args.size(); ++i) {
