@@ -57,10 +57,7 @@ class ProfileReportObj : public Object {
   ProfileReportObj(std::string table, std::string csv, std::string json)
       : Object(kTypeProfileReport), table(std::move(table)), csv(std::move(csv)), json(std::move(json)) {}
   // TVM's arguments are accepted; the rows are by cost already.
-  std::string AsTable(bool sort = true, bool aggregate = true, bool col_sums = true) const {
-    (void)sort, (void)aggregate, (void)col_sums;
-    return table;
-  }
+  std::string AsTable(bool /*sort*/ = true, bool /*aggregate*/ = true, bool /*col_sums*/ = true) const { return table; }
   std::string AsCSV() const { return csv; }
   std::string AsJSON() const { return json; }
   const std::string table, csv, json;

@@ -33,24 +33,7 @@ int DefaultNumThreads();
 void SetNumThreads(int n);
 void SetEnvironmentNumThreads(int n);
 
-// One request (an executor's Run) on this thread, for its lifetime: launches of num_task 0 from
-// this thread use at most `num_threads` threads (ExecutorOptions::num_threads), the caller's
-// included; 0, or a count outside [1, kMaxParallelTasks], means the default count shared with the
-// other running requests. Nests (the outermost is the request). Costs a run without such launches
-// no shared write. Create and destroy on one thread.
-class ScopedThreadLimit {
- public:
-  explicit ScopedThreadLimit(int num_threads);
-  ~ScopedThreadLimit();
-  ScopedThreadLimit(const ScopedThreadLimit&) = delete;
-  ScopedThreadLimit& operator=(const ScopedThreadLimit&) = delete;
-
- private:
-  int previous_limit_;
-  bool outermost_;
-};
-
-// This thread's request, for the inline scope above (an executor run reads it: initial-exec, as
+// This thread's request, for ScopedThreadLimit below (an executor run reads it: initial-exec, as
 // backend/workspace.h's per-thread words). `counted`: the pool counts it as running, from its
 // first launch of num_task 0 (a run without one pays no shared write).
 struct ThreadRequest {
@@ -61,17 +44,30 @@ struct ThreadRequest {
 extern __thread ThreadRequest t_thread_request __attribute__((tls_model("initial-exec")));
 void EndCountedRequest();  // the counted request of this thread ends
 
-inline ScopedThreadLimit::ScopedThreadLimit(int num_threads)
-    : previous_limit_(t_thread_request.limit), outermost_(!t_thread_request.open) {
-  t_thread_request.limit = num_threads > 0 && num_threads <= kMaxParallelTasks ? num_threads : 0;
-  t_thread_request.open = true;
-}
+// One request (an executor's Run) on this thread, for its lifetime: launches of num_task 0 from
+// this thread use at most `num_threads` threads (ExecutorOptions::num_threads), the caller's
+// included; 0, or a count outside [1, kMaxParallelTasks], means the default count shared with the
+// other running requests. Nests (the outermost is the request). Costs a run without such launches
+// no shared write. Create and destroy on one thread.
+class ScopedThreadLimit {
+ public:
+  explicit ScopedThreadLimit(int num_threads)
+      : previous_limit_(t_thread_request.limit), outermost_(!t_thread_request.open) {
+    t_thread_request.limit = num_threads > 0 && num_threads <= kMaxParallelTasks ? num_threads : 0;
+    t_thread_request.open = true;
+  }
+  ~ScopedThreadLimit() {
+    t_thread_request.limit = previous_limit_;
+    if (!outermost_) return;
+    if (t_thread_request.counted) EndCountedRequest();
+    t_thread_request.open = false;
+  }
+  ScopedThreadLimit(const ScopedThreadLimit&) = delete;
+  ScopedThreadLimit& operator=(const ScopedThreadLimit&) = delete;
 
-inline ScopedThreadLimit::~ScopedThreadLimit() {
-  t_thread_request.limit = previous_limit_;
-  if (!outermost_) return;
-  if (t_thread_request.counted) EndCountedRequest();
-  t_thread_request.open = false;
-}
+ private:
+  int previous_limit_;
+  bool outermost_;
+};
 
 }  // namespace aotrt

@@ -22,7 +22,7 @@ struct CheckState {
   bool active;
   WorkspaceOverrun first;
 };
-__thread CheckState t_check __attribute__((tls_model("initial-exec"))) = {false, {0, 0, 0}};
+__thread CheckState t_check __attribute__((tls_model("initial-exec"))) = {};
 
 constexpr size_t kPageSize = 4096;
 constexpr size_t kWorkspaceAlignment = 64;
@@ -55,30 +55,14 @@ void Arm(Block* b) {
 
 void Check(const Block& b) {
   if (!b.armed) return;
-  WorkspaceOverrun o{0, b.requested, 0};
+  WorkspaceOverrun o;
   if (Mapped(b)) {
-    Overrun r = TakeOverrun(b.span, b.requested);
-    o.bytes_past = r.bytes_past;
-    o.zeros_to = r.zeros_to;
+    static_cast<Overrun&>(o) = TakeOverrun(b.span, b.requested);
   } else {
     o.bytes_past = CanaryDamage(static_cast<const char*>(b.ptr) + b.requested, b.size - b.requested);
   }
+  o.block_bytes = b.requested;
   if (o.found() && t_check.active && !t_check.first.found()) t_check.first = o;
-}
-
-// A new block of `size` bytes: mapped with a reserve and guard after it, or from the heap; its
-// ptr is null when the memory cannot be had.
-Block NewBlock(size_t size, bool mapped) {
-  Block b{nullptr, size, 0, false, ReservedSpan()};
-  if (mapped) {
-    char label[96];
-    std::snprintf(label, sizeof label, "a TVMBackendAllocWorkspace block of %zu bytes", size);
-    b.span = MapReserved(size, label);
-    b.ptr = b.span.data;
-  } else {
-    b.ptr = std::aligned_alloc(kWorkspaceAlignment, size);
-  }
-  return b;
 }
 
 void Release(Block* b) {
@@ -140,8 +124,16 @@ class WorkspacePool {
       b = free_[best];
       free_[best] = free_.back();
       free_.pop_back();
-    } else {
-      b = NewBlock(size, mapped);
+    } else {  // a new block: mapped with a reserve and guard after it, or from the heap
+      b = Block{nullptr, size, 0, false, ReservedSpan()};
+      if (mapped) {
+        char label[96];
+        std::snprintf(label, sizeof label, "a TVMBackendAllocWorkspace block of %zu bytes", size);
+        b.span = MapReserved(size, label);
+        b.ptr = b.span.data;
+      } else {
+        b.ptr = std::aligned_alloc(kWorkspaceAlignment, size);
+      }
       if (!b.ptr) {
         SetLastError(ErrorCode::kOutOfMemory, StrCat("TVMBackendAllocWorkspace: cannot allocate ", nbytes, " bytes"));
         return nullptr;
@@ -203,7 +195,7 @@ WorkspacePool& ThreadPool() {
 
 WorkspaceBoundsCheck::WorkspaceBoundsCheck() : saved_active_(t_check.active), saved_first_(t_check.first) {
   t_check.active = true;
-  t_check.first = WorkspaceOverrun{0, 0, 0};
+  t_check.first = WorkspaceOverrun();
 }
 
 WorkspaceBoundsCheck::~WorkspaceBoundsCheck() {

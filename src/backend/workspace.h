@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "memory/reserve.h"
+
 namespace aotrt {
 
 // nullptr (with a last error set) when the memory cannot be had.
@@ -27,11 +29,8 @@ void WorkspaceReleaseTo(size_t mark);
 // of this class lives, blocks allocated on this thread are armed (a canary after the request; for
 // mapped blocks, the reserve given back, memory/reserve.h) and checked when freed; the first damaged
 // block is recorded. Scoped to the creating thread; nests. WorkspaceReleaseTo does not check.
-struct WorkspaceOverrun {
-  size_t bytes_past;   // 0: no byte past the request found changed
-  size_t block_bytes;  // the bytes the model asked for
-  size_t zeros_to;     // pages past the request written with zeros only, up to this far (Overrun)
-  bool found() const { return bytes_past != 0 || zeros_to != 0; }
+struct WorkspaceOverrun : Overrun {  // past the request
+  size_t block_bytes = 0;              // the bytes the model asked for
 };
 class WorkspaceBoundsCheck {
  public:

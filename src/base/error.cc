@@ -5,22 +5,12 @@
 namespace aotrt {
 
 const char* ErrorCodeName(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kOk: return "Ok";
-    case ErrorCode::kInvalidArgument: return "InvalidArgument";
-    case ErrorCode::kNotFound: return "NotFound";
-    case ErrorCode::kOutOfRange: return "OutOfRange";
-    case ErrorCode::kTypeMismatch: return "TypeMismatch";
-    case ErrorCode::kShapeMismatch: return "ShapeMismatch";
-    case ErrorCode::kFormatError: return "FormatError";
-    case ErrorCode::kIOError: return "IOError";
-    case ErrorCode::kOutOfMemory: return "OutOfMemory";
-    case ErrorCode::kModelError: return "ModelError";
-    case ErrorCode::kNotImplemented: return "NotImplemented";
-    case ErrorCode::kInternal: return "Internal";
-    case ErrorCode::kInterrupted: return "Interrupted";
-  }
-  return "Unknown";
+  static const char* const kNames[] = {"Ok", "InvalidArgument", "NotFound", "OutOfRange", "TypeMismatch",
+                                       "ShapeMismatch", "FormatError", "IOError", "OutOfMemory", "ModelError",
+                                       "NotImplemented", "Internal", "Interrupted"};  // indexed by value
+  static_assert(static_cast<int>(ErrorCode::kInterrupted) == 12, "a name for every code");
+  auto i = static_cast<size_t>(code);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "Unknown";
 }
 
 void ThrowEmptyHandle(const char* type) {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 #include "base/error_util.h"
 
@@ -16,11 +17,9 @@ namespace {
 using PyRefFn = void (*)(void*);
 using PyGILEnsureFn = int (*)();      // PyGILState_STATE is a C enum: int-sized
 using PyGILReleaseFn = void (*)(int);
-std::atomic<PyRefFn> g_py_incref{nullptr};
-std::atomic<PyRefFn> g_py_decref{nullptr};
-// Registered by TVM v0.15+'s Python package; when absent, looked up in the process (below).
-std::atomic<PyGILEnsureFn> g_gil_ensure{nullptr};
-std::atomic<PyGILReleaseFn> g_gil_release{nullptr};
+// The functions RegisterEnvCAPI was given. PyGILState_*: registered by TVM v0.15+'s Python
+// package; when absent, looked up in the process (below).
+std::atomic<void*> g_py_incref{nullptr}, g_py_decref{nullptr}, g_gil_ensure{nullptr}, g_gil_release{nullptr};
 
 // No destructor releases py_exc: an exception left here at thread or process exit is leaked, never
 // released after the interpreter is gone.
@@ -41,12 +40,12 @@ LastError& Slot() {
 // it, so take it through the PyGILState functions the host registered (TVM v0.15+), else the
 // interpreter's own when they are in the process.
 void ReleasePython(void* obj) {
-  PyRefFn decref = g_py_decref.load();
+  auto decref = reinterpret_cast<PyRefFn>(g_py_decref.load());
   if (!obj || !decref) return;
   static auto found_ensure = reinterpret_cast<PyGILEnsureFn>(dlsym(RTLD_DEFAULT, "PyGILState_Ensure"));
   static auto found_release = reinterpret_cast<PyGILReleaseFn>(dlsym(RTLD_DEFAULT, "PyGILState_Release"));
-  PyGILEnsureFn ensure = g_gil_ensure.load();
-  PyGILReleaseFn release = g_gil_release.load();
+  auto ensure = reinterpret_cast<PyGILEnsureFn>(g_gil_ensure.load());
+  auto release = reinterpret_cast<PyGILReleaseFn>(g_gil_release.load());
   if (!ensure || !release) ensure = found_ensure, release = found_release;
   int state = ensure && release ? ensure() : 0;
   decref(obj);
@@ -87,24 +86,20 @@ const char* LastErrorMessage() {
 ErrorCode LastErrorCode() { return Slot().code; }
 
 bool RegisterEnvCAPI(const char* name, void* fptr) {
-  if (std::strcmp(name, "Py_IncRef") == 0) {
-    g_py_incref = reinterpret_cast<PyRefFn>(fptr);
-  } else if (std::strcmp(name, "Py_DecRef") == 0) {
-    g_py_decref = reinterpret_cast<PyRefFn>(fptr);
-  } else if (std::strcmp(name, "PyGILState_Ensure") == 0) {  // TVM v0.15+
-    g_gil_ensure = reinterpret_cast<PyGILEnsureFn>(fptr);
-  } else if (std::strcmp(name, "PyGILState_Release") == 0) {  // TVM v0.15+
-    g_gil_release = reinterpret_cast<PyGILReleaseFn>(fptr);
-  } else if (std::strcmp(name, "PyErr_CheckSignals") == 0) {
-    // Accepted as TVM does; only TVM's own test helpers poll signals, aotrt never does.
-  } else {
-    return false;
+  // PyErr_CheckSignals is accepted as TVM does; only TVM's own test helpers poll signals, aotrt never does.
+  const std::pair<const char*, std::atomic<void*>*> kSlots[] = {
+      {"Py_IncRef", &g_py_incref}, {"Py_DecRef", &g_py_decref}, {"PyGILState_Ensure", &g_gil_ensure},
+      {"PyGILState_Release", &g_gil_release}, {"PyErr_CheckSignals", nullptr}};
+  for (const auto& [n, slot] : kSlots) {
+    if (std::strcmp(name, n) != 0) continue;
+    if (slot) slot->store(fptr);
+    return true;
   }
-  return true;
+  return false;
 }
 
 void SetLastPythonError(void* py_exc) {
-  PyRefFn incref = g_py_incref.load();
+  auto incref = reinterpret_cast<PyRefFn>(g_py_incref.load());
   AOTRT_REQUIRE(incref && g_py_decref.load(), kInvalidArgument,
                 "TVMAPISetLastPythonError: Py_IncRef/Py_DecRef were not registered with TVMBackendRegisterEnvCAPI");
   if (py_exc) incref(py_exc);

@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <cctype>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 

@@ -17,7 +17,7 @@ class NameIndex {
   // Files `index` under `name` and returns nullptr; when `name` is filed already, adds nothing and
   // returns the index filed under it.
   const size_t* Insert(std::string name, size_t index) {
-    auto it = LowerBound(name);
+    auto it = entries_.begin() + (LowerBound(name) - entries_.cbegin());
     if (it != entries_.end() && it->first == name) return &it->second;
     entries_.emplace(it, std::move(name), index);
     return nullptr;
@@ -37,9 +37,6 @@ class NameIndex {
   std::vector<Entry>::const_iterator LowerBound(std::string_view name) const {
     return std::lower_bound(entries_.begin(), entries_.end(), name,
                             [](const Entry& e, std::string_view n) { return std::string_view(e.first) < n; });
-  }
-  std::vector<Entry>::iterator LowerBound(std::string_view name) {
-    return entries_.begin() + (static_cast<const NameIndex*>(this)->LowerBound(name) - entries_.cbegin());
   }
 
   std::vector<Entry> entries_;  // sorted by name, names unique

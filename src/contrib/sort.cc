@@ -6,6 +6,7 @@
 // every tensor is checked (device, contiguity, dtype, shape) before anything is written.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -104,14 +105,23 @@ void CheckShape(const char* fn, const char* what, const DLTensor* in, const DLTe
   }
 }
 
-// Sort every line along `axis` and hand each line's sorted (index, key) pairs to `emit`.
-template <typename Key, typename Emit>
-void SortLines(const View& in, int axis, bool ascend, Emit emit) {
-  int64_t before = 1, after = 1, n = in.t->shape[axis];
-  for (int d = 0; d < in.t->ndim; ++d) {
-    if (d < axis) before *= in.t->shape[d];
-    if (d > axis) after *= in.t->shape[d];
+// The lines along `axis`: `before` of them times `after`, each of shape[axis] elements.
+std::pair<int64_t, int64_t> Lines(const DLTensor* t, int axis) {
+  int64_t before = 1, after = 1;
+  for (int d = 0; d < t->ndim; ++d) {
+    if (d < axis) before *= t->shape[d];
+    if (d > axis) after *= t->shape[d];
   }
+  return {before, after};
+}
+
+// Sort the first count(line) elements of every line along `axis` (all of them without `count`)
+// and hand each position's element to emit(i, j, after, n, rank, index): past the sorted prefix,
+// a position keeps its own index.
+template <typename Key, typename Emit>
+void SortLines(const View& in, int axis, bool ascend, Emit emit, const std::function<int64_t(int64_t)>& count) {
+  auto [before, after] = Lines(in.t, axis);
+  int64_t n = in.t->shape[axis];
   using Entry = std::pair<int64_t, Key>;
   // Run-time workspace, so that a warm run allocates nothing and an executor in an arena takes it
   // from there (backend/arena_workspace.h).
@@ -121,18 +131,20 @@ void SortLines(const View& in, int axis, bool ascend, Emit emit) {
   Entry* line = static_cast<Entry*>(buffer.get());
   for (int64_t i = 0; i < before; ++i) {
     for (int64_t j = 0; j < after; ++j) {
-      for (int64_t k = 0; k < n; ++k) new (&line[k]) Entry(k, ReadKey<Key>(in.data, in.t->dtype, (i * n + k) * after + j));
-      std::sort(line, line + n, ascend ? Before<Key, true> : Before<Key, false>);
-      for (int64_t k = 0; k < n; ++k) emit(i, j, after, n, k, line[k].first);
+      int64_t m = count ? count(i * after + j) : n;
+      for (int64_t k = 0; k < m; ++k) new (&line[k]) Entry(k, ReadKey<Key>(in.data, in.t->dtype, (i * n + k) * after + j));
+      std::sort(line, line + m, ascend ? Before<Key, true> : Before<Key, false>);
+      for (int64_t k = 0; k < n; ++k) emit(i, j, after, n, k, k < m ? line[k].first : k);
     }
   }
 }
 
 // emit(i, j, after, n, rank, index): `index` is the element at position `rank` of line (i, j).
 template <typename Emit>
-void ForEachSortedLine(const View& in, int axis, bool ascend, Emit emit) {
-  if (in.t->dtype.code == kDLFloat) return SortLines<double>(in, axis, ascend, emit);
-  SortLines<int64_t>(in, axis, ascend, emit);
+void ForEachSortedLine(const View& in, int axis, bool ascend, Emit emit,
+                       const std::function<int64_t(int64_t)>& count = nullptr) {
+  if (in.t->dtype.code == kDLFloat) return SortLines<double>(in, axis, ascend, emit, count);
+  SortLines<int64_t>(in, axis, ascend, emit, count);
 }
 
 const std::initializer_list<const char*> kSortable = {"float16", "float32", "float64", "int8", "uint8", "int32",
@@ -241,31 +253,17 @@ void ArgsortNms(TVMArgs args, TVMRetValue*) {
                 kTypeMismatch, fn, ": expected float32 input, int32 sort_num and int32 output, got ",
                 DataTypeToString(in.t->dtype), ", ", DataTypeToString(num.t->dtype), ", ", DataTypeToString(out.t->dtype));
   CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
-  int64_t before = 1, after = 1, n = in.t->shape[axis];
-  for (int d = 0; d < in.t->ndim; ++d) {
-    if (d < axis) before *= in.t->shape[d];
-    if (d > axis) after *= in.t->shape[d];
-  }
-  AOTRT_REQUIRE(ShapeElements(num.t->shape, num.t->ndim) >= before * after, kShapeMismatch, fn, ": sort_num has ",
-                ShapeElements(num.t->shape, num.t->ndim), " counts for ", before * after, " lines");
-  using Entry = std::pair<int32_t, float>;
-  std::unique_ptr<void, bool (*)(void*)> buffer(WorkspaceAlloc(static_cast<size_t>(n) * sizeof(Entry) + 1), WorkspaceFree);
-  AOTRT_REQUIRE(buffer != nullptr, kOutOfMemory, fn, ": ", LastErrorMessage());
-  Entry* line = static_cast<Entry*>(buffer.get());
-  const float* data = reinterpret_cast<const float*>(in.data);
-  int32_t* dst = reinterpret_cast<int32_t*>(out.data);
-  for (int64_t i = 0; i < before; ++i) {
-    for (int64_t j = 0; j < after; ++j) {
-      int64_t count = std::min<int64_t>(std::max<int32_t>(reinterpret_cast<const int32_t*>(num.data)[i * after + j], 0), n);
-      for (int64_t k = 0; k < count; ++k) new (&line[k]) Entry(static_cast<int32_t>(k), data[(i * n + k) * after + j]);
-      if (ascend) {
-        std::stable_sort(line, line + count, [](const Entry& a, const Entry& b) { return a.second < b.second; });
-      } else {
-        std::stable_sort(line, line + count, [](const Entry& a, const Entry& b) { return a.second > b.second; });
-      }
-      for (int64_t k = 0; k < n; ++k) dst[(i * n + k) * after + j] = k < count ? line[k].first : static_cast<int32_t>(k);
-    }
-  }
+  std::pair<int64_t, int64_t> lines = Lines(in.t, axis);
+  AOTRT_REQUIRE(ShapeElements(num.t->shape, num.t->ndim) >= lines.first * lines.second, kShapeMismatch, fn,
+                ": sort_num has ", ShapeElements(num.t->shape, num.t->ndim), " counts for ", lines.first * lines.second,
+                " lines");
+  const int32_t* counts = reinterpret_cast<const int32_t*>(num.data);
+  int64_t n = in.t->shape[axis];
+  ForEachSortedLine(in, axis, ascend,
+                    [&](int64_t i, int64_t j, int64_t after, int64_t len, int64_t rank, int64_t index) {
+                      reinterpret_cast<int32_t*>(out.data)[(i * len + rank) * after + j] = static_cast<int32_t>(index);
+                    },
+                    [&](int64_t line) { return std::min<int64_t>(std::max<int32_t>(counts[line], 0), n); });
 }
 
 constexpr GlobalDef kDefs[] = {

@@ -64,6 +64,12 @@ size_t LastWrittenPageEnd(const uint8_t* data, size_t from, size_t to) {
   return 0;
 }
 
+// The reserve after a buffer of `bytes`: its own size rounded up to pages, at least one page.
+size_t ReserveBytes(size_t bytes) {
+  size_t r = RoundUp(bytes, PageSize());
+  return bytes > PageSize() && r >= bytes ? r : PageSize();
+}
+
 }  // namespace
 
 void* MapAligned(size_t size, size_t align, int prot, int flags) {
@@ -152,11 +158,6 @@ bool ReadsMapTheZeroPage() {
   return yes;
 }
 
-size_t ReserveBytes(size_t bytes) {
-  size_t r = RoundUp(bytes, PageSize());
-  return bytes > PageSize() && r >= bytes ? r : PageSize();
-}
-
 size_t ReservedSpanBytes(size_t bytes) {
   size_t capacity = RoundUp(bytes == 0 ? 1 : bytes, PageSize());
   if (capacity < bytes || capacity > (SIZE_MAX - kGuardBytes - PageSize()) / 2) return 0;
@@ -209,11 +210,8 @@ Overrun TakeOverrun(const ReservedSpan& s, size_t used) {
   Overrun o;
   const size_t page_end = s.capacity;  // the canary ends with the buffer's pages, the reserve starts
   if (used < page_end) {
-    size_t damage = CanaryDamage(s.data + used, page_end - used);
-    if (damage) {
-      FillCanary(s.data + used, damage);
-      o.bytes_past = damage;
-    }
+    o.bytes_past = CanaryDamage(s.data + used, page_end - used);
+    FillCanary(s.data + used, o.bytes_past);  // restored
   }
   // The pages after: only the resident ones can have been written.
   const size_t end = s.capacity + s.reserve;
@@ -260,16 +258,6 @@ PoolBuffer::PoolBuffer(std::string name, size_t bytes, const std::string& label,
 
 PoolBuffer::PoolBuffer(PoolBuffer&& o) noexcept
     : span_(std::exchange(o.span_, ReservedSpan())), bytes_(o.bytes_), name_(std::move(o.name_)) {}
-
-PoolBuffer& PoolBuffer::operator=(PoolBuffer&& o) noexcept {
-  if (this != &o) {
-    UnmapReserved(&span_);
-    span_ = std::exchange(o.span_, ReservedSpan());
-    bytes_ = o.bytes_;
-    name_ = std::move(o.name_);
-  }
-  return *this;
-}
 
 PoolBuffer::~PoolBuffer() { UnmapReserved(&span_); }
 

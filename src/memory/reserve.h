@@ -69,14 +69,11 @@ std::string GroupedNumber(size_t n);
 
 constexpr size_t kGuardBytes = 64 * 1024;
 
-// The reserve after a buffer of `bytes`: its own size rounded up to pages, at least one page.
-size_t ReserveBytes(size_t bytes);
-
 // One span made by MapReserved or PlaceReserved. A plain value: UnmapReserved releases it.
 struct ReservedSpan {
   uint8_t* data = nullptr;
   size_t capacity = 0;  // the buffer's pages: the bytes asked for, rounded up to pages (PageSize())
-  size_t reserve = 0;   // ReserveBytes(capacity), after them
+  size_t reserve = 0;   // after them: the capacity again (at least a page)
   size_t mapped = 0;    // capacity + reserve + kGuardBytes; 0: placed in the caller's mapping
   int guard = -1;       // RegisterGuard's handle (memory/guard_fault.h)
 };
@@ -123,7 +120,6 @@ class PoolBuffer {
   // which must outlive it; null: a mapping of its own. Throws Error(kOutOfMemory).
   PoolBuffer(std::string name, size_t bytes, const std::string& label = std::string(), uint8_t* at = nullptr);
   PoolBuffer(PoolBuffer&& o) noexcept;
-  PoolBuffer& operator=(PoolBuffer&& o) noexcept;
   PoolBuffer(const PoolBuffer&) = delete;
   PoolBuffer& operator=(const PoolBuffer&) = delete;
   ~PoolBuffer();

@@ -6,6 +6,7 @@
 #include <dlpack/dlpack.h>
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 
 #include "aotrt/module.h"
@@ -38,9 +39,14 @@ OperatorProfile ProfileExecutorModule(const Module& executor_module, const Opera
 // `s` as a JSON string literal, quotes included (invalid UTF-8 replaced by U+FFFD).
 std::string JsonQuote(const std::string& s);
 
-// Throws kInvalidArgument "<what>: <name> must be >= <lo>, got <value>" unless lo <= value <= hi;
-// the bound reads "<= <hi>" when lo is INT64_MIN, "in [<lo>, <hi>]" when hi is not INT64_MAX.
-void RequireInRange(const char* what, const char* name, int64_t value, int64_t lo, int64_t hi = INT64_MAX);
+// An option's bounds: lo <= value <= hi.
+struct Bound {
+  const char* name;
+  int64_t value, lo, hi = INT64_MAX;
+};
+// Throws kInvalidArgument "<what>: <name> must be >= <lo>, got <value>" for the first of `bounds`
+// its value breaks; the bound reads "<= <hi>" when lo is INT64_MIN, "in [<lo>, <hi>]" when hi is not INT64_MAX.
+void RequireInRanges(const char* what, std::initializer_list<Bound> bounds);
 
 // The function `name` of `module`, or the global one when `module` is undefined; kNotFound if none.
 PackedFunc FunctionToTime(const Module& module, const std::string& name);
@@ -54,14 +60,12 @@ bool SleepUnlessInterrupted(int ms);
 
 // Two int32 arrays of bytes/4 elements; Flush() copies one into the other (evicting other data
 // from the caches), as TVM's time evaluator does. Does nothing for bytes <= 0.
-class CacheFlusher {
- public:
+struct CacheFlusher {
   explicit CacheFlusher(int bytes);
-  void Flush();
-
- private:
-  NDArray a_;
-  NDArray b_;
+  void Flush() {
+    if (a.defined()) a.CopyFrom(b.tensor());
+  }
+  NDArray a, b;
 };
 
 // TVM's calibration: times batches of *number calls of f(args), each after flusher->Flush() (if

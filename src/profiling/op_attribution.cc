@@ -87,17 +87,16 @@ CodeMap CodeMap::FromElf(const void* data, size_t size, const std::string& what,
   CodeMap map;
   map.path_ = what;
   map.load_bias_ = load_bias;
-  map.symbols_ = SortedDisjoint(FunctionSymbols(base, size, SHT_SYMTAB, what, load_bias));
+  map.symbols_ = FunctionSymbols(base, size, SHT_SYMTAB, what, load_bias);
   map.table_ = ".symtab";
   if (map.symbols_.empty()) {
-    map.symbols_ = SortedDisjoint(FunctionSymbols(base, size, SHT_DYNSYM, what, load_bias));
+    map.symbols_ = FunctionSymbols(base, size, SHT_DYNSYM, what, load_bias);
     map.table_ = map.symbols_.empty() ? "" : ".dynsym";
   }
   // PLT stubs have no sized symbols: one line for them, which attribution counts as the
   // runtime's (they only jump into it).
   if (eh.e_shstrndx != SHN_UNDEF && eh.e_shstrndx < eh.e_shnum) {
     auto names = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + eh.e_shstrndx * sizeof(Elf64_Shdr), what, "section header");
-    std::vector<CodeSymbol> plt;
     for (uint64_t i = 0; i < eh.e_shnum; ++i) {
       auto sh = ReadElfAt<Elf64_Shdr>(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), what, "section header");
       if (sh.sh_size == 0 || names.sh_offset > size || sh.sh_name >= names.sh_size ||
@@ -107,14 +106,11 @@ CodeMap CodeMap::FromElf(const void* data, size_t size, const std::string& what,
       const char* n = base + names.sh_offset + sh.sh_name;
       std::string name(n, strnlen(n, names.sh_size - sh.sh_name));
       if (name == ".plt" || name == ".plt.got" || name == ".plt.sec") {
-        plt.push_back({load_bias + sh.sh_addr, load_bias + sh.sh_addr + sh.sh_size, kPltSymbol});
+        map.symbols_.push_back({load_bias + sh.sh_addr, load_bias + sh.sh_addr + sh.sh_size, kPltSymbol});
       }
     }
-    if (!plt.empty()) {
-      plt.insert(plt.end(), map.symbols_.begin(), map.symbols_.end());
-      map.symbols_ = SortedDisjoint(std::move(plt));
-    }
   }
+  map.symbols_ = SortedDisjoint(std::move(map.symbols_));
   for (uint64_t i = 0; i < eh.e_phnum; ++i) {
     auto ph = ReadElfAt<Elf64_Phdr>(base, size, eh.e_phoff + i * sizeof(Elf64_Phdr), what, "program header");
     if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {

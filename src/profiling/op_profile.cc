@@ -90,20 +90,15 @@ void OnSigprof(int sig, siginfo_t* info, void* context) {
   errno = saved_errno;
 }
 
-// Construct, Start, then (on the same thread) set g_recording around the code to profile, Stop.
-// Errors: kInvalidArgument "another operator profile is running"; kIOError (errno's text) when
-// the timer or the handler cannot be installed.
+// Construct (which installs the handler and arms the timer for the calling thread), then on the
+// same thread set g_recording around the code to profile, Stop (or destroy: an exception thrown
+// while recording ends it there). Errors: kInvalidArgument "another operator profile is running";
+// kIOError (errno's text) when the timer or the handler cannot be installed.
 class PcSampler {
  public:
   // `period_us`: mean interval between samples. `capacity`: samples kept at most (later ones are
   // counted in dropped()).
-  PcSampler(int period_us, size_t capacity) : period_us_(period_us), buffer_(capacity) {}
-  ~PcSampler() { Stop(); }
-  PcSampler(const PcSampler&) = delete;
-  PcSampler& operator=(const PcSampler&) = delete;
-
-  // Installs the handler and arms the timer for the calling thread.
-  void Start() {
+  PcSampler(int period_us, size_t capacity) : buffer_(capacity) {
     bool expected = false;
     AOTRT_REQUIRE(g_busy.compare_exchange_strong(expected, true), kInvalidArgument,
                   "operator profile: another operator profile is running in this process");
@@ -112,7 +107,7 @@ class PcSampler {
     g_count.store(0, std::memory_order_relaxed);
     g_dropped.store(0, std::memory_order_relaxed);
     g_recording.store(false, std::memory_order_relaxed);
-    g_period_ns = static_cast<int64_t>(period_us_) * 1000;
+    g_period_ns = static_cast<int64_t>(period_us) * 1000;
     struct sigaction sa = {};
     sa.sa_sigaction = OnSigprof;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -137,6 +132,9 @@ class PcSampler {
     g_armed.store(true, std::memory_order_relaxed);
     Rearm();
   }
+  ~PcSampler() { Stop(); }
+  PcSampler(const PcSampler&) = delete;
+  PcSampler& operator=(const PcSampler&) = delete;
 
   // Disarms the timer, drains a pending signal, restores the previous SIGPROF disposition.
   void Stop() {
@@ -169,7 +167,6 @@ class PcSampler {
   uint64_t dropped() const { return dropped_; }                     // recorded signals beyond the capacity
 
  private:
-  int period_us_;
   bool started_ = false;
   uint64_t dropped_ = 0;
   std::vector<PcSample> buffer_;
@@ -217,12 +214,11 @@ size_t Capacity(const OperatorProfileOptions& opt, double run_ms) {
 }  // namespace
 
 void ValidateOperatorProfileOptions(const OperatorProfileOptions& opt) {
-  using profiling_internal::RequireInRange;
   AOTRT_REQUIRE(opt.runs > 0 || (opt.duration_s > 0 && opt.duration_s <= 3600), kInvalidArgument,
                 "operator profile: duration_s must be in (0, 3600] seconds, got ", opt.duration_s);
-  RequireInRange("operator profile", "runs", opt.runs, 0, kMaxTimingNumber);
-  RequireInRange("operator profile", "period_us", opt.period_us, 100, 1000000);
-  RequireInRange("operator profile", "warmup", opt.warmup, 0, kMaxTimingNumber);
+  profiling_internal::RequireInRanges("operator profile", {{"runs", opt.runs, 0, kMaxTimingNumber},
+                                                          {"period_us", opt.period_us, 100, 1000000},
+                                                          {"warmup", opt.warmup, 0, kMaxTimingNumber}});
 }
 
 OperatorProfile ProfileMeasuredRuns(const OperatorProfileOptions& opt, const std::function<void()>& run,
@@ -301,18 +297,11 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
     warm_ms = Ms(Clock::now() - t);
   }
   PcSampler sampler(opt.period_us, Capacity(opt, warm_ms));
-  std::vector<double> times;
-  sampler.Start();
-  try {
-    times = TimedRuns(opt, [&] {
-      g_recording.store(true, std::memory_order_relaxed);
-      impl.Run();
-      g_recording.store(false, std::memory_order_relaxed);
-    }, &profile);
-  } catch (...) {
+  std::vector<double> times = TimedRuns(opt, [&] {
+    g_recording.store(true, std::memory_order_relaxed);
+    impl.Run();
     g_recording.store(false, std::memory_order_relaxed);
-    throw;  // the sampler's destructor stops it
-  }
+  }, &profile);
   sampler.Stop();
   SetRunTimes(times, &profile);
   profile.dropped = sampler.dropped();

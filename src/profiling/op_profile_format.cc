@@ -129,23 +129,21 @@ std::string OperatorProfile::ToCsv() const {
   return out + CostCsv(outside);
 }
 
-// TVM's report JSON (Report.from_json reads it) and CSV (as Report::FromJSON's columns), each
-// operator's calls its Count.
+// TVM's report JSON (Report.from_json reads it), each operator's calls its Count, with the CSV
+// Report::FromJSON makes of it.
 ObjectPtr<ProfileReportObj> MakeProfileReport(const OperatorProfile& p) {
   auto str = [](const std::string& v) { return "{\"string\": " + JsonQuote(v) + "}"; };
-  std::string calls, csv = "Name,Duration (us),Percent,Count,Argument Shapes\n";
+  std::string calls;
   for (const OperatorCost& c : p.operators) {
     calls += (calls.empty() ? "" : ", ") + std::string("{\"Name\": ") + str(c.symbol) + ", \"Argument Shapes\": " +
              str(c.shapes) + ", \"Device\": " + str("cpu0") + ", \"Count\": {\"count\": " + std::to_string(c.samples) +
              "}, \"Duration (us)\": {\"microseconds\": " + JsonNumber(c.mean_ms * 1000) +
              "}, \"Percent\": {\"percent\": " + JsonNumber(c.percent) + "}}";
-    csv += CsvField(c.symbol) + "," + Fixed(c.mean_ms * 1000, 2) + "," + Fixed(c.percent, 2) + "," +
-           std::to_string(c.samples) + ",\"" + c.shapes + "\"\n";
   }
   std::string json = "{\"calls\": [" + calls + "], \"device_metrics\": {\"cpu0\": {\"Name\": " + str("Total") +
                      ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": " + JsonNumber(p.run_ms * 1000) +
                      "}, \"Percent\": {\"percent\": 100}}}, \"configuration\": {\"Executor\": " + str(p.executor) + "}}";
-  return MakeObject<ProfileReportObj>(p.ToTable(), csv, json);
+  return MakeObject<ProfileReportObj>(p.ToTable(), ProfileReportFromJson(json)->csv, json);
 }
 
 ObjectPtr<ProfileReportObj> ProfileReportFromJson(const std::string& json) {

@@ -90,31 +90,28 @@ void CacheFlushNonFirstArg(TVMArgs args) {
 }
 
 void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& o) {
-  using profiling_internal::RequireInRange;
-  const char* w = "time evaluator";
-  RequireInRange(w, "number", o.number, 1);
-  RequireInRange(w, "number", o.number, INT64_MIN, kMaxTimingNumber);
-  RequireInRange(w, "repeat", o.repeat, INT64_MIN, kMaxTimingRepeat);
-  RequireInRange(w, "min_repeat_ms", o.min_repeat_ms, INT64_MIN, kMaxTimingMs);
-  RequireInRange(w, "cooldown_interval_ms", o.cooldown_interval_ms, INT64_MIN, kMaxTimingMs);
-  RequireInRange(w, "repeat", o.repeat, 0);
-  RequireInRange(w, "min_repeat_ms", o.min_repeat_ms, 0);
-  RequireInRange(w, "limit_zero_time_iterations", o.limit_zero_time_iterations, 0);
-  RequireInRange(w, "cooldown_interval_ms", o.cooldown_interval_ms, 0);
+  profiling_internal::RequireInRanges(
+      "time evaluator",
+      {{"number", o.number, 1}, {"number", o.number, INT64_MIN, kMaxTimingNumber},
+       {"repeat", o.repeat, INT64_MIN, kMaxTimingRepeat}, {"min_repeat_ms", o.min_repeat_ms, INT64_MIN, kMaxTimingMs},
+       {"cooldown_interval_ms", o.cooldown_interval_ms, INT64_MIN, kMaxTimingMs}, {"repeat", o.repeat, 0},
+       {"min_repeat_ms", o.min_repeat_ms, 0}, {"limit_zero_time_iterations", o.limit_zero_time_iterations, 0},
+       {"cooldown_interval_ms", o.cooldown_interval_ms, 0}, {"cache_flush_bytes", o.cache_flush_bytes, 0}});
   AOTRT_REQUIRE(o.cooldown_interval_ms == 0 || o.repeats_to_cooldown >= 1, kInvalidArgument,
                 "time evaluator: repeats_to_cooldown must be >= 1 when cooldown_interval_ms > 0, got ",
                 o.repeats_to_cooldown);
-  RequireInRange(w, "cache_flush_bytes", o.cache_flush_bytes, 0);
 }
 
 namespace profiling_internal {
 
-void RequireInRange(const char* what, const char* name, int64_t value, int64_t lo, int64_t hi) {
-  if (value >= lo && value <= hi) return;
-  AOTRT_THROW(kInvalidArgument, what, ": ", name, " must be ",
-              hi != INT64_MAX ? (lo == INT64_MIN ? StrCat("<= ", hi) : StrCat("in [", lo, ", ", hi, "]"))
-                              : StrCat(">= ", lo),
-              ", got ", value);
+void RequireInRanges(const char* what, std::initializer_list<Bound> bounds) {
+  for (const Bound& b : bounds) {
+    if (b.value >= b.lo && b.value <= b.hi) continue;
+    AOTRT_THROW(kInvalidArgument, what, ": ", b.name, " must be ",
+                b.hi != INT64_MAX ? (b.lo == INT64_MIN ? StrCat("<= ", b.hi) : StrCat("in [", b.lo, ", ", b.hi, "]"))
+                                  : StrCat(">= ", b.lo),
+                ", got ", b.value);
+  }
 }
 
 PackedFunc FunctionToTime(const Module& module, const std::string& name) {
@@ -143,12 +140,8 @@ CacheFlusher::CacheFlusher(int bytes) {
   if (bytes <= 0) return;
   std::vector<int64_t> shape{bytes / 4};
   DLDataType i32{kDLInt, 32, 1};
-  a_ = NDArray::Empty(shape, i32);
-  b_ = NDArray::Empty(shape, i32);
-}
-
-void CacheFlusher::Flush() {
-  if (a_.defined()) a_.CopyFrom(b_.tensor());
+  a = NDArray::Empty(shape, i32);
+  b = NDArray::Empty(shape, i32);
 }
 
 double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repeat_ms, int zero_limit,

@@ -3,7 +3,6 @@
 #include "vm/executable.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #include "base/byte_reader.h"
@@ -43,47 +42,32 @@ struct Site {
   size_t pc;
 };
 
-class Reader {
+// The bytecode's reader: BoundedReader over `stream` (of the bytes `code`), with TVM's int64 vectors and arrays.
+class Reader : public BoundedReader {
  public:
-  Reader(const std::string& code, const std::string& what)
-      : stream_(code.data(), code.size()), r_(&stream_, code.size(), what), data_(code.data()) {}
-  BoundedReader& r() { return r_; }
+  Reader(SpanStream& stream, const std::string& code, const std::string& what)
+      : BoundedReader(&stream, code.size(), what), stream_(stream), data_(code.data()) {}
 
   std::vector<int64_t> I64Vector(const char* field) {
-    std::vector<uint64_t> v = r_.ReadU64Vector(field);
+    std::vector<uint64_t> v = ReadU64Vector(field);
     return std::vector<int64_t>(v.begin(), v.end());
   }
   // An NDArray in TVM's format at the current position (ABI.md 6.1).
   NDArray Array(const char* field) {
-    SerializedNDArray s = ViewSerializedNDArray(data_ + r_.offset(), r_.remaining());
-    uint64_t consumed = 40 + 8 * s.header.shape.size() + s.header.bytes;
-    r_.Advance(consumed, field);
-    stream_.Seek(r_.offset());
+    SerializedNDArray s = ViewSerializedNDArray(data_ + offset(), remaining());
+    Advance(40 + 8 * s.header.shape.size() + s.header.bytes, field);
+    stream_.Seek(offset());
     NDArray a = NDArray::Empty(s.header.shape, s.header.dtype);
     a.CopyFromBytes(s.data, s.header.bytes);
     return a;
   }
 
  private:
-  SpanStream stream_;
-  BoundedReader r_;
+  SpanStream& stream_;
   const char* data_;
 };
 
-void ReadHeader(Reader& in, Executable& exe, bool* v14) {
-  BoundedReader& r = in.r();
-  uint64_t magic = r.Read<uint64_t>("magic");
-  if (magic != kMagic) {
-    r.Fail(StrCat("not a TVM VM executable: magic 0x", Hex{magic, 16}, ", expected 0x", Hex{kMagic, 16}));
-  }
-  exe.version = r.ReadString("version");
-  int minor = AcceptedMinor(exe.version);
-  if (minor < 0) r.Fail(StrCat("bytecode of TVM version '", exe.version, "': aotrt reads ", kAcceptedVersions));
-  *v14 = minor >= 14;
-}
-
-void ReadDevices(Reader& in, Executable& exe, bool v14) {
-  BoundedReader& r = in.r();
+void ReadDevices(Reader& r, Executable& exe, bool v14) {
   uint64_t n = r.ReadCount("virtual devices", 8);
   for (uint64_t i = 0; i < n; ++i) {
     int32_t type = r.Read<int32_t>("virtual device type");
@@ -103,14 +87,13 @@ void ReadDevices(Reader& in, Executable& exe, bool v14) {
   }
 }
 
-void ReadConstants(Reader& in, Executable& exe) {
-  BoundedReader& r = in.r();
+void ReadConstants(Reader& r, Executable& exe) {
   exe.pool_begin = r.offset();
   uint64_t n = r.ReadCount("constant pool", 4);
   for (uint64_t i = 0; i < n; ++i) {
     uint32_t tag = r.Read<uint32_t>("constant tag");
     if (tag == 0) {
-      exe.constants.push_back(in.Array("constant"));
+      exe.constants.push_back(r.Array("constant"));
       exe.late_bound.emplace_back();
     } else if (tag == 1) {
       exe.constants.emplace_back();
@@ -120,23 +103,12 @@ void ReadConstants(Reader& in, Executable& exe) {
     }
   }
   exe.pool_end = r.offset();
-  exe.constant_devices = in.I64Vector("constant devices");
+  exe.constant_devices = r.I64Vector("constant devices");
   if (exe.constant_devices.size() != n) {
     r.Fail(StrCat(exe.constant_devices.size(), " constant devices for ", n, " constants"));
   }
   for (int64_t d : exe.constant_devices) {
     if (d < 0 || static_cast<size_t>(d) >= exe.devices.size()) r.Fail(StrCat("constant device ", d, " out of range"));
-  }
-}
-
-void ReadPrimitives(Reader& in, Executable& exe) {
-  BoundedReader& r = in.r();
-  exe.primitives = r.ReadStringVector("primitive names");
-  uint64_t n = r.ReadCount("primitive attributes", 16);
-  for (uint64_t i = 0; i < n; ++i) {
-    r.Read<uint64_t>("primitive attribute key");
-    uint64_t m = r.ReadCount("primitive attribute map", 16);
-    for (uint64_t j = 0; j < m; ++j) r.ReadString("attribute name"), r.ReadString("attribute value");
   }
 }
 
@@ -157,8 +129,7 @@ uint64_t Hash(int64_t opcode, const std::vector<int64_t>& fields) {
   return key;
 }
 
-void ReadFunction(Reader& in, Executable& exe, bool v14, std::vector<VMFunction>& out) {
-  BoundedReader& r = in.r();
+void ReadFunction(Reader& r, Executable& exe, bool v14, std::vector<VMFunction>& out) {
   std::vector<std::string> info = r.ReadStringVector("function header");
   if (info.size() != 3) r.Fail(StrCat("function header has ", info.size(), " strings, expected 3"));
   VMFunction fn;
@@ -170,10 +141,10 @@ void ReadFunction(Reader& in, Executable& exe, bool v14, std::vector<VMFunction>
     r.Fail(StrCat("function '", fn.name, "': bad register count '", info[1], "' or instruction count '", info[2], "'"));
   }
   fn.params = r.ReadStringVector("function parameters");
-  fn.param_devices = in.I64Vector("parameter devices");
+  fn.param_devices = r.I64Vector("parameter devices");
   if (fn.param_devices.size() != fn.params.size()) r.Fail(StrCat("function '", fn.name, "': parameter devices do not match parameters"));
   for (uint64_t pc = 0; pc < num_instr; ++pc) {
-    std::vector<int64_t> f = in.I64Vector("instruction");
+    std::vector<int64_t> f = r.I64Vector("instruction");
     if (f.size() < 2) r.Fail(StrCat("function '", fn.name, "' instruction ", pc, ": ", f.size(), " words, expected at least 2"));
     uint64_t hash = static_cast<uint64_t>(f[0]);
     int64_t opcode = f[1];
@@ -316,19 +287,31 @@ int64_t Executable::FunctionIndex(const std::string& name) const {
 
 Executable ParseExecutable(std::string code, const std::string& what) {
   Executable exe;
-  bool v14 = true;
   {
-    Reader in(code, what);
-    BoundedReader& r = in.r();
-    ReadHeader(in, exe, &v14);
-    ReadDevices(in, exe, v14);
+    SpanStream stream(code.data(), code.size());
+    Reader r(stream, code, what);
+    uint64_t magic = r.Read<uint64_t>("magic");
+    if (magic != kMagic) {
+      r.Fail(StrCat("not a TVM VM executable: magic 0x", Hex{magic, 16}, ", expected 0x", Hex{kMagic, 16}));
+    }
+    exe.version = r.ReadString("version");
+    int minor = AcceptedMinor(exe.version);
+    if (minor < 0) r.Fail(StrCat("bytecode of TVM version '", exe.version, "': aotrt reads ", kAcceptedVersions));
+    bool v14 = minor >= 14;
+    ReadDevices(r, exe, v14);
     std::vector<std::string> globals = r.ReadStringVector("globals");
-    ReadConstants(in, exe);
-    ReadPrimitives(in, exe);
+    ReadConstants(r, exe);
+    exe.primitives = r.ReadStringVector("primitive names");
+    uint64_t attrs = r.ReadCount("primitive attributes", 16);  // read past: nothing aotrt uses
+    for (uint64_t i = 0; i < attrs; ++i) {
+      r.Read<uint64_t>("primitive attribute key");
+      uint64_t m = r.ReadCount("primitive attribute map", 16);
+      for (uint64_t j = 0; j < m; ++j) r.ReadString("attribute name"), r.ReadString("attribute value");
+    }
     uint64_t n = r.ReadCount("functions", 24);
     if (n != globals.size()) r.Fail(StrCat(n, " functions for ", globals.size(), " globals"));
     std::vector<VMFunction> read;
-    for (uint64_t i = 0; i < n; ++i) ReadFunction(in, exe, v14, read);
+    for (uint64_t i = 0; i < n; ++i) ReadFunction(r, exe, v14, read);
     if (r.remaining() != 0) r.Fail(StrCat(r.remaining(), " bytes after the last function"));
     exe.functions.resize(n);
     std::vector<bool> seen(n);

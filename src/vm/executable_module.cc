@@ -51,11 +51,6 @@ class VMExecutableNode : public ModuleNode {
   const Executable& executable() const { return exe_->exe; }
 
  private:
-  const VMFunction& Function(const std::string& name) const {
-    int64_t i = exe_->exe.FunctionIndex(name);
-    AOTRT_REQUIRE(i >= 0, kNotFound, "the VM executable has no function '", name, "'");
-    return exe_->exe.functions[i];
-  }
   std::string Stats() const;
   // Binds every late-bound constant to the array of its name in `named` (TVM's
   // load_late_bound_consts): all of them, and nothing else. Not to race with VMs running.
@@ -94,6 +89,7 @@ class VMExecutableNode : public ModuleNode {
     RewriteConstantPool(e);
     return moved;
   }
+  static const NodeMethod<VMExecutableNode> kMethods[];
   std::string what_;
   std::shared_ptr<LoadedExecutable> exe_;
   bool linked_ = false;
@@ -120,77 +116,70 @@ std::string VMExecutableNode::Stats() const {
   return s + "]\n";
 }
 
+using Exe = VMExecutableNode;
+const NodeMethod<Exe> VMExecutableNode::kMethods[] = {
+    {"get_lib", [](Exe* x, TVMArgs, TVMRetValue* rv) {
+       if (x->imports().empty()) return rv->SetNull();
+       rv->SetObject(x->imports()[0], kTVMModuleHandle);
+     }},
+    {"get_bytecode", [](Exe* x, TVMArgs, TVMRetValue* rv) { rv->SetString(BytecodeText(x->executable())); }},
+    {"get_stats", [](Exe* x, TVMArgs, TVMRetValue* rv) { rv->SetString(x->Stats()); }},
+    {"get_constants", [](Exe* x, TVMArgs, TVMRetValue* rv) { rv->SetString(x->Stats()); }},
+    {"get_virtual_devices", [](Exe* x, TVMArgs, TVMRetValue* rv) {
+       const std::vector<VirtualDevice>& d = x->executable().devices;
+       std::string s;
+       for (size_t i = 0; i < d.size(); ++i) {
+         StrAppend(s, "VM VirtualDevice[", i, "]: device type ", static_cast<int>(d[i].device.device_type), ", id ",
+                   d[i].device.device_id, " and mem_scope ", d[i].memory_scope, "\n");
+       }
+       rv->SetString(s);
+     }},
+    {"get_primitives", [](Exe* x, TVMArgs, TVMRetValue* rv) {
+       const std::vector<std::string>& p = x->executable().primitives;
+       std::string s;
+       for (size_t i = 0; i < p.size(); ++i) StrAppend(s, "VM PackedFunc[", i, "]: ", p[i], "\n");
+       rv->SetString(s);
+     }},
+    {"save", [](Exe* x, TVMArgs, TVMRetValue* rv) { rv->SetBytes(x->executable().code); }},
+    {"get_function_arity", [](Exe* x, TVMArgs args, TVMRetValue* rv) {
+       int64_t i = x->executable().FunctionIndex(args[0].AsString());
+       rv->SetInt(i < 0 ? -1 : static_cast<int64_t>(x->executable().functions[i].params.size()));
+     }},
+    {"get_function_param_name", [](Exe* x, TVMArgs args, TVMRetValue* rv) {
+       int64_t fi = x->executable().FunctionIndex(args[0].AsString()), i = args[1].AsInt();
+       AOTRT_REQUIRE(fi >= 0, kNotFound, "the VM executable has no function '", args[0].AsString(), "'");
+       const VMFunction& f = x->executable().functions[fi];
+       AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < f.params.size(), kOutOfRange, "function '", f.name,
+                     "' has ", f.params.size(), " parameters, asked for ", i);
+       rv->SetString(f.params[i]);
+     }},
+    {"vm_load_executable", [](Exe* x, TVMArgs, TVMRetValue* rv) {
+       AOTRT_REQUIRE(x->linked_ || x->exe_->exe.primitives.empty(), kInvalidArgument, x->what_, ": no kernel library linked");
+       for (const std::string& n : x->exe_->exe.late_bound) {
+         AOTRT_REQUIRE(n.empty(), kInvalidArgument, x->what_, ": late-bound constant '", n,
+                       "' is not loaded: call load_late_bound_consts before making a VM");
+       }
+       rv->SetObject(MakeVirtualMachine(x->exe_), kTVMModuleHandle);
+     }},
+    {"load_late_bound_consts", [](Exe* x, TVMArgs args, TVMRetValue*) {
+       RequireArgCount("load_late_bound_consts", args, 1, 1);
+       std::string data = ReadFile(args[0].AsString(), "late-bound constants file");
+       x->BindLateBound(LoadParams(data.data(), data.size()), args[0].AsString());
+     }},
+    {"load_late_bound_consts_from_map", [](Exe* x, TVMArgs args, TVMRetValue*) {
+       x->BindLateBound(ParamsFromMap(args[0]), "the map given");
+     }},
+    {"move_late_bound_consts", [](Exe* x, TVMArgs args, TVMRetValue*) {
+       RequireArgCount("move_late_bound_consts", args, 2, 2);
+       x->MoveLateBound(args[1].AsInt(), args[0].AsString());
+     }},
+    {"get_late_bound_consts", [](Exe* x, TVMArgs args, TVMRetValue* rv) {
+       rv->SetObject(ParamsToMap(x->MoveLateBound(args[0].AsInt(), "")));
+     }},
+};
+
 PackedFunc VMExecutableNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
-  using Body = std::function<void(TVMArgs, TVMRetValue*)>;
-  Body body;
-  const Executable& e = exe_->exe;
-  if (name == "get_lib") {
-    body = [this](TVMArgs, TVMRetValue* rv) {
-      if (imports().empty()) return rv->SetNull();
-      rv->SetObject(imports()[0], kTVMModuleHandle);
-    };
-  } else if (name == "get_bytecode") {
-    body = [&e](TVMArgs, TVMRetValue* rv) { rv->SetString(BytecodeText(e)); };
-  } else if (name == "get_stats" || name == "get_constants") {
-    body = [this](TVMArgs, TVMRetValue* rv) { rv->SetString(Stats()); };
-  } else if (name == "get_virtual_devices") {
-    body = [&e](TVMArgs, TVMRetValue* rv) {
-      std::string s;
-      for (size_t i = 0; i < e.devices.size(); ++i) {
-        StrAppend(s, "VM VirtualDevice[", i, "]: device type ", static_cast<int>(e.devices[i].device.device_type),
-                  ", id ", e.devices[i].device.device_id, " and mem_scope ", e.devices[i].memory_scope, "\n");
-      }
-      rv->SetString(s);
-    };
-  } else if (name == "get_primitives") {
-    body = [&e](TVMArgs, TVMRetValue* rv) {
-      std::string s;
-      for (size_t i = 0; i < e.primitives.size(); ++i) StrAppend(s, "VM PackedFunc[", i, "]: ", e.primitives[i], "\n");
-      rv->SetString(s);
-    };
-  } else if (name == "save") {
-    body = [&e](TVMArgs, TVMRetValue* rv) { rv->SetBytes(e.code); };
-  } else if (name == "get_function_arity") {
-    body = [&e](TVMArgs args, TVMRetValue* rv) {
-      int64_t i = e.FunctionIndex(args[0].AsString());
-      rv->SetInt(i < 0 ? -1 : static_cast<int64_t>(e.functions[i].params.size()));
-    };
-  } else if (name == "get_function_param_name") {
-    body = [this](TVMArgs args, TVMRetValue* rv) {
-      const VMFunction& f = Function(args[0].AsString());
-      int64_t i = args[1].AsInt();
-      AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < f.params.size(), kOutOfRange, "function '", f.name,
-                    "' has ", f.params.size(), " parameters, asked for ", i);
-      rv->SetString(f.params[i]);
-    };
-  } else if (name == "vm_load_executable") {
-    body = [this](TVMArgs, TVMRetValue* rv) {
-      AOTRT_REQUIRE(linked_ || exe_->exe.primitives.empty(), kInvalidArgument, what_, ": no kernel library linked");
-      for (const std::string& n : exe_->exe.late_bound) {
-        AOTRT_REQUIRE(n.empty(), kInvalidArgument, what_, ": late-bound constant '", n,
-                      "' is not loaded: call load_late_bound_consts before making a VM");
-      }
-      rv->SetObject(MakeVirtualMachine(exe_), kTVMModuleHandle);
-    };
-  } else if (name == "load_late_bound_consts") {
-    body = [this](TVMArgs args, TVMRetValue*) {
-      RequireArgCount("load_late_bound_consts", args, 1, 1);
-      std::string data = ReadFile(args[0].AsString(), "late-bound constants file");
-      BindLateBound(LoadParams(data.data(), data.size()), args[0].AsString());
-    };
-  } else if (name == "load_late_bound_consts_from_map") {
-    body = [this](TVMArgs args, TVMRetValue*) { BindLateBound(ParamsFromMap(args[0]), "the map given"); };
-  } else if (name == "move_late_bound_consts") {
-    body = [this](TVMArgs args, TVMRetValue*) {
-      RequireArgCount("move_late_bound_consts", args, 2, 2);
-      MoveLateBound(args[1].AsInt(), args[0].AsString());
-    };
-  } else if (name == "get_late_bound_consts") {
-    body = [this](TVMArgs args, TVMRetValue* rv) { rv->SetObject(ParamsToMap(MoveLateBound(args[0].AsInt(), ""))); };
-  } else {
-    return PackedFunc();
-  }
-  return PackedFunc([self, body](TVMArgs args, TVMRetValue* rv) { body(args, rv); });
+  return MethodOf(kMethods, this, name, self);
 }
 
 // The executable of `code` (`what` names it) over the kernel library `lib`, its primitives resolved.

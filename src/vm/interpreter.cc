@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <functional>
-#include <numeric>
 
 #include "aotrt/dtype.h"
 
@@ -19,10 +17,6 @@ namespace vm {
 namespace {
 constexpr DLDataType kI64{kDLInt, 64, 1};
 constexpr DLDataType kI32{kDLInt, 32, 1};
-
-bool SameType(DLDataType a, DLDataType b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
-
-int64_t Elements(const DLTensor& t) { return std::accumulate(t.shape, t.shape + t.ndim, int64_t{1}, std::multiplies<int64_t>()); }
 
 // TVM's set_outputs rule: the registers of `fn` whose AllocTensor(Reg) makes its results: the one
 // its first Ret returns, that tuple's fields, or that reshape's source (by the instruction making it).
@@ -39,15 +33,15 @@ std::vector<int64_t> OutputRegisters(const VMFunction& fn) {
   return {};
 }
 
-const char* KindOf(const Object* o) {
-  uint32_t t = o ? o->type_index() : 0;
-  return !o ? "nothing" : t == kTypeNDArray ? "a tensor" : t == kTypeADT ? "a tuple" : t == kTypeVMStorage ? "a storage"
-                        : t == kTypeVMClosure ? "a closure" : "an object";
+const char* KindName(uint32_t t) {
+  return t == kTypeNDArray ? "a tensor" : t == kTypeADT ? "a tuple" : t == kTypeVMStorage ? "a storage"
+                           : t == kTypeVMClosure ? "a closure" : "an object";
 }
+const char* KindOf(const Object* o) { return o ? KindName(o->type_index()) : "nothing"; }
 }  // namespace
 
 Interpreter::Interpreter(std::shared_ptr<const LoadedExecutable> exe)
-    : exe_(std::move(exe)), pool_(std::make_shared<StoragePool>()) {
+    : exe_(std::move(exe)) {
   for (const VMFunction& fn : exe_->exe.functions) cache_.emplace_back(fn.code.size());
 }
 
@@ -76,24 +70,25 @@ void Interpreter::Fail(ErrorCode code, const std::string& message) const {
   throw Error(code, StrCat("VM function '", fn.name, "' instruction ", pc_, " (", OpcodeName(fn.code[pc_].op), "): ", message));
 }
 
-NDArrayObj* Interpreter::Tensor(int64_t r, const char* role) {
+Object* Interpreter::Expect(int64_t r, uint32_t type, const char* role) {
   Object* o = R(r).get();
-  if (!o || o->type_index() != kTypeNDArray) Fail(ErrorCode::kTypeMismatch, StrCat(role, " register ", r, " holds ", KindOf(o), ", expected a tensor"));
-  return static_cast<NDArrayObj*>(o);
+  if (!o || o->type_index() != type) {
+    Fail(ErrorCode::kTypeMismatch, StrCat(role, " register ", r, " holds ", KindOf(o), ", expected ", KindName(type)));
+  }
+  return o;
 }
 
 const DLTensor& Interpreter::OnHost(int64_t r, const char* role) {
   NDArrayObj* t = Tensor(r, role);
   if (IsAcceptedCpuDevice(t->dl_tensor.device)) return t->dl_tensor;
-  NDArray src(ObjectPtr<NDArrayObj>{t});
-  host_copy_ = NDArray::Empty(src.Shape(), src.dtype());
-  host_copy_.CopyFrom(src.tensor());
+  host_copy_ = CopyOn(t->dl_tensor, DLDevice{kDLCPU, 0});
   return host_copy_.tensor();
 }
 
 int64_t Interpreter::ScalarInt(int64_t r, const char* role) {
   const DLTensor& t = OnHost(r, role);
-  if (Elements(t) < 1 || (t.dtype.code != kDLInt && t.dtype.code != kDLUInt && t.dtype.code != 6 /* kDLBool */)) {
+  if (ShapeElements(t.shape, t.ndim) < 1 ||
+      (t.dtype.code != kDLInt && t.dtype.code != kDLUInt && t.dtype.code != 6 /* kDLBool */)) {
     Fail(ErrorCode::kTypeMismatch, StrCat(role, " register ", r, " is not an integer scalar"));
   }
   const char* p = static_cast<const char*>(t.data) + t.byte_offset;
@@ -117,7 +112,7 @@ void Interpreter::ShapeFrom(int64_t r) {
 
 NDArrayObj* Interpreter::Scratch(Slot& s, const int64_t* shape, int ndim, DLDataType dtype) {
   auto* t = static_cast<NDArrayObj*>(s.obj.get());
-  if (t && t->use_count() == 1 && t->dl_tensor.ndim == ndim && SameType(t->dl_tensor.dtype, dtype) &&
+  if (t && t->use_count() == 1 && t->dl_tensor.ndim == ndim && DataTypeEqual(t->dl_tensor.dtype, dtype) &&
       std::equal(shape, shape + ndim, t->dl_tensor.shape)) {
     return t;
   }
@@ -178,7 +173,7 @@ ObjectPtr<Object> Interpreter::GivenOutput(int64_t r, NDArrayObj* made) {
   for (size_t k = 0; k < given_.size(); ++k) {
     const DLTensor& g = given_[k].second.tensor();
     if (given_[k].first != r) continue;
-    if (!SameType(g.dtype, m.dtype) || Elements(g) != Elements(m) || !IsContiguous(g) || DeviceName(g.device) != DeviceName(m.device)) {
+    if (!DataTypeEqual(g.dtype, m.dtype) || ShapeElements(g.shape, g.ndim) != ShapeElements(m.shape, m.ndim) || !IsContiguous(g) || DeviceName(g.device) != DeviceName(m.device)) {
       Fail(ErrorCode::kShapeMismatch, StrCat("set_outputs: output ", k, " is ", text(g), ", the function makes ", text(m)));
     }
     if (g.ndim == m.ndim && std::equal(m.shape, m.shape + m.ndim, g.shape)) return given_[k].second.object();
@@ -253,11 +248,14 @@ void Interpreter::AllocStorage(const int64_t* f) {
     size = ScalarInt(f[0], "storage size");
   }
   if (size < 0 || size >= (int64_t{1} << 46)) Fail(ErrorCode::kOutOfMemory, StrCat("storage of ", size, " bytes asked for"));
-  size_t cls = StoragePool::SizeClass(static_cast<size_t>(size), static_cast<size_t>(f[1]));
-  DLDevice dev = devices_[f[5]];
-  ObjectPtr<StorageObj> s = Reuse<StorageObj>([cls](StorageObj* s) { return s->size_class == cls && s->Idle(); }, [&] {
-    return MakeObject<StorageObj>(dev.device_type == kDLCPU ? pool_->Alloc(static_cast<size_t>(size), static_cast<size_t>(f[1]))
-                                                            : NDArray::Empty({static_cast<int64_t>(cls / 2)}, DLDataType{kDLUInt, 8, 1}, dev), cls);
+  // Sizes round up to 64 bytes, and to pages from a page on or for an alignment over 64, as TVM's
+  // pooled allocator does: storages of one rounded size are interchangeable.
+  int64_t unit = size >= 4096 || f[1] > 64 ? 4096 : 64;
+  int64_t bytes = std::max(unit, (size + unit - 1) / unit * unit);
+  ObjectPtr<StorageObj> s = Reuse<StorageObj>([bytes](StorageObj* s) { return s->bytes == bytes && s->Idle(); }, [&] {
+    // Elements of `unit` bytes: NDArray::Empty aligns an array to its element size (TVM's rule).
+    DLDataType block{kDLUInt, 8, static_cast<uint16_t>(unit)};
+    return MakeObject<StorageObj>(NDArray::Empty({bytes / unit}, block, devices_[f[5]]), bytes);
   });
   s->next_view = 0;
   R(f[7]) = std::move(s);
@@ -268,7 +266,7 @@ NDArrayObj* Interpreter::View(StorageObj* s, int64_t offset, DLDataType dtype) {
   const char* at = static_cast<const char*>(s->buffer.data()) + offset;
   if (i < s->views.size()) {
     const DLTensor& v = s->views[i]->dl_tensor;
-    if (s->views[i]->use_count() == 1 && SameType(v.dtype, dtype) && static_cast<size_t>(v.ndim) == shape_.size() &&
+    if (s->views[i]->use_count() == 1 && DataTypeEqual(v.dtype, dtype) && static_cast<size_t>(v.ndim) == shape_.size() &&
         std::equal(shape_.begin(), shape_.end(), v.shape) && static_cast<const char*>(v.data) + v.byte_offset == at) {
       return s->views[i].get();
     }
@@ -304,9 +302,7 @@ ObjectPtr<Object> Interpreter::Run() {
       case Opcode::kInvokePacked: InvokePacked(f); break;
       case Opcode::kInvoke: Call(static_cast<size_t>(f[0]), f + 3, f[1], nullptr, f[2]); continue;
       case Opcode::kInvokeClosure: {
-        Object* o = R(f[0]).get();
-        if (!o || o->type_index() != kTypeVMClosure) Fail(ErrorCode::kTypeMismatch, StrCat("register ", f[0], " holds ", KindOf(o), ", expected a closure"));
-        ObjectPtr<ClosureObj> c(static_cast<ClosureObj*>(o));
+        ObjectPtr<ClosureObj> c(static_cast<ClosureObj*>(Expect(f[0], kTypeVMClosure, "closure")));
         Call(c->func, f + 3, f[1], &c->free_vars, f[2]);
         continue;
       }
@@ -314,8 +310,7 @@ ObjectPtr<Object> Interpreter::Run() {
       case Opcode::kAllocTensor:
       case Opcode::kAllocTensorReg: {
         bool reg = in.op == Opcode::kAllocTensorReg;
-        Object* s = R(f[0]).get();
-        if (!s || s->type_index() != kTypeVMStorage) Fail(ErrorCode::kTypeMismatch, StrCat("register ", f[0], " holds ", KindOf(s), ", expected a storage"));
+        Object* s = Expect(f[0], kTypeVMStorage, "storage");
         int64_t offset = ScalarInt(f[1], "offset");
         const int64_t* d = f + (reg ? 3 : 2);
         DLDataType dtype{static_cast<uint8_t>(d[0]), static_cast<uint8_t>(d[1]), static_cast<uint16_t>(d[2])};
@@ -345,9 +340,7 @@ ObjectPtr<Object> Interpreter::Run() {
       }
       case Opcode::kGetField:
       case Opcode::kGetTag: {
-        Object* o = R(f[0]).get();
-        if (!o || o->type_index() != kTypeADT) Fail(ErrorCode::kTypeMismatch, StrCat("register ", f[0], " holds ", KindOf(o), ", expected a tuple"));
-        const ADTObj* adt = static_cast<const ADTObj*>(o);
+        const ADTObj* adt = static_cast<const ADTObj*>(Expect(f[0], kTypeADT, "tuple"));
         if (in.op == Opcode::kGetTag) {
           const int64_t one = 1;
           NDArrayObj* t = Scratch(slot(), &one, 1, kI32);
@@ -374,11 +367,7 @@ ObjectPtr<Object> Interpreter::Run() {
           break;
         }
         Slot& copy = slot();  // the constant on its device, copied once per VM
-        if (!copy.obj) {
-          NDArray d = NDArray::Empty(c.Shape(), c.dtype(), dev);
-          d.CopyFrom(c.tensor());
-          copy.obj = d.object();
-        }
+        if (!copy.obj) copy.obj = CopyOn(c.tensor(), dev).object();
         R(f[2]) = copy.obj;
         break;
       }
@@ -415,10 +404,7 @@ ObjectPtr<Object> Interpreter::Run() {
         break;
       }
       case Opcode::kDeviceCopy: {
-        NDArray src(ObjectPtr<NDArrayObj>(Tensor(f[0], "source")));
-        NDArray dst = NDArray::Empty(src.Shape(), src.dtype(), devices_[f[2]]);
-        dst.CopyFrom(src.tensor());
-        R(f[3]) = dst.object();
+        R(f[3]) = CopyOn(Tensor(f[0], "source")->dl_tensor, devices_[f[2]]).object();
         break;
       }
       case Opcode::kKillRegister: R(f[0]).reset(); break;

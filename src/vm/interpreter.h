@@ -1,6 +1,6 @@
 // The Relay VM interpreter: one loop over an executable's instructions, registers holding tensors,
 // tuples (ADT), closures and storages. One Interpreter per thread: it owns its registers, frames
-// and storage pool; the executable and its kernels are shared read-only.
+// and storages; the executable and its kernels are shared read-only.
 #pragma once
 
 #include <memory>
@@ -10,7 +10,6 @@
 #include "aotrt/module.h"
 #include "aotrt/profiling.h"
 #include "vm/executable.h"
-#include "vm/storage_pool.h"
 
 namespace aotrt {
 namespace vm {
@@ -21,15 +20,22 @@ struct LoadedExecutable {
   std::vector<PackedFunc> primitives;
 };
 
+// A new array on `dev` holding the values of `t`.
+inline NDArray CopyOn(const DLTensor& t, DLDevice dev) {
+  NDArray a = NDArray::Empty(std::vector<int64_t>(t.shape, t.shape + t.ndim), t.dtype, dev);
+  a.CopyFrom(t);
+  return a;
+}
+
 // Register objects of the VM's own (never handed to callers).
 enum VMTypeIndex : uint32_t { kTypeVMStorage = 0x7F01, kTypeVMClosure = 0x7F02 };
 
 // A storage and the tensors made of it in the last run, reused in order while no one else holds them.
 class StorageObj : public Object {
  public:
-  StorageObj(NDArray b, size_t cls) : Object(kTypeVMStorage), buffer(std::move(b)), size_class(cls) {}
+  StorageObj(NDArray b, int64_t n) : Object(kTypeVMStorage), buffer(std::move(b)), bytes(n) {}
   const NDArray buffer;
-  const size_t size_class;  // StoragePool::SizeClass
+  const int64_t bytes;  // rounded up (Interpreter::AllocStorage)
   std::vector<ObjectPtr<NDArrayObj>> views;
   size_t next_view = 0;
   // Whether only the VM's cache holds it and every tensor made of it: then it may be handed out again.
@@ -86,14 +92,15 @@ class Interpreter {
   ObjectPtr<Object> GivenOutput(int64_t r, NDArrayObj* made);
   ObjectPtr<Object>& R(int64_t r) { return regs_[base_ + r]; }
   [[noreturn]] void Fail(ErrorCode code, const std::string& message) const;
-  NDArrayObj* Tensor(int64_t r, const char* role);
+  // Register `r`'s object when it is of `type`, else kTypeMismatch (`role` names the register).
+  Object* Expect(int64_t r, uint32_t type, const char* role);
+  NDArrayObj* Tensor(int64_t r, const char* role) { return static_cast<NDArrayObj*>(Expect(r, kTypeNDArray, role)); }
   int64_t ScalarInt(int64_t r, const char* role);
   // Register `r`'s tensor, copied to the host when it lives on a device (valid until the next call).
   const DLTensor& OnHost(int64_t r, const char* role);
   void ShapeFrom(int64_t r);  // into shape_
 
   std::shared_ptr<const LoadedExecutable> exe_;
-  std::shared_ptr<StoragePool> pool_;
   bool initialized_ = false;
   std::vector<DLDevice> devices_;  // per virtual device
   NDArray host_copy_;              // OnHost's

@@ -38,12 +38,7 @@ class VirtualMachineNode : public ModuleNode {
   }
   ObjectPtr<Object> InputFrom(const TVMArgValue& a, const std::string& fn, size_t index) const {
     if (NDArrayObj* nd = a.AsNDArrayObjOrNull()) return ObjectPtr<Object>(nd);
-    if (a.type_code() == kTVMDLTensorHandle) {
-      const DLTensor* t = a.AsDLTensor();
-      NDArray copy = NDArray::Empty(std::vector<int64_t>(t->shape, t->shape + t->ndim), t->dtype);
-      copy.CopyFrom(*t);
-      return copy.object();
-    }
+    if (a.type_code() == kTVMDLTensorHandle) return CopyOn(*a.AsDLTensor(), DLDevice{kDLCPU, 0}).object();
     ObjectPtr<Object> o = a.AsObject();
     AOTRT_REQUIRE(o && (o->type_index() == kTypeADT || o->type_index() == kTypeNDArray), kTypeMismatch, "input ",
                   index, " ('", vm_.loaded().exe.functions[FunctionIndex(fn)].params[index], "') of '", fn,
@@ -54,11 +49,9 @@ class VirtualMachineNode : public ModuleNode {
   ObjectPtr<Object> OnParamDevice(ObjectPtr<Object> o, const VMFunction& f, size_t i) const {
     if (!vm_.initialized() || o->type_index() != kTypeNDArray) return o;
     DLDevice dev = vm_.device(static_cast<size_t>(f.param_devices[i]));
-    NDArray a(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(o.get())));
-    if (a->device.device_type == dev.device_type && a->device.device_id == dev.device_id) return o;
-    NDArray copy = NDArray::Empty(a.Shape(), a.dtype(), dev);
-    copy.CopyFrom(a.tensor());
-    return copy.object();
+    const DLTensor& t = static_cast<NDArrayObj*>(o.get())->dl_tensor;
+    if (t.device.device_type == dev.device_type && t.device.device_id == dev.device_id) return o;
+    return CopyOn(t, dev).object();
   }
   void SetInput(const std::string& fn, TVMArgs args, int offset) {
     const VMFunction& f = vm_.loaded().exe.functions[FunctionIndex(fn)];
@@ -126,96 +119,93 @@ class VirtualMachineNode : public ModuleNode {
     }
   }
 
+  static const NodeMethod<VirtualMachineNode> kMethods[];
   Interpreter vm_;
   std::map<std::string, std::vector<ObjectPtr<Object>>> inputs_;
   std::map<std::string, std::vector<NDArray>> outputs_;  // set_outputs, for the next invoke
   ObjectPtr<Object> result_;
 };
 
-PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
-  using Body = std::function<void(TVMArgs, TVMRetValue*)>;
-  Body body;
-  if (name == "init") {
-    body = [this](TVMArgs args, TVMRetValue*) {
-      AOTRT_REQUIRE(args.size() % 3 == 0 && args.size() > 0, kInvalidArgument,
-                    "init takes (device_type, device_id, allocator_type) triples, got ", args.size(), " arguments");
-      std::vector<DLDevice> devs;
-      for (int i = 0; i < args.size(); i += 3) {
-        devs.push_back(MakeDevice(static_cast<int>(args[i].AsInt()), static_cast<int>(args[i + 1].AsInt())));
-        int64_t alloc = args[i + 2].AsInt();
-        AOTRT_REQUIRE(alloc == 1 || alloc == 2, kInvalidArgument, "init: allocator type ", alloc, " is neither 1 (naive) nor 2 (pooled)");
-      }
-      vm_.Init(devs);
-    };
-  } else if (name == "set_input") {
-    body = [this](TVMArgs args, TVMRetValue*) { SetInput(args[0].AsString(), args, 1); };
-  } else if (name == "set_one_input") {
-    body = [this](TVMArgs args, TVMRetValue*) {
-      RequireArgCount("set_one_input", args, 3, 3);
-      std::string fn = args[0].AsString();
-      const VMFunction& f = vm_.loaded().exe.functions[FunctionIndex(fn)];
-      int64_t i = args[1].IsString() ? InputIndex(fn, args[1].AsString()) : args[1].AsInt();
-      AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < f.params.size(), kNotFound, "function '", fn, "' has no input ",
-                    args[1].IsString() ? StrCat("'", args[1].AsString(), "'") : StrCat(args[1].AsInt()));
-      auto& in = inputs_[fn];
-      in.resize(f.params.size());
-      in[i] = OnParamDevice(InputFrom(args[2], fn, static_cast<size_t>(i)), f, static_cast<size_t>(i));
-    };
-  } else if (name == "invoke") {
-    body = [this](TVMArgs args, TVMRetValue* rv) {
-      Invoke(args[0].AsString());
-      rv->SetObject(result_);
-    };
-  } else if (name == "invoke_stateful") {
-    body = [this](TVMArgs args, TVMRetValue*) { Invoke(args[0].AsString()); };
-  } else if (name == "invoke_return_to_device") {
-    body = [this](TVMArgs args, TVMRetValue* rv) {
-      AOTRT_REQUIRE(args[1].AsInt() == kDLCPU, kNotImplemented, "invoke_return_to_device: only the CPU is supported");
-      SetInput(args[0].AsString(), args, 3);
-      Invoke(args[0].AsString());
-      rv->SetObject(result_);
-    };
-  } else if (name == "get_output") {
-    body = [this](TVMArgs args, TVMRetValue* rv) {
-      Object* o = Output(args[0].AsInt());
-      AOTRT_REQUIRE(o && o->type_index() == kTypeNDArray, kTypeMismatch, "output ", args[0].AsInt(), " is not a tensor");
-      rv->SetObject(ObjectPtr<Object>(o), kTVMNDArrayHandle);
-    };
-  } else if (name == "get_num_outputs") {
-    body = [this](TVMArgs, TVMRetValue* rv) {
-      Object* r = result_.get();
-      rv->SetInt(r && r->type_index() == kTypeADT ? static_cast<int64_t>(static_cast<ADTObj*>(r)->fields.size()) : 1);
-    };
-  } else if (name == "get_input_index") {
-    body = [this](TVMArgs args, TVMRetValue* rv) { rv->SetInt(InputIndex(args[1].AsString(), args[0].AsString())); };
-  } else if (name == "set_outputs") {
+// TVM's VirtualMachineDebug: 3 runs to warm up, one profiled; its Report (collectors ignored), or
+// (profile_rpc) the report's JSON.
+template <bool kJson>
+void ProfileReport(VirtualMachineNode* vm, TVMArgs args, TVMRetValue* rv) {
+  OperatorProfileOptions o;
+  o.runs = 1, o.warmup = 3;
+  ObjectPtr<ProfileReportObj> report = MakeProfileReport(vm->Profile(args[0].AsString(), o));
+  kJson ? rv->SetString(report->json) : rv->SetObject(report, kTVMObjectHandle);
+}
+
+const NodeMethod<VirtualMachineNode> VirtualMachineNode::kMethods[] = {
+    {"init", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue*) {
+       AOTRT_REQUIRE(args.size() % 3 == 0 && args.size() > 0, kInvalidArgument,
+                     "init takes (device_type, device_id, allocator_type) triples, got ", args.size(), " arguments");
+       std::vector<DLDevice> devs;
+       for (int i = 0; i < args.size(); i += 3) {
+         devs.push_back(MakeDevice(static_cast<int>(args[i].AsInt()), static_cast<int>(args[i + 1].AsInt())));
+         int64_t alloc = args[i + 2].AsInt();
+         AOTRT_REQUIRE(alloc == 1 || alloc == 2, kInvalidArgument, "init: allocator type ", alloc, " is neither 1 (naive) nor 2 (pooled)");
+       }
+       vm->vm_.Init(devs);
+     }},
+    {"set_input", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue*) {
+       vm->SetInput(args[0].AsString(), args, 1);
+     }},
+    {"set_one_input", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue*) {
+       RequireArgCount("set_one_input", args, 3, 3);
+       std::string fn = args[0].AsString();
+       const VMFunction& f = vm->vm_.loaded().exe.functions[vm->FunctionIndex(fn)];
+       int64_t i = args[1].IsString() ? vm->InputIndex(fn, args[1].AsString()) : args[1].AsInt();
+       AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < f.params.size(), kNotFound, "function '", fn, "' has no input ",
+                     args[1].IsString() ? StrCat("'", args[1].AsString(), "'") : StrCat(args[1].AsInt()));
+       auto& in = vm->inputs_[fn];
+       in.resize(f.params.size());
+       in[i] = vm->OnParamDevice(vm->InputFrom(args[2], fn, static_cast<size_t>(i)), f, static_cast<size_t>(i));
+     }},
+    {"invoke", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue* rv) {
+       vm->Invoke(args[0].AsString());
+       rv->SetObject(vm->result_);
+     }},
+    {"invoke_stateful", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue*) { vm->Invoke(args[0].AsString()); }},
+    {"invoke_return_to_device", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue* rv) {
+       AOTRT_REQUIRE(args[1].AsInt() == kDLCPU, kNotImplemented, "invoke_return_to_device: only the CPU is supported");
+       vm->SetInput(args[0].AsString(), args, 3);
+       vm->Invoke(args[0].AsString());
+       rv->SetObject(vm->result_);
+     }},
+    {"get_output", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue* rv) {
+       Object* o = vm->Output(args[0].AsInt());
+       AOTRT_REQUIRE(o && o->type_index() == kTypeNDArray, kTypeMismatch, "output ", args[0].AsInt(), " is not a tensor");
+       rv->SetObject(ObjectPtr<Object>(o), kTVMNDArrayHandle);
+     }},
+    {"get_num_outputs", [](VirtualMachineNode* vm, TVMArgs, TVMRetValue* rv) {
+       Object* r = vm->result_.get();
+       rv->SetInt(r && r->type_index() == kTypeADT ? static_cast<int64_t>(static_cast<ADTObj*>(r)->fields.size()) : 1);
+     }},
+    {"get_input_index", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue* rv) {
+       rv->SetInt(vm->InputIndex(args[1].AsString(), args[0].AsString()));
+     }},
     // The next invoke of the function leaves its results in these tensors (TVM writes them in
     // place; here they are copied in, once, after the run).
-    body = [this](TVMArgs args, TVMRetValue*) {
-      AOTRT_REQUIRE(args.size() > 1, kInvalidArgument, "set_outputs takes (func_name, output, ...): no outputs given");
-      std::string fn = args[0].AsString();
-      FunctionIndex(fn);
-      std::vector<NDArray>& outs = outputs_[fn];
-      outs.clear();
-      for (int i = 1; i < args.size(); ++i) {
-        NDArrayObj* nd = args[i].AsNDArrayObjOrNull();
-        outs.push_back(nd ? NDArray(ObjectPtr<NDArrayObj>(nd)) : NDArray::Borrow(*args[i].AsDLTensor()));
-      }
-    };
-  } else if (name == "load_late_bound_consts") {
-    body = [](TVMArgs, TVMRetValue*) {};  // as TVM's: a VM exists only once its executable's constants are all bound
-  } else if (name == "profile" || name == "profile_rpc") {
-    // TVM's VirtualMachineDebug: 3 runs to warm up, one profiled; its Report (collectors ignored).
-    body = [this, name](TVMArgs args, TVMRetValue* rv) {
-      OperatorProfileOptions o;
-      o.runs = 1, o.warmup = 3;
-      ObjectPtr<ProfileReportObj> report = MakeProfileReport(Profile(args[0].AsString(), o));
-      name == "profile" ? rv->SetObject(report, kTVMObjectHandle) : rv->SetString(report->json);
-    };
-  } else {
-    return PackedFunc();
-  }
-  return PackedFunc([self, body](TVMArgs args, TVMRetValue* rv) { body(args, rv); });
+    {"set_outputs", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue*) {
+       AOTRT_REQUIRE(args.size() > 1, kInvalidArgument, "set_outputs takes (func_name, output, ...): no outputs given");
+       std::string fn = args[0].AsString();
+       vm->FunctionIndex(fn);
+       std::vector<NDArray>& outs = vm->outputs_[fn];
+       outs.clear();
+       for (int i = 1; i < args.size(); ++i) {
+         NDArrayObj* nd = args[i].AsNDArrayObjOrNull();
+         outs.push_back(nd ? NDArray(ObjectPtr<NDArrayObj>(nd)) : NDArray::Borrow(*args[i].AsDLTensor()));
+       }
+     }},
+    // As TVM's: a VM exists only once its executable's constants are all bound.
+    {"load_late_bound_consts", [](VirtualMachineNode*, TVMArgs, TVMRetValue*) {}},
+    {"profile", ProfileReport<false>},
+    {"profile_rpc", ProfileReport<true>},
+};
+
+PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
+  return MethodOf(kMethods, this, name, self);
 }
 
 }  // namespace

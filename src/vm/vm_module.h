@@ -11,6 +11,23 @@
 namespace aotrt {
 namespace vm {
 
+// A packed function of a VM module (VMExecutable, VirtualMachine), over its node.
+template <class Node>
+struct NodeMethod {
+  const char* name;
+  void (*fn)(Node* node, TVMArgs args, TVMRetValue* rv);
+};
+// The method `name` of `methods` bound to `node`, which `self` (its module) keeps alive; empty when none.
+template <class Node, size_t N>
+PackedFunc MethodOf(const NodeMethod<Node> (&methods)[N], Node* node, const std::string& name,
+                    const ObjectPtr<ModuleNode>& self) {
+  for (const NodeMethod<Node>& m : methods) {
+    if (name != m.name) continue;
+    return PackedFunc([node, self, fn = m.fn](TVMArgs args, TVMRetValue* rv) { fn(node, args, rv); });
+  }
+  return PackedFunc();
+}
+
 // A new VM over `exe` (its kernels resolved). Throws kOutOfMemory.
 ObjectPtr<ModuleNode> MakeVirtualMachine(std::shared_ptr<const LoadedExecutable> exe);
 
