@@ -3,7 +3,6 @@
 #include "vm/interpreter.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "aotrt/dtype.h"
@@ -226,12 +225,11 @@ void Interpreter::InvokePacked(const int64_t* f) {
   }
   if (empty_output) return;
   TVMRetValue rv;
-  auto start = std::chrono::steady_clock::now();
-  exe_->primitives[f[0]].CallPacked(TVMArgs(values_.data(), codes_.data(), static_cast<int>(k)), &rv);
-  if (!timing) return;
+  auto call = [&] { exe_->primitives[f[0]].CallPacked(TVMArgs(values_.data(), codes_.data(), static_cast<int>(k)), &rv); };
+  if (!timing) return call();
+  // Timed by the device of its last argument (an output): the CPU's clock, a GPU's events.
   DLDevice dev = static_cast<const DLTensor*>(values_[k - 1].v_handle)->device;
-  if (!IsAcceptedCpuDevice(dev)) FindDeviceAPI(dev.device_type)->Sync(dev.device_id, nullptr);
-  (*timing)[f[0]].mean_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  (*timing)[f[0]].mean_ms += RequireDevice(dev, "VM profile").TimeOnDevice(dev.device_id, call);
   ++(*timing)[f[0]].samples;
 }
 
