@@ -112,8 +112,8 @@ size_t Executor::InputIndex(const std::string& name) const { return impl().Input
 size_t Executor::OutputIndex(const std::string& name) const { return impl().OutputIndex(name); }
 void Executor::SetInput(const std::string& name, const DLTensor& t) { impl().SetInput(impl().InputIndex(name), t); }
 void Executor::SetInput(size_t index, const DLTensor& t) { impl().SetInput(index, t); }
-void Executor::SetInputZeroCopy(size_t index, const DLTensor& t) { impl().SetInputZeroCopy(index, t, NDArray()); }
-void Executor::SetOutputZeroCopy(size_t index, const DLTensor& t) { impl().SetOutputZeroCopy(index, t, NDArray()); }
+void Executor::SetInputZeroCopy(size_t index, const DLTensor& t) { impl().SetZeroCopy(false, index, t, NDArray()); }
+void Executor::SetOutputZeroCopy(size_t index, const DLTensor& t) { impl().SetZeroCopy(true, index, t, NDArray()); }
 NDArray Executor::GetInput(size_t index) { return impl().GetInput(index); }
 NDArray Executor::GetOutput(size_t index) const { return impl().GetOutput(index); }
 void Executor::CopyOutputTo(size_t index, DLTensor* out) const { impl().CopyOutputTo(index, out); }

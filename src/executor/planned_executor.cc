@@ -389,10 +389,6 @@ void PlannedExecutor::Sync() const {
   if (on_device()) FindDeviceAPI(device_.device_type)->Sync(device_.device_id, nullptr);
 }
 
-void PlannedExecutor::RunOp(size_t k) {
-  CallOps(k, k + 1);
-}
-
 // In a region, the run-time workspace comes from it; a failed call never frees its blocks, so
 // every call starts with the whole of it.
 void PlannedExecutor::CallOps(size_t first, size_t last) {

@@ -42,8 +42,6 @@ class PlannedExecutor {
   void SetInput(size_t i, const DLTensor& t);  // rebinds the input to executor storage
   // Input (`output`: output) i on the caller's memory; `keep` (may be undefined) held while bound.
   void SetZeroCopy(bool output, size_t i, const DLTensor& t, NDArray keep);
-  void SetInputZeroCopy(size_t i, const DLTensor& t, NDArray keep) { SetZeroCopy(false, i, t, std::move(keep)); }
-  void SetOutputZeroCopy(size_t i, const DLTensor& t, NDArray keep) { SetZeroCopy(true, i, t, std::move(keep)); }
   NDArray GetInput(size_t i);
   NDArray GetOutput(size_t i) const { return Current(true, i); }
   void CopyOutputTo(size_t i, DLTensor* out) const;
@@ -65,7 +63,7 @@ class PlannedExecutor {
     std::string shapes;    // its arguments, "float32[1, 16, 56, 56], ..."
   };
   size_t NumOps() const { return model_->calls_are_operators() ? model_->calls().size() : 0; }
-  void RunOp(size_t k);
+  void RunOp(size_t k) { CallOps(k, k + 1); }
   OpDescription DescribeOp(size_t k) const;
   NDArray EntryView(uint32_t eid) const;
   // Input i as it is bound now, without making it writable (share_params reads it).

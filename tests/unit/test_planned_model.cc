@@ -97,7 +97,7 @@ TEST(PlannedExecutor, RunsTheCallsOverTheBlockAndRebindsAnAliasGroupAtOnce) {
   ex.CopyOutputTo(0, &out);
   EXPECT_EQ(y[3], 44.0f);
   alignas(64) float caller[4] = {5, 5, 5, 5};
-  ex.SetInputZeroCopy(0, Tensor(caller), NDArray());
+  ex.SetZeroCopy(false, 0, Tensor(caller), NDArray());
   EXPECT_EQ(ex.EntryView(m->x2_).data(), caller);  // the reshape follows its input
   ex.Run();
   ex.CopyOutputTo(0, &out);
