@@ -113,6 +113,28 @@ DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {
   return *api;
 }
 
+void RequireDeviceId(const char* what, const char* api, int id, size_t count, const std::string& why_none) {
+  AOTRT_REQUIRE(count > 0, kInvalidArgument, what, ": no ", api, " device on this machine: ", why_none);
+  AOTRT_REQUIRE(id >= 0 && static_cast<size_t>(id) < count, kInvalidArgument, what, ": ", api, " device ", id,
+                " does not exist; this machine has ", count, " (ids 0 to ", count - 1, ")");
+}
+
+CopyEnds DeviceCopyEnds(const DLTensor& from, const DLTensor& to, int type, const char* api) {
+  CopyEnds e{DeviceTypeOf(from.device) == type, DeviceTypeOf(to.device) == type, from.device.device_id};
+  if (!e.from_dev) e.id = to.device.device_id;
+  AOTRT_REQUIRE(!e.from_dev || !e.to_dev || e.id == to.device.device_id, kNotImplemented, "copy between two ", api,
+                " devices (", e.id, " and ", to.device.device_id, ") is not supported; copy through the CPU");
+  return e;
+}
+
+void ThrowDriverError(const char* api, const char* call, const std::string& error, bool memory,
+                      const std::string& what) {
+  std::string fn(call, std::strcspn(call, "("));
+  fn = fn.substr(fn.rfind('.') + 1);  // npos + 1: all of it
+  throw Error(memory ? ErrorCode::kOutOfMemory : ErrorCode::kModelError,
+              StrCat(what, ": ", api, " ", fn, " failed with ", error, memory ? ": the device is out of memory" : ""));
+}
+
 void CopyAcrossDevices(const DLTensor& from, const DLTensor& to, size_t bytes) {
   bool from_cpu = IsAcceptedCpuDevice(from.device), to_cpu = IsAcceptedCpuDevice(to.device);
   if (!from_cpu && !to_cpu && DeviceTypeOf(from.device) != DeviceTypeOf(to.device)) {

@@ -169,7 +169,7 @@ void ClKernel::Launch(TVMArgs args) {
 class OpenCLModuleNode final : public DeviceModuleNode {
  public:
   OpenCLModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string source, const std::string& cache)
-      : DeviceModuleNode("OpenCL", std::move(fmt), std::move(infos)), source_(std::move(source)) {
+      : DeviceModuleNode("OpenCL", kDLOpenCL, std::move(fmt), std::move(infos)), source_(std::move(source)) {
     std::map<std::string, std::string> parts = SplitKernels(source_);
     for (const auto& [key, info] : infos_) {
       auto part = parts.find(key);
@@ -187,14 +187,8 @@ class OpenCLModuleNode final : public DeviceModuleNode {
     std::shared_ptr<ClKernel> k = it->second;
     return PackedFunc([k](TVMArgs args, TVMRetValue*) { k->Launch(args); });
   }
-  std::string SaveToBinary() const override {
-    std::string out = SaveHeader();
-    WriteString(source_, &out);
-    return out;
-  }
-  void Prepare(DLDevice device) override {
-    if (device.device_type != kDLOpenCL) return;
-    int id = device.device_id;
+  void SaveCode(std::string* out) const override { WriteString(source_, out); }
+  void Prepare(int id) override {
     for (auto& [name, k] : kernels_) {
       std::lock_guard<std::mutex> lock(k->mu);
       k->For(id);

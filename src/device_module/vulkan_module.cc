@@ -104,7 +104,6 @@ class Shaders {
     std::string path;
     size_t saved = 0;  // the bytes the file holds
   };
-  const Pipeline& For(VkKernel& k, int id, VkDev& d);
   Pipeline Build(const VkKernel& k, int id, VkDev& d);
   void Destroy(VkDev& d, Pipeline& p);
   void SaveCache(int id, VkDev& d);
@@ -193,15 +192,6 @@ Pipeline Shaders::Build(const VkKernel& k, int id, VkDev& d) {
   return p;
 }
 
-const Pipeline& Shaders::For(VkKernel& k, int id, VkDev& d) {
-  Pipeline& p = k.built[id];
-  if (!p.pipeline) {
-    p = Build(k, id, d);
-    SaveCache(id, d);
-  }
-  return p;
-}
-
 void Shaders::SaveCache(int id, VkDev& d) {
   Cache& c = caches_[id];
   const VkApi& vk = VulkanState::Get().vk();
@@ -247,7 +237,11 @@ void Shaders::Launch(VkKernel& k, TVMArgs args) {
   int id = VulkanState::current_device;
   VkDev& d = s.device(id, "a Vulkan kernel's launch");
   std::lock_guard<std::mutex> lock(d.mu);
-  const Pipeline& p = For(k, id, d);
+  Pipeline& p = k.built[id];
+  if (!p.pipeline) {
+    p = Build(k, id, d);
+    SaveCache(id, d);
+  }
   size_t bytes = k.num_scalars * 8, offset = 0;
   VkDescriptorSet set = s.BeginDispatch(d, p.set_layout, k.use_ubo ? bytes : 0, &offset);
   VkDescriptorBufferInfo infos[kVkMaxArgs + 1];
@@ -276,7 +270,7 @@ void Shaders::Launch(VkKernel& k, TVMArgs args) {
 class VulkanModuleNode final : public DeviceModuleNode {
  public:
   VulkanModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::shared_ptr<Shaders> state)
-      : DeviceModuleNode("Vulkan", std::move(fmt), std::move(infos)), state_(std::move(state)) {}
+      : DeviceModuleNode("Vulkan", kDLVulkan, std::move(fmt), std::move(infos)), state_(std::move(state)) {}
   const char* type_key() const override { return "vulkan"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
     auto it = state_->kernels().find(name);
@@ -285,22 +279,18 @@ class VulkanModuleNode final : public DeviceModuleNode {
     VkKernel* k = &it->second;
     return PackedFunc([state, k](TVMArgs args, TVMRetValue*) { state->Launch(*k, args); });
   }
-  std::string SaveToBinary() const override {
-    std::string out = SaveHeader();
+  void SaveCode(std::string* out) const override {
     uint64_t n = state_->shaders().size();
-    out.append(reinterpret_cast<const char*>(&n), 8);
+    out->append(reinterpret_cast<const char*>(&n), 8);
     for (const auto& [name, sh] : state_->shaders()) {
-      WriteString(name, &out);
-      out.append(reinterpret_cast<const char*>(&sh.flag), 4);
+      WriteString(name, out);
+      out->append(reinterpret_cast<const char*>(&sh.flag), 4);
       n = sh.words.size();
-      out.append(reinterpret_cast<const char*>(&n), 8);
-      out.append(reinterpret_cast<const char*>(sh.words.data()), sh.words.size() * 4);
+      out->append(reinterpret_cast<const char*>(&n), 8);
+      out->append(reinterpret_cast<const char*>(sh.words.data()), sh.words.size() * 4);
     }
-    return out;
   }
-  void Prepare(DLDevice device) override {
-    if (device.device_type == kDLVulkan) state_->Prepare(device.device_id);
-  }
+  void Prepare(int id) override { state_->Prepare(id); }
 
  private:
   std::shared_ptr<Shaders> state_;
