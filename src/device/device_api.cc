@@ -81,16 +81,10 @@ DeviceAPI* FindDeviceAPI(int device_type) {
 }
 
 std::string DeviceName(DLDevice dev) {
-  switch (DeviceTypeOf(dev)) {
-    case kDLCPU: return "cpu";
-    case kDLCUDA: return "cuda";
-    case kDLCUDAHost: return "cuda_host";
-    case kDLOpenCL: return "opencl";
-    case kDLVulkan: return "vulkan";
-    case kDLMetal: return "metal";
-    case kDLROCM: return "rocm";
-    default: return StrCat("device type ", DeviceTypeOf(dev));
-  }
+  static const char* const kNames[] = {"", "cpu", "cuda", "cuda_host", "opencl", "", "", "vulkan", "metal", "", "rocm"};
+  int type = DeviceTypeOf(dev);
+  bool known = type >= 0 && type < static_cast<int>(std::size(kNames)) && *kNames[type];
+  return known ? kNames[type] : StrCat("device type ", type);
 }
 
 DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {

@@ -4,7 +4,6 @@
 // extents; it runs on the device __tvm_set_device chose. Programs are built per kernel and per
 // device at the first launch (TVM's order, so the same driver gives the same bits) and kept, as
 // binaries, in the cache directory: a second process builds none.
-#include <memory>
 #include <mutex>
 
 #include "aotrt/module.h"
@@ -37,8 +36,6 @@ std::map<std::string, std::string> SplitKernels(const std::string& source) {
   }
   return parts;
 }
-
-class OpenCLModuleNode;
 
 // One kernel: how its arguments are passed and launched, and its program and cl_kernel per device.
 struct ClKernel {
@@ -174,30 +171,29 @@ class OpenCLModuleNode final : public DeviceModuleNode {
     for (const auto& [key, info] : infos_) {
       auto part = parts.find(key);
       // Without TVM's delimiters (older exports), every kernel's program is the whole source.
-      kernels_[key] = std::make_shared<ClKernel>(info, part == parts.end() ? source_ : part->second, cache);
+      kernels_.try_emplace(key, info, part == parts.end() ? source_ : part->second, cache);
     }
   }
   const char* type_key() const override { return "opencl"; }
-  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override {
     auto it = kernels_.find(name);
     if (it == kernels_.end()) return PackedFunc();
-    for (size_t i = 0; i < it->second->arg_types.size(); ++i) {
-      RequirePassableArg(StrCat("OpenCL kernel '", name, "'"), i, it->second->arg_types[i]);
+    for (size_t i = 0; i < it->second.arg_types.size(); ++i) {
+      RequirePassableArg(StrCat("OpenCL kernel '", name, "'"), i, it->second.arg_types[i]);
     }
-    std::shared_ptr<ClKernel> k = it->second;
-    return PackedFunc([k](TVMArgs args, TVMRetValue*) { k->Launch(args); });
+    return PackedFunc([k = &it->second, self](TVMArgs args, TVMRetValue*) { k->Launch(args); });
   }
   void SaveCode(std::string* out) const override { WriteString(source_, out); }
   void Prepare(int id) override {
     for (auto& [name, k] : kernels_) {
-      std::lock_guard<std::mutex> lock(k->mu);
-      k->For(id);
+      std::lock_guard<std::mutex> lock(k.mu);
+      k.For(id);
     }
   }
 
  private:
   std::string source_;
-  std::map<std::string, std::shared_ptr<ClKernel>> kernels_;
+  std::map<std::string, ClKernel> kernels_;
 };
 
 }  // namespace
