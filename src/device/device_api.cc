@@ -81,16 +81,10 @@ DeviceAPI* FindDeviceAPI(int device_type) {
 }
 
 std::string DeviceName(DLDevice dev) {
-  switch (DeviceTypeOf(dev)) {
-    case kDLCPU: return "cpu";
-    case kDLCUDA: return "cuda";
-    case kDLCUDAHost: return "cuda_host";
-    case kDLOpenCL: return "opencl";
-    case kDLVulkan: return "vulkan";
-    case kDLMetal: return "metal";
-    case kDLROCM: return "rocm";
-    default: return StrCat("device type ", DeviceTypeOf(dev));
-  }
+  static const char* const kNames[] = {"", "cpu", "cuda", "cuda_host", "opencl", "", "", "vulkan", "metal", "", "rocm"};
+  int type = DeviceTypeOf(dev);
+  bool known = type >= 0 && type < static_cast<int>(std::size(kNames)) && *kNames[type];
+  return known ? kNames[type] : StrCat("device type ", type);
 }
 
 DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {
@@ -111,6 +105,28 @@ DeviceAPI& RequireDevice(DLDevice dev, const std::string& what) {
   AOTRT_REQUIRE(dev.device_id >= 0 && dev.device_id < n, kInvalidArgument, what, ": ", api->name(), " device ",
                 dev.device_id, " does not exist (", got, "); this machine has ", n, " (ids 0 to ", n - 1, ")");
   return *api;
+}
+
+void RequireDeviceId(const char* what, const char* api, int id, size_t count, const std::string& why_none) {
+  AOTRT_REQUIRE(count > 0, kInvalidArgument, what, ": no ", api, " device on this machine: ", why_none);
+  AOTRT_REQUIRE(id >= 0 && static_cast<size_t>(id) < count, kInvalidArgument, what, ": ", api, " device ", id,
+                " does not exist; this machine has ", count, " (ids 0 to ", count - 1, ")");
+}
+
+CopyEnds DeviceCopyEnds(const DLTensor& from, const DLTensor& to, int type, const char* api) {
+  CopyEnds e{DeviceTypeOf(from.device) == type, DeviceTypeOf(to.device) == type, from.device.device_id};
+  if (!e.from_dev) e.id = to.device.device_id;
+  AOTRT_REQUIRE(!e.from_dev || !e.to_dev || e.id == to.device.device_id, kNotImplemented, "copy between two ", api,
+                " devices (", e.id, " and ", to.device.device_id, ") is not supported; copy through the CPU");
+  return e;
+}
+
+void ThrowDriverError(const char* api, const char* call, const std::string& error, bool memory,
+                      const std::string& what) {
+  std::string fn(call, std::strcspn(call, "("));
+  fn = fn.substr(fn.rfind('.') + 1);  // npos + 1: all of it
+  throw Error(memory ? ErrorCode::kOutOfMemory : ErrorCode::kModelError,
+              StrCat(what, ": ", api, " ", fn, " failed with ", error, memory ? ": the device is out of memory" : ""));
 }
 
 void CopyAcrossDevices(const DLTensor& from, const DLTensor& to, size_t bytes) {

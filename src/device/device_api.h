@@ -82,6 +82,20 @@ DeviceAPI* FindDeviceAPI(int device_type);
 DeviceAPI& RequireDevice(DLDevice dev, const std::string& what);
 // "cpu", "cuda", "opencl", "vulkan", ... for messages; "device type N" for others.
 std::string DeviceName(DLDevice dev);
+// Throws kInvalidArgument naming `what` unless `id` is one of the `count` devices of `api` ("OpenCL");
+// `why_none` says why there are none.
+void RequireDeviceId(const char* what, const char* api, int id, size_t count, const std::string& why_none);
+// A copy's ends on the driver of `type` (one or both; the other on the CPU) and the id of its device.
+// Throws kNotImplemented naming `api` for a copy between two devices of the type.
+struct CopyEnds {
+  bool from_dev, to_dev;
+  int id;
+};
+CopyEnds DeviceCopyEnds(const DLTensor& from, const DLTensor& to, int type, const char* api);
+// Throws kOutOfMemory (`memory`) or kModelError: "<what>: <api> <call> failed with <error>", where
+// <call> is the function `call` names ("cl.clFinish(q)": clFinish).
+[[noreturn]] void ThrowDriverError(const char* api, const char* call, const std::string& error, bool memory,
+                                   const std::string& what);
 // Copies the bytes of `from` into `to` (contiguous, equal sizes checked by the caller) between any
 // two devices through their drivers, on the default queues. Throws as Copy.
 void CopyAcrossDevices(const DLTensor& from, const DLTensor& to, size_t bytes);

@@ -16,7 +16,7 @@ namespace aotrt {
 inline bool IsTextureScope(const std::string& scope) { return scope.find("texture") != std::string::npos; }
 
 struct TextureShape {
-  size_t width = 1, height = 1, channels = 1;
+  size_t width = 1, height = 1;
 };
 
 // The image of a tensor of `shape` in `scope`. Throws kInvalidArgument naming `what` for an unknown
@@ -30,7 +30,6 @@ inline TextureShape FlattenToTexture(const int64_t* shape, int ndim, const std::
   AOTRT_REQUIRE(separator >= 0, kInvalidArgument, what, ": unknown memory scope '", scope,
                 "': texture scopes are global.texture, global.texture-weight and global.texture-nhwc");
   TextureShape t;
-  t.channels = static_cast<size_t>(shape[ndim - 1]);
   for (int i = 0; i < ndim - 1; ++i) (i < separator ? t.height : t.width) *= static_cast<size_t>(shape[i]);
   return t;
 }

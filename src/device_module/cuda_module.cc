@@ -23,7 +23,7 @@ struct CuKernel {
 class CudaModuleNode final : public DeviceModuleNode {
  public:
   CudaModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string data)
-      : DeviceModuleNode("CUDA", std::move(fmt), std::move(infos)), data_(std::move(data)) {
+      : DeviceModuleNode("CUDA", kDLCUDA, std::move(fmt), std::move(infos)), data_(std::move(data)) {
     for (const auto& [key, info] : infos_) kernels_.try_emplace(key, info);
   }
   ~CudaModuleNode() override {  // at exit the driver may be gone: nothing to do then
@@ -36,15 +36,8 @@ class CudaModuleNode final : public DeviceModuleNode {
     if (it == kernels_.end()) return PackedFunc();
     return PackedFunc([this, k = &it->second, self](TVMArgs args, TVMRetValue*) { Launch(*k, args); });
   }
-  std::string SaveToBinary() const override {
-    std::string out = SaveHeader();
-    WriteString(data_, &out);
-    return out;
-  }
-  void Prepare(DLDevice d) override { if (d.device_type == kDLCUDA) Resolve(d.device_id); }
-
- private:
-  void Resolve(int id) {  // loads the code on device `id` and resolves every kernel there, once
+  void SaveCode(std::string* out) const override { WriteString(data_, out); }
+  void Prepare(int id) override {  // loads the code on device `id` and resolves every kernel there, once
     CudaState::Get().Bind(id, "loading a CUDA module");
     std::lock_guard<std::mutex> lock(mu_);
     if (!modules_[id]) AOTRT_CU_CALL(cuModuleLoadData, (&modules_[id], data_.c_str()),
@@ -56,12 +49,13 @@ class CudaModuleNode final : public DeviceModuleNode {
     }
   }
 
+ private:
   void Launch(CuKernel& k, TVMArgs args) {
     const size_t n = k.info.arg_types.size();
     k.launch.CheckCount("CUDA", k.info.name, args.size());
     int id = CudaState::current_device;
     CudaState::Get().Bind(id, "CUDA kernel launch");
-    CUfunction f = k.fn[id].load() ? k.fn[id].load() : (Resolve(id), k.fn[id].load());
+    CUfunction f = k.fn[id].load() ? k.fn[id].load() : (Prepare(id), k.fn[id].load());
     // kernelParams: a pointer to each value; a float32 narrowed, an int32 or uint32 the low half of its int64 (LE hosts).
     thread_local std::vector<void*> ptr;  // grown, never shrunk: a steady run allocates nothing
     thread_local std::vector<float> f32;

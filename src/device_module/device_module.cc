@@ -23,19 +23,23 @@ void WriteString(const std::string& s, std::string* out) {
   *out += s;
 }
 
-void WriteKernelMap(const std::map<std::string, KernelInfo>& kernels, std::string* out) {
-  uint64_t n = kernels.size();
-  out->append(reinterpret_cast<const char*>(&n), 8);
-  for (const auto& [key, k] : kernels) {
-    WriteString(key, out);
-    WriteString(k.name, out);
+std::string DeviceModuleNode::SaveToBinary() const {  // the function map as ReadKernelMap reads it
+  std::string out;
+  WriteString(fmt_, &out);
+  uint64_t n = infos_.size();
+  out.append(reinterpret_cast<const char*>(&n), 8);
+  for (const auto& [key, k] : infos_) {
+    WriteString(key, &out);
+    WriteString(k.name, &out);
     n = k.arg_types.size();
-    out->append(reinterpret_cast<const char*>(&n), 8);
-    for (DLDataType t : k.arg_types) out->append(reinterpret_cast<const char*>(&t), 4);
+    out.append(reinterpret_cast<const char*>(&n), 8);
+    for (DLDataType t : k.arg_types) out.append(reinterpret_cast<const char*>(&t), 4);
     n = k.launch_param_tags.size();
-    out->append(reinterpret_cast<const char*>(&n), 8);
-    for (const std::string& tag : k.launch_param_tags) WriteString(tag, out);
+    out.append(reinterpret_cast<const char*>(&n), 8);
+    for (const std::string& tag : k.launch_param_tags) WriteString(tag, &out);
   }
+  SaveCode(&out);
+  return out;
 }
 
 std::string DeviceModuleNode::MissingFunctionHint(const std::string&) const {
@@ -44,15 +48,9 @@ std::string DeviceModuleNode::MissingFunctionHint(const std::string&) const {
   return StrCat("the ", api_, " module's kernels are ", names);
 }
 
-std::string DeviceModuleNode::SaveHeader() const {
-  std::string out;
-  WriteString(fmt_, &out);
-  WriteKernelMap(infos_, &out);
-  return out;
-}
-
 void PrepareDeviceModules(ModuleNode* root, DLDevice device) {
-  if (auto* m = dynamic_cast<DeviceModuleNode*>(root)) m->Prepare(device);
+  auto* m = dynamic_cast<DeviceModuleNode*>(root);
+  if (m && m->type == device.device_type) m->Prepare(device.device_id);
   for (const auto& m : root->imports()) PrepareDeviceModules(m.get(), device);
 }
 

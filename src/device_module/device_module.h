@@ -15,25 +15,25 @@ namespace aotrt {
 
 class DeviceModuleNode : public ModuleNode {
  public:
-  // `api` names the device type in messages ("OpenCL"); `fmt` and `infos` as the blob holds them.
-  DeviceModuleNode(const char* api, std::string fmt, std::map<std::string, KernelInfo> infos)
-      : api_(api), fmt_(std::move(fmt)), infos_(std::move(infos)) {}
+  // `api` names the device type `type` in messages ("OpenCL"); `fmt` and `infos` as the blob holds them.
+  DeviceModuleNode(const char* api, DLDeviceType type, std::string fmt, std::map<std::string, KernelInfo> infos)
+      : type(type), api_(api), fmt_(std::move(fmt)), infos_(std::move(infos)) {}
   int GetPropertyMask() const override { return kModuleBinarySerializable; }
   std::string MissingFunctionHint(const std::string&) const override;  // the kernels' names
-  // Builds every kernel for `device` now when it is this module's device type (else nothing), so
-  // no run builds one. Throws as a kernel's first launch would.
-  virtual void Prepare(DLDevice device) = 0;
+  // The format and the function map, as every device module's binary begins, then SaveCode's.
+  std::string SaveToBinary() const override;
+  // Builds every kernel for device `id` of this module's type now, so no run builds one. Throws as a
+  // kernel's first launch would.
+  virtual void Prepare(int id) = 0;
+  const DLDeviceType type;
 
  protected:
-  // The format and the function map, as every device module's binary begins; the code follows.
-  std::string SaveHeader() const;
+  virtual void SaveCode(std::string* out) const = 0;
   const char* api_;
   std::string fmt_;
   std::map<std::string, KernelInfo> infos_;
 };
 
-// Appends the function map to `out` as ReadKernelMap reads it.
-void WriteKernelMap(const std::map<std::string, KernelInfo>& kernels, std::string* out);
 // Appends a u64 length and the bytes, as BoundedReader::ReadString reads them.
 void WriteString(const std::string& s, std::string* out);
 

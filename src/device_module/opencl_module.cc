@@ -4,7 +4,6 @@
 // extents; it runs on the device __tvm_set_device chose. Programs are built per kernel and per
 // device at the first launch (TVM's order, so the same driver gives the same bits) and kept, as
 // binaries, in the cache directory: a second process builds none.
-#include <memory>
 #include <mutex>
 
 #include "aotrt/module.h"
@@ -37,8 +36,6 @@ std::map<std::string, std::string> SplitKernels(const std::string& source) {
   }
   return parts;
 }
-
-class OpenCLModuleNode;
 
 // One kernel: how its arguments are passed and launched, and its program and cl_kernel per device.
 struct ClKernel {
@@ -169,41 +166,34 @@ void ClKernel::Launch(TVMArgs args) {
 class OpenCLModuleNode final : public DeviceModuleNode {
  public:
   OpenCLModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string source, const std::string& cache)
-      : DeviceModuleNode("OpenCL", std::move(fmt), std::move(infos)), source_(std::move(source)) {
+      : DeviceModuleNode("OpenCL", kDLOpenCL, std::move(fmt), std::move(infos)), source_(std::move(source)) {
     std::map<std::string, std::string> parts = SplitKernels(source_);
     for (const auto& [key, info] : infos_) {
       auto part = parts.find(key);
       // Without TVM's delimiters (older exports), every kernel's program is the whole source.
-      kernels_[key] = std::make_shared<ClKernel>(info, part == parts.end() ? source_ : part->second, cache);
+      kernels_.try_emplace(key, info, part == parts.end() ? source_ : part->second, cache);
     }
   }
   const char* type_key() const override { return "opencl"; }
-  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override {
     auto it = kernels_.find(name);
     if (it == kernels_.end()) return PackedFunc();
-    for (size_t i = 0; i < it->second->arg_types.size(); ++i) {
-      RequirePassableArg(StrCat("OpenCL kernel '", name, "'"), i, it->second->arg_types[i]);
+    for (size_t i = 0; i < it->second.arg_types.size(); ++i) {
+      RequirePassableArg(StrCat("OpenCL kernel '", name, "'"), i, it->second.arg_types[i]);
     }
-    std::shared_ptr<ClKernel> k = it->second;
-    return PackedFunc([k](TVMArgs args, TVMRetValue*) { k->Launch(args); });
+    return PackedFunc([k = &it->second, self](TVMArgs args, TVMRetValue*) { k->Launch(args); });
   }
-  std::string SaveToBinary() const override {
-    std::string out = SaveHeader();
-    WriteString(source_, &out);
-    return out;
-  }
-  void Prepare(DLDevice device) override {
-    if (device.device_type != kDLOpenCL) return;
-    int id = device.device_id;
+  void SaveCode(std::string* out) const override { WriteString(source_, out); }
+  void Prepare(int id) override {
     for (auto& [name, k] : kernels_) {
-      std::lock_guard<std::mutex> lock(k->mu);
-      k->For(id);
+      std::lock_guard<std::mutex> lock(k.mu);
+      k.For(id);
     }
   }
 
  private:
   std::string source_;
-  std::map<std::string, std::shared_ptr<ClKernel>> kernels_;
+  std::map<std::string, ClKernel> kernels_;
 };
 
 }  // namespace
@@ -214,7 +204,6 @@ ObjectPtr<ModuleNode> LoadOpenCLModule(BoundedReader& r, const LoadContext& ctx)
   std::string source = r.ReadString("OpenCL module source");
   AOTRT_REQUIRE(fmt == "cl", kNotImplemented, r.what(), ": OpenCL module of format '", fmt,
                 "': aotrt builds OpenCL C source (format 'cl') only");
-  for (const auto& [key, info] : infos) LaunchConfig check(key, info.arg_types.size(), info.launch_param_tags);
   std::string cache = ctx.options.compile_cache ? ctx.options.cache_dir : std::string();
   return MakeObject<OpenCLModuleNode>(std::move(fmt), std::move(infos), std::move(source), std::move(cache));
 }

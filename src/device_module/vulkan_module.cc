@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <memory>
 
 #include "aotrt/module.h"
 #include "base/byte_reader.h"
@@ -77,26 +76,41 @@ VkKernel MakeKernel(const std::string& what, const KernelInfo& info, const Shade
   return k;
 }
 
-// The module's kernels and per-device pipeline caches, shared with the packed functions it hands out.
-class Shaders {
+class VulkanModuleNode final : public DeviceModuleNode {
  public:
-  Shaders(std::map<std::string, Shader> shaders, std::string cache_dir)
-      : shaders_(std::move(shaders)), cache_dir_(std::move(cache_dir)), caches_(VulkanState::Get().size()) {}
-  // Adds the kernel of `info` with its shader, checked by MakeKernel.
-  void AddKernel(const std::string& what, const KernelInfo& info) {
-    auto sh = shaders_.find(info.name);
-    VkKernel& k = kernels_.emplace(info.name, MakeKernel(what, info, sh == shaders_.end() ? nullptr : &sh->second))
-                      .first->second;
-    k.built.resize(caches_.size());
-    code_ += StrCat(info.name, "|", k.shader->flag, "|");
-    code_.append(reinterpret_cast<const char*>(k.shader->words.data()), k.shader->words.size() * 4);
+  VulkanModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::map<std::string, Shader> shaders,
+                   std::string cache_dir, const std::string& what)
+      : DeviceModuleNode("Vulkan", kDLVulkan, std::move(fmt), std::move(infos)), shaders_(std::move(shaders)),
+        cache_dir_(std::move(cache_dir)), caches_(VulkanState::Get().size()) {
+    for (const auto& [key, info] : infos_) {  // each kernel with its shader, checked by MakeKernel
+      auto sh = shaders_.find(info.name);
+      VkKernel& k = kernels_.emplace(info.name, MakeKernel(what, info, sh == shaders_.end() ? nullptr : &sh->second))
+                        .first->second;
+      k.built.resize(caches_.size());
+      code_ += StrCat(info.name, "|", k.shader->flag, "|");
+      code_.append(reinterpret_cast<const char*>(k.shader->words.data()), k.shader->words.size() * 4);
+    }
   }
-  ~Shaders();
-  std::map<std::string, VkKernel>& kernels() { return kernels_; }
-  const std::map<std::string, Shader>& shaders() const { return shaders_; }
+  ~VulkanModuleNode() override;
+  const char* type_key() const override { return "vulkan"; }
+  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override {
+    auto it = kernels_.find(name);
+    if (it == kernels_.end()) return PackedFunc();
+    return PackedFunc([this, k = &it->second, self](TVMArgs args, TVMRetValue*) { Launch(*k, args); });
+  }
+  void SaveCode(std::string* out) const override {
+    uint64_t n = shaders_.size();
+    out->append(reinterpret_cast<const char*>(&n), 8);
+    for (const auto& [name, sh] : shaders_) {
+      WriteString(name, out);
+      out->append(reinterpret_cast<const char*>(&sh.flag), 4);
+      n = sh.words.size();
+      out->append(reinterpret_cast<const char*>(&n), 8);
+      out->append(reinterpret_cast<const char*>(sh.words.data()), sh.words.size() * 4);
+    }
+  }
   // Builds every pipeline for device `id` that is not built yet, then saves the pipeline cache.
-  void Prepare(int id);
-  void Launch(VkKernel& k, TVMArgs args);
+  void Prepare(int id) override;
 
  private:
   struct Cache {
@@ -104,7 +118,7 @@ class Shaders {
     std::string path;
     size_t saved = 0;  // the bytes the file holds
   };
-  const Pipeline& For(VkKernel& k, int id, VkDev& d);
+  void Launch(VkKernel& k, TVMArgs args);
   Pipeline Build(const VkKernel& k, int id, VkDev& d);
   void Destroy(VkDev& d, Pipeline& p);
   void SaveCache(int id, VkDev& d);
@@ -115,7 +129,7 @@ class Shaders {
   std::vector<Cache> caches_;  // by device id; each guarded by its device's mutex
 };
 
-Shaders::~Shaders() {
+VulkanModuleNode::~VulkanModuleNode() {
   const VulkanState& s = VulkanState::Get();
   for (size_t id = 0; id < caches_.size(); ++id) {
     VkDev& d = s.device(static_cast<int>(id), "Vulkan module");
@@ -126,7 +140,7 @@ Shaders::~Shaders() {
   }
 }
 
-void Shaders::Destroy(VkDev& d, Pipeline& p) {
+void VulkanModuleNode::Destroy(VkDev& d, Pipeline& p) {
   const VkApi& vk = VulkanState::Get().vk();
   if (p.pipeline) vk.vkDestroyPipeline(d.dev, p.pipeline, nullptr);
   if (p.layout) vk.vkDestroyPipelineLayout(d.dev, p.layout, nullptr);
@@ -135,7 +149,7 @@ void Shaders::Destroy(VkDev& d, Pipeline& p) {
   p = Pipeline();
 }
 
-Pipeline Shaders::Build(const VkKernel& k, int id, VkDev& d) {
+Pipeline VulkanModuleNode::Build(const VkKernel& k, int id, VkDev& d) {
   const VkApi& vk = VulkanState::Get().vk();
   for (const VkLack& lack : d.lacks) {
     AOTRT_REQUIRE(std::find(k.caps.begin(), k.caps.end(), lack.capability) == k.caps.end(), kNotImplemented,
@@ -193,16 +207,7 @@ Pipeline Shaders::Build(const VkKernel& k, int id, VkDev& d) {
   return p;
 }
 
-const Pipeline& Shaders::For(VkKernel& k, int id, VkDev& d) {
-  Pipeline& p = k.built[id];
-  if (!p.pipeline) {
-    p = Build(k, id, d);
-    SaveCache(id, d);
-  }
-  return p;
-}
-
-void Shaders::SaveCache(int id, VkDev& d) {
+void VulkanModuleNode::SaveCache(int id, VkDev& d) {
   Cache& c = caches_[id];
   const VkApi& vk = VulkanState::Get().vk();
   size_t size = 0;
@@ -216,7 +221,7 @@ void Shaders::SaveCache(int id, VkDev& d) {
   c.saved = size;
 }
 
-void Shaders::Prepare(int id) {
+void VulkanModuleNode::Prepare(int id) {
   VkDev& d = VulkanState::Get().device(id, "Vulkan kernels");
   std::lock_guard<std::mutex> lock(d.mu);
   auto start = std::chrono::steady_clock::now();
@@ -228,7 +233,7 @@ void Shaders::Prepare(int id) {
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), " ms");
 }
 
-void Shaders::Launch(VkKernel& k, TVMArgs args) {
+void VulkanModuleNode::Launch(VkKernel& k, TVMArgs args) {
   k.launch.CheckCount("Vulkan", k.name, args.size());
   const TVMValue* v = args.values();
   uint64_t pack[kVkMaxArgs];  // TVM's ArgUnion64: each scalar in 8 bytes, 32-bit ones in the low half
@@ -247,7 +252,11 @@ void Shaders::Launch(VkKernel& k, TVMArgs args) {
   int id = VulkanState::current_device;
   VkDev& d = s.device(id, "a Vulkan kernel's launch");
   std::lock_guard<std::mutex> lock(d.mu);
-  const Pipeline& p = For(k, id, d);
+  Pipeline& p = k.built[id];
+  if (!p.pipeline) {
+    p = Build(k, id, d);
+    SaveCache(id, d);
+  }
   size_t bytes = k.num_scalars * 8, offset = 0;
   VkDescriptorSet set = s.BeginDispatch(d, p.set_layout, k.use_ubo ? bytes : 0, &offset);
   VkDescriptorBufferInfo infos[kVkMaxArgs + 1];
@@ -273,39 +282,6 @@ void Shaders::Launch(VkKernel& k, TVMArgs args) {
   s.Barrier(d);
 }
 
-class VulkanModuleNode final : public DeviceModuleNode {
- public:
-  VulkanModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::shared_ptr<Shaders> state)
-      : DeviceModuleNode("Vulkan", std::move(fmt), std::move(infos)), state_(std::move(state)) {}
-  const char* type_key() const override { return "vulkan"; }
-  PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>&) override {
-    auto it = state_->kernels().find(name);
-    if (it == state_->kernels().end()) return PackedFunc();
-    std::shared_ptr<Shaders> state = state_;
-    VkKernel* k = &it->second;
-    return PackedFunc([state, k](TVMArgs args, TVMRetValue*) { state->Launch(*k, args); });
-  }
-  std::string SaveToBinary() const override {
-    std::string out = SaveHeader();
-    uint64_t n = state_->shaders().size();
-    out.append(reinterpret_cast<const char*>(&n), 8);
-    for (const auto& [name, sh] : state_->shaders()) {
-      WriteString(name, &out);
-      out.append(reinterpret_cast<const char*>(&sh.flag), 4);
-      n = sh.words.size();
-      out.append(reinterpret_cast<const char*>(&n), 8);
-      out.append(reinterpret_cast<const char*>(sh.words.data()), sh.words.size() * 4);
-    }
-    return out;
-  }
-  void Prepare(DLDevice device) override {
-    if (device.device_type == kDLVulkan) state_->Prepare(device.device_id);
-  }
-
- private:
-  std::shared_ptr<Shaders> state_;
-};
-
 }  // namespace
 
 ObjectPtr<ModuleNode> LoadVulkanModule(BoundedReader& r, const LoadContext& ctx) {
@@ -324,9 +300,7 @@ ObjectPtr<ModuleNode> LoadVulkanModule(BoundedReader& r, const LoadContext& ctx)
   AOTRT_REQUIRE(fmt == "vulkan", kNotImplemented, r.what(), ": Vulkan module of format '", fmt,
                 "': aotrt runs SPIR-V shaders (format 'vulkan') only");
   std::string cache = ctx.options.compile_cache ? ctx.options.cache_dir : std::string();
-  auto state = std::make_shared<Shaders>(std::move(shaders), std::move(cache));
-  for (const auto& [key, info] : infos) state->AddKernel(r.what(), info);
-  return MakeObject<VulkanModuleNode>(std::move(fmt), std::move(infos), std::move(state));
+  return MakeObject<VulkanModuleNode>(std::move(fmt), std::move(infos), std::move(shaders), std::move(cache), r.what());
 }
 
 }  // namespace aotrt

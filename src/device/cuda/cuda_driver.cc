@@ -13,9 +13,7 @@ namespace aotrt {
 void ThrowCuError(CUresult err, const char* call, const std::string& what) {
   const char* name = nullptr;  // only called once every function is resolved
   CudaState::Get().cuGetErrorName(err, &name);
-  throw Error(err == 2 ? ErrorCode::kOutOfMemory : ErrorCode::kModelError,  // 2: CUDA_ERROR_OUT_OF_MEMORY
-              StrCat(what, ": CUDA ", call, " failed with ", name ? name : "an error", " (", err, ")",
-                     err == 2 ? ": the device is out of memory" : ""));
+  ThrowDriverError("CUDA", call, StrCat(name ? name : "an error", " (", err, ")"), err == 2, what);  // 2: out of memory
 }
 
 std::string CudaState::Open() {
@@ -36,8 +34,7 @@ std::string CudaState::Open() {
 }
 
 void CudaState::Bind(int id, const char* what) {  // every time: other code (cudart) may change it between calls
-  AOTRT_REQUIRE(id >= 0 && id < num_devices, kInvalidArgument, what, ": CUDA device ", id, " does not exist; ",
-                num_devices ? StrCat("this machine has ", num_devices, " (ids 0 to ", num_devices - 1, ")") : why_none);
+  RequireDeviceId(what, "CUDA", id, num_devices, why_none);
   int dev = 0;  // a CUdevice
   std::call_once(retained_[id], [&] {  // a throw leaves it to the next call
     AOTRT_CU_CALL(cuDeviceGet, (&dev, id), what);
@@ -67,19 +64,16 @@ class CudaDriverImpl final : public DeviceAPI {
     } catch (const Error&) {}
   }
   void Copy(const DLTensor& from, const DLTensor& to, size_t bytes, void* stream) override {
-    bool from_dev = DeviceTypeOf(from.device) == kDLCUDA, to_dev = DeviceTypeOf(to.device) == kDLCUDA;
-    int id = from_dev ? from.device.device_id : to.device.device_id;
-    AOTRT_REQUIRE(!from_dev || !to_dev || id == to.device.device_id, kNotImplemented, "copy between CUDA devices ", id,
-                  " and ", to.device.device_id, ": copy through the CPU");
+    CopyEnds e = DeviceCopyEnds(from, to, kDLCUDA, "CUDA");
     if (bytes == 0) return;
-    CudaState::Get().Bind(id, "CUDA copy");
+    CudaState::Get().Bind(e.id, "CUDA copy");
     auto q = static_cast<CUstream>(stream);  // null: the legacy default stream
     CUdeviceptr src = reinterpret_cast<CUdeviceptr>(from.data) + from.byte_offset, dst = reinterpret_cast<CUdeviceptr>(to.data) + to.byte_offset;
-    auto what = [&] { return StrCat("copying ", bytes, " bytes ", from_dev ? "from" : "to", " CUDA device ", id); };
-    if (from_dev && to_dev) AOTRT_CU_CALL(cuMemcpyDtoDAsync_v2, (dst, src, bytes, q), what());
-    if (from_dev && !to_dev) AOTRT_CU_CALL(cuMemcpyDtoHAsync_v2, (reinterpret_cast<void*>(dst), src, bytes, q), what());
-    if (!from_dev) AOTRT_CU_CALL(cuMemcpyHtoDAsync_v2, (dst, reinterpret_cast<const void*>(src), bytes, q), what());
-    if (!from_dev || !to_dev) AOTRT_CU_CALL(cuStreamSynchronize, (q), what());  // host memory read or written now
+    auto what = [&] { return StrCat("copying ", bytes, " bytes ", e.from_dev ? "from" : "to", " CUDA device ", e.id); };
+    if (e.from_dev && e.to_dev) AOTRT_CU_CALL(cuMemcpyDtoDAsync_v2, (dst, src, bytes, q), what());
+    if (e.from_dev && !e.to_dev) AOTRT_CU_CALL(cuMemcpyDtoHAsync_v2, (reinterpret_cast<void*>(dst), src, bytes, q), what());
+    if (!e.from_dev) AOTRT_CU_CALL(cuMemcpyHtoDAsync_v2, (dst, reinterpret_cast<const void*>(src), bytes, q), what());
+    if (!e.from_dev || !e.to_dev) AOTRT_CU_CALL(cuStreamSynchronize, (q), what());  // host memory read or written now
   }
   void* CreateStream(int id) override {
     CUstream q = nullptr;

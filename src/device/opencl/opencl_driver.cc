@@ -32,13 +32,13 @@ std::string ClErrorName(cl_int err) {
 }
 
 void ThrowClError(cl_int err, const char* call, const std::string& what) {
-  bool memory = err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ||
-                err == CL_INVALID_BUFFER_SIZE;
-  std::string fn(call, std::find(call, call + std::strlen(call), '('));
-  throw Error(memory ? ErrorCode::kOutOfMemory : ErrorCode::kModelError,
-              StrCat(what, ": OpenCL ", fn, " failed with ", ClErrorName(err), memory ? ": the device is out of memory" : ""));
+  ThrowDriverError("OpenCL", call, ClErrorName(err), err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                   err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE, what);
 }
 
+namespace {
+
+// A string property of a device (CL_DEVICE_NAME, ...), "" when it cannot be read.
 std::string ClDeviceString(const ClApi& cl, cl_device_id dev, cl_device_info what) {
   size_t n = 0;
   if (cl.clGetDeviceInfo(dev, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
@@ -47,6 +47,8 @@ std::string ClDeviceString(const ClApi& cl, cl_device_id dev, cl_device_info wha
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
+
+}  // namespace
 
 OpenCLState::OpenCLState() {
   // Opened once and never closed: kernels and buffers live as long as the process may use them.
@@ -116,9 +118,7 @@ void OpenCLState::Discover() {
 }
 
 const ClDevice& OpenCLState::device(int id, const char* what) const {
-  AOTRT_REQUIRE(!devices_.empty(), kInvalidArgument, what, ": no OpenCL device on this machine: ", why_none_);
-  AOTRT_REQUIRE(id >= 0 && static_cast<size_t>(id) < devices_.size(), kInvalidArgument, what, ": OpenCL device ", id,
-                " does not exist; this machine has ", devices_.size(), " (ids 0 to ", devices_.size() - 1, ")");
+  RequireDeviceId(what, "OpenCL", id, devices_.size(), why_none_);
   return devices_[id];
 }
 
@@ -190,8 +190,7 @@ class OpenCLDriverImpl final : public DeviceAPI {
     if (bytes == 0) return;
     const OpenCLState& s = OpenCLState::Get();
     const ClApi& cl = s.cl();
-    bool from_dev = DeviceTypeOf(from.device) == kDLOpenCL, to_dev = DeviceTypeOf(to.device) == kDLOpenCL;
-    int id = from_dev ? from.device.device_id : to.device.device_id;
+    auto [from_dev, to_dev, id] = DeviceCopyEnds(from, to, kDLOpenCL, "OpenCL");
     cl_command_queue q = stream ? static_cast<cl_command_queue>(stream) : s.device(id, "OpenCL copy").queue;
     std::string what = StrCat("copying ", bytes, " bytes ", from_dev ? "from" : "to", " OpenCL device ", id);
     auto mem = [](const DLTensor& t) { return static_cast<cl_mem>(t.data); };
@@ -199,9 +198,6 @@ class OpenCLDriverImpl final : public DeviceAPI {
     size_t origin[3] = {0, 0, 0}, from_region[3] = {0, 0, 1}, to_region[3] = {0, 0, 1};
     bool from_image = from_dev && ImageRegion(from, what, from_region), to_image = to_dev && ImageRegion(to, what, to_region);
     if (from_dev && to_dev) {
-      AOTRT_REQUIRE(from.device.device_id == to.device.device_id, kNotImplemented,
-                    "copy between two OpenCL devices (", from.device.device_id, " and ", to.device.device_id,
-                    ") is not supported; copy through the CPU");
       if (from_image && to_image) {
         AOTRT_CL_CALL(cl.clEnqueueCopyImage(q, mem(from), mem(to), origin, origin, to_region, 0, nullptr, nullptr), what);
       } else if (from_image) {
@@ -230,7 +226,8 @@ class OpenCLDriverImpl final : public DeviceAPI {
   void Sync(int id, void* stream) override {
     const OpenCLState& s = OpenCLState::Get();
     cl_command_queue q = stream ? static_cast<cl_command_queue>(stream) : s.device(id, "OpenCL synchronize").queue;
-    AOTRT_CL_CALL(s.cl().clFinish(q), StrCat("waiting for OpenCL device ", id));
+    const ClApi& cl = s.cl();
+    AOTRT_CL_CALL(cl.clFinish(q), StrCat("waiting for OpenCL device ", id));
   }
 
   // The sum of the kernels' own times (their events' start to end), as TVM's OpenCL timer.
@@ -259,10 +256,7 @@ class OpenCLDriverImpl final : public DeviceAPI {
     return ns / 1e6;
   }
 
-  void SetDevice(int id) override {
-    OpenCLState::Get().device(id, "__tvm_set_device");
-    OpenCLState::current_device = id;
-  }
+  void SetDevice(int id) override { OpenCLState::current_device = id; }  // checked by RequireDevice
 
   void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
     const OpenCLState& s = OpenCLState::Get();

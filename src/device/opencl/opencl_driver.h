@@ -70,7 +70,4 @@ void ThrowClError(cl_int err, const char* call, const std::string& what);
     if (aotrt_cl_err_ != CL_SUCCESS) ThrowClError(aotrt_cl_err_, #call_expr, what); \
   } while (0)
 
-// A string property of a device (CL_DEVICE_NAME, ...), "" when it cannot be read.
-std::string ClDeviceString(const ClApi& cl, cl_device_id dev, cl_device_info what);
-
 }  // namespace aotrt

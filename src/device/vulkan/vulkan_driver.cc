@@ -41,8 +41,7 @@ std::string VersionString(uint32_t v) {
   return StrCat(VK_VERSION_MAJOR(v), ".", VK_VERSION_MINOR(v), ".", VK_VERSION_PATCH(v));
 }
 
-}  // namespace
-
+// "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)".
 std::string VkResultName(VkResult r) {
   const char* name = r == VK_ERROR_OUT_OF_HOST_MEMORY ? "VK_ERROR_OUT_OF_HOST_MEMORY"
                      : r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "VK_ERROR_OUT_OF_DEVICE_MEMORY"
@@ -51,12 +50,11 @@ std::string VkResultName(VkResult r) {
   return StrCat(name, " (", static_cast<int>(r), ")");
 }
 
+}  // namespace
+
 void ThrowVkError(VkResult r, const char* call, const std::string& what) {
-  bool memory = r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  std::string fn(call, std::find(call, call + std::strlen(call), '('));
-  if (fn.rfind("vk.", 0) == 0) fn = fn.substr(3);
-  throw Error(memory ? ErrorCode::kOutOfMemory : ErrorCode::kModelError,
-              StrCat(what, ": Vulkan ", fn, " failed with ", VkResultName(r), memory ? ": the device is out of memory" : ""));
+  ThrowDriverError("Vulkan", call, VkResultName(r), r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY,
+                   what);
 }
 
 VulkanState::VulkanState() {
@@ -204,9 +202,7 @@ bool VulkanState::AddDevice(VkPhysicalDevice phys) {
 }
 
 VkDev& VulkanState::device(int id, const char* what) const {
-  AOTRT_REQUIRE(!devices_.empty(), kInvalidArgument, what, ": no Vulkan device on this machine: ", why_none_);
-  AOTRT_REQUIRE(id >= 0 && static_cast<size_t>(id) < devices_.size(), kInvalidArgument, what, ": Vulkan device ", id,
-                " does not exist; this machine has ", devices_.size(), " (ids 0 to ", devices_.size() - 1, ")");
+  RequireDeviceId(what, "Vulkan", id, devices_.size(), why_none_);
   return *devices_[id];
 }
 
@@ -234,7 +230,7 @@ VkBuf VulkanState::NewBuffer(VkDev& d, size_t bytes, VkBufferUsageFlags usage, V
   }
   if (r != VK_SUCCESS) {
     FreeBuffer(d, b);
-    ThrowVkError(r, best < 0 ? "vkAllocateMemory (no memory type fits)" : "vkAllocateMemory", what);
+    ThrowVkError(r, "vkAllocateMemory", best < 0 ? what + " (no memory type fits)" : what);
   }
   return b;
 }
@@ -330,11 +326,8 @@ class VulkanDriverImpl final : public DeviceAPI {
   void Copy(const DLTensor& from, const DLTensor& to, size_t bytes, void*) override {
     if (bytes == 0) return;
     const VulkanState& s = VulkanState::Get();
-    bool from_dev = DeviceTypeOf(from.device) == kDLVulkan, to_dev = DeviceTypeOf(to.device) == kDLVulkan;
-    VkDev& d = s.device(from_dev ? from.device.device_id : to.device.device_id, "Vulkan copy");
-    AOTRT_REQUIRE(!from_dev || !to_dev || from.device.device_id == to.device.device_id, kNotImplemented,
-                  "copy between two Vulkan devices (", from.device.device_id, " and ", to.device.device_id,
-                  ") is not supported; copy through the CPU");
+    auto [from_dev, to_dev, id] = DeviceCopyEnds(from, to, kDLVulkan, "Vulkan");
+    VkDev& d = s.device(id, "Vulkan copy");
     std::lock_guard<std::mutex> lock(d.mu);
     if (!(from_dev && to_dev) && d.staging.size < bytes) {  // staging grows to the largest copy (not in use)
       s.FreeBuffer(d, d.staging);
@@ -384,10 +377,7 @@ class VulkanDriverImpl final : public DeviceAPI {
     return static_cast<double>((t[1] - t[0]) & mask) * d.props.limits.timestampPeriod / 1e6;
   }
 
-  void SetDevice(int id) override {
-    VulkanState::Get().device(id, "__tvm_set_device");
-    VulkanState::current_device = id;
-  }
+  void SetDevice(int id) override { VulkanState::current_device = id; }  // checked by RequireDevice
 
   void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
     const VulkanState& s = VulkanState::Get();

@@ -119,8 +119,6 @@ class VulkanState {
   std::string why_none_;
 };
 
-// "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)".
-std::string VkResultName(VkResult r);
 // Throws kOutOfMemory for the allocation failures, kModelError for the rest, naming `call` and `what`.
 [[noreturn]] void ThrowVkError(VkResult r, const char* call, const std::string& what);
 #define AOTRT_VK_CALL(call_expr, what)                                         \
