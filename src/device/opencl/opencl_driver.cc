@@ -212,14 +212,14 @@ class OpenCLDriverImpl final : public DeviceAPI {
       }
     } else if (from_dev) {
       char* host = static_cast<char*>(to.data) + to.byte_offset;
-      AOTRT_CL_CALL(from_image ? cl.clEnqueueReadImage(q, mem(from), CL_TRUE, origin, from_region, 0, 0, host, 0, nullptr, nullptr)
-                               : cl.clEnqueueReadBuffer(q, mem(from), CL_TRUE, from.byte_offset, bytes, host, 0, nullptr, nullptr),
-                    what);
+      cl_int err = from_image ? cl.clEnqueueReadImage(q, mem(from), CL_TRUE, origin, from_region, 0, 0, host, 0, nullptr, nullptr)
+                              : cl.clEnqueueReadBuffer(q, mem(from), CL_TRUE, from.byte_offset, bytes, host, 0, nullptr, nullptr);
+      if (err != CL_SUCCESS) ThrowClError(err, from_image ? "clEnqueueReadImage" : "clEnqueueReadBuffer", what);
     } else {
       const char* host = static_cast<const char*>(from.data) + from.byte_offset;
-      AOTRT_CL_CALL(to_image ? cl.clEnqueueWriteImage(q, mem(to), CL_TRUE, origin, to_region, 0, 0, host, 0, nullptr, nullptr)
-                             : cl.clEnqueueWriteBuffer(q, mem(to), CL_TRUE, to.byte_offset, bytes, host, 0, nullptr, nullptr),
-                    what);
+      cl_int err = to_image ? cl.clEnqueueWriteImage(q, mem(to), CL_TRUE, origin, to_region, 0, 0, host, 0, nullptr, nullptr)
+                            : cl.clEnqueueWriteBuffer(q, mem(to), CL_TRUE, to.byte_offset, bytes, host, 0, nullptr, nullptr);
+      if (err != CL_SUCCESS) ThrowClError(err, to_image ? "clEnqueueWriteImage" : "clEnqueueWriteBuffer", what);
     }
   }
 
