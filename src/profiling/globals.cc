@@ -25,8 +25,7 @@ int IntArg(const char* fn, TVMArgs args, int i, const char* name) {
 
 // Argument 0 of the factories: a module, or null for the global registry.
 Module ModuleArg(TVMArgs args) {
-  if (args[0].type_code() == kTVMNullptr) return Module();
-  return Module(args[0].AsModule());
+  return args[0].type_code() == kTVMNullptr ? Module() : Module(args[0].AsModule());
 }
 
 // Where each option of runtime.RPCTimeEvaluator sits in one layout, by its argument count less 10

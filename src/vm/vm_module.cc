@@ -69,7 +69,8 @@ class VirtualMachineNode : public ModuleNode {
   }
   void Invoke(const std::string& fn) {
     size_t i = FunctionIndex(fn);
-    const std::vector<ObjectPtr<Object>>* in = nullptr;
+    static const std::vector<ObjectPtr<Object>> kNone;
+    const std::vector<ObjectPtr<Object>>* in = &kNone;
     auto it = inputs_.find(fn);
     if (!vm_.loaded().exe.functions[i].params.empty()) {
       AOTRT_REQUIRE(it != inputs_.end(), kInvalidArgument, "Input has not been set for function ", fn);
@@ -79,11 +80,10 @@ class VirtualMachineNode : public ModuleNode {
                       "') of function ", fn, " has not been set");
       }
     }
-    static const std::vector<ObjectPtr<Object>> kNone;
     auto outs = outputs_.find(fn);
     std::vector<NDArray> given;
     if (outs != outputs_.end()) given.swap(outs->second), outputs_.erase(outs);  // one invoke only
-    result_ = vm_.Invoke(i, in ? *in : kNone, given.empty() ? nullptr : &given);
+    result_ = vm_.Invoke(i, *in, given.empty() ? nullptr : &given);
     if (given.empty()) return;
     // Results the function did not make in the tensors given (a callee's, a constant) are copied in.
     std::vector<NDArrayObj*> results;
