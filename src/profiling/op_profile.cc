@@ -266,7 +266,6 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   AOTRT_REQUIRE(node != nullptr && executor_module.type_key() == "AotExecutor", kInvalidArgument,
                 "ProfileOperators: expected an AotExecutor or GraphExecutor (factory[\"<model>\"](device)), got ",
                 executor_module.defined() ? StrCat("a ", executor_module.type_key(), " module") : "an empty one");
-  PlannedExecutor& impl = node->executor();
   const PlannedModel& model = node->model();
   // The library holding the model's code: its one call's packed entry, or a C-interface archive's compiled one.
   const PlannedCall& call = model.calls().front();
@@ -283,7 +282,7 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   double warm_ms = 0;
   for (int i = 0; i < opt.warmup; ++i) {
     auto t = Clock::now();
-    impl.Run();
+    node->executor().Run();
     warm_ms = Ms(Clock::now() - t);
   }
   // Samples kept at most: the planned time over the period, twice, plus slack.
@@ -292,7 +291,7 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
                                                                 static_cast<double>(kMaxSamples))));
   std::vector<double> times = TimedRuns(opt, [&] {
     g_recording.store(true, std::memory_order_relaxed);
-    impl.Run();
+    node->executor().Run();
     g_recording.store(false, std::memory_order_relaxed);
   }, &profile);
   sampler.Stop();
