@@ -67,23 +67,22 @@ void WriteIndex(void* base, DLDataType t, int64_t i, int64_t v) {
   else reinterpret_cast<double*>(p)[i] = static_cast<double>(v);
 }
 
-bool IsOneOf(DLDataType t, std::initializer_list<const char*> names) {
-  std::string s = DataTypeToString(t);
-  return std::any_of(names.begin(), names.end(), [&](const char* n) { return s == n; });
-}
-
 // A checked view of one tensor argument.
 struct View {
   const DLTensor* t;
   char* data;
 };
 
-View CheckTensor(const char* fn, const char* what, const DLTensor* t) {
+// `t` checked, its dtype among `dtypes`.
+View CheckTensor(const char* fn, const char* what, const DLTensor* t, std::initializer_list<const char*> dtypes) {
   AOTRT_REQUIRE(t != nullptr, kInvalidArgument, fn, ": ", what, " is null");
   AOTRT_REQUIRE(IsAcceptedCpuDevice(t->device), kInvalidArgument, fn, ": ", what, " is not on CPU 0");
   AOTRT_REQUIRE(IsContiguous(*t), kInvalidArgument, fn, ": ", what, " is not contiguous");
   AOTRT_REQUIRE(t->ndim >= 1 && t->shape, kShapeMismatch, fn, ": ", what, " needs at least one dimension");
   AOTRT_REQUIRE(t->dtype.lanes == 1, kTypeMismatch, fn, ": ", what, " has ", t->dtype.lanes, " lanes");
+  std::string dtype = DataTypeToString(t->dtype);
+  AOTRT_REQUIRE(std::any_of(dtypes.begin(), dtypes.end(), [&](const char* n) { return dtype == n; }), kTypeMismatch,
+                fn, ": unsupported ", what, " dtype ", dtype);
   return View{t, static_cast<char*>(t->data) + t->byte_offset};
 }
 
@@ -158,22 +157,19 @@ struct SortCall {
   bool ascend;
 };
 
-SortCall ParseSortCall(const char* fn, TVMArgs args) {
+SortCall ParseSortCall(const char* fn, TVMArgs args, bool argsort) {
   AOTRT_REQUIRE(args.size() == 4, kInvalidArgument, fn, " takes (input, output, axis, is_ascend), got ", args.size(),
                 " arguments");
-  View in = CheckTensor(fn, "input", args[0].AsDLTensor()), out = CheckTensor(fn, "output", args[1].AsDLTensor());
+  View in = CheckTensor(fn, "input", args[0].AsDLTensor(), kSortable);
+  View out = CheckTensor(fn, "output", args[1].AsDLTensor(), argsort ? kIndexTypes : kSortable);
   int axis = NormaliseAxis(fn, args[2].AsInt(), in.t->ndim);
-  AOTRT_REQUIRE(IsOneOf(in.t->dtype, kSortable), kTypeMismatch, fn, ": unsupported input dtype ",
-                DataTypeToString(in.t->dtype));
   CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
   return SortCall{in, out, axis, args[3].AsInt() != 0};
 }
 
 void Argsort(TVMArgs args, TVMRetValue*) {
   const char* fn = "tvm.contrib.sort.argsort";
-  SortCall c = ParseSortCall(fn, args);
-  AOTRT_REQUIRE(IsOneOf(c.out.t->dtype, kIndexTypes), kTypeMismatch, fn, ": unsupported output dtype ",
-                DataTypeToString(c.out.t->dtype));
+  SortCall c = ParseSortCall(fn, args, true);
   ForEachSortedLine(c.in, c.axis, c.ascend,
                     [&](int64_t i, int64_t j, int64_t after, int64_t n, int64_t rank, int64_t index) {
                       WriteIndex(c.out.data, c.out.t->dtype, (i * n + rank) * after + j, index);
@@ -182,7 +178,7 @@ void Argsort(TVMArgs args, TVMRetValue*) {
 
 void Sort(TVMArgs args, TVMRetValue*) {
   const char* fn = "tvm.contrib.sort.sort";
-  SortCall c = ParseSortCall(fn, args);
+  SortCall c = ParseSortCall(fn, args, false);
   AOTRT_REQUIRE(DataTypeEqual(c.in.t->dtype, c.out.t->dtype), kTypeMismatch, fn, ": output dtype ",
                 DataTypeToString(c.out.t->dtype), " differs from input dtype ", DataTypeToString(c.in.t->dtype));
   size_t elem = DataTypeBytes(c.in.t->dtype);
@@ -204,24 +200,20 @@ void Topk(TVMArgs args, TVMRetValue*) {
                 ": ret_type '", ret_type, "' is not both, values or indices");
   AOTRT_REQUIRE((ret_type == "both") == (n == 7), kInvalidArgument, fn, ": ret_type '", ret_type, "' with ", n - 5,
                 " output tensor(s)");
-  View in = CheckTensor(fn, "input", args[0].AsDLTensor());
+  View in = CheckTensor(fn, "input", args[0].AsDLTensor(), kSortable);
   int axis = NormaliseAxis(fn, args[n - 3].AsInt(), in.t->ndim);
   int64_t k = args[n - 4].AsInt();
   if (k < 1) k = in.t->shape[axis];  // TVM: k < 1 means the whole axis
   k = std::min<int64_t>(k, in.t->shape[axis]);
-  AOTRT_REQUIRE(IsOneOf(in.t->dtype, kSortable), kTypeMismatch, fn, ": unsupported input dtype ",
-                DataTypeToString(in.t->dtype));
   View values{nullptr, nullptr}, indices{nullptr, nullptr};
   if (ret_type != "indices") {
-    values = CheckTensor(fn, "values", args[1].AsDLTensor());
+    values = CheckTensor(fn, "values", args[1].AsDLTensor(), kSortable);
     AOTRT_REQUIRE(DataTypeEqual(values.t->dtype, in.t->dtype), kTypeMismatch, fn, ": values dtype ",
                   DataTypeToString(values.t->dtype), " differs from input dtype ", DataTypeToString(in.t->dtype));
     CheckShape(fn, "values", in.t, values.t, axis, k);
   }
   if (ret_type != "values") {
-    indices = CheckTensor(fn, "indices", args[ret_type == "both" ? 2 : 1].AsDLTensor());
-    AOTRT_REQUIRE(IsOneOf(indices.t->dtype, kIndexTypes), kTypeMismatch, fn, ": unsupported indices dtype ",
-                  DataTypeToString(indices.t->dtype));
+    indices = CheckTensor(fn, "indices", args[ret_type == "both" ? 2 : 1].AsDLTensor(), kIndexTypes);
     CheckShape(fn, "indices", in.t, indices.t, axis, k);
   }
   size_t elem = DataTypeBytes(in.t->dtype);
@@ -236,8 +228,6 @@ void Topk(TVMArgs args, TVMRetValue*) {
                     });
 }
 
-}  // namespace
-
 // (input float32, sort_num int32, output int32, axis, is_ascend), as TVM's: in each line along `axis`,
 // the first sort_num[line] elements stably sorted by value (ties in index order), the rest of the
 // line's positions keeping their own index. A count outside [0, extent] is clamped.
@@ -245,13 +235,11 @@ void ArgsortNms(TVMArgs args, TVMRetValue*) {
   const char* fn = "tvm.contrib.sort.argsort_nms";
   AOTRT_REQUIRE(args.size() == 5, kInvalidArgument, fn, " takes (input, sort_num, output, axis, is_ascend), got ",
                 args.size(), " arguments");
-  View in = CheckTensor(fn, "input", args[0].AsDLTensor()), num = CheckTensor(fn, "sort_num", args[1].AsDLTensor());
-  View out = CheckTensor(fn, "output", args[2].AsDLTensor());
+  View in = CheckTensor(fn, "input", args[0].AsDLTensor(), {"float32"});
+  View num = CheckTensor(fn, "sort_num", args[1].AsDLTensor(), {"int32"});
+  View out = CheckTensor(fn, "output", args[2].AsDLTensor(), {"int32"});
   int axis = NormaliseAxis(fn, args[3].AsInt(), in.t->ndim);
   bool ascend = args[4].AsInt() != 0;
-  AOTRT_REQUIRE(IsOneOf(in.t->dtype, {"float32"}) && IsOneOf(num.t->dtype, {"int32"}) && IsOneOf(out.t->dtype, {"int32"}),
-                kTypeMismatch, fn, ": expected float32 input, int32 sort_num and int32 output, got ",
-                DataTypeToString(in.t->dtype), ", ", DataTypeToString(num.t->dtype), ", ", DataTypeToString(out.t->dtype));
   CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
   std::pair<int64_t, int64_t> lines = Lines(in.t, axis);
   AOTRT_REQUIRE(ShapeElements(num.t->shape, num.t->ndim) >= lines.first * lines.second, kShapeMismatch, fn,
@@ -265,6 +253,8 @@ void ArgsortNms(TVMArgs args, TVMRetValue*) {
                     },
                     [&](int64_t line) { return std::min<int64_t>(std::max<int32_t>(counts[line], 0), n); });
 }
+
+}  // namespace
 
 constexpr GlobalDef kDefs[] = {
     {"tvm.contrib.sort.argsort_nms", ArgsortNms},

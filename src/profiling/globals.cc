@@ -23,34 +23,18 @@ int IntArg(const char* fn, TVMArgs args, int i, const char* name) {
   return static_cast<int>(v);
 }
 
-// runtime.RPCTimeEvaluator's option at `index`, or `fallback` when the layout has none (index < 0).
-int IntArgOr(TVMArgs args, int index, const char* name, int fallback) {
-  return index < 0 ? fallback : IntArg(kRpcFn, args, index, name);
-}
-
 // Argument 0 of the factories: a module, or null for the global registry.
 Module ModuleArg(TVMArgs args) {
-  if (args[0].type_code() == kTVMNullptr) return Module();
-  return Module(args[0].AsModule());
+  return args[0].type_code() == kTVMNullptr ? Module() : Module(args[0].AsModule());
 }
 
-// Where each option of runtime.RPCTimeEvaluator sits in one layout (12 arguments: v0.14+; 11:
-// v0.10-v0.13, no cache_flush_bytes; 10: v0.9, nor limit_zero_time_iterations); -1: the layout
-// has none, TVM's default applies.
+// Where each option of runtime.RPCTimeEvaluator sits in one layout, by its argument count less 10
+// (10: v0.9, no limit_zero_time_iterations nor cache_flush_bytes; 11: v0.10-v0.13, no
+// cache_flush_bytes; 12: v0.14+); -1: the layout has none, TVM's default applies.
 struct Layout {
   int limit_zero_time_iterations, cooldown_interval_ms, repeats_to_cooldown, cache_flush_bytes, f_preproc;
 };
-
-Layout LayoutFor(int num_args) {
-  switch (num_args) {
-    case 12: return {7, 8, 9, 10, 11};  // v0.14+
-    case 11: return {7, 8, 9, -1, 10};  // v0.10-v0.13
-    case 10: return {-1, 7, 8, -1, 9};  // v0.9
-    default:
-      AOTRT_THROW(kInvalidArgument, kRpcFn, " takes 12 arguments (TVM v0.14+), 11 (v0.10-v0.13) or 10 (v0.9), got ",
-                  num_args);
-  }
-}
+constexpr Layout kLayouts[] = {{-1, 7, 8, -1, 9}, {7, 8, 9, -1, 10}, {7, 8, 9, 10, 11}};
 
 void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
   profiling_internal::RpcTimeEvaluatorArgs a = profiling_internal::ParseRpcTimeEvaluatorArgs(args);
@@ -125,7 +109,9 @@ constexpr GlobalDef kDefs[] = {
 extern const GlobalTable kProfilingGlobals{kDefs};
 
 profiling_internal::RpcTimeEvaluatorArgs profiling_internal::ParseRpcTimeEvaluatorArgs(TVMArgs args) {
-  const Layout at = LayoutFor(args.size());
+  AOTRT_REQUIRE(args.size() >= 10 && args.size() <= 12, kInvalidArgument, kRpcFn,
+                " takes 12 arguments (TVM v0.14+), 11 (v0.10-v0.13) or 10 (v0.9), got ", args.size());
+  const Layout& at = kLayouts[args.size() - 10];
   RpcTimeEvaluatorArgs out;
   out.module = ModuleArg(args);
   AOTRT_REQUIRE(!out.module.defined() || out.module.type_key() != "rpc", kNotImplemented, kRpcFn,
@@ -136,16 +122,17 @@ profiling_internal::RpcTimeEvaluatorArgs profiling_internal::ParseRpcTimeEvaluat
   // A device of a driver's type that the machine has (its queue is waited for after each call), or the CPU.
   out.device = IsAcceptedCpuDevice(device_type, device_id) ? DLDevice{kDLCPU, 0} : MakeDevice(device_type, device_id);
   if (out.device.device_type != kDLCPU || device_id != 0) RequireDevice(out.device, kRpcFn);
-  const TimeEvaluatorOptions defaults;  // TVM's defaults: limit_zero_time_iterations 100, cache_flush_bytes 0
-  out.options.number = IntArg(kRpcFn, args, 4, "number");
-  out.options.repeat = IntArg(kRpcFn, args, 5, "repeat");
-  out.options.min_repeat_ms = IntArg(kRpcFn, args, 6, "min_repeat_ms");
-  out.options.limit_zero_time_iterations =
-      IntArgOr(args, at.limit_zero_time_iterations, "limit_zero_time_iterations", defaults.limit_zero_time_iterations);
-  out.options.cooldown_interval_ms = IntArg(kRpcFn, args, at.cooldown_interval_ms, "cooldown_interval_ms");
-  out.options.repeats_to_cooldown = IntArg(kRpcFn, args, at.repeats_to_cooldown, "repeats_to_cooldown");
-  out.options.cache_flush_bytes =
-      IntArgOr(args, at.cache_flush_bytes, "cache_flush_bytes", defaults.cache_flush_bytes);
+  // An option the layout lacks keeps TVM's default (limit_zero_time_iterations 100, cache_flush_bytes 0).
+  auto set = [&](int* option, int index, const char* name) {
+    if (index >= 0) *option = IntArg(kRpcFn, args, index, name);
+  };
+  set(&out.options.number, 4, "number");
+  set(&out.options.repeat, 5, "repeat");
+  set(&out.options.min_repeat_ms, 6, "min_repeat_ms");
+  set(&out.options.limit_zero_time_iterations, at.limit_zero_time_iterations, "limit_zero_time_iterations");
+  set(&out.options.cooldown_interval_ms, at.cooldown_interval_ms, "cooldown_interval_ms");
+  set(&out.options.repeats_to_cooldown, at.repeats_to_cooldown, "repeats_to_cooldown");
+  set(&out.options.cache_flush_bytes, at.cache_flush_bytes, "cache_flush_bytes");
   out.f_preproc = args[at.f_preproc].AsString();
   return out;
 }

@@ -176,19 +176,13 @@ void AttributeSamples(const CodeMap& code, const std::vector<PcSample>& samples,
   uint64_t outside = 0, glue = 0;
   for (const PcSample& s : samples) {
     uintptr_t pc = s.launch_caller ? s.launch_caller : s.pc;
-    if (!code.Contains(pc)) {
+    bool in_code = code.Contains(pc);
+    const CodeSymbol* sym = in_code ? code.Find(pc) : nullptr;
+    std::string name = sym ? OperatorName(sym->name, symbol_prefix) : in_code ? UnnamedRange(code, pc) : "";
+    bool entry = sym && (name == kEntrySuffix || EndsWith(sym->name, std::string("___") + kEntrySuffix));
+    if (!in_code || (sym && sym->name == kPltSymbol) || entry) {  // the runtime, a jump into it, the entry's glue
       ++outside;
-      continue;
-    }
-    const CodeSymbol* sym = code.Find(pc);
-    if (sym && sym->name == kPltSymbol) {  // a jump into the runtime
-      ++outside;
-      continue;
-    }
-    std::string name = sym ? OperatorName(sym->name, symbol_prefix) : UnnamedRange(code, pc);
-    if (sym && (name == kEntrySuffix || EndsWith(sym->name, std::string("___") + kEntrySuffix))) {
-      ++outside;
-      ++glue;
+      glue += entry;
       continue;
     }
     Line& line = lines[name];
@@ -197,14 +191,9 @@ void AttributeSamples(const CodeMap& code, const std::vector<PcSample>& samples,
   }
   uint64_t n = samples.size();
   auto make = [&](std::string name, std::string symbol, uint64_t k) {
-    OperatorCost c;
-    c.name = std::move(name);
-    c.symbol = std::move(symbol);
-    c.samples = k;
-    c.percent = n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0;
-    c.ci95 = WilsonHalfWidth95(k, n);
-    c.mean_ms = c.percent / 100.0 * profile->run_ms;
-    return c;
+    double percent = n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0;
+    return OperatorCost{std::move(name), std::move(symbol), k, percent, WilsonHalfWidth95(k, n),
+                        percent / 100.0 * profile->run_ms};
   };
   profile->samples = n;
   profile->operators.clear();

@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <numeric>
 
@@ -155,8 +154,7 @@ class PcSampler {
     }
     sigaction(SIGPROF, &g_previous, nullptr);
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    size_t n = g_count.load(std::memory_order_relaxed);
-    buffer_.resize(n < buffer_.size() ? n : buffer_.size());
+    buffer_.resize(std::min(g_count.load(std::memory_order_relaxed), buffer_.size()));
     dropped_ = g_dropped.load(std::memory_order_relaxed);
     g_buffer = nullptr;
     g_capacity = 0;
@@ -202,13 +200,6 @@ double SetRunTimes(std::vector<double>& times, OperatorProfile* p) {
   std::sort(times.begin(), times.end());
   p->run_ms_median = PercentileSorted(times, 50);
   return sum;
-}
-
-// Samples the profile will hold at most: the planned time over the period, twice, plus slack.
-size_t Capacity(const OperatorProfileOptions& opt, double run_ms) {
-  double ms = opt.runs > 0 ? opt.runs * std::max(run_ms, 0.001) : opt.duration_s * 1000.0;
-  double n = 2.0 * ms * 1000.0 / opt.period_us + 4096;
-  return static_cast<size_t>(std::min(n, static_cast<double>(kMaxSamples)));
 }
 
 }  // namespace
@@ -272,11 +263,9 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   ValidateOperatorProfileOptions(opt);
   auto* node = dynamic_cast<ExecutorModuleNode*>(executor_module.node().get());
   if (node != nullptr && node->executor().NumOps() > 0) return ProfileMeasured(node->executor(), opt);
-  const Module& m = executor_module;
-  AOTRT_REQUIRE(node != nullptr && m.type_key() == "AotExecutor", kInvalidArgument,
+  AOTRT_REQUIRE(node != nullptr && executor_module.type_key() == "AotExecutor", kInvalidArgument,
                 "ProfileOperators: expected an AotExecutor or GraphExecutor (factory[\"<model>\"](device)), got ",
-                m.defined() ? "a " + std::string(m.type_key()) + " module" : std::string("an empty one"));
-  PlannedExecutor& impl = node->executor();
+                executor_module.defined() ? StrCat("a ", executor_module.type_key(), " module") : "an empty one");
   const PlannedModel& model = node->model();
   // The library holding the model's code: its one call's packed entry, or a C-interface archive's compiled one.
   const PlannedCall& call = model.calls().front();
@@ -293,13 +282,16 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   double warm_ms = 0;
   for (int i = 0; i < opt.warmup; ++i) {
     auto t = Clock::now();
-    impl.Run();
+    node->executor().Run();
     warm_ms = Ms(Clock::now() - t);
   }
-  PcSampler sampler(opt.period_us, Capacity(opt, warm_ms));
+  // Samples kept at most: the planned time over the period, twice, plus slack.
+  double planned_ms = opt.runs > 0 ? opt.runs * std::max(warm_ms, 0.001) : opt.duration_s * 1000.0;
+  PcSampler sampler(opt.period_us, static_cast<size_t>(std::min(2.0 * planned_ms * 1000.0 / opt.period_us + 4096,
+                                                                static_cast<double>(kMaxSamples))));
   std::vector<double> times = TimedRuns(opt, [&] {
     g_recording.store(true, std::memory_order_relaxed);
-    impl.Run();
+    node->executor().Run();
     g_recording.store(false, std::memory_order_relaxed);
   }, &profile);
   sampler.Stop();

@@ -21,23 +21,18 @@ namespace {
 
 using profiling_internal::JsonQuote;
 
-std::string Fixed(double v, int digits) {
+// `v` with `digits` decimals; without, as a JSON number (10 significant digits).
+std::string Fixed(double v, int digits = -1) {
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
-
-std::string JsonNumber(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.10g", v);
+  std::snprintf(buf, sizeof(buf), digits < 0 ? "%.*g" : "%.*f", digits < 0 ? 10 : digits, v);
   return buf;
 }
 
 // A measured (graph) profile counts calls, a sampled one samples.
 std::string CostJson(const OperatorCost& c, bool measured) {
   return "{\"name\": " + JsonQuote(c.name) + ", \"symbol\": " + JsonQuote(c.symbol) +
-         ", \"percent\": " + JsonNumber(c.percent) + ", \"ci95\": " + JsonNumber(c.ci95) +
-         ", \"mean_ms\": " + JsonNumber(c.mean_ms) + (measured ? ", \"calls\": " : ", \"samples\": ") +
+         ", \"percent\": " + Fixed(c.percent) + ", \"ci95\": " + Fixed(c.ci95) +
+         ", \"mean_ms\": " + Fixed(c.mean_ms) + (measured ? ", \"calls\": " : ", \"samples\": ") +
          std::to_string(c.samples) + (c.shapes.empty() ? "" : ", \"shapes\": " + JsonQuote(c.shapes)) + "}";
 }
 
@@ -110,8 +105,8 @@ std::string OperatorProfile::ToTable() const {
 
 std::string OperatorProfile::ToJson() const {
   std::string out = "{\"model\": " + JsonQuote(model) + ", \"library\": " + JsonQuote(library) +
-                    ", \"symbol_table\": " + JsonQuote(symbol_table) + ", \"run_ms\": " + JsonNumber(run_ms) +
-                    ", \"run_ms_median\": " + JsonNumber(run_ms_median) + ", \"runs\": " + std::to_string(runs) +
+                    ", \"symbol_table\": " + JsonQuote(symbol_table) + ", \"run_ms\": " + Fixed(run_ms) +
+                    ", \"run_ms_median\": " + Fixed(run_ms_median) + ", \"runs\": " + std::to_string(runs) +
                     (measured ? ", \"calls\": " : ", \"samples\": ") + std::to_string(samples) +
                     ", \"period_us\": " + std::to_string(period_us) +
                     ", \"dropped\": " + std::to_string(dropped) +
@@ -137,11 +132,11 @@ ObjectPtr<ProfileReportObj> MakeProfileReport(const OperatorProfile& p) {
   for (const OperatorCost& c : p.operators) {
     calls += (calls.empty() ? "" : ", ") + std::string("{\"Name\": ") + str(c.symbol) + ", \"Argument Shapes\": " +
              str(c.shapes) + ", \"Device\": " + str("cpu0") + ", \"Count\": {\"count\": " + std::to_string(c.samples) +
-             "}, \"Duration (us)\": {\"microseconds\": " + JsonNumber(c.mean_ms * 1000) +
-             "}, \"Percent\": {\"percent\": " + JsonNumber(c.percent) + "}}";
+             "}, \"Duration (us)\": {\"microseconds\": " + Fixed(c.mean_ms * 1000) +
+             "}, \"Percent\": {\"percent\": " + Fixed(c.percent) + "}}";
   }
   std::string json = "{\"calls\": [" + calls + "], \"device_metrics\": {\"cpu0\": {\"Name\": " + str("Total") +
-                     ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": " + JsonNumber(p.run_ms * 1000) +
+                     ", \"Count\": {\"count\": 1}, \"Duration (us)\": {\"microseconds\": " + Fixed(p.run_ms * 1000) +
                      "}, \"Percent\": {\"percent\": 100}}}, \"configuration\": {\"Executor\": " + str(p.executor) + "}}";
   return MakeObject<ProfileReportObj>(p.ToTable(), ProfileReportFromJson(json)->csv, json);
 }

@@ -35,13 +35,6 @@ int AcceptedMinor(const std::string& v) {
   return minor;
 }
 
-// Where an instruction or field sits, for messages.
-struct Site {
-  const std::string& what;
-  const VMFunction& fn;
-  size_t pc;
-};
-
 // The bytecode's reader: BoundedReader over `stream` (of the bytes `code`), with TVM's int64 vectors and arrays.
 class Reader : public BoundedReader {
  public:
@@ -161,15 +154,16 @@ void ReadFunction(Reader& r, Executable& exe, bool v14, std::vector<VMFunction>&
   out.push_back(std::move(fn));
 }
 
-// Checks one instruction's fields against what its opcode needs and the executable holds.
+// Checks the fields of instruction `pc` of `fn` (of the executable `what`) against what its opcode
+// needs and the executable holds.
 class Checker {
  public:
-  Checker(const Executable& exe, const Site& s) : exe_(exe), s_(s) {}
+  Checker(const Executable& exe, const std::string& what, const VMFunction& fn, size_t pc)
+      : exe_(exe), what_(what), fn_(fn), pc_(pc), n_(fn.code[pc].num_fields), f_(fn.Fields(fn.code[pc])) {}
 
-  void Check(const Instruction& in) {
-    const int64_t* f = s_.fn.Fields(in);
-    n_ = in.num_fields, f_ = f;
-    switch (in.op) {
+  void Check() {
+    const int64_t* f = f_;
+    switch (fn_.code[pc_].op) {
       case Opcode::kMove: Count(2), Reg(0), Reg(1); break;
       case Opcode::kRet: Count(1), Reg(0); break;
       case Opcode::kFatal: break;
@@ -180,10 +174,10 @@ class Checker {
       case Opcode::kAllocTensor: List(5, 7), Reg(0), Reg(1), Reg(6), Dtype(2), Shape(7, f[5]); break;
       case Opcode::kAllocTensorReg: Count(7), Reg(0), Reg(1), Reg(2), Dtype(3), Reg(6); break;
       case Opcode::kAllocADT: List(1, 3), Reg(2), Regs(3, f[1]); break;
-      case Opcode::kAllocClosure: List(1, 3), Index(0, exe_.functions.size(), "function"), Reg(2), Regs(3, f[1]); break;
+      case Opcode::kAllocClosure:
+      case Opcode::kInvoke: List(1, 3), Index(0, exe_.functions.size(), "function"), Reg(2), Regs(3, f[1]); break;
       case Opcode::kGetField: Count(3), Reg(0), Reg(2); if (f[1] < 0) Fail("negative field index"); break;
       case Opcode::kIf: Count(4), Reg(0), Reg(1), Jump(f[2]), Jump(f[3]); break;
-      case Opcode::kInvoke: List(1, 3), Index(0, exe_.functions.size(), "function"), Reg(2), Regs(3, f[1]); break;
       case Opcode::kInvokeClosure: List(1, 3), Reg(0), Reg(2), Regs(3, f[1]); break;
       case Opcode::kLoadConst:
         Count(3), Index(0, exe_.constants.size(), "constant"), Index(1, exe_.devices.size(), "device"), Reg(2);
@@ -209,8 +203,8 @@ class Checker {
 
  private:
   [[noreturn]] void Fail(const std::string& m) const {
-    AOTRT_THROW(kFormatError, s_.what, ": function '", s_.fn.name, "' instruction ", s_.pc, " (",
-                OpcodeName(s_.fn.code[s_.pc].op), "): ", m);
+    AOTRT_THROW(kFormatError, what_, ": function '", fn_.name, "' instruction ", pc_, " (", OpcodeName(fn_.code[pc_].op),
+                "): ", m);
   }
   void Count(uint32_t n) const {
     if (n_ != n) Fail(StrCat(n_, " fields, expected ", n));
@@ -222,8 +216,8 @@ class Checker {
     }
   }
   void Reg(uint32_t i) const {
-    if (f_[i] < 0 || f_[i] >= s_.fn.num_registers) {
-      Fail(StrCat("register ", f_[i], " out of range: the function has ", s_.fn.num_registers, " registers"));
+    if (f_[i] < 0 || f_[i] >= fn_.num_registers) {
+      Fail(StrCat("register ", f_[i], " out of range: the function has ", fn_.num_registers, " registers"));
     }
   }
   void Regs(uint32_t start, int64_t n) const {
@@ -233,8 +227,8 @@ class Checker {
     if (f_[i] < 0 || static_cast<uint64_t>(f_[i]) >= size) Fail(StrCat(what, " index ", f_[i], " out of range: ", size, " exist"));
   }
   void Jump(int64_t offset) const {
-    int64_t t = static_cast<int64_t>(s_.pc) + offset;
-    if (offset == 0 || t < 0 || t >= static_cast<int64_t>(s_.fn.code.size())) Fail(StrCat("jump by ", offset, " leaves the function"));
+    int64_t t = static_cast<int64_t>(pc_) + offset;
+    if (offset == 0 || t < 0 || t >= static_cast<int64_t>(fn_.code.size())) Fail(StrCat("jump by ", offset, " leaves the function"));
   }
   void Dtype(uint32_t i) const {
     if (f_[i] < 0 || f_[i] > 255 || f_[i + 1] <= 0 || f_[i + 1] > 255 || f_[i + 2] != 1) {
@@ -247,25 +241,23 @@ class Checker {
     }
   }
   const Executable& exe_;
-  const Site& s_;
-  uint32_t n_ = 0;
-  const int64_t* f_ = nullptr;
+  const std::string& what_;
+  const VMFunction& fn_;
+  const size_t pc_;
+  const uint32_t n_;
+  const int64_t* const f_;
 };
 
 void Validate(const Executable& exe, const std::string& what) {
   for (const VMFunction& fn : exe.functions) {
     if (fn.code.empty()) AOTRT_THROW(kFormatError, what, ": function '", fn.name, "' has no instructions");
-    if (static_cast<int64_t>(fn.params.size()) > fn.num_registers) {
-      AOTRT_THROW(kFormatError, what, ": function '", fn.name, "' has more parameters than registers");
-    }
+    AOTRT_REQUIRE(static_cast<int64_t>(fn.params.size()) <= fn.num_registers, kFormatError, what, ": function '",
+                  fn.name, "' has more parameters than registers");
     for (int64_t d : fn.param_devices) {
       AOTRT_REQUIRE(d >= 0 && static_cast<size_t>(d) < exe.devices.size(), kFormatError, what, ": function '",
                     fn.name, "': parameter device ", d, " out of range");
     }
-    for (size_t pc = 0; pc < fn.code.size(); ++pc) {
-      Site s{what, fn, pc};
-      Checker(exe, s).Check(fn.code[pc]);
-    }
+    for (size_t pc = 0; pc < fn.code.size(); ++pc) Checker(exe, what, fn, pc).Check();
     Opcode last = fn.code.back().op;
     AOTRT_REQUIRE(last == Opcode::kRet || last == Opcode::kGoto || last == Opcode::kFatal || last == Opcode::kIf,
                   kFormatError, what, ": function '", fn.name, "' runs off its end (last instruction ", OpcodeName(last), ")");

@@ -225,17 +225,14 @@ const Executable& ExecutableArg(const char* fn, TVMArgs args, int num) {
   AOTRT_REQUIRE(exe, kTypeMismatch, fn, ": the module is not a VM executable");
   return exe->executable();
 }
-template <bool kGlobals>
-void CountGlobal(TVMArgs args, TVMRetValue* rv) {
-  const Executable& e = ExecutableArg(kGlobals ? "runtime.GetNumOfGlobals" : "runtime.GetNumOfPrimitives", args, 1);
-  rv->SetInt(static_cast<int64_t>(kGlobals ? e.functions.size() : e.primitives.size()));
-}
-template <bool kGlobals>
-void NameGlobal(TVMArgs args, TVMRetValue* rv) {
-  const char* fn = kGlobals ? "runtime.GetGlobalFields" : "runtime.GetPrimitiveFields";
-  const Executable& e = ExecutableArg(fn, args, 2);
-  int64_t i = args[1].AsInt();
+template <bool kGlobals, bool kName>
+void GlobalsOrPrimitives(TVMArgs args, TVMRetValue* rv) {
+  const char* fn = kGlobals ? (kName ? "runtime.GetGlobalFields" : "runtime.GetNumOfGlobals")
+                            : (kName ? "runtime.GetPrimitiveFields" : "runtime.GetNumOfPrimitives");
+  const Executable& e = ExecutableArg(fn, args, kName ? 2 : 1);
   size_t n = kGlobals ? e.functions.size() : e.primitives.size();
+  if (!kName) return rv->SetInt(static_cast<int64_t>(n));
+  int64_t i = args[1].AsInt();
   AOTRT_REQUIRE(i >= 0 && static_cast<size_t>(i) < n, kOutOfRange, fn, ": index ", i, " of ", n);
   rv->SetString(kGlobals ? e.functions[i].name : e.primitives[i]);
 }
@@ -247,9 +244,12 @@ void VirtualMachineDebug(TVMArgs args, TVMRetValue* rv) {
 }
 
 constexpr GlobalDef kDefs[] = {
-    {"runtime.Load_Executable", LoadExecutableGlobal},  {"runtime.GetNumOfGlobals", CountGlobal<true>},
-    {"runtime.GetGlobalFields", NameGlobal<true>},      {"runtime.GetNumOfPrimitives", CountGlobal<false>},
-    {"runtime.GetPrimitiveFields", NameGlobal<false>},  {"runtime._VirtualMachineDebug", VirtualMachineDebug},
+    {"runtime.Load_Executable", LoadExecutableGlobal},
+    {"runtime.GetNumOfGlobals", GlobalsOrPrimitives<true, false>},
+    {"runtime.GetGlobalFields", GlobalsOrPrimitives<true, true>},
+    {"runtime.GetNumOfPrimitives", GlobalsOrPrimitives<false, false>},
+    {"runtime.GetPrimitiveFields", GlobalsOrPrimitives<false, true>},
+    {"runtime._VirtualMachineDebug", VirtualMachineDebug},
 };
 constexpr BinaryLoaderDef kLoaders[] = {{"VMExecutable", LoadVMExecutableBinary}};
 constexpr FileLoaderDef kFileLoaders[] = {{"vm", LoadVMPackage}};

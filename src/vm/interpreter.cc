@@ -37,6 +37,12 @@ const char* KindName(uint32_t t) {
                            : t == kTypeVMClosure ? "a closure" : "an object";
 }
 const char* KindOf(const Object* o) { return o ? KindName(o->type_index()) : "nothing"; }
+
+// Whether `t`, made by an earlier run, is idle and of this shape and dtype: then it may be handed out again.
+bool Reusable(const NDArrayObj* t, const int64_t* shape, size_t ndim, DLDataType dtype) {
+  return t && t->use_count() == 1 && static_cast<size_t>(t->dl_tensor.ndim) == ndim &&
+         DataTypeEqual(t->dl_tensor.dtype, dtype) && std::equal(shape, shape + ndim, t->dl_tensor.shape);
+}
 }  // namespace
 
 Interpreter::Interpreter(std::shared_ptr<const LoadedExecutable> exe)
@@ -111,10 +117,7 @@ void Interpreter::ShapeFrom(int64_t r) {
 
 NDArrayObj* Interpreter::Scratch(Slot& s, const int64_t* shape, int ndim, DLDataType dtype) {
   auto* t = static_cast<NDArrayObj*>(s.obj.get());
-  if (t && t->use_count() == 1 && t->dl_tensor.ndim == ndim && DataTypeEqual(t->dl_tensor.dtype, dtype) &&
-      std::equal(shape, shape + ndim, t->dl_tensor.shape)) {
-    return t;
-  }
+  if (Reusable(t, shape, static_cast<size_t>(ndim), dtype)) return t;
   s.obj = NDArray::Empty(std::vector<int64_t>(shape, shape + ndim), dtype).object();
   return static_cast<NDArrayObj*>(s.obj.get());
 }
@@ -262,19 +265,13 @@ void Interpreter::AllocStorage(const int64_t* f) {
 NDArrayObj* Interpreter::View(StorageObj* s, int64_t offset, DLDataType dtype) {
   size_t i = s->next_view++;
   const char* at = static_cast<const char*>(s->buffer.data()) + offset;
-  if (i < s->views.size()) {
-    const DLTensor& v = s->views[i]->dl_tensor;
-    if (s->views[i]->use_count() == 1 && DataTypeEqual(v.dtype, dtype) && static_cast<size_t>(v.ndim) == shape_.size() &&
-        std::equal(shape_.begin(), shape_.end(), v.shape) && static_cast<const char*>(v.data) + v.byte_offset == at) {
-      return s->views[i].get();
-    }
+  if (i < s->views.size() && Reusable(s->views[i].get(), shape_.data(), shape_.size(), dtype) &&
+      static_cast<const char*>(s->views[i]->dl_tensor.data) + s->views[i]->dl_tensor.byte_offset == at) {
+    return s->views[i].get();
   }
   ObjectPtr<NDArrayObj> view = s->buffer.CreateView(shape_, dtype, static_cast<size_t>(offset)).object();
-  if (i < s->views.size()) {
-    s->views[i] = view;
-  } else {
-    s->views.push_back(view);
-  }
+  if (i == s->views.size()) s->views.emplace_back();
+  s->views[i] = view;
   return view.get();
 }
 
@@ -351,10 +348,9 @@ ObjectPtr<Object> Interpreter::Run() {
         R(f[2]) = std::move(field);
         break;
       }
-      case Opcode::kIf: {
+      case Opcode::kIf:
         pc_ += static_cast<int32_t>(ScalarInt(f[0], "test")) == static_cast<int32_t>(ScalarInt(f[1], "target")) ? f[2] : f[3];
         continue;
-      }
       case Opcode::kGoto: pc_ += f[0]; continue;
       case Opcode::kLoadConst: {
         const NDArray& c = exe_->exe.constants[f[0]];
@@ -393,18 +389,16 @@ ObjectPtr<Object> Interpreter::Run() {
         ShapeFrom(f[1]);
         Slot& c = slot();
         auto* t = static_cast<NDArrayObj*>(c.obj.get());
-        if (!(t && t->use_count() == 1 && c.src == in && static_cast<size_t>(t->dl_tensor.ndim) == shape_.size() &&
-              std::equal(shape_.begin(), shape_.end(), t->dl_tensor.shape))) {
+        if (c.src != in || !Reusable(t, shape_.data(), shape_.size(), in->dl_tensor.dtype)) {
           c.obj = NDArray(ObjectPtr<NDArrayObj>(in)).CreateView(shape_, in->dl_tensor.dtype).object();
           c.src = in;
         }
         R(f[2]) = c.obj;
         break;
       }
-      case Opcode::kDeviceCopy: {
+      case Opcode::kDeviceCopy:
         R(f[3]) = CopyOn(Tensor(f[0], "source")->dl_tensor, devices_[f[2]]).object();
         break;
-      }
       case Opcode::kKillRegister: R(f[0]).reset(); break;
       default: Fail(ErrorCode::kFormatError, "unknown opcode");
     }

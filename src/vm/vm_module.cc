@@ -36,17 +36,18 @@ class VirtualMachineNode : public ModuleNode {
     AOTRT_REQUIRE(i >= 0, kNotFound, "Cannot find function ", name, " in the executable");
     return static_cast<size_t>(i);
   }
-  ObjectPtr<Object> InputFrom(const TVMArgValue& a, const std::string& fn, size_t index) const {
-    if (NDArrayObj* nd = a.AsNDArrayObjOrNull()) return ObjectPtr<Object>(nd);
-    if (a.type_code() == kTVMDLTensorHandle) return CopyOn(*a.AsDLTensor(), DLDevice{kDLCPU, 0}).object();
-    ObjectPtr<Object> o = a.AsObject();
-    AOTRT_REQUIRE(o && (o->type_index() == kTypeADT || o->type_index() == kTypeNDArray), kTypeMismatch, "input ",
-                  index, " ('", vm_.loaded().exe.functions[FunctionIndex(fn)].params[index], "') of '", fn,
-                  "': expected a tensor or a tuple, got ", TypeCodeName(a.type_code()));
-    return o;
-  }
-  // A tensor input copied to the device its parameter lives on, as TVM's set_input does.
-  ObjectPtr<Object> OnParamDevice(ObjectPtr<Object> o, const VMFunction& f, size_t i) const {
+  // Input `i` of `f` (named `fn`): a tuple, or a tensor copied to the device its parameter lives on, as TVM's
+  // set_input does.
+  ObjectPtr<Object> Input(const TVMArgValue& a, const std::string& fn, const VMFunction& f, size_t i) const {
+    ObjectPtr<Object> o;
+    if (NDArrayObj* nd = a.AsNDArrayObjOrNull()) {
+      o = ObjectPtr<Object>(nd);
+    } else {
+      o = a.type_code() == kTVMDLTensorHandle ? ObjectPtr<Object>(CopyOn(*a.AsDLTensor(), DLDevice{kDLCPU, 0}).object())
+                                              : a.AsObject();
+    }
+    AOTRT_REQUIRE(o && (o->type_index() == kTypeADT || o->type_index() == kTypeNDArray), kTypeMismatch, "input ", i,
+                  " ('", f.params[i], "') of '", fn, "': expected a tensor or a tuple, got ", TypeCodeName(a.type_code()));
     if (!vm_.initialized() || o->type_index() != kTypeNDArray) return o;
     DLDevice dev = vm_.device(static_cast<size_t>(f.param_devices[i]));
     const DLTensor& t = static_cast<NDArrayObj*>(o.get())->dl_tensor;
@@ -58,7 +59,7 @@ class VirtualMachineNode : public ModuleNode {
     AOTRT_REQUIRE(static_cast<size_t>(args.size() - offset) == f.params.size(), kInvalidArgument, "function '", fn,
                   "' takes ", f.params.size(), " inputs, got ", args.size() - offset);
     std::vector<ObjectPtr<Object>> in(f.params.size());
-    for (int i = offset; i < args.size(); ++i) in[i - offset] = OnParamDevice(InputFrom(args[i], fn, i - offset), f, i - offset);
+    for (int i = offset; i < args.size(); ++i) in[i - offset] = Input(args[i], fn, f, i - offset);
     inputs_[fn] = std::move(in);
   }
   int64_t InputIndex(const std::string& fn, const std::string& name) const {
@@ -68,7 +69,8 @@ class VirtualMachineNode : public ModuleNode {
   }
   void Invoke(const std::string& fn) {
     size_t i = FunctionIndex(fn);
-    const std::vector<ObjectPtr<Object>>* in = nullptr;
+    static const std::vector<ObjectPtr<Object>> kNone;
+    const std::vector<ObjectPtr<Object>>* in = &kNone;
     auto it = inputs_.find(fn);
     if (!vm_.loaded().exe.functions[i].params.empty()) {
       AOTRT_REQUIRE(it != inputs_.end(), kInvalidArgument, "Input has not been set for function ", fn);
@@ -78,11 +80,10 @@ class VirtualMachineNode : public ModuleNode {
                       "') of function ", fn, " has not been set");
       }
     }
-    static const std::vector<ObjectPtr<Object>> kNone;
     auto outs = outputs_.find(fn);
     std::vector<NDArray> given;
     if (outs != outputs_.end()) given.swap(outs->second), outputs_.erase(outs);  // one invoke only
-    result_ = vm_.Invoke(i, in ? *in : kNone, given.empty() ? nullptr : &given);
+    result_ = vm_.Invoke(i, *in, given.empty() ? nullptr : &given);
     if (given.empty()) return;
     // Results the function did not make in the tensors given (a callee's, a constant) are copied in.
     std::vector<NDArrayObj*> results;
@@ -160,7 +161,7 @@ const NodeMethod<VirtualMachineNode> VirtualMachineNode::kMethods[] = {
                      args[1].IsString() ? StrCat("'", args[1].AsString(), "'") : StrCat(args[1].AsInt()));
        auto& in = vm->inputs_[fn];
        in.resize(f.params.size());
-       in[i] = vm->OnParamDevice(vm->InputFrom(args[2], fn, static_cast<size_t>(i)), f, static_cast<size_t>(i));
+       in[i] = vm->Input(args[2], fn, f, static_cast<size_t>(i));
      }},
     {"invoke", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue* rv) {
        vm->Invoke(args[0].AsString());
