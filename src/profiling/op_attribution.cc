@@ -193,7 +193,7 @@ void AttributeSamples(const CodeMap& code, const std::vector<PcSample>& samples,
   auto make = [&](std::string name, std::string symbol, uint64_t k) {
     double percent = n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0;
     return OperatorCost{std::move(name), std::move(symbol), k, percent, WilsonHalfWidth95(k, n),
-                        percent / 100.0 * profile->run_ms};
+                        percent / 100.0 * profile->run_ms, ""};
   };
   profile->samples = n;
   profile->operators.clear();
