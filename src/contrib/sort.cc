@@ -80,10 +80,12 @@ View CheckTensor(const char* fn, const char* what, const DLTensor* t, std::initi
   AOTRT_REQUIRE(IsContiguous(*t), kInvalidArgument, fn, ": ", what, " is not contiguous");
   AOTRT_REQUIRE(t->ndim >= 1 && t->shape, kShapeMismatch, fn, ": ", what, " needs at least one dimension");
   AOTRT_REQUIRE(t->dtype.lanes == 1, kTypeMismatch, fn, ": ", what, " has ", t->dtype.lanes, " lanes");
-  std::string dtype = DataTypeToString(t->dtype), allowed;
-  for (const char* n : dtypes) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
-  AOTRT_REQUIRE(std::any_of(dtypes.begin(), dtypes.end(), [&](const char* n) { return dtype == n; }), kTypeMismatch,
-                fn, ": unsupported ", what, " dtype ", dtype, " (expected one of ", allowed, ")");
+  std::string dtype = DataTypeToString(t->dtype);  // short: no heap allocation in a run
+  if (std::none_of(dtypes.begin(), dtypes.end(), [&](const char* n) { return dtype == n; })) {
+    std::string allowed;
+    for (const char* n : dtypes) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+    AOTRT_THROW(kTypeMismatch, fn, ": unsupported ", what, " dtype ", dtype, " (expected one of ", allowed, ")");
+  }
   return View{t, static_cast<char*>(t->data) + t->byte_offset};
 }
 
