@@ -24,6 +24,9 @@
 namespace aotrt {
 
 class PlannedExecutor;
+namespace vm {
+class VMExecutor;
+}
 
 // A default-constructed (empty) Executor or Model throws kInvalidArgument from every call.
 class AOTRT_API Executor {
@@ -87,20 +90,29 @@ class AOTRT_API Executor {
  private:
   friend class Model;
   explicit Executor(Module module) : module_(std::move(module)) {}
+  explicit Executor(std::shared_ptr<vm::VMExecutor> vm);
   PlannedExecutor& impl() const;  // kInvalidArgument when empty
-  Module module_;                   // an AotExecutor or GraphExecutor module
+  void RunModel();
+  Module module_;                   // an AotExecutor, GraphExecutor or VirtualMachine module
+  std::shared_ptr<vm::VMExecutor> vm_;  // a Relay VM export's (Model::Load says how it differs)
 };
 
 class AOTRT_API Model {
  public:
   Model() = default;
   // Load a TVM export: an AOT or graph factory library, a C-interface archive, a graph package
-  // (folder or tvmc .tar with mod.so, mod.json, mod.params); the model is built and validated
-  // here (metadata, constants, params), so that a bad model fails at load. `options` apply to this
-  // load and its executors, with what the environment adds (aotrt/options.h). Throws like
-  // Module::LoadFromFile; kInvalidArgument when the library's root is not an AotExecutorFactory or
-  // an AOTRT_* variable has a value it does not take (the message names the variable, its value
-  // and what it expects).
+  // (folder or tvmc .tar with mod.so, mod.json, mod.params), a Relay VM export (vm.so, a tvmc VM
+  // package, a folder of code.ro and lib.so; the two files named apart: FromModule of
+  // LoadVMExecutable, aotrt/vm.h); the model is built and validated here (metadata, constants,
+  // params, every VM primitive), so that a bad model fails at load. `options` apply to this load
+  // and its executors, with what the environment adds (aotrt/options.h). Throws like
+  // Module::LoadFromFile; kInvalidArgument when the library's root is not an executor factory or
+  // VM executable, or an AOTRT_* variable has a value it does not take (the message names the
+  // variable, its value and what it expects); kNotFound for a VM executable without "main".
+  // A VM export runs its function "main": its inputs are dynamic (TensorInfo::dynamic: any shape
+  // and dtype, no conversion), its outputs those of the executor's last run (none before one; a
+  // tuple's tensors depth-first). Its executors are on the heap (no arena, no bounds checking),
+  // and their runs allocate nothing once shapes repeat.
   static Model Load(const std::string& path, const LoadOptions& options = LoadOptions());
   static Model LoadFromMemory(const void* data, size_t size, const LoadOptions& options = LoadOptions());
   // A graph export given as relay.build's classic triple (README "Graph executor exports"): the
@@ -120,13 +132,14 @@ class AOTRT_API Model {
   // an OpenCL device (Device{kDLOpenCL, N}) for OpenCL exports, whose tensors then live in device
   // memory (GetOutput returns device arrays; SetInput copies from any device). kInvalidArgument: a
   // device of another type than the export's, no such device on this machine (the message says
-  // what to install), or a device type aotrt has no driver for.
+  // what to install), or a device type aotrt has no driver for; an arena for a VM export.
   Executor CreateExecutor(DLDevice device = DLDevice{kDLCPU, 0}, const ExecutorOptions& options = ExecutorOptions()) const;
   // The bytes of ExecutorOptions::Arena an executor created with `options` needs (their memory
   // is ignored here: the arena's size depends on the rest), a multiple of 64. For a model whose run takes
   // TVMBackendAllocWorkspace scratch, the first call per model (here or a CreateExecutor in an
   // arena) runs the model once on zero inputs to measure it, allocating from the heap (README
-  // "The whole executor in your memory"). Throws kModelError when that run fails, kOutOfMemory.
+  // "The whole executor in your memory"). Throws kModelError when that run fails, kOutOfMemory;
+  // kInvalidArgument for a VM export (its memory is known only as it runs).
   size_t ArenaBytes(const ExecutorOptions& options = ExecutorOptions()) const;
 
   // Everything about the model: tensors, memory per executor and shared, runtime symbols.
@@ -140,7 +153,8 @@ class AOTRT_API Model {
   const Module& module() const { return factory_; }
 
  private:
-  Module factory_;  // an AotExecutorFactory module, linked to its model
+  Module factory_;  // an Aot/GraphExecutorFactory or VMExecutable module, linked to its model
+  std::shared_ptr<const ModelInfo> vm_info_;  // a VM executable's
 };
 
 }  // namespace aotrt

@@ -22,6 +22,9 @@ struct TensorInfo {
   // false: the model states only the size (a C-interface archive whose src/<name>.relay gives no
   // type for the tensor); `shape` is then {elements}, flat.
   bool shape_known = true;
+  // true: a Relay VM export's input, whose shape and dtype come with each run (shape {}, dtype
+  // {0, 0, 0}, bytes 0); any is taken, and the model's kernels check it.
+  bool dynamic = false;
 };
 
 // A piece of memory the model costs, by name (a workspace pool, a constant).
@@ -62,8 +65,8 @@ struct ModelInfo {
   std::vector<std::string> runtime_imports;   // undefined TVM* / float16 helpers it resolves against the runtime
   std::vector<std::string> context_pointers;  // __TVM* function-pointer variables it defines (llvm exports)
   bool defines_module_context = false;        // defines __tvm_module_ctx
-  // Which of TVM's AOT interfaces the model has: "packed" (a library export: .so, .tar of objects)
-  // or "c" (a Model Library Format archive); for "c", where the compiled code came from:
+  // Which of TVM's AOT interfaces the model has: "packed" (a library export: .so, .tar of objects),
+  // "c" (a Model Library Format archive) or "vm" (a Relay VM export); for "c", where the compiled code came from:
   // "compile cache", "compiled into the compile cache" or "compiled (no cache)".
   std::string interface = "packed";
   std::string c_origin;

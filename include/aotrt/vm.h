@@ -4,8 +4,7 @@
 // two-file form with LoadVMExecutable below. All give a "VMExecutable" module whose functions are
 // TVM's: vm_load_executable() makes a "VirtualMachine" module (init, set_input, invoke, get_output,
 // set_outputs, profile, ...); save, late-bound constants (move_late_bound_consts, load_...).
-// Model::Load refuses a VM export, naming these calls: a VM function's shapes are known only
-// when it runs, which Model's fixed tensors (ModelInfo) cannot describe.
+// aotrt::Model runs a VM export's "main" too (Model::Load, or Model::FromModule of LoadVMExecutable).
 // Ownership: the executable keeps its kernel library loaded; each VirtualMachine keeps the
 // executable alive. Thread-safety: an executable may be shared by threads; one VirtualMachine is for
 // one thread at a time (make one per thread).

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "aotrt/profiling.h"
+#include "aotrt/vm.h"
 #include "executor/executor_module.h"
 #include "graph/graph_factory.h"
 #include "module/runtime_config.h"
@@ -12,6 +13,7 @@
 #include "memory/guard_call.h"
 #include "module/loader/load.h"
 #include "profiling/internal.h"
+#include "vm/vm_module.h"
 
 namespace aotrt {
 namespace {
@@ -39,22 +41,21 @@ std::vector<NDArray> CopyOutputs(const Executor& ex) {
   return out;
 }
 
-constexpr char kVMExport[] = "a Relay VM export, which Model does not run: load it with aotrt::Module::LoadFromFile "
-    "(vm.so, a tvmc package, a folder of code.ro and lib.so) or aotrt::LoadVMExecutable(code.ro, lib.so), then "
-    "vm_load_executable() (aotrt/vm.h)";
-
 }  // namespace
 
 Model Model::FromModule(Module factory) {
   return RethrowOutOfMemoryAsError("Model::FromModule", [&] {
     AOTRT_REQUIRE(factory.defined(), kInvalidArgument, "Model::FromModule: undefined module");
     auto* node = dynamic_cast<ExecutorFactoryNode*>(factory.node().get());
-    AOTRT_REQUIRE(factory.type_key() != "VMExecutable", kInvalidArgument, kVMExport);
-    AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not a model: the library's root module is '",
-                  factory.type_key(), "', expected 'AotExecutorFactory' or 'GraphExecutorFactory' (a library of "
-                  "operators alone, e.g. the mod.so of a graph export, needs its graph: Model::LoadGraph)");
-    node->RequireModel();
     Model m;
+    if (factory.type_key() == "VMExecutable") {
+      m.vm_info_ = std::make_shared<const ModelInfo>(vm::ModelInfoOfExecutable(factory));
+    } else {
+      AOTRT_REQUIRE(node != nullptr, kInvalidArgument, "not a model: the library's root module is '",
+                    factory.type_key(), "', expected 'AotExecutorFactory', 'GraphExecutorFactory' or 'VMExecutable' "
+                    "(a library of operators alone, e.g. the mod.so of a graph export, needs its graph: Model::LoadGraph)");
+      node->RequireModel();
+    }
     m.factory_ = std::move(factory);
     return m;
   });
@@ -62,7 +63,9 @@ Model Model::FromModule(Module factory) {
 
 Model Model::Load(const std::string& path, const LoadOptions& options) {
   return RethrowOutOfMemoryAsError("Model::Load", [&] {
-    AOTRT_REQUIRE(path.size() < 3 || path.compare(path.size() - 3, 3, ".ro") != 0, kInvalidArgument, path, ": ", kVMExport);
+    AOTRT_REQUIRE(path.size() < 3 || path.compare(path.size() - 3, 3, ".ro") != 0, kInvalidArgument, path,
+                  ": the bytecode of a Relay VM export, whose kernels are in another file: load the folder holding "
+                  "code.ro and lib.so, or Model::FromModule(aotrt::LoadVMExecutable(code, lib)) (aotrt/vm.h)");
     return FromModule(Module::LoadFromFile(path, "", options));
   });
 }
@@ -81,80 +84,109 @@ Model Model::LoadGraph(const std::string& library, const std::string& graph_json
   });
 }
 
-const std::string& Model::name() const { return FactoryOf(factory_).module_name(); }
+const std::string& Model::name() const { return vm_info_ ? vm_info_->name : FactoryOf(factory_).module_name(); }
 
-const ModelInfo& Model::Info() const { return FactoryOf(factory_).info(); }
+const ModelInfo& Model::Info() const { return vm_info_ ? *vm_info_ : FactoryOf(factory_).info(); }
 
 Executor Model::CreateExecutor(DLDevice device, const ExecutorOptions& options) const {
-  ExecutorFactoryNode& factory = FactoryOf(factory_);
-  return RethrowOutOfMemoryAsError("Model::CreateExecutor",
-                                   [&] { return Executor(Module(factory.CreateExecutor(device, options))); });
+  return RethrowOutOfMemoryAsError("Model::CreateExecutor", [&] {
+    if (!vm_info_) return Executor(Module(FactoryOf(factory_).CreateExecutor(device, options)));
+    AOTRT_REQUIRE(!std::holds_alternative<ExecutorOptions::Arena>(options.memory), kInvalidArgument,
+                  "a Relay VM export's executor cannot be in an arena: its memory is known only as it runs");
+    return Executor(std::make_shared<vm::VMExecutor>(factory_, *vm_info_, device));
+  });
 }
 
 size_t Model::ArenaBytes(const ExecutorOptions& options) const {
+  AOTRT_REQUIRE(!vm_info_, kInvalidArgument, "a Relay VM export has no arena size: its memory is known only as it runs");
   const ExecutorFactoryNode& factory = FactoryOf(factory_);
   return RethrowOutOfMemoryAsError("Model::ArenaBytes", [&] { return factory.ArenaBytes(options); });
 }
+
+Executor::Executor(std::shared_ptr<vm::VMExecutor> vm) : module_(vm->module()), vm_(std::move(vm)) {}
 
 PlannedExecutor& Executor::impl() const {
   AOTRT_REQUIRE(module_.defined(), kInvalidArgument, "empty aotrt::Executor: assign one from Model::CreateExecutor first");
   return static_cast<ExecutorModuleNode&>(*module_.node()).executor();
 }
 
-const ModelInfo& Executor::Info() const { return impl().Info(); }
+const ModelInfo& Executor::Info() const { return vm_ ? vm_->Info() : impl().Info(); }
 size_t Executor::NumInputs() const { return Info().inputs.size(); }
 size_t Executor::NumOutputs() const { return Info().outputs.size(); }
 
 const TensorInfo& Executor::Input(size_t i) const { return Nth(Info().inputs, i, "input"); }
 const TensorInfo& Executor::Output(size_t i) const { return Nth(Info().outputs, i, "output"); }
 
-size_t Executor::InputIndex(const std::string& name) const { return impl().InputIndex(name); }
-size_t Executor::OutputIndex(const std::string& name) const { return impl().OutputIndex(name); }
-void Executor::SetInput(const std::string& name, const DLTensor& t) { impl().SetInput(impl().InputIndex(name), t); }
-void Executor::SetInput(size_t index, const DLTensor& t) { impl().SetInput(index, t); }
-void Executor::SetInputZeroCopy(size_t index, const DLTensor& t) { impl().SetZeroCopy(false, index, t, NDArray()); }
-void Executor::SetOutputZeroCopy(size_t index, const DLTensor& t) { impl().SetZeroCopy(true, index, t, NDArray()); }
-NDArray Executor::GetInput(size_t index) { return impl().GetInput(index); }
-NDArray Executor::GetOutput(size_t index) const { return impl().GetOutput(index); }
-void Executor::CopyOutputTo(size_t index, DLTensor* out) const { impl().CopyOutputTo(index, out); }
-void Executor::Run() {
-  impl().WarnUnsetInputsOnce();
-  impl().Run();  // allocates nothing: no bad_alloc to translate
+size_t Executor::InputIndex(const std::string& name) const {
+  if (!vm_) return impl().InputIndex(name);
+  const std::vector<TensorInfo>& in = Info().inputs;
+  auto it = std::find_if(in.begin(), in.end(), [&](const TensorInfo& t) { return t.name == name; });
+  if (it != in.end()) return it - in.begin();
+  std::string names;
+  for (const TensorInfo& t : in) names += StrCat(names.empty() ? "'" : ", '", t.name, "'");
+  AOTRT_THROW(kNotFound, "Invalid input name '", name, "': the VM function 'main' takes ", names.empty() ? "none" : names);
 }
-void Executor::Synchronize() const { impl().Sync(); }
-bool Executor::ChecksBounds() const { return impl().check_bounds(); }
+size_t Executor::OutputIndex(const std::string& name) const {
+  if (!vm_) return impl().OutputIndex(name);
+  for (size_t i = 0; i < NumOutputs(); ++i) {
+    if (Output(i).name == name) return i;
+  }
+  AOTRT_THROW(kNotFound, "no output '", name, "' among the ", NumOutputs(), " of the VM's last run (output0, ...)");
+}
+void Executor::SetInput(const std::string& name, const DLTensor& t) { SetInput(InputIndex(name), t); }
+void Executor::SetInput(size_t index, const DLTensor& t) { vm_ ? vm_->SetInput(index, t, false) : impl().SetInput(index, t); }
+void Executor::SetInputZeroCopy(size_t index, const DLTensor& t) {
+  vm_ ? vm_->SetInput(index, t, true) : impl().SetZeroCopy(false, index, t, NDArray());
+}
+void Executor::SetOutputZeroCopy(size_t index, const DLTensor& t) {
+  vm_ ? vm_->SetOutput(index, t) : impl().SetZeroCopy(true, index, t, NDArray());
+}
+NDArray Executor::GetInput(size_t index) { return vm_ ? vm_->GetInput(index) : impl().GetInput(index); }
+NDArray Executor::GetOutput(size_t index) const { return vm_ ? vm_->GetOutput(index) : impl().GetOutput(index); }
+void Executor::CopyOutputTo(size_t index, DLTensor* out) const {
+  if (!vm_) return impl().CopyOutputTo(index, out);
+  AOTRT_REQUIRE(out, kInvalidArgument, "CopyOutputTo: null tensor");
+  CheckTensorAgainstSpec("output", index, Output(index), *out);
+  vm_->GetOutput(index).CopyTo(out);
+}
+void Executor::Run() {
+  if (!vm_) impl().WarnUnsetInputsOnce();
+  RunModel();
+}
+void Executor::RunModel() { vm_ ? vm_->Run() : impl().Run(); }  // the planned run allocates nothing
+void Executor::Synchronize() const { vm_ ? vm_->Sync() : impl().Sync(); }
+bool Executor::ChecksBounds() const { return vm_ ? false : impl().check_bounds(); }
 
 // One-call inference: every input checked, then copied in, one run, and every output copied out
 // into a new array (include/aotrt/model.h says why copies).
 std::vector<NDArray> Executor::Run(const std::vector<DLTensor>& inputs) {
-  PlannedExecutor& ex = impl();
-  const std::vector<TensorInfo>& specs = ex.Info().inputs;
+  const std::vector<TensorInfo>& specs = Info().inputs;
   AOTRT_REQUIRE(inputs.size() == specs.size(), kInvalidArgument, "Run(inputs): the model has ", specs.size(),
                 " input", specs.size() == 1 ? "" : "s", ", got ", inputs.size(),
                 " (by position every input is needed; name them to give only some)");
   for (size_t i = 0; i < inputs.size(); ++i) CheckTensorAgainstSpec("input", i, specs[i], inputs[i]);
-  for (size_t i = 0; i < inputs.size(); ++i) ex.SetInput(i, inputs[i]);
-  ex.Run();
+  for (size_t i = 0; i < inputs.size(); ++i) SetInput(i, inputs[i]);
+  RunModel();
   return CopyOutputs(*this);
 }
 
 std::vector<NDArray> Executor::Run(const std::vector<std::pair<std::string, DLTensor>>& inputs) {
-  PlannedExecutor& ex = impl();
-  const std::vector<TensorInfo>& specs = ex.Info().inputs;
+  const std::vector<TensorInfo>& specs = Info().inputs;
   std::vector<size_t> index(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) {
-    index[k] = ex.InputIndex(inputs[k].first);
+    index[k] = InputIndex(inputs[k].first);
     AOTRT_REQUIRE(std::find(index.begin(), index.begin() + k, index[k]) == index.begin() + k, kInvalidArgument,
                   "Run(inputs): input ", index[k], " ('", specs[index[k]].name, "') is given twice (as '",
                   inputs[k].first, "')");
     CheckTensorAgainstSpec("input", index[k], specs[index[k]], inputs[k].second);
   }
-  for (size_t k = 0; k < inputs.size(); ++k) ex.SetInput(index[k], inputs[k].second);
-  ex.Run();
+  for (size_t k = 0; k < inputs.size(); ++k) SetInput(index[k], inputs[k].second);
+  RunModel();
   return CopyOutputs(*this);
 }
 
 OperatorProfile ProfileOperators(Executor& executor, const OperatorProfileOptions& opt) {
+  if (executor.Info().interface == "vm") return ProfileVM(executor.module(), "main", opt);
   return profiling_internal::ProfileExecutorModule(executor.module(), opt);
 }
 

@@ -113,15 +113,16 @@ void CheckTensorAgainstSpec(const char* kind, size_t i, const TensorInfo& spec, 
   if (!IsAcceptedCpuDevice(t.device)) RequireDevice(t.device, who);
   AOTRT_REQUIRE(t.ndim >= 0 && (t.ndim == 0 || t.shape), kInvalidArgument, who, ": invalid tensor (ndim ", t.ndim,
                 ", shape pointer ", static_cast<const void*>(t.shape), ")");
-  if (convertible) CheckConversion(t.dtype, spec.dtype, who);
-  AOTRT_REQUIRE(convertible || DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, who, ": expected dtype ",
+  if (convertible && !spec.dynamic) CheckConversion(t.dtype, spec.dtype, who);
+  AOTRT_REQUIRE(convertible || spec.dynamic || DataTypeEqual(t.dtype, spec.dtype), kTypeMismatch, who, ": expected dtype ",
                 DataTypeToString(spec.dtype), ", got ", DataTypeToString(t.dtype), " (expected ", SpecShape(spec), " ",
                 DataTypeToString(spec.dtype), ", got ", ShapeToString(t.shape, t.ndim), " ", DataTypeToString(t.dtype), ")");
-  AOTRT_REQUIRE(std::equal(t.shape, t.shape + t.ndim, spec.shape.begin(), spec.shape.end()), kShapeMismatch, who,
+  AOTRT_REQUIRE(spec.dynamic || std::equal(t.shape, t.shape + t.ndim, spec.shape.begin(), spec.shape.end()), kShapeMismatch, who,
                 ": expected shape ", SpecShape(spec), ", got ", ShapeToString(t.shape, t.ndim), " (dtype ",
                 DataTypeToString(t.dtype), ")");
   AOTRT_REQUIRE(IsContiguous(t), kInvalidArgument, who, ": tensor is not contiguous");
-  AOTRT_REQUIRE(spec.bytes == 0 || t.data, kInvalidArgument, who, ": null data pointer");
+  AOTRT_REQUIRE(t.data || (spec.dynamic ? ShapeElements(t.shape, t.ndim) : spec.bytes) == 0, kInvalidArgument, who,
+                ": null data pointer");
 }
 
 std::vector<NamedArray> CopiedNamedArrays(TVMArgs args, int first) {

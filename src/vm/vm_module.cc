@@ -2,17 +2,19 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "aotrt/container.h"
 #include "aotrt/vm.h"
 #include "base/device.h"
 #include "base/error_util.h"
+#include "device/device_api.h"
+#include "executor/executor_module.h"
 #include "ffi/registry.h"
 #include "profiling/internal.h"
 
 namespace aotrt {
 namespace vm {
-namespace {
 
 class VirtualMachineNode : public ModuleNode {
  public:
@@ -69,32 +71,37 @@ class VirtualMachineNode : public ModuleNode {
   }
   void Invoke(const std::string& fn) {
     size_t i = FunctionIndex(fn);
-    static const std::vector<ObjectPtr<Object>> kNone;
-    const std::vector<ObjectPtr<Object>>* in = &kNone;
-    auto it = inputs_.find(fn);
-    if (!vm_.loaded().exe.functions[i].params.empty()) {
-      AOTRT_REQUIRE(it != inputs_.end(), kInvalidArgument, "Input has not been set for function ", fn);
-      in = &it->second;
-      for (size_t k = 0; k < in->size(); ++k) {
-        AOTRT_REQUIRE((*in)[k], kInvalidArgument, "input ", k, " ('", vm_.loaded().exe.functions[i].params[k],
-                      "') of function ", fn, " has not been set");
-      }
-    }
+    auto in = inputs_.find(fn);
     auto outs = outputs_.find(fn);
     std::vector<NDArray> given;
     if (outs != outputs_.end()) given.swap(outs->second), outputs_.erase(outs);  // one invoke only
-    result_ = vm_.Invoke(i, *in, given.empty() ? nullptr : &given);
+    Invoke(i, in == inputs_.end() ? nullptr : &in->second, given);
+  }
+  // Function `i` on `in` (null: none set); the tensors of its result flattened into results_. Results it did
+  // not make in the tensors `given` (a callee's, a constant) are copied in.
+  void Invoke(size_t i, const std::vector<ObjectPtr<Object>>* in, std::vector<NDArray>& given) {
+    static const std::vector<ObjectPtr<Object>> kNone;
+    const VMFunction& f = vm_.loaded().exe.functions[i];
+    if (!f.params.empty()) {
+      AOTRT_REQUIRE(in, kInvalidArgument, "Input has not been set for function ", f.name);
+      for (size_t k = 0; k < in->size(); ++k) {
+        AOTRT_REQUIRE((*in)[k], kInvalidArgument, "input ", k, " ('", f.params[k], "') of function ", f.name,
+                      " has not been set");
+      }
+    }
+    results_.clear();
+    result_ = vm_.Invoke(i, in ? *in : kNone, given.empty() ? nullptr : &given);
+    Flatten(result_.get(), &results_);
     if (given.empty()) return;
-    // Results the function did not make in the tensors given (a callee's, a constant) are copied in.
-    std::vector<NDArrayObj*> results;
-    Flatten(result_.get(), &results);
-    AOTRT_REQUIRE(results.size() == given.size(), kInvalidArgument, "set_outputs gave ", given.size(),
-                  " tensors for the ", results.size(), " outputs of function ", fn);
+    AOTRT_REQUIRE(results_.size() == given.size(), kInvalidArgument, "set_outputs / SetOutputZeroCopy gave ",
+                  given.size(), " tensors for the ", results_.size(), " outputs of function ", f.name);
     for (size_t k = 0; k < given.size(); ++k) {
-      NDArray r{ObjectPtr<NDArrayObj>(results[k])};
+      NDArray r{ObjectPtr<NDArrayObj>(results_[k])};
       if (r.data() == given[k].data()) continue;
-      AOTRT_REQUIRE(given[k].Shape() == r.Shape(), kShapeMismatch, "set_outputs: output ", k, " of function ", fn,
-                    " has another shape than the tensor given");
+      const DLTensor &g = given[k].tensor(), &m = r.tensor();
+      AOTRT_REQUIRE(std::equal(g.shape, g.shape + g.ndim, m.shape, m.shape + m.ndim), kShapeMismatch, "output ", k,
+                    " of function ", f.name, " is ", ShapeToString(m.shape, m.ndim), ", the tensor given ",
+                    ShapeToString(g.shape, g.ndim));
       given[k].CopyFrom(r.tensor());
     }
   }
@@ -120,12 +127,17 @@ class VirtualMachineNode : public ModuleNode {
     }
   }
 
+  friend class VMExecutor;
+  friend ModelInfo ModelInfoOfExecutable(const Module& executable);
   static const NodeMethod<VirtualMachineNode> kMethods[];
   Interpreter vm_;
   std::map<std::string, std::vector<ObjectPtr<Object>>> inputs_;
   std::map<std::string, std::vector<NDArray>> outputs_;  // set_outputs, for the next invoke
   ObjectPtr<Object> result_;
+  std::vector<NDArrayObj*> results_;  // the tensors of result_, depth-first
 };
+
+namespace {
 
 // TVM's VirtualMachineDebug: 3 runs to warm up, one profiled; its Report (collectors ignored), or
 // (profile_rpc) the report's JSON.
@@ -136,6 +148,8 @@ void ProfileReport(VirtualMachineNode* vm, TVMArgs args, TVMRetValue* rv) {
   ObjectPtr<ProfileReportObj> report = MakeProfileReport(vm->Profile(args[0].AsString(), o));
   kJson ? rv->SetString(report->json) : rv->SetObject(report, kTVMObjectHandle);
 }
+
+}  // namespace
 
 const NodeMethod<VirtualMachineNode> VirtualMachineNode::kMethods[] = {
     {"init", [](VirtualMachineNode* vm, TVMArgs args, TVMRetValue*) {
@@ -209,10 +223,119 @@ PackedFunc VirtualMachineNode::GetFunction(const std::string& name, const Object
   return MethodOf(kMethods, this, name, self);
 }
 
-}  // namespace
-
 ObjectPtr<ModuleNode> MakeVirtualMachine(std::shared_ptr<const LoadedExecutable> exe) {
   return MakeObject<VirtualMachineNode>(std::move(exe));
+}
+
+namespace {
+
+// A new VirtualMachine of `executable` (vm_load_executable) and its node.
+std::pair<Module, VirtualMachineNode*> LoadVM(const Module& executable) {
+  TVMRetValue rv;
+  executable.GetFunctionOrThrow("vm_load_executable").CallPacked(TVMArgs(nullptr, nullptr, 0), &rv);
+  Module vm(ObjectPtr<ModuleNode>(static_cast<ModuleNode*>(rv.value().v_handle)));
+  return {vm, static_cast<VirtualMachineNode*>(vm.node().get())};
+}
+
+bool SameDevice(const DLDevice& a, const DLDevice& b) {
+  return DeviceTypeOf(a) == DeviceTypeOf(b) && (a.device_id == b.device_id || IsAcceptedCpuDevice(a));
+}
+
+}  // namespace
+
+ModelInfo ModelInfoOfExecutable(const Module& executable) {
+  const Executable& exe = LoadVM(executable).second->vm_.loaded().exe;
+  int64_t main = exe.FunctionIndex("main");
+  AOTRT_REQUIRE(main >= 0, kNotFound, "the VM executable has no function 'main' (its functions: ", exe.functions.size(), ")");
+  ModelInfo info;
+  info.name = "main";
+  info.interface = "vm";
+  for (const std::string& p : exe.functions[main].params) {
+    info.inputs.push_back(TensorInfo{p, {}, DLDataType{0, 0, 0}, 0, false, true});
+  }
+  return info;
+}
+
+VMExecutor::VMExecutor(const Module& executable, ModelInfo info, DLDevice device) : info_(std::move(info)) {
+  std::tie(module_, vm_) = LoadVM(executable);
+  const Executable& exe = vm_->vm_.loaded().exe;
+  int want = kDLCPU;  // the export's device: a GPU where a virtual device is one, else the CPU
+  for (const VirtualDevice& d : exe.devices) want = DeviceTypeOf(d.device) == kDLCPU ? want : DeviceTypeOf(d.device);
+  AOTRT_REQUIRE(DeviceTypeOf(device) == want, kInvalidArgument, "the VM export runs on device type ", want, " (",
+                DeviceName(DLDevice{static_cast<DLDeviceType>(want), 0}), "), not on ", DeviceName(device),
+                ": create its executor on a device of its type");
+  std::vector<DLDevice> devices{device};
+  if (want != kDLCPU) devices.push_back(DLDevice{kDLCPU, 0});  // shape functions
+  vm_->vm_.Init(devices);
+  main_ = static_cast<size_t>(exe.FunctionIndex("main"));
+  inputs_ = &vm_->inputs_["main"];
+  inputs_->resize(info_.inputs.size());
+  copies_.resize(info_.inputs.size());
+}
+
+void VMExecutor::SetInput(size_t i, const DLTensor& t, bool zero_copy) {
+  AOTRT_REQUIRE(i < info_.inputs.size(), kOutOfRange, "input index ", i, " out of range [0, ", info_.inputs.size(), ")");
+  CheckTensorAgainstSpec("input", i, info_.inputs[i], t);
+  DLDevice dev = vm_->vm_.device(static_cast<size_t>(vm_->vm_.loaded().exe.functions[main_].param_devices[i]));
+  ObjectPtr<Object>& slot = (*inputs_)[i];
+  if (zero_copy) {
+    AOTRT_REQUIRE(SameDevice(t.device, dev) && reinterpret_cast<uintptr_t>(t.data) % 64 == 0, kInvalidArgument, "input ",
+                  i, " ('", info_.inputs[i].name, "'): zero-copy takes a 64-byte aligned tensor on ", DeviceName(dev),
+                  ", got one at ", t.data, " on ", DeviceName(t.device));
+    slot = NDArray::Borrow(t).object();
+    return;
+  }
+  NDArray& copy = copies_[i];  // reused while the shape and dtype repeat
+  const DLTensor* c = copy.handle();
+  if (!c || c->ndim != t.ndim || !std::equal(t.shape, t.shape + t.ndim, c->shape) || !DataTypeEqual(c->dtype, t.dtype)) {
+    copy = NDArray::Empty(std::vector<int64_t>(t.shape, t.shape + t.ndim), t.dtype, dev);
+  }
+  copy.CopyFrom(t);
+  slot = copy.object();
+}
+
+void VMExecutor::SetOutput(size_t i, const DLTensor& t) {
+  AOTRT_REQUIRE(IsContiguous(t) && t.data, kInvalidArgument, "output ", i, ": a contiguous tensor with data is needed");
+  if (given_outputs_.size() <= i) given_outputs_.resize(i + 1);
+  given_outputs_[i] = NDArray::Borrow(t);
+}
+
+NDArray VMExecutor::GetInput(size_t i) const {
+  AOTRT_REQUIRE(i < info_.inputs.size(), kOutOfRange, "input index ", i, " out of range [0, ", info_.inputs.size(), ")");
+  const ObjectPtr<Object>& in = (*inputs_)[i];
+  AOTRT_REQUIRE(in && in->type_index() == kTypeNDArray, kInvalidArgument, "input ", i, " ('", info_.inputs[i].name,
+                "') has not been set");
+  return NDArray(ObjectPtr<NDArrayObj>(static_cast<NDArrayObj*>(in.get())));
+}
+
+NDArray VMExecutor::GetOutput(size_t i) const {
+  AOTRT_REQUIRE(i < vm_->results_.size(), kOutOfRange, "output index ", i, " out of range [0, ", vm_->results_.size(),
+                ")", vm_->result_ ? "" : ": a VM's outputs are known once it has run");
+  return NDArray(ObjectPtr<NDArrayObj>(vm_->results_[i]));
+}
+
+void VMExecutor::Run() {
+  for (size_t k = 0; k < given_outputs_.size(); ++k) {
+    AOTRT_REQUIRE(given_outputs_[k].defined(), kInvalidArgument, "output ", k, " has no tensor of the caller's: ",
+                  "give every output's with SetOutputZeroCopy, or none");
+  }
+  vm_->Invoke(main_, inputs_, given_outputs_);
+  const std::vector<NDArrayObj*>& r = vm_->results_;
+  for (size_t k = info_.outputs.size(); k < r.size(); ++k) info_.outputs.push_back(TensorInfo{StrCat("output", k), {}, {}, 0});
+  info_.outputs.resize(r.size());
+  for (size_t k = 0; k < r.size(); ++k) {  // in place: no allocation once shapes repeat
+    const DLTensor& t = r[k]->dl_tensor;
+    info_.outputs[k].shape.assign(t.shape, t.shape + t.ndim);
+    info_.outputs[k].dtype = t.dtype;
+    info_.outputs[k].bytes = TensorBytes(t);
+  }
+}
+
+void VMExecutor::Sync() const {
+  for (size_t i = 0; i < vm_->vm_.loaded().exe.devices.size(); ++i) {
+    DLDevice d = vm_->vm_.device(i);
+    if (d.device_type != kDLCPU) RequireDevice(d, "VM").Sync(d.device_id, nullptr);
+  }
 }
 
 }  // namespace vm

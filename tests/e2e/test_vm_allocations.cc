@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "aotrt/model.h"
 #include "aotrt/npy.h"
 #include "aotrt/vm.h"
 #include "common/alloc_counter.h"
@@ -36,6 +37,27 @@ TEST(VMAllocations, RepeatedShapesAllocateNothing) {
     for (int i = 0; i < 20; ++i) run(i);
     int64_t per_run = (CurrentAllocStats().calls - before) / 20;
     std::printf("%s: %lld allocations per run\n", name, static_cast<long long>(per_run));
+    EXPECT_EQ(CurrentAllocStats().calls - before, 0) << name << ": runs allocated";
+  }
+}
+
+// The same through aotrt::Model / Executor (SetInput copies into the executor's tensors, Run, the
+// outputs' TensorInfo updated in place).
+TEST(VMAllocations, ExecutorRunsAllocateNothingOnceShapesRepeat) {
+  if (!AllocHookActive()) GTEST_SKIP() << "malloc hook disabled under sanitizers";
+  if (std::string(AOTRT_TEST_VM_FIXTURES_DIR).empty()) GTEST_SKIP() << "../shared/fixtures/vm not present";
+  for (const char* name : {"v_add_exported", "v_dyn_batch", "v_control"}) {
+    std::string dir = std::string(AOTRT_TEST_VM_FIXTURES_DIR) + "/" + name;
+    Model model = std::ifstream(dir + "/vm.so") ? Model::Load(dir + "/vm.so") : Model::Load(dir);
+    Executor ex = model.CreateExecutor();
+    std::vector<NamedArray> inputs = ReadNpz(dir + "/inputs.npz");
+    auto run = [&] {
+      for (size_t k = 0; k < inputs.size(); ++k) ex.SetInput(k, inputs[k].array.tensor());
+      ex.Run();
+    };
+    for (int i = 0; i < 3; ++i) run();
+    int64_t before = CurrentAllocStats().calls;
+    for (int i = 0; i < 20; ++i) run();
     EXPECT_EQ(CurrentAllocStats().calls - before, 0) << name << ": runs allocated";
   }
 }
