@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "aotrt/container.h"
 #include "aotrt/model.h"
@@ -295,6 +296,12 @@ TEST(VMModel, EveryFormLoadsAndRunsBitExactThroughTheExecutor) {
     EXPECT_EQ(ex.InputIndex(info.inputs.back().name), in.size() - 1);
     ex.Run();
     ExpectOutputs(ex, c.dir + "/expected.npz");
+    OperatorProfileOptions o;
+    o.runs = 2;
+    OperatorProfile p = ProfileOperators(ex, o);  // the executor's VM, each primitive timed
+    EXPECT_EQ(p.executor, "VM");
+    EXPECT_FALSE(p.operators.empty());
+    ExpectOutputs(ex, c.dir + "/expected.npz");
     EXPECT_EQ(ex.OutputIndex("output0"), 0u);
     NDArray copy = NDArray::Empty(ex.Output(0).shape, ex.Output(0).dtype);
     ex.CopyOutputTo(0, copy.handle());
@@ -311,6 +318,29 @@ TEST(VMModel, EveryFormLoadsAndRunsBitExactThroughTheExecutor) {
     ASSERT_EQ(outs.size(), want.size());
     for (size_t i = 0; i < outs.size(); ++i) EXPECT_TRUE(SameBytes(outs[i], want[i].array)) << i;
   }
+}
+
+// Executors of one model on threads at once, each on its own shapes (batch 3 and batch 11).
+TEST(VMModel, ExecutorsRunIndependentlyOnThreads) {
+  VM_FIXTURES_OR_SKIP();
+  Model model = Model::FromModule(Exe("v_dyn_batch"));
+  std::vector<std::thread> threads;
+  std::vector<int> bad(2, 0);
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      std::string set = t ? "_b" : "";
+      Executor ex = model.CreateExecutor();
+      std::vector<NamedArray> in = ReadNpz(Dir("v_dyn_batch") + "/inputs" + set + ".npz");
+      std::vector<NamedArray> want = ReadNpz(Dir("v_dyn_batch") + "/expected" + set + ".npz");
+      for (int run = 0; run < 20; ++run) {
+        for (size_t i = 0; i < in.size(); ++i) ex.SetInput(i, in[i].array.tensor());
+        ex.Run();
+        bad[t] += !SameBytes(ex.GetOutput(0), want[0].array);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(bad, std::vector<int>(2, 0));
 }
 
 TEST(VMModel, ZeroCopyInputsAndOutputs) {
