@@ -70,10 +70,8 @@ std::vector<PlannedModel::BoundParam> LoadedModel::MatchFactoryParams() const {
   for (const NamedArray& p : *params_) {
     AOTRT_REQUIRE(!p.name.empty(), kInvalidArgument, "factory param with an empty name for ", md.DisplayName());
     const size_t* input = md.input_index.Find(SanitizeName(p.name));
-    if (input == nullptr) {
-      AOTRT_THROW(kNotFound, "factory param '", p.name, "' is not an input of ", md.DisplayName(), " (",
-                  program_->library_name, ")");
-    }
+    AOTRT_REQUIRE(input != nullptr, kNotFound, "factory param '", p.name, "' is not an input of ", md.DisplayName(),
+                  " (", program_->library_name, ")");
     AOTRT_REQUIRE(!filled[*input], kInvalidArgument, "factory param '", p.name,
                   "' fills input ", *input, " ('", md.inputs[*input].name, "') a second time");
     filled[*input] = true;
