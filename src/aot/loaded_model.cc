@@ -112,15 +112,14 @@ const ModelInfo& LoadedModel::info() const {
       info.slack_bytes += PoolSlackBytes(p.bytes);
     }
     for (const ConstantSpec& c : md.constants) info.constants.push_back({std::string(c.name), static_cast<size_t>(c.data_len)});
-    std::vector<bool> filled(md.inputs.size(), false);
+    for (const TensorSpec& t : md.inputs) info.io_bytes += t.bytes;
+    for (const TensorSpec& o : md.outputs) info.io_bytes += o.bytes;
     const std::vector<BoundParam>& bound = bound_params();
-    for (size_t k = 0; k < bound.size(); ++k) {  // bound[k] is the param (*params_)[k]
-      filled[bound[k].input] = true;
+    for (size_t k = 0; k < bound.size(); ++k) {  // bound[k] is the param (*params_)[k], each input's once
       info.params.push_back(md.inputs[bound[k].input]);
       info.params.back().name = (*params_)[k].name;
+      info.io_bytes -= info.params.back().bytes;  // a param's input is bound once, not the caller's
     }
-    for (size_t i = 0; i < md.inputs.size(); ++i) info.io_bytes += filled[i] ? 0 : md.inputs[i].bytes;
-    for (const TensorSpec& o : md.outputs) info.io_bytes += o.bytes;
     info.constant_bytes = program_->constant_pool.bytes();
     for (const NamedArray& p : *params_) info.param_bytes += p.array.NumBytes();
     info.constant_source = program_->constant_pool.source();
