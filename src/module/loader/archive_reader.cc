@@ -181,14 +181,4 @@ ArchiveContents ReadArchive(const std::string& path, ArchiveWant want, const Arc
   return std::move(c.contents);
 }
 
-bool HasArchiveMagic(const void* head, size_t size) {
-  const char* bytes = static_cast<const char*>(head);
-  if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return true;
-  static const char* const kMagics[] = {"\x1f\x8b", "\xfd" "7zXZ", "BZh", "\x28\xb5\x2f\xfd"};
-  for (const char* magic : kMagics) {
-    if (size >= std::strlen(magic) && std::memcmp(bytes, magic, std::strlen(magic)) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace aotrt

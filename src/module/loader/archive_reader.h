@@ -38,10 +38,6 @@ using ArchiveWant = bool (*)(const std::string& path);
 // kFormatError (above), kOutOfMemory.
 ArchiveContents ReadArchive(const std::string& path, ArchiveWant want, const ArchiveLimits& limits = {});
 
-// Whether the first `size` bytes of a file are a tar (ustar magic) or a gzip, xz, bzip2 or zstd
-// stream (TVM's export_library writes a gzip-compressed tar).
-bool HasArchiveMagic(const void* head, size_t size);
-
 // A graph export as files (tvmc's package; relay.build's classic triple in a folder): the
 // library, its graph JSON and its params under these names.
 constexpr const char* kGraphPackageLibrary = "mod.so";

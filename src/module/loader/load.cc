@@ -87,6 +87,18 @@ class MemFile {
   UniqueFd fd_;
 };
 
+// Whether the first `size` bytes of a file are a tar (ustar magic) or a gzip, xz, bzip2 or zstd
+// stream (TVM's export_library writes a gzip-compressed tar).
+bool HasArchiveMagic(const void* head, size_t size) {
+  const char* bytes = static_cast<const char*>(head);
+  if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return true;
+  static const char* const kMagics[] = {"\x1f\x8b", "\xfd" "7zXZ", "BZh", "\x28\xb5\x2f\xfd"};
+  for (const char* magic : kMagics) {
+    if (size >= std::strlen(magic) && std::memcmp(bytes, magic, std::strlen(magic)) == 0) return true;
+  }
+  return false;
+}
+
 // The first (up to) 512 bytes of the regular file `path`; "" when it cannot be read.
 std::string ReadHead(const std::string& path) {
   char head[512];
