@@ -79,10 +79,6 @@ void CreateFactoryGlobal(TVMArgs args, TVMRetValue* rv) {
 }
 
 // A folder or tar holding mod.so, mod.json and mod.params: tvmc's package.
-bool IsGraphPackageMember(const std::string& p) {
-  return p == kGraphPackageLibrary || p == kGraphPackageJson || p == kGraphPackageParams;
-}
-
 Module LoadGraphPackage(const std::string& path, ArchiveContents& c, const LoadContext& ctx) {
   // TVM's tvmc reads all three; params on zeros would run silently wrong.
   for (const char* member : {kGraphPackageLibrary, kGraphPackageJson, kGraphPackageParams}) {
@@ -111,8 +107,9 @@ constexpr BinaryLoaderDef kLoaders[] = {
     {"GraphRuntimeFactory", LoadFactoryBinary},
 };
 
-constexpr FileLoaderDef kFileLoaders[] = {
-    {"graph", [](const std::string& m) { return m == kGraphPackageJson; }, IsGraphPackageMember, LoadGraphPackage}};
+constexpr FileLoaderDef kFileLoaders[] = {{"graph", [](const std::string& m) { return m == kGraphPackageJson; },
+    [](const std::string& m) { return m == kGraphPackageLibrary || m == kGraphPackageJson || m == kGraphPackageParams; },
+    LoadGraphPackage}};
 
 }  // namespace
 

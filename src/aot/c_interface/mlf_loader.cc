@@ -346,10 +346,10 @@ Module LoadMlfFile(const std::string& path, ArchiveContents& a, const LoadContex
   return Module(factory);
 }
 
-// An archive with metadata.json or code under codegen/.
-bool MarksMlf(const std::string& path) { return path == "metadata.json" || path.rfind("codegen/", 0) == 0; }
-
-constexpr FileLoaderDef kLoaders[] = {{"mlf", MarksMlf, Wanted, LoadMlfFile}};
+// Marked by metadata.json or code under codegen/.
+constexpr FileLoaderDef kLoaders[] = {
+    {"mlf", [](const std::string& p) { return p == "metadata.json" || p.rfind("codegen/", 0) == 0; }, Wanted,
+     LoadMlfFile}};
 
 }  // namespace
 
