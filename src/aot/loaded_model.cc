@@ -70,10 +70,8 @@ std::vector<PlannedModel::BoundParam> LoadedModel::MatchFactoryParams() const {
   for (const NamedArray& p : *params_) {
     AOTRT_REQUIRE(!p.name.empty(), kInvalidArgument, "factory param with an empty name for ", md.DisplayName());
     const size_t* input = md.input_index.Find(SanitizeName(p.name));
-    if (input == nullptr) {
-      AOTRT_THROW(kNotFound, "factory param '", p.name, "' is not an input of ", md.DisplayName(), " (",
-                  program_->library_name, ")");
-    }
+    AOTRT_REQUIRE(input != nullptr, kNotFound, "factory param '", p.name, "' is not an input of ", md.DisplayName(),
+                  " (", program_->library_name, ")");
     AOTRT_REQUIRE(!filled[*input], kInvalidArgument, "factory param '", p.name,
                   "' fills input ", *input, " ('", md.inputs[*input].name, "') a second time");
     filled[*input] = true;
@@ -114,15 +112,14 @@ const ModelInfo& LoadedModel::info() const {
       info.slack_bytes += PoolSlackBytes(p.bytes);
     }
     for (const ConstantSpec& c : md.constants) info.constants.push_back({std::string(c.name), static_cast<size_t>(c.data_len)});
-    std::vector<bool> filled(md.inputs.size(), false);
+    for (const TensorSpec& t : md.inputs) info.io_bytes += t.bytes;
+    for (const TensorSpec& o : md.outputs) info.io_bytes += o.bytes;
     const std::vector<BoundParam>& bound = bound_params();
-    for (size_t k = 0; k < bound.size(); ++k) {  // bound[k] is the param (*params_)[k]
-      filled[bound[k].input] = true;
+    for (size_t k = 0; k < bound.size(); ++k) {  // bound[k] is the param (*params_)[k], each input's once
       info.params.push_back(md.inputs[bound[k].input]);
       info.params.back().name = (*params_)[k].name;
+      info.io_bytes -= info.params.back().bytes;  // a param's input is bound once, not the caller's
     }
-    for (size_t i = 0; i < md.inputs.size(); ++i) info.io_bytes += filled[i] ? 0 : md.inputs[i].bytes;
-    for (const TensorSpec& o : md.outputs) info.io_bytes += o.bytes;
     info.constant_bytes = program_->constant_pool.bytes();
     for (const NamedArray& p : *params_) info.param_bytes += p.array.NumBytes();
     info.constant_source = program_->constant_pool.source();

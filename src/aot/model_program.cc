@@ -65,7 +65,8 @@ std::string ConstantPoolKey(const ModelMetadata& md, const SymbolSource* lib) {
   return key;
 }
 
-void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
+template <typename T>
+void CollectRuntimeSymbols(const SymbolSource& lib, T* p) {
   const ElfDynamicSymbols* syms = lib.dynamic_symbols();
   if (!syms) return;
   auto starts = [](std::string_view s, const char* prefix) { return s.rfind(prefix, 0) == 0; };
@@ -81,6 +82,8 @@ void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p) {
   std::sort(p->runtime_imports.begin(), p->runtime_imports.end());
   std::sort(p->context_pointers.begin(), p->context_pointers.end());
 }
+template void CollectRuntimeSymbols(const SymbolSource&, ModelProgram*);
+template void CollectRuntimeSymbols(const SymbolSource&, ModelInfo*);
 
 PackedFunc MetadataModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "get_metadata") {

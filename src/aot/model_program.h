@@ -34,8 +34,10 @@ struct ModelProgram {
   std::string c_origin;
 };
 
-// Fills runtime_imports, context_pointers and defines_module_context from `lib`'s dynamic symbols.
-void CollectRuntimeSymbols(const SymbolSource& lib, ModelProgram* p);
+// Fills runtime_imports, context_pointers and defines_module_context of `p` (a ModelProgram, or a
+// graph model's ModelInfo) from `lib`'s dynamic symbols.
+template <typename T>
+void CollectRuntimeSymbols(const SymbolSource& lib, T* p);
 
 // What names a model's constant pool in the cache (constant_cache.h), from its metadata alone (a
 // hit reads none of the constants): the library file's identity (FileIdentityKey; for a library

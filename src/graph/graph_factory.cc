@@ -78,11 +78,8 @@ void CreateFactoryGlobal(TVMArgs args, TVMRetValue* rv) {
   rv->SetObject(factory, kTVMModuleHandle);
 }
 
-// A folder or tar holding mod.so, mod.json and (optionally) mod.params: tvmc's package.
-Module LoadGraphPackage(const std::string& path, const LoadContext& ctx) {
-  ArchiveContents c = ReadArchive(path, [](const std::string& p) {
-    return p == kGraphPackageLibrary || p == kGraphPackageJson || p == kGraphPackageParams;
-  });
+// A folder or tar holding mod.so, mod.json and mod.params: tvmc's package.
+Module LoadGraphPackage(const std::string& path, ArchiveContents& c, const LoadContext& ctx) {
   // TVM's tvmc reads all three; params on zeros would run silently wrong.
   for (const char* member : {kGraphPackageLibrary, kGraphPackageJson, kGraphPackageParams}) {
     AOTRT_REQUIRE(c.files.count(member), kFormatError, path, ": a graph package (it holds ", kGraphPackageJson,
@@ -110,7 +107,9 @@ constexpr BinaryLoaderDef kLoaders[] = {
     {"GraphRuntimeFactory", LoadFactoryBinary},
 };
 
-constexpr FileLoaderDef kFileLoaders[] = {{"graph", LoadGraphPackage}};
+constexpr FileLoaderDef kFileLoaders[] = {{"graph", [](const std::string& m) { return m == kGraphPackageJson; },
+    [](const std::string& m) { return m == kGraphPackageLibrary || m == kGraphPackageJson || m == kGraphPackageParams; },
+    LoadGraphPackage}};
 
 }  // namespace
 

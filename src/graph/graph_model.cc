@@ -134,13 +134,9 @@ const ModelInfo& GraphModel::info() const {
     info.name = name();
     info.library = what();
     info.interface = "graph";
-    if (const LibraryModuleNode* lib = FindLibraryModule(library_.node().get())) {
-      ModelProgram symbols;  // what the operators' library imports from the runtime, as an AOT model's
-      CollectRuntimeSymbols(lib->library(), &symbols);
-      info.runtime_imports = std::move(symbols.runtime_imports);
-      info.context_pointers = std::move(symbols.context_pointers);
-      info.defines_module_context = symbols.defines_module_context;
-    }
+    // What the operators' library imports from the runtime, as an AOT model's.
+    const LibraryModuleNode* lib = FindLibraryModule(library_.node().get());
+    if (lib) CollectRuntimeSymbols(lib->library(), &info);
     info.inputs = inputs();
     info.outputs = outputs();
     for (const BoundParam& p : bound_params()) {

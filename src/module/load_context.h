@@ -12,6 +12,7 @@
 
 namespace aotrt {
 
+struct ArchiveContents;
 class BoundedReader;
 
 // The tools a load may start (linking a `.tar` of objects, compiling a C source), from the
@@ -54,11 +55,15 @@ using BinaryLoaderTable = LoaderTable<BinaryLoaderDef>;
 extern const BinaryLoaderTable* const kBuiltinBinaryLoaderTables[];
 extern const size_t kNumBuiltinBinaryLoaderTables;
 
-// A built-in loader of a whole file of a format the module layer cannot read itself ("mlf":
-// compiled by the aot layer; "graph"), listed at the top like the binary loaders.
-using FileLoaderFn = Module (*)(const std::string& path, const LoadContext& ctx);
+// A built-in loader of a model exported as files (a folder or tar) the module layer cannot read
+// itself ("mlf": compiled by the aot layer; "graph"; "vm"), listed at the top like the binary
+// loaders. The archive is read once, and `load` given the `members` any loader `wants`; told by
+// content, it is the first loader's (the tables' order) that one of its members `marks`.
+using FileLoaderFn = Module (*)(const std::string& path, ArchiveContents& members, const LoadContext& ctx);
 struct FileLoaderDef {
   const char* format;  // e.g. "mlf"
+  bool (*marks)(const std::string& member);
+  bool (*wants)(const std::string& member);
   FileLoaderFn load;
 };
 using FileLoaderTable = LoaderTable<FileLoaderDef>;

@@ -102,17 +102,12 @@ void SaveToBinary(TVMArgs args, TVMRetValue* rv) { rv->SetBytes(args[0].AsModule
 
 void GetPropertyMask(TVMArgs args, TVMRetValue* rv) { rv->SetInt(args[0].AsModule()->GetPropertyMask()); }
 
-// (Module, name, query_imports) -> 0/1, and (Module, name, query_imports) -> the function or null.
-void ImplementsFunction(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.ModuleImplementsFunction", args, 2, 3);
-  bool query = args.size() > 2 && args[2].AsInt() != 0;
-  rv->SetInt(Module(args[0].AsModule()).GetFunction(args[1].AsString(), query) ? 1 : 0);
-}
-
+// (Module, name, query_imports) -> 0/1 (kImplements), or -> the function or null.
+template <bool kImplements>
 void GetFunction(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.ModuleGetFunction", args, 2, 3);
-  bool query = args.size() > 2 && args[2].AsInt() != 0;
-  PackedFunc f = Module(args[0].AsModule()).GetFunction(args[1].AsString(), query);
+  RequireArgCount(kImplements ? "runtime.ModuleImplementsFunction" : "runtime.ModuleGetFunction", args, 2, 3);
+  PackedFunc f = Module(args[0].AsModule()).GetFunction(args[1].AsString(), args.size() > 2 && args[2].AsInt() != 0);
+  if (kImplements) return rv->SetInt(f ? 1 : 0);
   if (f) rv->SetObject(f.object());
 }
 
@@ -129,8 +124,8 @@ constexpr GlobalDef kDefs[] = {
     {"runtime.ModuleImportsSize", ImportsSize},
     {"runtime.ModuleSaveToBinary", SaveToBinary},
     {"runtime.ModuleGetPropertyMask", GetPropertyMask},
-    {"runtime.ModuleImplementsFunction", ImplementsFunction},
-    {"runtime.ModuleGetFunction", GetFunction},
+    {"runtime.ModuleImplementsFunction", GetFunction<true>},
+    {"runtime.ModuleGetFunction", GetFunction<false>},
     {"runtime.ModuleGetFormat", Unsupported<0>},
     {"runtime.ModuleGetSource", Unsupported<1>},
     {"runtime.ModuleSaveToFile", Unsupported<2>},

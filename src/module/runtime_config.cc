@@ -39,14 +39,21 @@ uint64_t ParseCount(const char* name, uint64_t max, const char* what) {
   return n;
 }
 
-// Like ParseCount, but a bad value is a warning, not an error (TVM ignores such thread counts).
-int ParseThreadCount(const char* name) {
+// What `parse()` returns, but for the process-wide variables a bad value is a warning, not an error
+// (TVM ignores such thread counts): then the default (0, false).
+template <typename Parse>
+auto Lenient(Parse parse) -> decltype(parse()) {
   try {
-    return static_cast<int>(ParseCount(name, kMaxParallelTasks, "threads of the operator thread pool"));
+    return parse();
   } catch (const Error& e) {
     AOTRT_LOG_WARN(e.what(), "; ignored");
-    return 0;
+    return {};
   }
+}
+
+int ParseThreadCount(const char* name) {
+  return static_cast<int>(
+      Lenient([name] { return ParseCount(name, kMaxParallelTasks, "threads of the operator thread pool"); }));
 }
 
 std::string DefaultCacheDirectory() {
@@ -72,13 +79,8 @@ __attribute__((constructor)) void ApplyProcessWideEnvironment() {
   int threads = ParseThreadCount("TVM_NUM_THREADS");
   if (threads == 0) threads = ParseThreadCount("OMP_NUM_THREADS");
   SetEnvironmentNumThreads(threads);
-  if (const char* report = Value("AOTRT_REPORT_GUARD_FAULTS")) {
-    if (std::strcmp(report, "1") == 0) {
-      ReportGuardFaults();
-    } else if (std::strcmp(report, "0") != 0) {
-      AOTRT_LOG_WARN("AOTRT_REPORT_GUARD_FAULTS=", report, " is not 0 or 1; no report");
-    }
-  }
+  bool report = Lenient([] { return ParseFlag("AOTRT_REPORT_GUARD_FAULTS", false, "report writes into guard pages"); });
+  if (report) ReportGuardFaults();
 }
 
 }  // namespace

@@ -202,8 +202,7 @@ ObjectPtr<ModuleNode> LoadVMExecutableBinary(BoundedReader& r, const LoadContext
 }
 
 // A VM export as files: tvmc's package (lib.so a one-file export) or code.ro beside lib.so.
-Module LoadVMPackage(const std::string& path, const LoadContext& ctx) {
-  ArchiveContents c = ReadArchive(path, [](const std::string& p) { return p == kVMPackageLibrary || p == kVMPackageBytecode; });
+Module LoadVMPackage(const std::string& path, ArchiveContents& c, const LoadContext& ctx) {
   AOTRT_REQUIRE(c.files.count(kVMPackageLibrary), kFormatError, path, ": a VM package without ", kVMPackageLibrary);
   const std::string& so = c.files[kVMPackageLibrary];
   LoadContext lib_ctx = ctx;
@@ -252,7 +251,8 @@ constexpr GlobalDef kDefs[] = {
     {"runtime._VirtualMachineDebug", VirtualMachineDebug},
 };
 constexpr BinaryLoaderDef kLoaders[] = {{"VMExecutable", LoadVMExecutableBinary}};
-constexpr FileLoaderDef kFileLoaders[] = {{"vm", LoadVMPackage}};
+constexpr FileLoaderDef kFileLoaders[] = {{"vm", [](const std::string& m) { return m == kVMPackageLibrary; },
+    [](const std::string& m) { return m == kVMPackageLibrary || m == kVMPackageBytecode; }, LoadVMPackage}};
 
 }  // namespace
 }  // namespace vm

@@ -29,7 +29,7 @@ TEST(LibArchiveApi, ALibraryWithoutItsFunctionsIsRefusedAndLeftUnbound) {
   std::string error = BindLibArchive("libc.so.6", &api);
   EXPECT_EQ(error, "libc.so.6: it has no function archive_read_new");
   EXPECT_EQ(api.read_free, nullptr);  // nothing half-bound
-  EXPECT_EQ(api.open_memory, nullptr);
+  EXPECT_EQ(api.entry_size, nullptr);
 }
 
 }  // namespace

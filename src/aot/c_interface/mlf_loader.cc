@@ -297,24 +297,14 @@ MlfEntry UserLibraryEntry(const MlfEntry& entry, const std::string& header, cons
   return out;
 }
 
-// Where the archive is: `path`, or the folder of `path` when it names a metadata.json.
-std::string ArchiveRoot(const std::string& path) {
-  if (path != "metadata.json" && !EndsWith(path, "/metadata.json")) return path;
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-}
-
-// The typed file loader (module/load_context.h) of `given_path` (IsModelLibraryFormat, or a
-// metadata.json inside an unpacked archive): the load's options and tools decide the compiler, the
-// compile cache, a library the caller compiled (c_library: used instead of compiling) and every
-// executor's defaults. Throws kNotFound (no such path, no metadata.json or header in it, no C
-// compiler), kFormatError (a damaged or hostile archive: archive_reader.h; metadata, sources or
+// The typed file loader (module/load_context.h) of the archive at `path` (`a`: its members that
+// Wanted names): the load's options and tools decide the compiler, the compile cache, a library the
+// caller compiled (c_library: used instead of compiling) and every executor's defaults. Throws
+// kNotFound (no metadata.json or header in it, no C compiler), kFormatError (metadata, sources or
 // relay that contradict each other), kNotImplemented (what mlf_sources.h refuses), kIOError
 // (compiling failed: the compiler's output), kOutOfMemory.
-Module LoadMlfFile(const std::string& given_path, const LoadContext& ctx) {
-  const std::string path = ArchiveRoot(given_path);
+Module LoadMlfFile(const std::string& path, ArchiveContents& a, const LoadContext& ctx) {
   const std::string& user_library = ctx.options.c_library;
-  ArchiveContents a = ReadArchive(path, Wanted);
   MlfMetadata mlf = ParseMlfMetadata(Member(a, "metadata.json", path, "names, dtypes and sizes"), path + ": metadata.json");
   RefuseOtherCodegen(a, path);
   std::string symbol = "tvmgen_" + SanitizeName(mlf.model_name);
@@ -356,9 +346,10 @@ Module LoadMlfFile(const std::string& given_path, const LoadContext& ctx) {
   return Module(factory);
 }
 
+// Marked by metadata.json or code under codegen/.
 constexpr FileLoaderDef kLoaders[] = {
-    {"mlf", LoadMlfFile},
-};
+    {"mlf", [](const std::string& p) { return p == "metadata.json" || p.rfind("codegen/", 0) == 0; }, Wanted,
+     LoadMlfFile}};
 
 }  // namespace
 

@@ -35,9 +35,8 @@ class AddressBounds {
     return b;
   }
 
-  // Bytes readable (or writable) from `p` to the end of the segment containing it; 0 when outside.
+  // Bytes readable from `p` to the end of the segment containing it; 0 when outside.
   size_t Readable(const void* p) const { return Find(p, false); }
-  size_t Writable(const void* p) const { return Find(p, true); }
 
   // RequireReadable's and ReadString's checks without their messages (callers build the field's
   // name only when one fails). ContainsReadable: [p, p + bytes) lies in one readable segment.

@@ -11,7 +11,6 @@
 #include <memory>
 
 #include "base/error_util.h"
-#include "base/logging.h"
 #include "base/unique_fd.h"
 #include "module/loader/libarchive_api.h"
 
@@ -36,34 +35,25 @@ std::string NormalizeMemberPath(const std::string& raw, const std::string& archi
   return out;
 }
 
-class Collector {
- public:
-  Collector(std::string archive, const ArchiveWant& want, const ArchiveLimits& limits)
-      : archive_(std::move(archive)), want_(want), limits_(limits) {}
-
+struct Collector {
   // Records a member; returns whether its bytes are wanted. `size` < 0: unknown.
   bool Admit(const std::string& path, bool regular, int64_t size) {
-    AOTRT_REQUIRE(contents_.names.size() < limits_.max_members, kFormatError, archive_, ": more than ",
-                  limits_.max_members, " members: refused as absurd for a model archive");
-    AOTRT_REQUIRE(size < 0 || static_cast<uint64_t>(size) <= limits_.max_member_bytes, kFormatError, archive_,
-                  ": member '", path, "' claims ", size, " bytes, over the limit of ", limits_.max_member_bytes,
+    AOTRT_REQUIRE(contents.names.size() < limits.max_members, kFormatError, archive, ": more than ",
+                  limits.max_members, " members: refused as absurd for a model archive");
+    AOTRT_REQUIRE(size < 0 || static_cast<uint64_t>(size) <= limits.max_member_bytes, kFormatError, archive,
+                  ": member '", path, "' claims ", size, " bytes, over the limit of ", limits.max_member_bytes,
                   ": refused as absurd for a model archive");
-    contents_.names.push_back(path);
-    if (!regular || !want_(path)) return false;
-    AOTRT_REQUIRE(contents_.files.count(path) == 0, kFormatError, archive_, ": member '", path,
+    contents.names.push_back(path);
+    if (!regular || !want(path)) return false;
+    AOTRT_REQUIRE(contents.files.count(path) == 0, kFormatError, archive, ": member '", path,
                   "' appears twice: refused (which one is meant?)");
     return true;
   }
-  void Store(const std::string& path, std::string bytes) { contents_.files[path] = std::move(bytes); }
-  const std::string& archive() const { return archive_; }
-  const ArchiveLimits& limits() const { return limits_; }
-  ArchiveContents Take() { return std::move(contents_); }
 
- private:
-  std::string archive_;
-  const ArchiveWant& want_;
-  const ArchiveLimits& limits_;
-  ArchiveContents contents_;
+  const std::string& archive;
+  ArchiveWant want;
+  const ArchiveLimits& limits;
+  ArchiveContents contents;
 };
 
 // libarchive's message for the last failure on `a`.
@@ -84,15 +74,15 @@ const char* EntryType(mode_t type) {
 }
 
 void ReadTar(const LibArchiveApi& la, archive* a, Collector* c) {
-  const std::string& name = c->archive();
+  const std::string& name = c->archive;
   archive_entry* entry = nullptr;
   for (;;) {
     int r = la.next_header(a, &entry);
     if (r == ARCHIVE_EOF) return;
     AOTRT_REQUIRE(r == ARCHIVE_OK || r == ARCHIVE_WARN, kFormatError, name, ": not a readable tar archive: ", ErrorOf(la, a),
                   " (truncated or corrupt?)");
-    AOTRT_REQUIRE(static_cast<uint64_t>(la.filter_bytes(a, 0)) <= c->limits().max_stream_bytes, kFormatError, name,
-                  ": over ", c->limits().max_stream_bytes, " bytes once decompressed: refused as absurd for a model archive");
+    AOTRT_REQUIRE(static_cast<uint64_t>(la.filter_bytes(a, 0)) <= c->limits.max_stream_bytes, kFormatError, name,
+                  ": over ", c->limits.max_stream_bytes, " bytes once decompressed: refused as absurd for a model archive");
     const char* raw = la.entry_pathname(entry);
     std::string raw_path = raw ? raw : "";
     std::string path = NormalizeMemberPath(raw_path, name);
@@ -114,24 +104,24 @@ void ReadTar(const LibArchiveApi& la, archive* a, Collector* c) {
                     " (truncated or corrupt archive)");
       got += static_cast<size_t>(n);
     }
-    c->Store(path, std::move(bytes));
+    c->contents.files[path] = std::move(bytes);
   }
 }
 
 std::string ReadRegularFile(const std::string& full, const std::string& member, const Collector& c) {
   UniqueFd fd(::open(full.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  AOTRT_REQUIRE(fd.fd >= 0, kIOError, c.archive(), ": member '", member, "': cannot open: ", std::strerror(errno));
+  AOTRT_REQUIRE(fd.fd >= 0, kIOError, c.archive, ": member '", member, "': cannot open: ", std::strerror(errno));
   struct stat st;
-  AOTRT_REQUIRE(::fstat(fd.fd, &st) == 0 && S_ISREG(st.st_mode), kFormatError, c.archive(), ": member '", member,
+  AOTRT_REQUIRE(::fstat(fd.fd, &st) == 0 && S_ISREG(st.st_mode), kFormatError, c.archive, ": member '", member,
                 "' is not a regular file: refused");
-  AOTRT_REQUIRE(static_cast<uint64_t>(st.st_size) <= c.limits().max_member_bytes, kFormatError, c.archive(),
-                ": member '", member, "' has ", st.st_size, " bytes, over the limit of ", c.limits().max_member_bytes);
+  AOTRT_REQUIRE(static_cast<uint64_t>(st.st_size) <= c.limits.max_member_bytes, kFormatError, c.archive,
+                ": member '", member, "' has ", st.st_size, " bytes, over the limit of ", c.limits.max_member_bytes);
   std::string bytes(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
   while (got < bytes.size()) {
     ssize_t n = ::read(fd.fd, &bytes[got], bytes.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    AOTRT_REQUIRE(n > 0, kIOError, c.archive(), ": member '", member, "': read failed after ", got, " bytes",
+    AOTRT_REQUIRE(n > 0, kIOError, c.archive, ": member '", member, "': read failed after ", got, " bytes",
                   n < 0 ? StrCat(": ", std::strerror(errno)) : std::string(" (the file shrank)"));
     got += static_cast<size_t>(n);
   }
@@ -139,10 +129,10 @@ std::string ReadRegularFile(const std::string& full, const std::string& member, 
 }
 
 void ReadFolder(const std::string& dir, const std::string& prefix, int depth, Collector* c) {
-  AOTRT_REQUIRE(depth <= c->limits().max_folder_depth, kFormatError, c->archive(), ": folder '", prefix,
-                "' is nested over ", c->limits().max_folder_depth, " levels deep: refused as absurd for a model archive");
+  AOTRT_REQUIRE(depth <= c->limits.max_folder_depth, kFormatError, c->archive, ": folder '", prefix,
+                "' is nested over ", c->limits.max_folder_depth, " levels deep: refused as absurd for a model archive");
   std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
-  AOTRT_REQUIRE(d != nullptr, kIOError, c->archive(), ": cannot list ", prefix.empty() ? std::string("the folder") : "'" + prefix + "'",
+  AOTRT_REQUIRE(d != nullptr, kIOError, c->archive, ": cannot list ", prefix.empty() ? std::string("the folder") : "'" + prefix + "'",
                 ": ", std::strerror(errno));
   std::vector<std::string> entries;
   while (dirent* e = ::readdir(d.get())) {
@@ -153,28 +143,28 @@ void ReadFolder(const std::string& dir, const std::string& prefix, int depth, Co
   for (const std::string& n : entries) {
     std::string full = dir + "/" + n, member = prefix.empty() ? n : prefix + "/" + n;
     struct stat st;
-    AOTRT_REQUIRE(::lstat(full.c_str(), &st) == 0, kIOError, c->archive(), ": member '", member, "': ", std::strerror(errno));
-    if (S_ISLNK(st.st_mode)) AOTRT_THROW(kFormatError, c->archive(), ": member '", member, "' is a symbolic link: refused (aotrt reads regular files only)");
+    AOTRT_REQUIRE(::lstat(full.c_str(), &st) == 0, kIOError, c->archive, ": member '", member, "': ", std::strerror(errno));
+    if (S_ISLNK(st.st_mode)) AOTRT_THROW(kFormatError, c->archive, ": member '", member, "' is a symbolic link: refused (aotrt reads regular files only)");
     if (S_ISDIR(st.st_mode)) {
       c->Admit(member, false, -1);
       ReadFolder(full, member, depth + 1, c);
     } else if (S_ISREG(st.st_mode)) {
-      if (c->Admit(member, true, st.st_size)) c->Store(member, ReadRegularFile(full, member, *c));
+      if (c->Admit(member, true, st.st_size)) c->contents.files[member] = ReadRegularFile(full, member, *c);
     } else {
-      AOTRT_THROW(kFormatError, c->archive(), ": member '", member, "' is not a regular file or folder: refused");
+      AOTRT_THROW(kFormatError, c->archive, ": member '", member, "' is not a regular file or folder: refused");
     }
   }
 }
 
 }  // namespace
 
-ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, const ArchiveLimits& limits) {
-  Collector c(path, want, limits);
+ArchiveContents ReadArchive(const std::string& path, ArchiveWant want, const ArchiveLimits& limits) {
+  Collector c{path, want, limits, {}};
   struct stat st;
   AOTRT_REQUIRE(::stat(path.c_str(), &st) == 0, kNotFound, path, ": ", std::strerror(errno));
   if (S_ISDIR(st.st_mode)) {
     ReadFolder(path, "", 0, &c);
-    return c.Take();
+    return std::move(c.contents);
   }
   const LibArchiveApi& la = LibArchive();
   std::unique_ptr<archive, int (*)(archive*)> a(la.read_new(), la.read_free);
@@ -188,65 +178,7 @@ ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, co
   AOTRT_REQUIRE(la.open_filename(a.get(), path.c_str(), 1 << 16) == ARCHIVE_OK, kIOError, path,
                 ": cannot open as an archive: ", ErrorOf(la, a.get()));
   ReadTar(la, a.get(), &c);
-  return c.Take();
-}
-
-bool HasArchiveMagic(const void* head, size_t size) {
-  const char* bytes = static_cast<const char*>(head);
-  if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return true;
-  static const char* const kMagics[] = {"\x1f\x8b", "\xfd" "7zXZ", "BZh", "\x28\xb5\x2f\xfd"};
-  for (const char* magic : kMagics) {
-    if (size >= std::strlen(magic) && std::memcmp(bytes, magic, std::strlen(magic)) == 0) return true;
-  }
-  return false;
-}
-
-namespace {
-
-// The formats ArchiveFormat tells, first the one that wins, each with the member that marks it.
-struct MarkedFormat {
-  const char* format;
-  const char* member;
-};
-constexpr MarkedFormat kMarkedFormats[] = {
-    {"mlf", "metadata.json"}, {"graph", kGraphPackageJson}, {"vm", kVMPackageLibrary}};
-constexpr size_t kUnmarked = sizeof(kMarkedFormats) / sizeof(kMarkedFormats[0]);
-
-}  // namespace
-
-const char* ArchiveFormat(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return nullptr;
-  if (S_ISDIR(st.st_mode)) {
-    for (const MarkedFormat& f : kMarkedFormats) {
-      if (::access((path + "/" + f.member).c_str(), R_OK) == 0) return f.format;
-    }
-    return nullptr;
-  }
-  char head[512];
-  UniqueFd fd(S_ISREG(st.st_mode) ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1);
-  ssize_t n = fd.fd < 0 ? -1 : ::read(fd.fd, head, sizeof(head));
-  // Anything else (a shared library above all) is not opened with libarchive at all.
-  if (n <= 0 || !HasArchiveMagic(head, static_cast<size_t>(n))) return nullptr;
-  // The members' names as far as the archive can be read (no bytes: none is wanted); the first
-  // member of a Model Library Format archive ends the scan.
-  struct MlfMember {};
-  size_t best = kUnmarked;  // the index of the first format a member read so far marks
-  try {
-    ReadArchive(path, [&best](const std::string& member) {
-      if (member == kMarkedFormats[0].member || member.rfind("codegen/", 0) == 0) throw MlfMember{};
-      for (size_t k = 1; k < best; ++k) {
-        if (member == kMarkedFormats[k].member) best = k;
-      }
-      return false;
-    });
-  } catch (const MlfMember&) {
-    return kMarkedFormats[0].format;
-  } catch (const Error& e) {
-    // Without libarchive no tar is told to be one; an object export (.tar of .o files) still loads.
-    if (e.code() == ErrorCode::kNotFound) AOTRT_LOG_WARN(path, ": cannot tell what kind of archive it is: ", e.what());
-  }
-  return best < kUnmarked ? kMarkedFormats[best].format : nullptr;
+  return std::move(c.contents);
 }
 
 }  // namespace aotrt

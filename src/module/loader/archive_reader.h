@@ -1,6 +1,6 @@
 // Reading an archive's members into memory, never onto disk: a tar (plain, or compressed with
 // gzip, xz, bzip2 or zstd; libarchive) or an unpacked folder. Used for Model Library Format
-// archives (aot/c_interface), which the module loader recognizes here by content.
+// archives (aot/c_interface), graph and VM packages and object exports (.tar).
 //
 // Refused with kFormatError naming the archive and the member: a path that is absolute or climbs
 // out of the archive (a `..` component), a link (symbolic or hard, in a folder too), a device or
@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,15 +32,11 @@ struct ArchiveContents {
 
 // Members are named by their normalized path: no leading "./" or "/", no "." components, no
 // empty ones ("codegen/host/src/default_lib0.c"); folders without a trailing slash.
-using ArchiveWant = std::function<bool(const std::string& path)>;
+using ArchiveWant = bool (*)(const std::string& path);
 
 // `path` is a folder or an archive file. Throws kNotFound (no such path), kIOError (cannot read),
 // kFormatError (above), kOutOfMemory.
-ArchiveContents ReadArchive(const std::string& path, const ArchiveWant& want, const ArchiveLimits& limits = {});
-
-// Whether the first `size` bytes of a file are a tar (ustar magic) or a gzip, xz, bzip2 or zstd
-// stream (TVM's export_library writes a gzip-compressed tar).
-bool HasArchiveMagic(const void* head, size_t size);
+ArchiveContents ReadArchive(const std::string& path, ArchiveWant want, const ArchiveLimits& limits = {});
 
 // A graph export as files (tvmc's package; relay.build's classic triple in a folder): the
 // library, its graph JSON and its params under these names.
@@ -52,13 +47,5 @@ constexpr const char* kGraphPackageParams = "mod.params";
 // folder or tar with the two-file form (code.ro beside lib.so).
 constexpr const char* kVMPackageLibrary = "lib.so";
 constexpr const char* kVMPackageBytecode = "code.ro";
-
-// The file loader format (module/load_context.h) that the member names of `path`, a folder or a
-// tar (compressed or not), mark it as, the first that applies: "mlf" for a Model Library Format
-// archive (metadata.json, or in a tar also codegen/), "graph" for a graph package (mod.json), "vm"
-// for a VM package (lib.so); nullptr for anything else. Member names are read once, never their
-// bytes; a truncated archive counts as far as it can be read, so that its loader reports the
-// damage. Never throws.
-const char* ArchiveFormat(const std::string& path);
 
 }  // namespace aotrt

@@ -21,8 +21,8 @@ namespace aotrt {
   X(support_filter_bzip2, archive_read_support_filter_bzip2)                                                 \
   X(support_filter_zstd, archive_read_support_filter_zstd)                                                   \
   X(support_format_tar, archive_read_support_format_tar) X(open_filename, archive_read_open_filename)        \
-  X(open_memory, archive_read_open_memory) X(next_header, archive_read_next_header)                          \
-  X(read_data, archive_read_data) X(error_string, archive_error_string) X(filter_bytes, archive_filter_bytes) \
+  X(next_header, archive_read_next_header) X(read_data, archive_read_data)                                   \
+  X(error_string, archive_error_string) X(filter_bytes, archive_filter_bytes)                                \
   X(entry_pathname, archive_entry_pathname) X(entry_hardlink, archive_entry_hardlink)                        \
   X(entry_filetype, archive_entry_filetype) X(entry_size_is_set, archive_entry_size_is_set)                  \
   X(entry_size, archive_entry_size)

@@ -5,8 +5,10 @@
 
 #include <elf.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -31,25 +33,29 @@
 namespace aotrt {
 namespace {
 
-// The entry of `tables` whose `key` member is `name`, or nullptr.
-template <typename Def>
-const Def* FindInTables(const LoaderTable<Def>* const* tables, size_t count, const char* Def::*key,
-                        const std::string& name) {
+// The first entry of `tables`, in order, for which `pred` holds, or nullptr.
+template <typename Def, typename Pred>
+const Def* FindInTables(const LoaderTable<Def>* const* tables, size_t count, Pred pred) {
   for (size_t t = 0; t < count; ++t) {
     for (size_t i = 0; i < tables[t]->size; ++i) {
-      if (name == tables[t]->defs[i].*key) return &tables[t]->defs[i];
+      if (pred(tables[t]->defs[i])) return &tables[t]->defs[i];
     }
   }
   return nullptr;
 }
 
+template <typename Pred>
+const FileLoaderDef* FindFileLoader(Pred pred) {
+  return FindInTables(kBuiltinFileLoaderTables, kNumBuiltinFileLoaderTables, pred);
+}
+
 const FileLoaderDef* FindBuiltinFileLoader(const std::string& format) {
-  return FindInTables(kBuiltinFileLoaderTables, kNumBuiltinFileLoaderTables, &FileLoaderDef::format, format);
+  return FindFileLoader([&](const FileLoaderDef& d) { return format == d.format; });
 }
 
 const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
-  return FindInTables(kBuiltinBinaryLoaderTables, kNumBuiltinBinaryLoaderTables, &BinaryLoaderDef::type_key,
-                      type_key);
+  return FindInTables(kBuiltinBinaryLoaderTables, kNumBuiltinBinaryLoaderTables,
+                      [&](const BinaryLoaderDef& d) { return type_key == d.type_key; });
 }
 
 std::string Extension(const std::string& path) {
@@ -80,6 +86,57 @@ class MemFile {
  private:
   UniqueFd fd_;
 };
+
+// Whether the first `size` bytes of a file are a tar (ustar magic) or a gzip, xz, bzip2 or zstd
+// stream (TVM's export_library writes a gzip-compressed tar).
+bool HasArchiveMagic(const void* head, size_t size) {
+  const char* bytes = static_cast<const char*>(head);
+  if (size >= 262 && std::memcmp(bytes + 257, "ustar", 5) == 0) return true;
+  static const char* const kMagics[] = {"\x1f\x8b", "\xfd" "7zXZ", "BZh", "\x28\xb5\x2f\xfd"};
+  for (const char* magic : kMagics) {
+    if (size >= std::strlen(magic) && std::memcmp(bytes, magic, std::strlen(magic)) == 0) return true;
+  }
+  return false;
+}
+
+// The first (up to) 512 bytes of the regular file `path`; "" when it cannot be read.
+std::string ReadHead(const std::string& path) {
+  char head[512];
+  std::ifstream in(path, std::ios::binary);
+  in.read(head, sizeof(head));
+  return std::string(head, static_cast<size_t>(in.gcount()));
+}
+
+// Whether `path` is a folder, or a regular file whose first bytes are an archive's.
+bool IsFolderOrArchive(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  std::string head = S_ISREG(st.st_mode) ? ReadHead(path) : std::string();
+  return S_ISDIR(st.st_mode) || HasArchiveMagic(head.data(), head.size());
+}
+
+// A model exported as files (load_context.h), read once: by the loader of `format`, or when that is
+// "" by the one the members mark (none: an undefined Module); a marker named inside a folder (its
+// metadata.json) stands for the folder. Throws what ReadArchive and the loader throw.
+Module LoadModelFiles(const std::string& path, const std::string& format, const LoadContext& ctx) {
+  const FileLoaderDef* loader = format.empty() ? nullptr : FindBuiltinFileLoader(format);
+  std::string root = path;
+  size_t slash = path.find_last_of('/');
+  if (loader && loader->marks(path.substr(slash + 1))) {
+    root = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  } else if (!loader && !IsFolderOrArchive(path)) {
+    return Module();  // anything else (a shared library above all) is not opened with libarchive at all
+  }
+  ArchiveContents members = ReadArchive(root, [](const std::string& m) {
+    return FindFileLoader([&m](const FileLoaderDef& d) { return d.wants(m); }) != nullptr;
+  });
+  if (!loader) {
+    loader = FindFileLoader([&members](const FileLoaderDef& d) {
+      return std::any_of(members.names.begin(), members.names.end(), d.marks);
+    });
+  }
+  return loader ? loader->load(root, members, ctx) : Module();
+}
 
 // A model's format told by its first bytes: "tar" for a tar archive (compressed or not), "o" for
 // an ELF relocatable object, "so" for any other ELF file (dlopen says whether it is a shared
@@ -124,9 +181,9 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
   // compiled from one is loaded with the archive's metadata), a graph export as files (tvmc's
   // package, a folder of the classic triple), a Relay VM export as files (code.ro beside lib.so).
   if (format.empty() && fmt != "so" && fmt != "o") {
-    if (const char* told = ctx.options.c_library.empty() ? ArchiveFormat(path) : "mlf") fmt = told;
+    if (Module m = LoadModelFiles(path, ctx.options.c_library.empty() ? "" : "mlf", ctx); m.defined()) return m;
   }
-  if (const FileLoaderDef* typed = FindBuiltinFileLoader(fmt)) return typed->load(path, ctx);
+  if (FindBuiltinFileLoader(fmt)) return LoadModelFiles(path, fmt, ctx);
   bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
   if (!builtin) {
     // A host may register a loader for its own format (TVM's runtime.module.loadfile_<fmt>).
@@ -139,10 +196,8 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
     // An unknown extension (model.bin): tell the format by content.
     AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, "Loader for `.", fmt, "` files is not registered and ",
                   path, " cannot be read to tell its format: ", std::strerror(errno));
-    char head[512];
-    std::ifstream in(path, std::ios::binary);
-    in.read(head, sizeof(head));
-    const char* sniffed = SniffFormat(head, static_cast<size_t>(in.gcount()));
+    std::string head = ReadHead(path);
+    const char* sniffed = SniffFormat(head.data(), head.size());
     AOTRT_REQUIRE(sniffed != nullptr, kNotFound, "Loader for `.", fmt, "` files is not registered (loading ", path,
                   ") and the file's content is neither a shared library (ELF) nor an object archive (tar, compressed "
                   "or not); aotrt loads shared libraries (.so) and object exports (.tar, .o)");
@@ -159,7 +214,7 @@ Module LoadModuleBytes(const void* data, size_t size, const LoadContext& ctx) {
   if (format && std::strcmp(format, "so") != 0) {
     // An archive its members mark (a Model Library Format archive, a graph or VM package) is read
     // from the in-memory file as from its own.
-    if (const char* told = ArchiveFormat(file->path())) return FindBuiltinFileLoader(told)->load(file->path(), ctx);
+    if (Module m = LoadModelFiles(file->path(), "", ctx); m.defined()) return m;
     return LoadFromSymbolSource(OpenObjectFiles(file->path(), format, ctx.tools), ctx);  // linked to a new file
   }
   // The file stays open while the library is loaded, and is closed after it (pair members die in
@@ -260,9 +315,8 @@ ObjectPtr<ModuleNode> ProcessModuleBlob(const char* blob, uint64_t avail, const 
   if (avail < 8) AOTRT_THROW(kFormatError, where, ": only ", avail, " bytes, need at least an 8-byte header");
   uint64_t nbytes = 0;
   for (int i = 0; i < 8; ++i) nbytes |= static_cast<uint64_t>(static_cast<unsigned char>(blob[i])) << (8 * i);
-  if (nbytes > avail - 8) {
-    AOTRT_THROW(kFormatError, where, ": header claims ", nbytes, " payload bytes but the symbol holds ", avail - 8);
-  }
+  AOTRT_REQUIRE(nbytes <= avail - 8, kFormatError, where, ": header claims ", nbytes, " payload bytes but the symbol holds ",
+                avail - 8);
   SpanStream stream(blob + 8, nbytes);
   BoundedReader r(&stream, nbytes, where);
   uint64_t count = r.ReadCount("entry count", 8);

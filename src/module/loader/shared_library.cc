@@ -114,20 +114,16 @@ uint64_t FindElfStaticSymbol(const void* data, size_t size, const std::string& w
 
 namespace {
 
-// The processor this library runs on, as ELF names it; 0: one it does not know (nothing checked).
-#if defined(__x86_64__)
-constexpr uint16_t kHostMachine = EM_X86_64;
-#elif defined(__aarch64__)
-constexpr uint16_t kHostMachine = EM_AARCH64;
-#elif defined(__riscv) && __riscv_xlen == 64
-constexpr uint16_t kHostMachine = EM_RISCV;
-#elif defined(__powerpc64__)
-constexpr uint16_t kHostMachine = EM_PPC64;
-#elif defined(__s390x__)
-constexpr uint16_t kHostMachine = EM_S390;
-#else
-constexpr uint16_t kHostMachine = 0;
-#endif
+// The processor this library runs on: e_machine of its own ELF header, mapped at its base address
+// (0 when dladdr cannot say: nothing checked).
+uint16_t HostMachine() {
+  static const uint16_t machine = [] {
+    Dl_info self{};
+    bool found = ::dladdr(reinterpret_cast<void*>(&HostMachine), &self) && self.dli_fbase;
+    return found ? static_cast<const Elf64_Ehdr*>(self.dli_fbase)->e_machine : uint16_t{0};
+  }();
+  return machine;
+}
 
 std::string MachineName(uint16_t m) {
   static const std::pair<uint16_t, const char*> kNames[] = {
@@ -141,17 +137,17 @@ std::string MachineName(uint16_t m) {
 }
 
 // Checks e_machine of the ELF file whose first `size` bytes are at `head` against this library's
-// processor; bytes that are not ELF are left to the other checks; an unknown host accepts any.
+// processor; bytes that are not ELF are left to the other checks.
 void CheckElfMachine(const char* head, size_t size, const std::string& what) {
   // e_machine: bytes 18-19 in ELF32 and ELF64 alike, in the file's byte order.
-  if (size < 20 || std::memcmp(head, ELFMAG, SELFMAG) != 0 || kHostMachine == 0) return;
+  if (size < 20 || std::memcmp(head, ELFMAG, SELFMAG) != 0 || HostMachine() == 0) return;
   const bool known = (head[EI_CLASS] == ELFCLASS32 || head[EI_CLASS] == ELFCLASS64) &&
                      (head[EI_DATA] == ELFDATA2LSB || head[EI_DATA] == ELFDATA2MSB);
   if (!known) return;  // a class or byte order ELF does not define: not ELF enough to name a processor
   const auto* b = reinterpret_cast<const unsigned char*>(head);
   uint16_t m = head[EI_DATA] == ELFDATA2MSB ? uint16_t(b[18] << 8 | b[19]) : uint16_t(b[19] << 8 | b[18]);
-  AOTRT_REQUIRE(m == kHostMachine, kFormatError, what, " was built for ", MachineName(m), "; this process runs on ",
-                MachineName(kHostMachine), ": export the model for this processor, or run it on one it was built for");
+  AOTRT_REQUIRE(m == HostMachine(), kFormatError, what, " was built for ", MachineName(m), "; this process runs on ",
+                MachineName(HostMachine()), ": export the model for this processor, or run it on one it was built for");
 }
 
 }  // namespace

@@ -47,9 +47,8 @@ struct ElfDynamicSymbols {
 // need no alignment). Throws kFormatError naming `what` and `field` when it does not lie inside.
 template <typename T>
 T ReadElfAt(const char* base, size_t size, uint64_t off, const std::string& what, const char* field) {
-  if (off > size || sizeof(T) > size - off) {
-    AOTRT_THROW(kFormatError, what, ": ELF ", field, " at offset ", off, " lies outside the ", size, "-byte file");
-  }
+  AOTRT_REQUIRE(off <= size && sizeof(T) <= size - off, kFormatError, what, ": ELF ", field, " at offset ", off,
+                " lies outside the ", size, "-byte file");
   T v;
   std::memcpy(&v, base + off, sizeof(T));
   return v;

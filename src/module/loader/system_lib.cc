@@ -28,18 +28,9 @@ SymbolTable& Table() {
   return *table;
 }
 
-// The executable's load bias: 0 for a fixed-address executable, the base address of a PIE.
-// dl_iterate_phdr visits the main program first.
-uintptr_t ExecutableLoadBias() {
-  uintptr_t bias = 0;
-  ::dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* out) {
-        *static_cast<uintptr_t*>(out) = info->dlpi_addr;
-        return 1;  // stop after the first object
-      },
-      &bias);
-  return bias;
-}
+// The executable's load bias: 0 for a fixed-address executable, the base address of a PIE. The
+// first object of the dynamic linker's list is the main program.
+uintptr_t ExecutableLoadBias() { return _r_debug.r_map ? _r_debug.r_map->l_addr : 0; }
 
 // Address of the function or object `name` defined by the process, for the one symbol TVM's
 // system-lib exports define but do not register (`get_c_metadata`, ABI.md 4): first the global
