@@ -59,10 +59,7 @@ void GetDeviceAttr(TVMArgs args, TVMRetValue* rv) {
   DLDevice dev = MakeDevice(static_cast<int>(args[0].AsInt()), static_cast<int>(args[1].AsInt()));
   auto kind = static_cast<DeviceAttr>(args[2].AsInt());
   DeviceAPI* api = FindDeviceAPI(DeviceTypeOf(dev));
-  if (kind == DeviceAttr::kExist) {
-    if (api == nullptr || api->NumDevices() == 0) return rv->SetInt(0);
-    return api->GetAttr(dev.device_id, kind, rv);
-  }
+  if (kind == DeviceAttr::kExist) return rv->SetInt(api && dev.device_id >= 0 && dev.device_id < api->NumDevices());
   RequireDevice(dev, "runtime.GetDeviceAttr").GetAttr(dev.device_id, kind, rv);
 }
 

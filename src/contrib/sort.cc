@@ -10,6 +10,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -26,23 +27,18 @@ namespace {
 
 // Sort keys: every integer type compares exactly as int64, every float type as double.
 template <typename Key>
-Key ReadKey(const void* base, DLDataType t, int64_t i);
-
-template <>
-double ReadKey<double>(const void* base, DLDataType t, int64_t i) {
+Key ReadKey(const void* base, DLDataType t, int64_t i) {
   const char* p = static_cast<const char*>(base);
-  if (t.bits == 32) return reinterpret_cast<const float*>(p)[i];
-  if (t.bits == 64) return reinterpret_cast<const double*>(p)[i];
-  return __gnu_h2f_ieee(reinterpret_cast<const uint16_t*>(p)[i]);
-}
-
-template <>
-int64_t ReadKey<int64_t>(const void* base, DLDataType t, int64_t i) {
-  const char* p = static_cast<const char*>(base);
-  if (t.code == kDLUInt) return reinterpret_cast<const uint8_t*>(p)[i];
-  if (t.bits == 8) return reinterpret_cast<const int8_t*>(p)[i];
-  if (t.bits == 32) return reinterpret_cast<const int32_t*>(p)[i];
-  return reinterpret_cast<const int64_t*>(p)[i];
+  if constexpr (std::is_same_v<Key, double>) {
+    if (t.bits == 32) return reinterpret_cast<const float*>(p)[i];
+    if (t.bits == 64) return reinterpret_cast<const double*>(p)[i];
+    return __gnu_h2f_ieee(reinterpret_cast<const uint16_t*>(p)[i]);
+  } else {
+    if (t.code == kDLUInt) return reinterpret_cast<const uint8_t*>(p)[i];
+    if (t.bits == 8) return reinterpret_cast<const int8_t*>(p)[i];
+    if (t.bits == 32) return reinterpret_cast<const int32_t*>(p)[i];
+    return reinterpret_cast<const int64_t*>(p)[i];
+  }
 }
 
 inline bool IsNan(double v) { return v != v; }

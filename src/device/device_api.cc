@@ -44,9 +44,7 @@ class CpuDriver final : public DeviceAPI {
                             static_cast<const char*>(from.data) + from.byte_offset, bytes);
   }
   void Sync(int, void*) override {}
-  void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
-    if (kind == DeviceAttr::kExist) rv->SetInt(id == 0 ? 1 : 0);  // other attributes: none, as TVM's CPU API
-  }
+  void GetAttr(int, DeviceAttr, TVMRetValue*) override {}  // none, as TVM's CPU API
 };
 
 }  // namespace
@@ -135,10 +133,7 @@ void CopyAcrossDevices(const DLTensor& from, const DLTensor& to, size_t bytes) {
     // Between two device types: through the host.
     void* staging = HostAlloc(bytes, kAllocAlignment, "staging buffer of a copy between devices");
     std::unique_ptr<void, void (*)(void*)> hold(staging, std::free);
-    DLTensor host = from;
-    host.data = staging;
-    host.byte_offset = 0;
-    host.device = DLDevice{kDLCPU, 0};
+    DLTensor host{staging, DLDevice{kDLCPU, 0}, from.ndim, from.dtype, from.shape, from.strides, 0};
     CopyAcrossDevices(from, host, bytes);
     return CopyAcrossDevices(host, to, bytes);
   }

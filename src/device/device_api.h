@@ -63,7 +63,7 @@ class DeviceAPI {
   // Waits until all work enqueued on `stream` of device `id` is done. Throws kModelError for a
   // kernel that failed.
   virtual void Sync(int id, void* stream) = 0;
-  // The value of `kind` for device `id` (kExist: 0 or 1 for any id; others: a device that exists).
+  // The value of `kind` for device `id`, one that exists (kExist: runtime.GetDeviceAttr asks NumDevices).
   virtual void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) = 0;
   // The device later kernels of this thread run on (generated code's __tvm_set_device).
   virtual void SetDevice(int id) {}

@@ -17,25 +17,16 @@
 
 namespace aotrt {
 
-void WriteString(const std::string& s, std::string* out) {
-  uint64_t n = s.size();
-  out->append(reinterpret_cast<const char*>(&n), 8);
-  *out += s;
-}
-
 std::string DeviceModuleNode::SaveToBinary() const {  // the function map as ReadKernelMap reads it
   std::string out;
   WriteString(fmt_, &out);
-  uint64_t n = infos_.size();
-  out.append(reinterpret_cast<const char*>(&n), 8);
+  WriteU64(infos_.size(), &out);
   for (const auto& [key, k] : infos_) {
     WriteString(key, &out);
     WriteString(k.name, &out);
-    n = k.arg_types.size();
-    out.append(reinterpret_cast<const char*>(&n), 8);
+    WriteU64(k.arg_types.size(), &out);
     for (DLDataType t : k.arg_types) out.append(reinterpret_cast<const char*>(&t), 4);
-    n = k.launch_param_tags.size();
-    out.append(reinterpret_cast<const char*>(&n), 8);
+    WriteU64(k.launch_param_tags.size(), &out);
     for (const std::string& tag : k.launch_param_tags) WriteString(tag, &out);
   }
   SaveCode(&out);
@@ -57,12 +48,8 @@ void PrepareDeviceModules(ModuleNode* root, DLDevice device) {
 std::string KernelCachePath(const std::string& dir, const char* kind, const std::string& identity,
                             const std::string& code) {
   if (dir.empty() || !MakeDirectories(dir)) return "";
-  XXH3_state_t* h = XXH3_createState();
-  XXH3_128bits_reset(h);
-  XXH3_128bits_update(h, identity.data(), identity.size());
-  XXH3_128bits_update(h, code.data(), code.size());
-  XXH128_hash_t key = XXH3_128bits_digest(h);
-  XXH3_freeState(h);
+  std::string keyed = identity + code;  // hashed whole: the same key as hashing the two in turn
+  XXH128_hash_t key = XXH3_128bits(keyed.data(), keyed.size());
   char hex[33];
   std::snprintf(hex, sizeof(hex), "%016llx%016llx", static_cast<unsigned long long>(key.high64),
                 static_cast<unsigned long long>(key.low64));

@@ -34,8 +34,12 @@ class DeviceModuleNode : public ModuleNode {
   std::map<std::string, KernelInfo> infos_;
 };
 
-// Appends a u64 length and the bytes, as BoundedReader::ReadString reads them.
-void WriteString(const std::string& s, std::string* out);
+// Appends a u64 (a count), or a u64 length and the bytes, as BoundedReader::ReadCount / ReadString read them.
+inline void WriteU64(uint64_t n, std::string* out) { out->append(reinterpret_cast<const char*>(&n), 8); }
+inline void WriteString(const std::string& s, std::string* out) {
+  WriteU64(s.size(), out);
+  *out += s;
+}
 
 // Builds the kernels of every device module under `root` (itself and its imports) for `device`.
 void PrepareDeviceModules(ModuleNode* root, DLDevice device);

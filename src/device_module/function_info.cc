@@ -14,13 +14,7 @@ std::map<std::string, KernelInfo> ReadKernelMap(BoundedReader& r) {
     KernelInfo k;
     k.name = r.ReadString("function name");
     uint64_t nargs = r.ReadCount("argument types", 4);
-    for (uint64_t a = 0; a < nargs; ++a) {
-      DLDataType t;
-      t.code = r.Read<uint8_t>("argument type");
-      t.bits = r.Read<uint8_t>("argument type");
-      t.lanes = r.Read<uint16_t>("argument type");
-      k.arg_types.push_back(t);
-    }
+    for (uint64_t a = 0; a < nargs; ++a) k.arg_types.push_back(r.Read<DLDataType>("argument type"));
     k.launch_param_tags = r.ReadStringVector("launch parameter tags");
     k.name = key;  // TVM's code generators leave FunctionInfo::name empty: the key names the kernel
     if (!kernels.emplace(key, std::move(k)).second) r.Fail(StrCat("function '", key, "' appears twice"));

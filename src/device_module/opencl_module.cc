@@ -45,12 +45,13 @@ struct ClKernel {
   std::string source;  // its own program's source
   std::string cache_dir;
   std::mutex mu;       // one launch at a time: clSetKernelArg and the launch are one step
-  std::vector<cl_program> programs;
+  std::vector<cl_program> programs;  // by device id, null until built
   std::vector<cl_kernel> kernels;
 
   ClKernel(const KernelInfo& info, std::string src, std::string cache)
       : name(info.name), arg_types(info.arg_types), launch(info.name, info.arg_types.size(), info.launch_param_tags),
-        source(std::move(src)), cache_dir(std::move(cache)) {}
+        source(std::move(src)), cache_dir(std::move(cache)), programs(OpenCLState::Get().devices().size()),
+        kernels(programs.size()) {}
   ~ClKernel() {
     const ClApi& cl = OpenCLState::Get().cl();
     for (cl_kernel k : kernels) if (k) cl.clReleaseKernel(k);
@@ -113,10 +114,6 @@ cl_kernel ClKernel::For(int id) {
   if (static_cast<size_t>(id) < kernels.size() && kernels[id]) return kernels[id];
   const OpenCLState& s = OpenCLState::Get();
   const ClDevice& d = s.device(id, StrCat("OpenCL kernel '", name, "'").c_str());
-  if (kernels.size() <= static_cast<size_t>(id)) {
-    kernels.resize(id + 1, nullptr);
-    programs.resize(id + 1, nullptr);
-  }
   programs[id] = Build(d, id);
   cl_int err = CL_SUCCESS;
   kernels[id] = s.cl().clCreateKernel(programs[id], name.c_str(), &err);

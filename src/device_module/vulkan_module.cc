@@ -99,13 +99,11 @@ class VulkanModuleNode final : public DeviceModuleNode {
     return PackedFunc([this, k = &it->second, self](TVMArgs args, TVMRetValue*) { Launch(*k, args); });
   }
   void SaveCode(std::string* out) const override {
-    uint64_t n = shaders_.size();
-    out->append(reinterpret_cast<const char*>(&n), 8);
+    WriteU64(shaders_.size(), out);
     for (const auto& [name, sh] : shaders_) {
       WriteString(name, out);
       out->append(reinterpret_cast<const char*>(&sh.flag), 4);
-      n = sh.words.size();
-      out->append(reinterpret_cast<const char*>(&n), 8);
+      WriteU64(sh.words.size(), out);
       out->append(reinterpret_cast<const char*>(sh.words.data()), sh.words.size() * 4);
     }
   }

@@ -167,19 +167,15 @@ size_t ReservedSpanBytes(size_t bytes) {
 size_t ReservedSpanAlignment(size_t bytes) { return bytes >= kHugePage ? kHugePage : PageSize(); }
 
 ReservedSpan PlaceReserved(uint8_t* at, size_t bytes, const char* label) {
-  ReservedSpan s;
   size_t capacity = RoundUp(bytes == 0 ? 1 : bytes, PageSize());
   size_t reserve = ReserveBytes(capacity);
   // The buffer's pages accounted as any memory; the reserve stays MAP_NORESERVE; the guard PROT_NONE.
   bool ok = ::mmap(at, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED &&
             ::mprotect(at + capacity + reserve, kGuardBytes, PROT_NONE) == 0;
-  if (!ok) return s;
+  if (!ok) return ReservedSpan();
   ::madvise(at + capacity, reserve, MADV_NOHUGEPAGE);  // best effort: THP may be compiled out
-  s.data = at;
-  s.capacity = capacity;
-  s.reserve = reserve;
-  s.guard = RegisterGuard(at, bytes, at + capacity + reserve, at + capacity + reserve + kGuardBytes, label);
-  return s;
+  uint8_t* guard = at + capacity + reserve;
+  return ReservedSpan{at, capacity, reserve, 0, RegisterGuard(at, bytes, guard, guard + kGuardBytes, label)};
 }
 
 ReservedSpan MapReserved(size_t bytes, const char* label) {

@@ -180,16 +180,14 @@ void Dispatch(DLDataType from, DLDataType to, const void* src, void* dst, int64_
 
 // "[1, 4]" for flat index 9 of shape [2, 5]; "[9]" without a shape.
 std::string IndexText(int64_t flat, const int64_t* shape, int ndim) {
-  if (ndim <= 0 || shape == nullptr) return "[" + NumText(flat) + "]";
+  if (ndim <= 0 || shape == nullptr) return ShapeToString(&flat, 1);
   std::vector<int64_t> idx(static_cast<size_t>(ndim));
   for (int d = ndim - 1; d >= 0; --d) {
     int64_t n = shape[d] > 0 ? shape[d] : 1;
     idx[static_cast<size_t>(d)] = flat % n;
     flat /= n;
   }
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + NumText(idx[d]);
-  return s + "]";
+  return ShapeToString(idx.data(), ndim);
 }
 
 std::string RangeText(DLDataType t) {

@@ -71,10 +71,8 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   auto obj = ObjectPtr<NDArrayObj>(new NDArrayObj());
   obj->shape_ = shape;
   DLTensor& t = obj->dl_tensor;
-  t.device = DLDevice{kDLCPU, device.device_id};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = dtype;
-  t.shape = obj->shape_.data();
+  t = DLTensor{nullptr, DLDevice{kDLCPU, device.device_id}, static_cast<int32_t>(shape.size()), dtype,
+               obj->shape_.data(), nullptr, 0};
   size_t nbytes = TensorBytes(t);
   // At least the element size (TVM's rule), as a power of two (aligned_alloc's rule).
   size_t align = kAllocAlignment;
@@ -128,14 +126,11 @@ NDArray NDArray::Borrow(const DLTensor& src) { return NDArray(NDArrayObj::Descri
 
 DLManagedTensor* NDArray::ToDLPack() const {
   AOTRT_REQUIRE(defined(), kInvalidArgument, "ToDLPack on an undefined NDArray");
-  auto* m = new DLManagedTensor();
-  m->dl_tensor = obj_->dl_tensor;
-  obj_->IncRef();
-  m->manager_ctx = obj_.get();
-  m->deleter = [](DLManagedTensor* self) {
-    static_cast<NDArrayObj*>(self->manager_ctx)->DecRef();
-    delete self;
-  };
+  auto* m = new DLManagedTensor{obj_->dl_tensor, obj_.get(), [](DLManagedTensor* self) {
+                                  static_cast<NDArrayObj*>(self->manager_ctx)->DecRef();
+                                  delete self;
+                                }};
+  obj_->IncRef();  // once nothing can throw
   return m;
 }
 
@@ -145,12 +140,9 @@ NDArray NDArray::CreateView(const std::vector<int64_t>& shape, DLDataType dtype,
   RequireValidDType(dtype);
   auto obj = ObjectPtr<NDArrayObj>(new NDArrayObj());
   obj->shape_ = shape;
-  obj->dl_tensor = obj_->dl_tensor;
-  obj->dl_tensor.shape = obj->shape_.data();
-  obj->dl_tensor.ndim = static_cast<int32_t>(shape.size());
-  obj->dl_tensor.dtype = dtype;
-  obj->dl_tensor.strides = nullptr;
-  obj->dl_tensor.byte_offset += byte_offset;
+  const DLTensor& src = obj_->dl_tensor;
+  obj->dl_tensor = DLTensor{src.data, src.device, static_cast<int32_t>(shape.size()), dtype, obj->shape_.data(),
+                            nullptr, src.byte_offset + byte_offset};
   size_t want = TensorBytes(obj->dl_tensor);
   AOTRT_REQUIRE(byte_offset <= NumBytes() && want <= NumBytes() - byte_offset, kShapeMismatch, "CreateView: view of ",
                 want, " bytes (shape ", ShapeToString(shape.data(), static_cast<int>(shape.size())), " ",

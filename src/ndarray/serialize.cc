@@ -30,29 +30,24 @@ void WriteNDArray(dmlc::Stream* s, const DLTensor& t) {
 // The header of the NDArray at the reader's position, validated, with its data known to follow in
 // full; the reader is left at the data. Throws kFormatError.
 NDArrayHeader ReadNDArrayHeader(BoundedReader& r) {
+  auto invalid = [&r](const auto&... why) { r.Fail(StrCat("Invalid DLTensor file format: ", why...)); };
   uint64_t magic = r.Read<uint64_t>("NDArray magic");
-  if (magic != kNDArrayMagic) {
-    r.Fail(StrCat("Invalid DLTensor file format: bad NDArray magic 0x", Hex{magic}, ", expected 0x",
-                  Hex{kNDArrayMagic}));
-  }
+  if (magic != kNDArrayMagic) invalid("bad NDArray magic 0x", Hex{magic}, ", expected 0x", Hex{kNDArrayMagic});
   r.Read<uint64_t>("NDArray reserved field");
   // Read as plain integers: any 32-bit value may be in the file, not only DLDeviceType's.
   int32_t device_type = r.Read<int32_t>("NDArray device type");
   r.Read<int32_t>("NDArray device id");
-  if (device_type != kDLCPU) {
-    r.Fail(StrCat("Invalid DLTensor file format: device type ", device_type, ", expected 1 (CPU)"));
-  }
+  if (device_type != kDLCPU) invalid("device type ", device_type, ", expected 1 (CPU)");
   int32_t ndim = r.Read<int32_t>("NDArray ndim");
-  if (ndim < 0 || ndim > 64) r.Fail(StrCat("Invalid DLTensor file format: ndim ", ndim, " not in [0, 64]"));
+  if (ndim < 0 || ndim > 64) invalid("ndim ", ndim, " not in [0, 64]");
   DLDataType dtype = r.Read<DLDataType>("NDArray dtype");
   if (dtype.bits == 0 || dtype.lanes == 0) {
-    r.Fail(StrCat("Invalid DLTensor file format: invalid dtype (code ", int(dtype.code), ", bits ", int(dtype.bits),
-                  ", lanes ", dtype.lanes, ")"));
+    invalid("invalid dtype (code ", int(dtype.code), ", bits ", int(dtype.bits), ", lanes ", dtype.lanes, ")");
   }
   std::vector<int64_t> shape(ndim);
   r.ReadBytes(shape.data(), sizeof(int64_t) * ndim, "NDArray shape");
   for (int64_t d : shape) {
-    if (d < 0) r.Fail(StrCat("Invalid DLTensor file format: negative dimension in shape ", ShapeToString(shape.data(), ndim)));
+    if (d < 0) invalid("negative dimension in shape ", ShapeToString(shape.data(), ndim));
   }
   int64_t nbytes = r.Read<int64_t>("NDArray data size");
   DLTensor probe{nullptr, DLDevice{}, ndim, dtype, shape.data(), nullptr, 0};
@@ -63,12 +58,10 @@ NDArrayHeader ReadNDArrayHeader(BoundedReader& r) {
     r.Fail(StrCat("Invalid DLTensor file format: ", e.what()));
   }
   if (nbytes < 0 || static_cast<uint64_t>(nbytes) != expected) {
-    r.Fail(StrCat("Invalid DLTensor file format: data size ", nbytes, " does not match shape ",
-                  ShapeToString(shape.data(), ndim), " ", DataTypeToString(dtype), " (", expected, " bytes)"));
+    invalid("data size ", nbytes, " does not match shape ", ShapeToString(shape.data(), ndim), " ",
+            DataTypeToString(dtype), " (", expected, " bytes)");
   }
-  if (expected > r.remaining()) {
-    r.Fail(StrCat("Invalid DLTensor file format: data of ", expected, " bytes truncated, ", r.remaining(), " left"));
-  }
+  if (expected > r.remaining()) invalid("data of ", expected, " bytes truncated, ", r.remaining(), " left");
   return NDArrayHeader{std::move(shape), dtype, expected};
 }
 
@@ -151,29 +144,23 @@ std::string SaveParams(const std::vector<NamedArray>& params) {
 std::vector<NamedArray> LoadParams(const void* data, size_t size) {
   SpanStream s(data, size);
   BoundedReader r(&s, size, "params");
+  auto invalid = [&r](const auto&... why) { r.Fail(StrCat("Invalid parameters file format: ", why...)); };
   uint64_t magic = r.Read<uint64_t>("params magic");
-  if (magic != kParamsMagic) {
-    r.Fail(StrCat("Invalid parameters file format: bad magic 0x", Hex{magic}, ", expected 0x", Hex{kParamsMagic}));
-  }
+  if (magic != kParamsMagic) invalid("bad magic 0x", Hex{magic}, ", expected 0x", Hex{kParamsMagic});
   r.Read<uint64_t>("params reserved field");
   std::vector<std::string> names = r.ReadStringVector("params names");
   uint64_t count = r.ReadCount("params array count", 8);
-  if (count != names.size()) {
-    r.Fail(StrCat("Invalid parameters file format: ", names.size(), " names but ", count, " arrays"));
-  }
+  if (count != names.size()) invalid(names.size(), " names but ", count, " arrays");
   std::unordered_map<std::string, uint64_t> seen;
   for (uint64_t i = 0; i < count; ++i) {
-    if (names[i].empty()) r.Fail(StrCat("Invalid parameters file format: parameter ", i, " has an empty name"));
-    auto ins = seen.emplace(names[i], i);
-    if (!ins.second) {
-      r.Fail(StrCat("Invalid parameters file format: parameter '", names[i], "' appears twice (parameters ",
-                    ins.first->second, " and ", i, ")"));
-    }
+    if (names[i].empty()) invalid("parameter ", i, " has an empty name");
+    auto [it, fresh] = seen.emplace(names[i], i);
+    if (!fresh) invalid("parameter '", names[i], "' appears twice (parameters ", it->second, " and ", i, ")");
   }
   std::vector<NamedArray> out = ReadNamedArrays(r, names, "parameter", false);
   if (r.remaining() != 0) {
-    r.Fail(StrCat("Invalid parameters file format: ", r.remaining(), " bytes of unexpected data after the last ",
-                  "parameter", count ? " ('" + names.back() + "')" : std::string()));
+    invalid(r.remaining(), " bytes of unexpected data after the last parameter",
+            count ? " ('" + names.back() + "')" : std::string());
   }
   return out;
 }

@@ -45,15 +45,10 @@ void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
 void BenchmarkFactory(TVMArgs args, TVMRetValue* rv) {
   const char* fn = "aotrt.profiling.Benchmark";
   RequireArgCount(fn, args, 8);
-  Module mod = ModuleArg(args);
-  PackedFunc f = profiling_internal::FunctionToTime(mod, args[1].AsString());
-  BenchmarkOptions opt;
-  opt.warmup = IntArg(fn, args, 2, "warmup");
-  opt.number = IntArg(fn, args, 3, "number");
-  opt.repeat = IntArg(fn, args, 4, "repeat");
-  opt.min_repeat_ms = IntArg(fn, args, 5, "min_repeat_ms");
-  opt.cooldown_interval_ms = IntArg(fn, args, 6, "cooldown_interval_ms");
-  opt.cache_flush_bytes = IntArg(fn, args, 7, "cache_flush_bytes");
+  PackedFunc f = profiling_internal::FunctionToTime(ModuleArg(args), args[1].AsString());
+  BenchmarkOptions opt{IntArg(fn, args, 2, "warmup"), IntArg(fn, args, 3, "number"), IntArg(fn, args, 4, "repeat"),
+                       IntArg(fn, args, 5, "min_repeat_ms"), IntArg(fn, args, 6, "cooldown_interval_ms"),
+                       IntArg(fn, args, 7, "cache_flush_bytes"), nullptr};  // arguments in order, no progress
   ValidateBenchmarkOptions(opt);  // errors now rather than at the first call
   PackedFunc bench([f, opt](TVMArgs call_args, TVMRetValue* ret) {
     ret->SetString(BenchmarkStatsToJson(Benchmark(f, call_args, opt)));
@@ -70,11 +65,8 @@ void ProfileOperatorsGlobal(TVMArgs args, TVMRetValue* rv) {
   AOTRT_REQUIRE(args[0].type_code() == kTVMModuleHandle, kTypeMismatch, fn,
                 ": argument 0 must be an executor module, got type code ", args[0].type_code());
   Module executor(args[0].AsModule());
-  OperatorProfileOptions opt;
-  opt.duration_s = args[1].AsFloat();
-  opt.runs = IntArg(fn, args, 2, "runs");
-  opt.period_us = IntArg(fn, args, 3, "period_us");
-  opt.warmup = IntArg(fn, args, 4, "warmup");
+  OperatorProfileOptions opt{args[1].AsFloat(), IntArg(fn, args, 2, "runs"), IntArg(fn, args, 3, "period_us"),
+                             IntArg(fn, args, 4, "warmup")};
   OperatorProfile p = profiling_internal::ProfileExecutorModule(executor, opt);
   std::string json = p.ToJson();
   json.pop_back();  // the closing brace

@@ -57,9 +57,7 @@ void Rearm() {
   g_rng ^= g_rng >> 7;
   g_rng ^= g_rng << 17;
   int64_t ns = g_period_ns / 2 + static_cast<int64_t>(g_rng % static_cast<uint64_t>(g_period_ns));
-  struct itimerspec its = {};
-  its.it_value.tv_sec = ns / 1000000000;
-  its.it_value.tv_nsec = ns % 1000000000;
+  struct itimerspec its = {{0, 0}, {ns / 1000000000, ns % 1000000000}};  // one shot: re-armed by the handler
   timer_settime(g_timer, 0, &its, nullptr);
 }
 

@@ -4,7 +4,6 @@
 
 #include <dlfcn.h>
 
-#include "aotrt/dtype.h"
 #include "base/error_util.h"
 #include "device/device_api.h"
 
@@ -113,7 +112,6 @@ class CudaDriverImpl final : public DeviceAPI {
     return ms;
   }
   void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
-    if (kind == DeviceAttr::kExist) return rv->SetInt(id >= 0 && id < CudaState::Get().num_devices);
     int dev = 0;  // a CUdevice
     char name[256] = {0};
     size_t bytes = 0, k = static_cast<size_t>(kind);

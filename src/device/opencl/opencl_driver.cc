@@ -91,11 +91,7 @@ void OpenCLState::Discover() {
     for (cl_device_id id : ids) {
       cl_device_type type = 0;
       cl_.clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof(type), &type, nullptr);
-      ClDevice d;
-      d.platform = p;
-      d.id = id;
-      d.platform_name = pname;
-      (type & CL_DEVICE_TYPE_GPU ? gpus : all).push_back(d);
+      (type & CL_DEVICE_TYPE_GPU ? gpus : all).push_back(ClDevice{p, id, nullptr, nullptr, "", "", "", pname});
     }
   }
   std::vector<ClDevice> chosen = gpus.empty() ? all : gpus;
@@ -260,7 +256,6 @@ class OpenCLDriverImpl final : public DeviceAPI {
 
   void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
     const OpenCLState& s = OpenCLState::Get();
-    if (kind == DeviceAttr::kExist) return rv->SetInt(id >= 0 && static_cast<size_t>(id) < s.devices().size());
     const ClDevice& d = s.device(id, "runtime.GetDeviceAttr");
     auto number = [&](cl_device_info info, auto zero) {
       decltype(zero) v = zero;

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
-#include "aotrt/dtype.h"
 #include "base/error_util.h"
 #include "device/device_api.h"
 
@@ -156,17 +156,14 @@ bool VulkanState::AddDevice(VkPhysicalDevice phys) {
   VkPhysicalDeviceVulkan12Features e12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceVulkan11Features e11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &e12};
   VkPhysicalDeviceFeatures2 e{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, v12 ? &e11 : nullptr};
-  e12.shaderInt8 = f12.shaderInt8;
-  e12.storageBuffer8BitAccess = f12.storageBuffer8BitAccess;
-  e12.shaderFloat16 = f12.shaderFloat16;
-  e11.storageBuffer16BitAccess = f11.storageBuffer16BitAccess;
-  e.features.shaderInt64 = f.features.shaderInt64;
-  e.features.shaderFloat64 = f.features.shaderFloat64;
-  e.features.shaderInt16 = f.features.shaderInt16;
-  const VkBool32 has[] = {e12.shaderInt8, e12.storageBuffer8BitAccess, e.features.shaderInt64, e12.shaderFloat16,
-                          e.features.shaderFloat64, e.features.shaderInt16, e11.storageBuffer16BitAccess};
+  const std::pair<VkBool32*, VkBool32> enable[] = {  // in kFeatures' order: the flag to set, the device's
+      {&e12.shaderInt8, f12.shaderInt8}, {&e12.storageBuffer8BitAccess, f12.storageBuffer8BitAccess},
+      {&e.features.shaderInt64, f.features.shaderInt64}, {&e12.shaderFloat16, f12.shaderFloat16},
+      {&e.features.shaderFloat64, f.features.shaderFloat64}, {&e.features.shaderInt16, f.features.shaderInt16},
+      {&e11.storageBuffer16BitAccess, f11.storageBuffer16BitAccess}};
   for (size_t i = 0; i < std::size(kFeatures); ++i) {
-    if (!has[i]) d->lacks.push_back({kFeatures[i].capability, kFeatures[i].feature});
+    *enable[i].first = enable[i].second;
+    if (!enable[i].second) d->lacks.push_back(kFeatures[i]);
   }
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, nullptr, 0, d->family, 1, &priority};
@@ -381,7 +378,6 @@ class VulkanDriverImpl final : public DeviceAPI {
 
   void GetAttr(int id, DeviceAttr kind, TVMRetValue* rv) override {
     const VulkanState& s = VulkanState::Get();
-    if (kind == DeviceAttr::kExist) return rv->SetInt(id >= 0 && static_cast<size_t>(id) < s.size());
     const VkDev& d = s.device(id, "runtime.GetDeviceAttr");
     const VkPhysicalDeviceLimits& l = d.props.limits;
     switch (kind) {  // as TVM's vulkan_device_api.cc answers
