@@ -237,10 +237,6 @@ std::pair<Module, VirtualMachineNode*> LoadVM(const Module& executable) {
   return {vm, static_cast<VirtualMachineNode*>(vm.node().get())};
 }
 
-bool SameDevice(const DLDevice& a, const DLDevice& b) {
-  return DeviceTypeOf(a) == DeviceTypeOf(b) && (a.device_id == b.device_id || IsAcceptedCpuDevice(a));
-}
-
 }  // namespace
 
 ModelInfo ModelInfoOfExecutable(const Module& executable) {
@@ -279,9 +275,11 @@ void VMExecutor::SetInput(size_t i, const DLTensor& t, bool zero_copy) {
   DLDevice dev = vm_->vm_.device(static_cast<size_t>(vm_->vm_.loaded().exe.functions[main_].param_devices[i]));
   ObjectPtr<Object>& slot = (*inputs_)[i];
   if (zero_copy) {
-    AOTRT_REQUIRE(SameDevice(t.device, dev) && reinterpret_cast<uintptr_t>(t.data) % 64 == 0, kInvalidArgument, "input ",
-                  i, " ('", info_.inputs[i].name, "'): zero-copy takes a 64-byte aligned tensor on ", DeviceName(dev),
-                  ", got one at ", t.data, " on ", DeviceName(t.device));
+    bool here = dev.device_type == kDLCPU ? IsAcceptedCpuDevice(t.device)
+                                          : DeviceTypeOf(t.device) == dev.device_type && t.device.device_id == dev.device_id;
+    AOTRT_REQUIRE(here && reinterpret_cast<uintptr_t>(t.data) % 64 == 0, kInvalidArgument, "input ", i, " ('",
+                  info_.inputs[i].name, "'): zero-copy takes a 64-byte aligned tensor on ", DeviceName(dev), " ",
+                  dev.device_id, ", got one at ", t.data, " on ", DeviceName(t.device), " ", t.device.device_id);
     slot = NDArray::Borrow(t).object();
     return;
   }

@@ -404,6 +404,8 @@ TEST(VMModel, OnOpenCLWithShapeFunctionsOnTheCpu) {
   }
   Executor ex = model.CreateExecutor(DLDevice{kDLOpenCL, 0});
   std::vector<NamedArray> in = ReadNpz(Dir("v_opencl") + "/inputs.npz");
+  EXPECT_AOTRT_ERROR(ex.SetInputZeroCopy(0, in[0].array.tensor()), ErrorCode::kInvalidArgument,
+                     {"input 0 ('a')", "zero-copy takes a 64-byte aligned tensor on opencl 0", "on cpu 0"});
   for (size_t i = 0; i < in.size(); ++i) ex.SetInput(i, in[i].array.tensor());
   ex.Run();
   ex.Synchronize();
