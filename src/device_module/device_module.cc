@@ -57,11 +57,7 @@ std::string KernelCachePath(const std::string& dir, const char* kind, const std:
 }
 
 std::string ReadKernelCache(const std::string& path) {
-  struct stat st;
-  if (path.empty() || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
-      (st.st_mode & 022)) {
-    return "";
-  }
+  if (path.empty() || !TrustedFile(path)) return "";
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
