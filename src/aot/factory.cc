@@ -1,7 +1,5 @@
 #include "aot/factory.h"
 
-#include <dmlc/memory_io.h>
-
 #include <new>
 
 #include "aot/metadata.h"
@@ -58,15 +56,6 @@ PackedFunc AotExecutorFactoryNode::GetFunction(const std::string& name, const Ob
     });
   }
   return FactoryFunction(name, self);
-}
-
-std::string AotExecutorFactoryNode::SaveToBinary() const {
-  std::string out;
-  dmlc::MemoryStringStream mem(&out);
-  dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
-  WriteFactoryParams(s, *params_);
-  s->Write(module_name_);
-  return out;
 }
 
 namespace {

@@ -20,8 +20,6 @@ class AotExecutorFactoryNode : public ExecutorFactoryOf<LoadedModel> {
       : ExecutorFactoryOf(std::move(module_name), defaults), params_(std::move(params)) {}
   const char* type_key() const override { return "AotExecutorFactory"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
-  // Payload of ABI.md 6.3: u64 count, names, arrays, module name.
-  std::string SaveToBinary() const override;
 
   // Builds the LoadedModel from import 0, the metadata module. Throws kNotFound (no metadata
   // module) and what LoadedModel throws for the params.

@@ -18,7 +18,7 @@ LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadat
       program_(metadata_module_->program()),
       params_(params ? std::move(params) : std::make_shared<const ParamList>()) {
   AddEntryCall();
-  Finish(MatchFactoryParams());
+  Finish(MatchParams(*params_, "factory param"));
 }
 
 void LoadedModel::AddEntryCall() {
@@ -62,25 +62,6 @@ void LoadedModel::AddEntryCall() {
   AddCall(std::move(call), args, writes);
 }
 
-// As TVM's factory, which sets each param as an input: a name that is not an input is an error.
-std::vector<PlannedModel::BoundParam> LoadedModel::MatchFactoryParams() const {
-  const ModelMetadata& md = program_->md;
-  std::vector<bool> filled(md.inputs.size(), false);
-  std::vector<BoundParam> bound;
-  for (const NamedArray& p : *params_) {
-    AOTRT_REQUIRE(!p.name.empty(), kInvalidArgument, "factory param with an empty name for ", md.DisplayName());
-    const size_t* input = md.input_index.Find(SanitizeName(p.name));
-    AOTRT_REQUIRE(input != nullptr, kNotFound, "factory param '", p.name, "' is not an input of ", md.DisplayName(),
-                  " (", program_->library_name, ")");
-    AOTRT_REQUIRE(!filled[*input], kInvalidArgument, "factory param '", p.name,
-                  "' fills input ", *input, " ('", md.inputs[*input].name, "') a second time");
-    filled[*input] = true;
-    CheckTensorAgainstSpec("param for input", *input, md.inputs[*input], p.array.tensor());
-    bound.push_back({*input, p.array});
-  }
-  return bound;
-}
-
 void LoadedModel::CheckDevice(DLDevice device) const {
   AOTRT_REQUIRE(IsAcceptedCpuDevice(device), kInvalidArgument,
                 "AotExecutor supports only execution on kDLCPU 0, got device type ", static_cast<int>(device.device_type),
@@ -97,43 +78,38 @@ bool LoadedModel::MayUseWorkspace() const {
   return false;
 }
 
-const ModelInfo& LoadedModel::info() const {
-  std::call_once(info_built_, [this] {
-    const ModelMetadata& md = program_->md;
-    ModelInfo info;
-    info.name = name();
-    info.symbol_prefix = md.mod_name;
-    info.library = program_->library_name;
-    info.inputs = md.inputs;
-    info.outputs = md.outputs;
-    for (const TensorSpec& p : md.workspace_pools) {  // each executor allocates its own
-      info.workspace_pools.push_back({p.name, p.bytes});
-      info.workspace_bytes += p.bytes;
-      info.slack_bytes += PoolSlackBytes(p.bytes);
-    }
-    for (const ConstantSpec& c : md.constants) info.constants.push_back({std::string(c.name), static_cast<size_t>(c.data_len)});
-    for (const TensorSpec& t : md.inputs) info.io_bytes += t.bytes;
-    for (const TensorSpec& o : md.outputs) info.io_bytes += o.bytes;
-    const std::vector<BoundParam>& bound = bound_params();
-    for (size_t k = 0; k < bound.size(); ++k) {  // bound[k] is the param (*params_)[k], each input's once
-      info.params.push_back(md.inputs[bound[k].input]);
-      info.params.back().name = (*params_)[k].name;
-      info.io_bytes -= info.params.back().bytes;  // a param's input is bound once, not the caller's
-    }
-    info.constant_bytes = program_->constant_pool.bytes();
-    for (const NamedArray& p : *params_) info.param_bytes += p.array.NumBytes();
-    info.constant_source = program_->constant_pool.source();
-    info.constant_cache_path = program_->constant_pool.cache_path();
-    info.runtime_imports = program_->runtime_imports;
-    info.context_pointers = program_->context_pointers;
-    info.defines_module_context = program_->defines_module_context;
-    if (program_->c_run) {
-      info.interface = "c";
-      info.c_origin = program_->c_origin;
-    }
-    info_ = std::move(info);
-  });
-  return info_;
+void LoadedModel::BuildInfo(ModelInfo* info) const {
+  const ModelMetadata& md = program_->md;
+  info->symbol_prefix = md.mod_name;
+  info->inputs = md.inputs;
+  info->outputs = md.outputs;
+  for (const TensorSpec& p : md.workspace_pools) {  // each executor allocates its own
+    info->workspace_pools.push_back({p.name, p.bytes});
+    info->workspace_bytes += p.bytes;
+    info->slack_bytes += PoolSlackBytes(p.bytes);
+  }
+  for (const ConstantSpec& c : md.constants) {
+    info->constants.push_back({std::string(c.name), static_cast<size_t>(c.data_len)});
+  }
+  for (const TensorSpec& t : md.inputs) info->io_bytes += t.bytes;
+  for (const TensorSpec& o : md.outputs) info->io_bytes += o.bytes;
+  const std::vector<BoundParam>& bound = bound_params();
+  for (size_t k = 0; k < bound.size(); ++k) {  // bound[k] is the param (*params_)[k], each input's once
+    info->params.push_back(md.inputs[bound[k].input]);
+    info->params.back().name = (*params_)[k].name;
+    info->io_bytes -= info->params.back().bytes;  // a param's input is bound once, not the caller's
+    info->param_bytes += bound[k].array.NumBytes();
+  }
+  info->constant_bytes = program_->constant_pool.bytes();
+  info->constant_source = program_->constant_pool.source();
+  info->constant_cache_path = program_->constant_pool.cache_path();
+  info->runtime_imports = program_->runtime_imports;
+  info->context_pointers = program_->context_pointers;
+  info->defines_module_context = program_->defines_module_context;
+  if (program_->c_run) {
+    info->interface = "c";
+    info->c_origin = program_->c_origin;
+  }
 }
 
 }  // namespace aotrt

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,8 +28,6 @@ class LoadedModel final : public PlannedModel {
   LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadata_module, std::shared_ptr<const ParamList> params);
 
   const ModelProgram& program() const { return *program_; }
-  // Built at the first call (a load that nobody inspects copies no names into it); any thread.
-  const ModelInfo& info() const override;
   // CPU 0 only (pinned host memory is host memory).
   void CheckDevice(DLDevice device) const override;
   // Whether a run may take run-time workspace: the library calls TVMBackendAllocWorkspace, or
@@ -45,13 +42,11 @@ class LoadedModel final : public PlannedModel {
   // The entry's arguments as entries, each its own storage: inputs, outputs, then the pools
   // (constant and workspace) in the metadata's order; the one call of the entry.
   void AddEntryCall();
-  std::vector<BoundParam> MatchFactoryParams() const;
+  void BuildInfo(ModelInfo* info) const override;
 
   ObjectPtr<MetadataModuleNode> metadata_module_;  // keeps the library loaded
   std::shared_ptr<const ModelProgram> program_;
   std::shared_ptr<const ParamList> params_;
-  mutable std::once_flag info_built_;
-  mutable ModelInfo info_;  // a view of the above, built once by info()
 };
 
 }  // namespace aotrt

@@ -95,11 +95,7 @@ std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensor
     AOTRT_REQUIRE(ValidDType(t.dtype), kFormatError, where.str(), ": invalid dtype (code ", int(t.dtype.code),
                   ", bits ", int(t.dtype.bits), ", lanes ", t.dtype.lanes, ")");
     DLTensor probe{nullptr, DLDevice{}, static_cast<int32_t>(t.shape.size()), t.dtype, t.shape.data(), nullptr, 0};
-    try {
-      t.bytes = TensorBytes(probe);
-    } catch (const Error& e) {
-      AOTRT_THROW(kFormatError, where.str(), ": ", e.what());
-    }
+    t.bytes = AsFormatError([&] { return TensorBytes(probe); }, where.str(), ": ");
     AOTRT_REQUIRE(t.bytes <= kMaxTensorBytes, kFormatError, where.str(), ": ", t.bytes, " bytes is implausibly large");
     out.push_back(std::move(t));
   }
@@ -149,7 +145,7 @@ std::string ModelMetadata::DisplayName() const {  // undoes mangle_module_name (
 ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, const std::string& what) {
   AOTRT_REQUIRE(raw != nullptr, kFormatError, what, ": get_c_metadata returned nullptr");
   ModelMetadata md;
-  try {
+  AsFormatError([&] {
     CheckArray(bounds, 1, raw, Field{"the TVMMetadata struct"});
     AOTRT_REQUIRE(raw->version == contract::kMetadataVersion, kFormatError, "version ", raw->version,
                   " is not supported (expected ", contract::kMetadataVersion, ")");
@@ -185,9 +181,7 @@ ModelMetadata ReadMetadata(const TVMMetadata* raw, const AddressBounds& bounds, 
       }
       md.constants.push_back(spec);
     }
-  } catch (const Error& e) {
-    AOTRT_THROW(kFormatError, what, ": invalid metadata: ", e.what());
-  }
+  }, what, ": invalid metadata: ");
   md.pool_args = PoolArguments(md);
   return md;
 }
@@ -197,13 +191,8 @@ ConstantPoolPlan PlanConstantPool(const ModelMetadata& md, const std::string& wh
   plan.pieces.reserve(md.constants.size());
   uint64_t size = 0;
   for (const ConstantSpec& c : md.constants) {
-    SerializedNDArray a;
-    try {
-      a = ViewSerializedNDArray(c.data, static_cast<size_t>(c.data_len));
-    } catch (const Error& e) {
-      ErrorCode code = e.code() == ErrorCode::kOutOfMemory ? e.code() : ErrorCode::kFormatError;
-      throw Error(code, StrCat(what, ": constant '", c.name, "': ", e.what()));
-    }
+    SerializedNDArray a = AsFormatError([&] { return ViewSerializedNDArray(c.data, static_cast<size_t>(c.data_len)); },
+                                        what, ": constant '", c.name, "': ");
     size = std::max<uint64_t>(size, static_cast<uint64_t>(c.byte_offset) + a.header.bytes);
     plan.pieces.push_back({static_cast<size_t>(c.byte_offset), a.data, a.header.bytes});
   }

@@ -101,3 +101,18 @@ std::string StrCat(Args&&... args) {
   do {                                 \
     if (!(COND)) AOTRT_THROW(CODE, __VA_ARGS__); \
   } while (0)
+
+namespace aotrt {
+
+// f(), an aotrt::Error it throws rethrown as a kFormatError (kOutOfMemory stays itself) whose
+// message is `prefix...` then the error's: for a reader whose callee failing means the file is malformed.
+template <typename F, typename... Prefix>
+auto AsFormatError(F&& f, const Prefix&... prefix) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw Error(e.code() == ErrorCode::kOutOfMemory ? e.code() : ErrorCode::kFormatError, StrCat(prefix..., e.what()));
+  }
+}
+
+}  // namespace aotrt

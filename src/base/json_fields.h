@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aotrt/dtype.h"
 #include "base/error_util.h"
 
 namespace aotrt {
@@ -50,6 +51,12 @@ inline const Json& JsonField(const Json& obj, const char* key, const std::string
 inline std::string JsonString(const Json& v, const std::string& where, const std::string& what) {
   AOTRT_REQUIRE(v.is_string(), kFormatError, what, ": ", where, " is not a string");
   return v.get<std::string>();
+}
+
+// A dtype string ("float32"); kFormatError naming `where` for another string or another value.
+inline DLDataType JsonDataType(const Json& v, const std::string& where, const std::string& what) {
+  std::string s = JsonString(v, where, what);
+  return AsFormatError([&] { return DataTypeFromString(s); }, what, ": ", where, ": ");
 }
 
 // A non-negative integer no larger than `max`.

@@ -2,6 +2,7 @@
 
 #include <ftw.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -32,6 +33,11 @@ void TempDir::Write(const std::string& rel, const std::string& bytes) const {
   std::ofstream out(path_ + "/" + rel, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   AOTRT_REQUIRE(out.good(), kIOError, "cannot write ", path_, "/", rel);
+}
+
+bool TrustedFile(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0;
 }
 
 bool MakeDirectories(const std::string& dir) {

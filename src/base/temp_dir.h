@@ -8,6 +8,9 @@ namespace aotrt {
 
 // mkdir -p with mode 0700 (XDG); true when `dir` is a directory afterwards. Never throws.
 bool MakeDirectories(const std::string& dir);
+// Whether `path` is a cached file this user may trust (code, a binary that runs): a regular file of
+// theirs that no one else can write. Never throws.
+bool TrustedFile(const std::string& path);
 
 class TempDir {
  public:

@@ -50,18 +50,11 @@ std::string KernelCachePath(const std::string& dir, const char* kind, const std:
   if (dir.empty() || !MakeDirectories(dir)) return "";
   std::string keyed = identity + code;  // hashed whole: the same key as hashing the two in turn
   XXH128_hash_t key = XXH3_128bits(keyed.data(), keyed.size());
-  char hex[33];
-  std::snprintf(hex, sizeof(hex), "%016llx%016llx", static_cast<unsigned long long>(key.high64),
-                static_cast<unsigned long long>(key.low64));
-  return StrCat(dir, "/", kind, "-", hex, ".bin");
+  return StrCat(dir, "/", kind, "-", Hex{key.high64, 16}, Hex{key.low64, 16}, ".bin");
 }
 
 std::string ReadKernelCache(const std::string& path) {
-  struct stat st;
-  if (path.empty() || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
-      (st.st_mode & 022)) {
-    return "";
-  }
+  if (path.empty() || !TrustedFile(path)) return "";
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();

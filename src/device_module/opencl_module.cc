@@ -39,19 +39,17 @@ std::map<std::string, std::string> SplitKernels(const std::string& source) {
 
 // One kernel: how its arguments are passed and launched, and its program and cl_kernel per device.
 struct ClKernel {
-  std::string name;
-  std::vector<DLDataType> arg_types;
+  const KernelInfo& info;        // the module's
+  const std::string& cache_dir;  // the module's
   LaunchConfig launch;
   std::string source;  // its own program's source
-  std::string cache_dir;
   std::mutex mu;       // one launch at a time: clSetKernelArg and the launch are one step
   std::vector<cl_program> programs;  // by device id, null until built
   std::vector<cl_kernel> kernels;
 
-  ClKernel(const KernelInfo& info, std::string src, std::string cache)
-      : name(info.name), arg_types(info.arg_types), launch(info.name, info.arg_types.size(), info.launch_param_tags),
-        source(std::move(src)), cache_dir(std::move(cache)), programs(OpenCLState::Get().devices().size()),
-        kernels(programs.size()) {}
+  ClKernel(const KernelInfo& i, std::string src, const std::string& cache)
+      : info(i), cache_dir(cache), launch(i.name, i.arg_types.size(), i.launch_param_tags), source(std::move(src)),
+        programs(OpenCLState::Get().devices().size()), kernels(programs.size()) {}
   ~ClKernel() {
     const ClApi& cl = OpenCLState::Get().cl();
     for (cl_kernel k : kernels) if (k) cl.clReleaseKernel(k);
@@ -85,7 +83,7 @@ cl_program ClKernel::Build(const ClDevice& d, int id) {
   const char* text = source.c_str();
   size_t len = source.size();
   cl_program p = cl.clCreateProgramWithSource(d.context, 1, &text, &len, &err);
-  if (err != CL_SUCCESS) ThrowClError(err, "clCreateProgramWithSource", StrCat("OpenCL kernel '", name, "'"));
+  if (err != CL_SUCCESS) ThrowClError(err, "clCreateProgramWithSource", StrCat("OpenCL kernel '", info.name, "'"));
   err = cl.clBuildProgram(p, 1, &d.id, nullptr, nullptr, nullptr);
   if (err != CL_SUCCESS) {
     size_t n = 0;
@@ -94,7 +92,7 @@ cl_program ClKernel::Build(const ClDevice& d, int id) {
     cl.clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     cl.clReleaseProgram(p);
-    AOTRT_THROW(kModelError, "OpenCL kernel '", name, "' failed to build on device ", id, " (", d.name, "): ",
+    AOTRT_THROW(kModelError, "OpenCL kernel '", info.name, "' failed to build on device ", id, " (", d.name, "): ",
                 ClErrorName(err), "; build log:\n", log);
   }
   if (!cached.empty()) {
@@ -113,17 +111,17 @@ cl_program ClKernel::Build(const ClDevice& d, int id) {
 cl_kernel ClKernel::For(int id) {
   if (static_cast<size_t>(id) < kernels.size() && kernels[id]) return kernels[id];
   const OpenCLState& s = OpenCLState::Get();
-  const ClDevice& d = s.device(id, StrCat("OpenCL kernel '", name, "'").c_str());
+  const ClDevice& d = s.device(id, StrCat("OpenCL kernel '", info.name, "'").c_str());
   programs[id] = Build(d, id);
   cl_int err = CL_SUCCESS;
-  kernels[id] = s.cl().clCreateKernel(programs[id], name.c_str(), &err);
-  if (err != CL_SUCCESS) ThrowClError(err, "clCreateKernel", StrCat("OpenCL kernel '", name, "'"));
+  kernels[id] = s.cl().clCreateKernel(programs[id], info.name.c_str(), &err);
+  if (err != CL_SUCCESS) ThrowClError(err, "clCreateKernel", StrCat("OpenCL kernel '", info.name, "'"));
   return kernels[id];
 }
 
 void ClKernel::Launch(TVMArgs args) {
-  const size_t n = arg_types.size();
-  launch.CheckCount("OpenCL", name, args.size());
+  const size_t n = info.arg_types.size();
+  launch.CheckCount("OpenCL", info.name, args.size());
   int id = OpenCLState::current_device;
   const OpenCLState& s = OpenCLState::Get();
   const ClApi& cl = s.cl();
@@ -131,18 +129,18 @@ void ClKernel::Launch(TVMArgs args) {
   std::lock_guard<std::mutex> lock(mu);
   cl_kernel k = For(id);
   for (size_t i = 0; i < n; ++i) {
-    DLDataType t = arg_types[i];
+    DLDataType t = info.arg_types[i];
     float f = static_cast<float>(v[i].v_float64);
     int32_t x = static_cast<int32_t>(v[i].v_int64);
     bool buffer = t.code == kTVMOpaqueHandle;
     const void* arg = &v[i];  // a buffer's cl_mem, an int64 or a float64 as it is
     if (!buffer && t.bits == 32) arg = t.code == kDLFloat ? static_cast<const void*>(&f) : &x;
     cl_int err = cl.clSetKernelArg(k, i, buffer ? sizeof(cl_mem) : t.bits / 8, arg);
-    if (err != CL_SUCCESS) ThrowClError(err, "clSetKernelArg", StrCat("OpenCL kernel '", name, "' argument ", i));
+    if (err != CL_SUCCESS) ThrowClError(err, "clSetKernelArg", StrCat("OpenCL kernel '", info.name, "' argument ", i));
   }
   KernelLaunch l = launch.Read(v);
   if (l.dyn_shared_bytes) {
-    AOTRT_CL_CALL(cl.clSetKernelArg(k, n, l.dyn_shared_bytes, nullptr), StrCat("OpenCL kernel '", name, "'"));
+    AOTRT_CL_CALL(cl.clSetKernelArg(k, n, l.dyn_shared_bytes, nullptr), StrCat("OpenCL kernel '", info.name, "'"));
   }
   size_t global[3], local[3];
   for (int d = 0; d < 3; ++d) {
@@ -155,28 +153,29 @@ void ClKernel::Launch(TVMArgs args) {
   if (event) OpenCLState::timed_launches->push_back(event);
   if (err != CL_SUCCESS) {
     ThrowClError(err, "clEnqueueNDRangeKernel",
-                 StrCat("launching OpenCL kernel '", name, "' (global ", global[0], "x", global[1], "x", global[2],
+                 StrCat("launching OpenCL kernel '", info.name, "' (global ", global[0], "x", global[1], "x", global[2],
                         ", local ", local[0], "x", local[1], "x", local[2], ")"));
   }
 }
 
 class OpenCLModuleNode final : public DeviceModuleNode {
  public:
-  OpenCLModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string source, const std::string& cache)
-      : DeviceModuleNode("OpenCL", kDLOpenCL, std::move(fmt), std::move(infos)), source_(std::move(source)) {
+  OpenCLModuleNode(std::string fmt, std::map<std::string, KernelInfo> infos, std::string source, std::string cache)
+      : DeviceModuleNode("OpenCL", kDLOpenCL, std::move(fmt), std::move(infos)), source_(std::move(source)),
+        cache_dir_(std::move(cache)) {
     std::map<std::string, std::string> parts = SplitKernels(source_);
     for (const auto& [key, info] : infos_) {
       auto part = parts.find(key);
       // Without TVM's delimiters (older exports), every kernel's program is the whole source.
-      kernels_.try_emplace(key, info, part == parts.end() ? source_ : part->second, cache);
+      kernels_.try_emplace(key, info, part == parts.end() ? source_ : part->second, cache_dir_);
     }
   }
   const char* type_key() const override { return "opencl"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override {
     auto it = kernels_.find(name);
     if (it == kernels_.end()) return PackedFunc();
-    for (size_t i = 0; i < it->second.arg_types.size(); ++i) {
-      RequirePassableArg(StrCat("OpenCL kernel '", name, "'"), i, it->second.arg_types[i]);
+    for (size_t i = 0; i < it->second.info.arg_types.size(); ++i) {
+      RequirePassableArg(StrCat("OpenCL kernel '", name, "'"), i, it->second.info.arg_types[i]);
     }
     return PackedFunc([k = &it->second, self](TVMArgs args, TVMRetValue*) { k->Launch(args); });
   }
@@ -190,6 +189,7 @@ class OpenCLModuleNode final : public DeviceModuleNode {
 
  private:
   std::string source_;
+  std::string cache_dir_;
   std::map<std::string, ClKernel> kernels_;
 };
 

@@ -36,8 +36,7 @@ struct Pipeline {
 };
 
 struct VkKernel {
-  std::string name;
-  std::vector<DLDataType> arg_types;
+  const KernelInfo& info;  // the module's
   size_t num_buffers = 0, num_scalars = 0;
   LaunchConfig launch;
   const Shader* shader;
@@ -51,10 +50,10 @@ struct VkKernel {
 VkKernel MakeKernel(const std::string& what, const KernelInfo& info, const Shader* shader) {
   const std::string& name = info.name;
   AOTRT_REQUIRE(shader, kFormatError, what, ": kernel '", name, "' has no shader in the module's shader map");
-  VkKernel k{name, info.arg_types, 0, 0, LaunchConfig(name, info.arg_types.size(), info.launch_param_tags), shader,
+  VkKernel k{info, 0, 0, LaunchConfig(name, info.arg_types.size(), info.launch_param_tags), shader,
              (shader->flag & 1) != 0, {}, {}};
-  for (size_t i = 0; i < k.arg_types.size(); ++i) {
-    DLDataType t = k.arg_types[i];
+  for (size_t i = 0; i < k.info.arg_types.size(); ++i) {
+    DLDataType t = k.info.arg_types[i];
     bool buffer = t.code == kTVMOpaqueHandle;
     AOTRT_REQUIRE(!buffer || k.num_scalars == 0, kFormatError, what, ": kernel '", name, "' argument ", i,
                   " is a buffer after a scalar (TVM's Vulkan kernels take their buffers first)");
@@ -62,7 +61,7 @@ VkKernel MakeKernel(const std::string& what, const KernelInfo& info, const Shade
     ++(buffer ? k.num_buffers : k.num_scalars);
   }
   AOTRT_REQUIRE(k.num_buffers + k.num_scalars <= kVkMaxArgs, kNotImplemented, what, ": kernel '", name, "' takes ",
-                k.arg_types.size(), " arguments; aotrt passes at most ", kVkMaxArgs, " to a Vulkan kernel");
+                k.info.arg_types.size(), " arguments; aotrt passes at most ", kVkMaxArgs, " to a Vulkan kernel");
   const std::vector<uint32_t>& w = shader->words;
   AOTRT_REQUIRE(w.size() >= 5 && w[0] == kSpirvMagic, kFormatError, what, ": the shader of kernel '", name,
                 "' is not SPIR-V (no magic number)");
@@ -151,13 +150,13 @@ Pipeline VulkanModuleNode::Build(const VkKernel& k, int id, VkDev& d) {
   const VkApi& vk = VulkanState::Get().vk();
   for (const VkLack& lack : d.lacks) {
     AOTRT_REQUIRE(std::find(k.caps.begin(), k.caps.end(), lack.capability) == k.caps.end(), kNotImplemented,
-                  "Vulkan kernel '", k.name, "' needs ", lack.feature, ", which Vulkan device ", id, " (",
+                  "Vulkan kernel '", k.info.name, "' needs ", lack.feature, ", which Vulkan device ", id, " (",
                   d.props.deviceName, ") lacks: compile the model for this device (target 'vulkan -from_device=", id,
                   "') or run it on a device that has it");
   }
   uint32_t scalar_bytes = static_cast<uint32_t>(k.num_scalars * 8);
   AOTRT_REQUIRE(k.use_ubo || scalar_bytes <= d.props.limits.maxPushConstantsSize, kNotImplemented, "Vulkan kernel '",
-                k.name, "' takes ", scalar_bytes, " bytes of push constants; Vulkan device ", id, " (",
+                k.info.name, "' takes ", scalar_bytes, " bytes of push constants; Vulkan device ", id, " (",
                 d.props.deviceName, ") supports ", d.props.limits.maxPushConstantsSize,
                 ": compile the model with -max_push_constants_size or -from_device=", id);
   Cache& cache = caches_[id];
@@ -175,7 +174,7 @@ Pipeline VulkanModuleNode::Build(const VkKernel& k, int id, VkDev& d) {
     cache.saved = data.size();
   }
   Pipeline p;
-  std::string what = StrCat("building Vulkan kernel '", k.name, "' on device ", id, " (", d.props.deviceName, ")");
+  std::string what = StrCat("building Vulkan kernel '", k.info.name, "' on device ", id, " (", d.props.deviceName, ")");
   try {
     VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, nullptr, 0, k.shader->words.size() * 4,
                                 k.shader->words.data()};
@@ -195,7 +194,7 @@ Pipeline VulkanModuleNode::Build(const VkKernel& k, int id, VkDev& d) {
     AOTRT_VK_CALL(vk.vkCreatePipelineLayout(d.dev, &pl, nullptr, &p.layout), what);
     VkComputePipelineCreateInfo cp{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO, nullptr, 0,
                                    {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0,
-                                    VK_SHADER_STAGE_COMPUTE_BIT, p.shader, k.name.c_str(), nullptr},
+                                    VK_SHADER_STAGE_COMPUTE_BIT, p.shader, k.info.name.c_str(), nullptr},
                                    p.layout};
     AOTRT_VK_CALL(vk.vkCreateComputePipelines(d.dev, cache.handle, 1, &cp, nullptr, &p.pipeline), what);
   } catch (...) {
@@ -232,11 +231,11 @@ void VulkanModuleNode::Prepare(int id) {
 }
 
 void VulkanModuleNode::Launch(VkKernel& k, TVMArgs args) {
-  k.launch.CheckCount("Vulkan", k.name, args.size());
+  k.launch.CheckCount("Vulkan", k.info.name, args.size());
   const TVMValue* v = args.values();
   uint64_t pack[kVkMaxArgs];  // TVM's ArgUnion64: each scalar in 8 bytes, 32-bit ones in the low half
   for (size_t i = 0; i < k.num_scalars; ++i) {
-    DLDataType t = k.arg_types[k.num_buffers + i];
+    DLDataType t = k.info.arg_types[k.num_buffers + i];
     const TVMValue& x = v[k.num_buffers + i];
     float f = static_cast<float>(x.v_float64);
     uint32_t low = static_cast<uint32_t>(x.v_int64);
@@ -263,7 +262,7 @@ void VulkanModuleNode::Launch(VkKernel& k, TVMArgs args) {
   if (k.use_ubo) std::memcpy(static_cast<char*>(d.uniforms.mapped) + offset, pack, bytes);
   for (uint32_t i = 0; i < nw; ++i) {
     bool ubo = i == k.num_buffers;
-    AOTRT_REQUIRE(ubo || v[i].v_handle, kInvalidArgument, "Vulkan kernel '", k.name, "' argument ", i, " is null");
+    AOTRT_REQUIRE(ubo || v[i].v_handle, kInvalidArgument, "Vulkan kernel '", k.info.name, "' argument ", i, " is null");
     infos[i] = {ubo ? d.uniforms.buffer : static_cast<const VkBuf*>(v[i].v_handle)->buffer, ubo ? offset : 0,
                 ubo ? bytes : VK_WHOLE_SIZE};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, i, 0, 1,

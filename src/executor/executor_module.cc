@@ -4,6 +4,8 @@
 
 #include "device/device_api.h"
 
+#include <dmlc/memory_io.h>
+
 #include <algorithm>
 
 #include "aotrt/container.h"
@@ -182,6 +184,16 @@ ExecutorOptions ExecutorFactoryNode::WithDefaults(ExecutorOptions options) const
   }
   if (options.num_threads == 0) options.num_threads = defaults_.num_threads;
   return options;
+}
+
+std::string ExecutorFactoryNode::SaveToBinary() const {
+  std::string out;
+  dmlc::MemoryStringStream mem(&out);
+  dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
+  SaveHead(s);
+  WriteFactoryParams(s, params());
+  s->Write(module_name_);
+  return out;
 }
 
 PackedFunc ExecutorFactoryNode::FactoryFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {

@@ -16,6 +16,10 @@
 #include "aotrt/options.h"
 #include "executor/planned_executor.h"
 
+namespace dmlc {
+class Stream;
+}
+
 namespace aotrt {
 
 // TVM's AotExecutor, GraphExecutor and debug executor modules: a PlannedExecutor behind the
@@ -58,6 +62,9 @@ class ExecutorFactoryNode : public ModuleNode {
            "\")(device) (lib[\"" + module_name_ + "\"](device) in Python)";
   }
   const std::string& module_name() const { return module_name_; }
+  // The payload as TVM's factories write it (ABI.md 6.3): SaveHead's, the params (u64 count, names,
+  // arrays), the module name.
+  std::string SaveToBinary() const override;
   // Throws kNotFound when the factory is not linked to its model (no metadata module, no library).
   virtual void RequireModel() const = 0;
   virtual const ModelInfo& info() const = 0;
@@ -71,6 +78,8 @@ class ExecutorFactoryNode : public ModuleNode {
   // remove_params: WithoutParams()), which `self` keeps alive; empty for another name.
   PackedFunc FactoryFunction(const std::string& name, const ObjectPtr<ModuleNode>& self);
   virtual const std::vector<NamedArray>& params() const = 0;
+  // What the payload begins with (a graph factory's graph JSON).
+  virtual void SaveHead(dmlc::Stream* s) const {}
   // A copy of this factory without its params, importing the same module.
   virtual ObjectPtr<ExecutorFactoryNode> WithoutParams() const = 0;
 

@@ -5,6 +5,7 @@
 #include "aotrt/dtype.h"
 #include "base/error_util.h"
 #include "device/texture.h"
+#include "executor/executor_module.h"
 
 namespace aotrt {
 namespace {
@@ -155,6 +156,22 @@ void PlannedModel::ThrowInvalidInput(const std::string& name, const std::vector<
   AOTRT_THROW(kNotFound, "Invalid input name. '", name, "'", sanitized != name ? " (sanitized '" + sanitized + "')" : "",
               " is not an input of ", display_, " (", what_, "); valid names: ", valid.empty() ? "none" : valid,
               params.empty() ? "" : "; params: ", params);
+}
+
+std::vector<PlannedModel::BoundParam> PlannedModel::MatchParams(const std::vector<NamedArray>& params,
+                                                                const char* kind) const {
+  std::vector<bool> filled(inputs_.size(), false);
+  std::vector<BoundParam> bound;
+  for (const NamedArray& p : params) {
+    AOTRT_REQUIRE(!p.name.empty(), kInvalidArgument, kind, " with an empty name for ", display_);
+    size_t input = InputIndex(p.name);
+    AOTRT_REQUIRE(!filled[input], kInvalidArgument, kind, " '", p.name, "' fills input ", input, " ('",
+                  inputs_[input].name, "') a second time");
+    filled[input] = true;
+    CheckTensorAgainstSpec("param for input", input, inputs_[input], p.array.tensor());
+    bound.push_back({input, p.array});
+  }
+  return bound;
 }
 
 size_t PlannedModel::OutputIndex(const std::string& name) const {

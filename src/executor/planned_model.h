@@ -84,8 +84,18 @@ class PlannedModel {
   const std::string& name() const { return name_; }
   const std::string& what() const { return what_; }        // the library, in messages
   const std::string& display() const { return display_; }  // "graph 'x'", "model 'x'", in messages
-  // Built at the first call; any thread.
-  virtual const ModelInfo& info() const = 0;
+  // Built at the first call (a load that nobody inspects copies no names into it), with the name
+  // and the library, by BuildInfo; any thread.
+  const ModelInfo& info() const {
+    std::call_once(info_built_, [this] {
+      ModelInfo info;
+      info.name = name_;
+      info.library = what_;
+      BuildInfo(&info);
+      info_ = std::move(info);
+    });
+    return info_;
+  }
   // Throws kInvalidArgument for a device the executor cannot run on.
   virtual void CheckDevice(DLDevice device) const = 0;
   // Readies the model's device code for `device` (not the CPU): its kernels built before a run.
@@ -159,6 +169,10 @@ class PlannedModel {
   // inputs first, then the params (bound here or, `param(i)`, by an executor's load_params).
   [[noreturn]] void ThrowInvalidInput(const std::string& name, const std::vector<bool>& param = {}) const;
   const size_t* FindInput(const std::string& name) const;  // InputIndex, or null for another name
+  // The inputs `params` fill, as TVM's factory and load_params set each param as an input: throws
+  // kNotFound for a name that is no input, kInvalidArgument for an empty name, an input filled twice
+  // or a tensor not of the input's shape and dtype; `kind` names the params in messages.
+  std::vector<BoundParam> MatchParams(const std::vector<NamedArray>& params, const char* kind = "param") const;
   // Index of an output by name; throws kNotFound naming the valid names.
   size_t OutputIndex(const std::string& name) const;
 
@@ -186,6 +200,8 @@ class PlannedModel {
   }
   // Groups the aliases and lays out the plan, with `bound` filling their inputs.
   void Finish(std::vector<BoundParam> bound);
+  // The rest of info().
+  virtual void BuildInfo(ModelInfo* info) const = 0;
 
   NameIndex input_index_, output_index_;
 
@@ -212,6 +228,8 @@ class PlannedModel {
   std::vector<BoundParam> bound_;
   std::vector<PlannedPool> pools_;
   std::vector<SharedEntry> shared_;
+  mutable std::once_flag info_built_;
+  mutable ModelInfo info_;
   mutable std::atomic<int64_t> arena_workspace_bytes_{-1};  // a measurement cached, not state
   mutable std::mutex device_params_mu_;
   // A cache: made once per device (a list: what DeviceParams returns stays where it is).

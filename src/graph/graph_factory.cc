@@ -1,6 +1,6 @@
 #include "graph/graph_factory.h"
 
-#include <dmlc/memory_io.h>
+#include <dmlc/io.h>
 
 #include "aotrt/container.h"
 #include "base/byte_reader.h"
@@ -144,15 +144,7 @@ PackedFunc GraphExecutorFactoryNode::GetFunction(const std::string& name, const 
   return FactoryFunction(name == "get_graph_params" ? "get_params" : name, self);
 }
 
-std::string GraphExecutorFactoryNode::SaveToBinary() const {
-  std::string out;
-  dmlc::MemoryStringStream mem(&out);
-  dmlc::Stream* s = &mem;  // the base class declares the typed Write overloads
-  s->Write(graph_json_);
-  WriteFactoryParams(s, params_);
-  s->Write(module_name_);
-  return out;
-}
+void GraphExecutorFactoryNode::SaveHead(dmlc::Stream* s) const { s->Write(graph_json_); }
 
 Module MakeGraphFactory(const Module& library, const std::string& graph_json, const std::string& params,
                         const ExecutorDefaults& defaults) {

@@ -21,8 +21,6 @@ class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphModel> {
         params_(std::move(params)) {}
   const char* type_key() const override { return "GraphExecutorFactory"; }
   PackedFunc GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) override;
-  // Payload: graph JSON, u64 count, names, arrays, module name (TVM's GraphExecutorFactory).
-  std::string SaveToBinary() const override;
   // Parses the graph and resolves its functions in import 0, the library. Throws what
   // ParseGraphJson and GraphModel throw; kNotFound without an import.
   void OnImportsLinked() override;
@@ -30,6 +28,7 @@ class GraphExecutorFactoryNode : public ExecutorFactoryOf<GraphModel> {
  private:
   std::string NoModelReason() const override { return "has no imported library of operators"; }
   const std::vector<NamedArray>& params() const override { return params_; }
+  void SaveHead(dmlc::Stream* s) const override;  // the graph JSON
   ObjectPtr<ExecutorFactoryNode> WithoutParams() const override {
     return MakeObject<GraphExecutorFactoryNode>(graph_json_, std::vector<NamedArray>(), module_name_, defaults_);
   }

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "aotrt/dtype.h"
 #include "base/json_fields.h"
 #include "device/texture.h"
 
@@ -96,12 +95,7 @@ void ReadEntryAttrs(const Json& attrs, GraphDef* g, const std::string& what) {
     // A plan has at most one storage per entry; a larger id is corrupt, not a reason to allocate.
     AOTRT_REQUIRE(g->storage_id[i] < n, kFormatError, what, ": attrs.storage_id[", i, "] = ", g->storage_id[i],
                   " is out of range: the graph has ", n, " node entries, so storage ids run from 0 to ", n - 1);
-    std::string dt = JsonString(dltype[i], StrCat("attrs.dltype[", i, "]"), what);
-    try {
-      g->dtype.push_back(DataTypeFromString(dt));
-    } catch (const Error& e) {
-      AOTRT_THROW(kFormatError, what, ": attrs.dltype[", i, "]: ", e.what());
-    }
+    g->dtype.push_back(JsonDataType(dltype[i], StrCat("attrs.dltype[", i, "]"), what));
     AOTRT_REQUIRE(shape[i].is_array(), kFormatError, what, ": attrs.shape[", i, "] is not a list");
     std::vector<int64_t> dims;
     for (const Json& d : shape[i]) dims.push_back(static_cast<int64_t>(JsonCount(d, kMaxIndex, StrCat("attrs.shape[", i, "]"), what)));
@@ -124,11 +118,9 @@ void ReadEntryAttrs(const Json& attrs, GraphDef* g, const std::string& what) {
       AOTRT_REQUIRE(s.empty() || s == "global" || IsTextureScope(s), kNotImplemented, what, ": node entry ", i,
                     " has storage scope \"", s, "\": aotrt holds global memory (buffers) and TVM's texture scopes");
       if (IsTextureScope(s)) {
-        try {
+        AsFormatError([&] {
           FlattenToTexture(g->shape[i].data(), static_cast<int>(g->shape[i].size()), s, StrCat(what, ": node entry ", i));
-        } catch (const Error& e) {
-          throw Error(ErrorCode::kFormatError, e.what());
-        }
+        });
         g->storage_scope.resize(n);
         g->storage_scope[i] = s;
       }

@@ -115,45 +115,25 @@ void GraphModel::CheckDevice(DLDevice device) const {
 
 void GraphModel::PrepareDevice(DLDevice device) const { PrepareDeviceModules(library_.node().get(), device); }
 
-std::vector<GraphModel::BoundParam> GraphModel::MatchParams(const std::vector<NamedArray>& params) const {
-  std::vector<BoundParam> bound;
-  std::vector<bool> filled(inputs().size(), false);
-  for (const NamedArray& p : params) {
-    size_t input = InputIndex(p.name);
-    AOTRT_REQUIRE(!filled[input], kInvalidArgument, what(), ": param '", p.name, "' is given twice");
-    filled[input] = true;
-    CheckTensorAgainstSpec("param for input", input, inputs()[input], p.array.tensor());
-    bound.push_back({input, p.array});
+void GraphModel::BuildInfo(ModelInfo* info) const {
+  info->interface = "graph";
+  // What the operators' library imports from the runtime, as an AOT model's.
+  const LibraryModuleNode* lib = FindLibraryModule(library_.node().get());
+  if (lib) CollectRuntimeSymbols(lib->library(), info);
+  info->inputs = inputs();
+  info->outputs = outputs();
+  for (const BoundParam& p : bound_params()) {
+    info->params.push_back(inputs()[p.input]);
+    info->param_bytes += p.array.NumBytes();
   }
-  return bound;
-}
-
-const ModelInfo& GraphModel::info() const {
-  std::call_once(info_built_, [this] {
-    ModelInfo info;
-    info.name = name();
-    info.library = what();
-    info.interface = "graph";
-    // What the operators' library imports from the runtime, as an AOT model's.
-    const LibraryModuleNode* lib = FindLibraryModule(library_.node().get());
-    if (lib) CollectRuntimeSymbols(lib->library(), &info);
-    info.inputs = inputs();
-    info.outputs = outputs();
-    for (const BoundParam& p : bound_params()) {
-      info.params.push_back(inputs()[p.input]);
-      info.param_bytes += p.array.NumBytes();
-    }
-    const MemoryPlan& plan = this->plan();
-    std::vector<bool> io(plan.storage_bytes.size(), false);
-    for (size_t i = 0; i < inputs().size(); ++i) io[storage(input_entry(i))] = true;
-    for (size_t i = 0; i < outputs().size(); ++i) io[storage(output_entry(i))] = true;
-    for (size_t sid = 0; sid < plan.storage_bytes.size(); ++sid) {
-      if (plan.storage_offset[sid] == MemoryPlan::kNotInBlock) continue;
-      (io[sid] ? info.io_bytes : info.workspace_bytes) += plan.storage_bytes[sid];
-    }
-    info_ = std::move(info);
-  });
-  return info_;
+  const MemoryPlan& plan = this->plan();
+  std::vector<bool> io(plan.storage_bytes.size(), false);
+  for (size_t i = 0; i < inputs().size(); ++i) io[storage(input_entry(i))] = true;
+  for (size_t i = 0; i < outputs().size(); ++i) io[storage(output_entry(i))] = true;
+  for (size_t sid = 0; sid < plan.storage_bytes.size(); ++sid) {
+    if (plan.storage_offset[sid] == MemoryPlan::kNotInBlock) continue;
+    (io[sid] ? info->io_bytes : info->workspace_bytes) += plan.storage_bytes[sid];
+  }
 }
 
 }  // namespace aotrt

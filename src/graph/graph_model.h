@@ -3,7 +3,6 @@
 // Immutable after construction and shared like every PlannedModel: any thread may read it.
 #pragma once
 
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -21,7 +20,6 @@ class GraphModel final : public PlannedModel {
   GraphModel(std::string name, GraphDef graph, Module library, std::vector<NamedArray> params, std::string what);
 
   const GraphDef& graph() const { return graph_; }
-  const ModelInfo& info() const override;
   // TVM's CPU device ignores the id; pinned host memory is host memory.
   void CheckDevice(DLDevice device) const override;
   void PrepareDevice(DLDevice device) const override;
@@ -30,17 +28,13 @@ class GraphModel final : public PlannedModel {
   // (graph/graph_functions.cc).
   PackedFunc ExecutorModuleFunction(PlannedExecutor* ex, const std::string& name, const ObjectPtr<ModuleNode>& self,
                                     bool debug) const override;
-  // Check `params` against the inputs as the constructor does, for load_params: each bound to its
-  // input's index.
-  std::vector<BoundParam> MatchParams(const std::vector<NamedArray>& params) const;
 
  private:
   void AddNodeCalls();
+  void BuildInfo(ModelInfo* info) const override;
 
   GraphDef graph_;
   Module library_;
-  mutable std::once_flag info_built_;
-  mutable ModelInfo info_;
 };
 
 }  // namespace aotrt

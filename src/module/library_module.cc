@@ -39,11 +39,8 @@ PackedFunc LibraryModuleNode::GetFunction(const std::string& name, const ObjectP
   if (name == contract::kMainAlias) {
     auto* entry_name = static_cast<const char*>(lib_->Lookup(contract::kMainAlias));
     AOTRT_REQUIRE(entry_name != nullptr, kNotFound, "Symbol __tvm_main__ is not presented in ", lib_->name());
-    try {
-      symbol = lib_->Segments().ReadString(entry_name, 4096, contract::kMainAlias);
-    } catch (const Error& e) {
-      AOTRT_THROW(kFormatError, lib_->name(), ": ", e.what());
-    }
+    symbol = AsFormatError([&] { return lib_->Segments().ReadString(entry_name, 4096, contract::kMainAlias); },
+                           lib_->name(), ": ");
   }
   void* addr = lib_->Lookup(symbol);
   if (!addr) return PackedFunc();
@@ -91,11 +88,7 @@ void CheckWritableSlots(const SymbolSource& lib) {
   AddressBounds bounds = lib.Segments();
   auto check = [&](const char* name) {
     if (void* slot = lib.Lookup(name)) {
-      try {
-        bounds.RequireWritable(slot, sizeof(void*), name);
-      } catch (const Error& e) {
-        AOTRT_THROW(kFormatError, lib.name(), ": ", e.what());
-      }
+      AsFormatError([&] { bounds.RequireWritable(slot, sizeof(void*), name); }, lib.name(), ": ");
     }
   };
   for (const ContextPointer& p : kContextPointers) check(p.name);

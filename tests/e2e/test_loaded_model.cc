@@ -99,7 +99,7 @@ TEST(LoadedModel, FactoryParamsAreCheckedWhenTheFactoryIsMade) {
   EXPECT_EQ(ok.Info().params[0].name, "a");
   // As TVM's factory: a param that is not an input is an error, not a warning.
   EXPECT_AOTRT_ERROR(CreateFactory({"nope"}), ErrorCode::kNotFound,
-                     {"factory param 'nope' is not an input of model 'default'", "add_c.so"});
+                     {"'nope' is not an input of model 'default'", "add_c.so"});
   EXPECT_AOTRT_ERROR(CreateFactory({"a", "a"}), ErrorCode::kInvalidArgument,
                      {"factory param 'a' fills input 0 ('a') a second time"});
   EXPECT_AOTRT_ERROR(CreateFactory({""}), ErrorCode::kInvalidArgument, {"factory param with an empty name"});

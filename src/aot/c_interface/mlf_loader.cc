@@ -115,12 +115,6 @@ std::string Key(const BuildPlan& plan, const std::string& compiler) {
   return key.substr(key.find(':') + 1);
 }
 
-// A cached library this user may trust: a regular file of theirs that no one else can write.
-bool Trusted(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0;
-}
-
 // Compiles `plan` in `dir`; returns the library's path inside it.
 std::string Build(const TempDir& dir, const BuildPlan& plan, const std::string& compiler, const std::string& what) {
   for (const auto& [path, bytes] : plan.files) dir.Write(path, bytes);
@@ -151,7 +145,7 @@ MlfCompiled CompileMlf(const std::map<std::string, std::string>& files, const Ml
   std::unique_ptr<TempDir> dir;
   if (!cache_dir.empty() && MakeDirectories(cache_dir)) {
     cached = cache_dir + "/mlf-" + Key(plan, compiler) + ".so";
-    if (Trusted(cached)) return {OpenSharedLibrary(cached, display), "compile cache", cached};
+    if (TrustedFile(cached)) return {OpenSharedLibrary(cached, display), "compile cache", cached};
     try {
       dir = std::make_unique<TempDir>(cache_dir, "mlf-build-");
     } catch (const Error& e) {
@@ -262,11 +256,8 @@ ModelMetadata BuildMetadata(const MlfMetadata& mlf, const MlfEntry& entry, const
 std::shared_ptr<const ParamList> ReadParams(const ArchiveContents& a, const std::string& name, const std::string& what) {
   auto it = a.files.find("parameters/" + name + ".params");
   if (it == a.files.end()) return std::make_shared<ParamList>();
-  try {
-    return std::make_shared<ParamList>(LoadParams(it->second.data(), it->second.size()));
-  } catch (const Error& e) {
-    AOTRT_THROW(kFormatError, what, ": parameters/", name, ".params: ", e.what());
-  }
+  return AsFormatError([&] { return std::make_shared<ParamList>(LoadParams(it->second.data(), it->second.size())); },
+                       what, ": parameters/", name, ".params: ");
 }
 
 // The entry as tvmgen_<name>_run of a library the caller compiled takes it: inputs, outputs and

@@ -3,7 +3,6 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "aotrt/dtype.h"
 #include "base/error_util.h"
 #include "base/json_fields.h"
 
@@ -25,14 +24,8 @@ std::vector<MlfTensor> Tensors(const Json& obj, const std::string& where, const 
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     std::string at = where + "." + it.key();
     AOTRT_REQUIRE(!it.key().empty(), kFormatError, what, ": ", where, " has a tensor with an empty name");
-    std::string dtype = JsonString(JsonField(it.value(), "dtype", at, what), at + ".dtype", what);
-    DLDataType t;
-    try {
-      t = DataTypeFromString(dtype);
-    } catch (const Error& e) {
-      AOTRT_THROW(kFormatError, what, ": ", at, ".dtype: ", e.what());
-    }
-    out.push_back({it.key(), t, Size(JsonField(it.value(), "size", at, what), at + ".size", what)});
+    out.push_back({it.key(), JsonDataType(JsonField(it.value(), "dtype", at, what), at + ".dtype", what),
+                   Size(JsonField(it.value(), "size", at, what), at + ".size", what)});
   }
   return out;
 }
