@@ -97,10 +97,7 @@ class AOTRT_API TVMRetValue {
   TVMRetValue(const TVMRetValue&) = delete;
   TVMRetValue& operator=(const TVMRetValue&) = delete;
   // Moving transfers the reference or string; `other` is left null.
-  TVMRetValue(TVMRetValue&& other) noexcept : value_(other.value_), code_(other.code_), object_(other.object_),
-                                              str_(other.str_) {
-    other.Release();
-  }
+  TVMRetValue(TVMRetValue&& other) noexcept : TVMRetValue() { *this = std::move(other); }
   TVMRetValue& operator=(TVMRetValue&& other) noexcept {
     if (this != &other) {
       Clear();

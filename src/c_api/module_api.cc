@@ -21,9 +21,14 @@ ModuleNode* AsModule(void* h, const char* fn) {
   return static_cast<ModuleNode*>(ObjectFromHandle(h, kTypeModule, fn));
 }
 
-// Checked on every TVMFuncCall: the test inline, the message out of line.
+// Checked on every TVMFuncCall: the test inline (one compare; the live-object registry in checked
+// builds), the message out of line.
 inline PackedFuncObj* AsFunc(void* h, const char* fn) {
-  return static_cast<PackedFuncObj*>(ObjectFromHandleFast(h, kTypePackedFunc, fn));
+#if !AOTRT_CHECKED_HANDLES
+  auto* obj = static_cast<Object*>(h);
+  if (__builtin_expect(obj != nullptr && obj->type_index() == kTypePackedFunc, 1)) return static_cast<PackedFuncObj*>(obj);
+#endif
+  return static_cast<PackedFuncObj*>(ObjectFromHandle(h, kTypePackedFunc, fn));
 }
 
 // Reading the versioned option structs: kInvalidArgument unless `struct_size` is this library's
@@ -108,15 +113,10 @@ int TVMModLoadFromFile(const char* file_name, const char* format, TVMModuleHandl
 
 void AOTRTLoadOptionsInit(AOTRTLoadOptions* options) {
   if (!options) return;
-  LoadOptions d;
-  *options = AOTRTLoadOptions{};
-  options->struct_size = sizeof(AOTRTLoadOptions);
-  options->constant_cache = d.constant_cache;
-  options->verify_constant_cache = d.verify_constant_cache;
-  options->cache_max_bytes = d.cache_max_bytes;
-  options->check_bounds = d.executor.check_bounds;
-  options->huge_pages = d.executor.huge_pages;
-  options->compile_cache = d.compile_cache;
+  LoadOptions d;  // in the order of the struct's fields; strings NULL, num_threads 0
+  *options = AOTRTLoadOptions{sizeof(AOTRTLoadOptions), d.constant_cache, d.verify_constant_cache, nullptr,
+                              d.cache_max_bytes, d.executor.check_bounds, d.executor.huge_pages, nullptr,
+                              d.compile_cache, nullptr, 0};
 }
 
 int AOTRTModLoadFromFileWithOptions(const char* file_name, const char* format, const AOTRTLoadOptions* options,
@@ -262,11 +262,9 @@ int TVMFuncRemoveGlobal(const char* name) {
 
 void AOTRTExecutorOptionsInit(AOTRTExecutorOptions* options) {
   if (!options) return;
-  ExecutorOptions::Heap d;  // the default memory
-  *options = AOTRTExecutorOptions{};
-  options->struct_size = sizeof(AOTRTExecutorOptions);
-  options->check_bounds = d.check_bounds;
-  options->huge_pages = d.huge_pages;
+  ExecutorOptions::Heap d;  // the default memory; no pools, no arena, no callback, num_threads 0
+  *options = AOTRTExecutorOptions{sizeof(AOTRTExecutorOptions), d.check_bounds, d.huge_pages, nullptr, 0, nullptr, 0,
+                                  nullptr, nullptr, 0};
 }
 
 int AOTRTExecutorCreate(TVMModuleHandle factory, int device_type, int device_id, const AOTRTExecutorOptions* options,

@@ -25,13 +25,4 @@ TensorObj* TensorFromHandle(const DLTensor* handle, const char* what);
 // handle; kTVMObjectHandle, kTVMModuleHandle, kTVMPackedFuncHandle: any object); null for null.
 Object* ObjectFromValue(void* handle, int code, const char* what);
 
-// The fast path of ObjectFromHandle for calls made per inference (TVMFuncCall): one compare.
-inline Object* ObjectFromHandleFast(void* handle, uint32_t type_index, const char* what) {
-#if !AOTRT_CHECKED_HANDLES
-  auto* obj = static_cast<Object*>(handle);
-  if (__builtin_expect(obj != nullptr && obj->type_index() == type_index, 1)) return obj;
-#endif
-  return ObjectFromHandle(handle, type_index, what);
-}
-
 }  // namespace aotrt

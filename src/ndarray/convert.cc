@@ -118,25 +118,18 @@ bool ConvertOne(typename From::S in, typename To::S* out, Failure* why) {
 
 template <typename From, typename To>
 void ConvertAll(const void* src, void* dst, int64_t n, Failure* why) {
-  using FS = typename From::S;
-  using TS = typename To::S;
-  const auto* s = static_cast<const FS*>(src);
-  for (int64_t i = 0; i < n; ++i) {  // pass 1: check every value
-    FS v;
-    std::memcpy(&v, s + i, sizeof v);
-    TS out;
-    if (!ConvertOne<From, To>(v, &out, why)) {
-      why->index = i;
-      return;
+  const auto* s = static_cast<const typename From::S*>(src);
+  for (bool write : {false, true}) {  // every value checked before any is written
+    for (int64_t i = 0; i < n; ++i) {
+      typename From::S v;
+      std::memcpy(&v, s + i, sizeof v);
+      typename To::S out{};
+      if (!ConvertOne<From, To>(v, &out, why)) {
+        why->index = i;
+        return;
+      }
+      if (write) std::memcpy(static_cast<typename To::S*>(dst) + i, &out, sizeof out);
     }
-  }
-  auto* d = static_cast<TS*>(dst);
-  for (int64_t i = 0; i < n; ++i) {  // pass 2: write
-    FS v;
-    std::memcpy(&v, s + i, sizeof v);
-    TS out{};
-    ConvertOne<From, To>(v, &out, why);
-    std::memcpy(d + i, &out, sizeof out);
   }
 }
 

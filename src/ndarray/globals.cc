@@ -61,25 +61,21 @@ void WriteFile(const std::string& path, const std::string& bytes, const char* wh
 
 namespace {
 
+// runtime.SaveParams(map) -> bytes, runtime.SaveParamsToFile(map, path).
+template <bool kToFile>
 void SaveParamsGlobal(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.SaveParams", args, 1);
-  rv->SetBytes(SaveParams(ParamsFromMap(args[0])));
+  const char* fn = kToFile ? "runtime.SaveParamsToFile" : "runtime.SaveParams";
+  RequireArgCount(fn, args, kToFile ? 2 : 1);
+  std::string bytes = SaveParams(ParamsFromMap(args[0]));
+  kToFile ? WriteFile(args[1].AsString(), bytes, fn) : rv->SetBytes(std::move(bytes));
 }
 
-void SaveParamsToFile(TVMArgs args, TVMRetValue*) {
-  RequireArgCount("runtime.SaveParamsToFile", args, 2);
-  WriteFile(args[1].AsString(), SaveParams(ParamsFromMap(args[0])), "runtime.SaveParamsToFile");
-}
-
+// runtime.LoadParams(bytes) -> map, runtime.LoadParamsFromFile(path) -> map.
+template <bool kFromFile>
 void LoadParamsGlobal(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.LoadParams", args, 1);
-  std::string bytes = args[0].AsString();
-  rv->SetObject(ParamsToMap(LoadParams(bytes.data(), bytes.size())));
-}
-
-void LoadParamsFromFile(TVMArgs args, TVMRetValue* rv) {
-  RequireArgCount("runtime.LoadParamsFromFile", args, 1);
-  std::string bytes = ReadFile(args[0].AsString(), "runtime.LoadParamsFromFile: params file");
+  RequireArgCount(kFromFile ? "runtime.LoadParamsFromFile" : "runtime.LoadParams", args, 1);
+  std::string bytes = kFromFile ? ReadFile(args[0].AsString(), "runtime.LoadParamsFromFile: params file")
+                                : args[0].AsString();
   rv->SetObject(ParamsToMap(LoadParams(bytes.data(), bytes.size())));
 }
 
@@ -115,12 +111,12 @@ void CreateView(TVMArgs args, TVMRetValue* rv) {
 }
 
 constexpr GlobalDef kDefs[] = {
-    {"runtime.SaveParams", SaveParamsGlobal},
+    {"runtime.SaveParams", SaveParamsGlobal<false>},
     // TVM's compiler registers it; TVM's debug executor saves each node's output with it.
-    {"tvm.relay._save_param_dict", SaveParamsGlobal},
-    {"runtime.SaveParamsToFile", SaveParamsToFile},
-    {"runtime.LoadParams", LoadParamsGlobal},
-    {"runtime.LoadParamsFromFile", LoadParamsFromFile},
+    {"tvm.relay._save_param_dict", SaveParamsGlobal<false>},
+    {"runtime.SaveParamsToFile", SaveParamsGlobal<true>},
+    {"runtime.LoadParams", LoadParamsGlobal<false>},
+    {"runtime.LoadParamsFromFile", LoadParamsGlobal<true>},
     {"runtime.TVMArrayAllocWithScope", AllocWithScope},
     {"runtime.TVMArrayCreateView", CreateView},
 };

@@ -55,11 +55,10 @@ std::string BenchmarkStatsToJson(const BenchmarkStats& s) {
 
 void ValidateBenchmarkOptions(const BenchmarkOptions& o) {
   profiling_internal::RequireInRanges(
-      "benchmark",
-      {{"warmup", o.warmup, 0}, {"number", o.number, 1}, {"min_repeat_ms", o.min_repeat_ms, INT64_MIN, kMaxTimingMs},
-       {"cooldown_interval_ms", o.cooldown_interval_ms, INT64_MIN, kMaxTimingMs}, {"repeat", o.repeat, 1},
-       {"min_repeat_ms", o.min_repeat_ms, 0}, {"cooldown_interval_ms", o.cooldown_interval_ms, 0},
-       {"cache_flush_bytes", o.cache_flush_bytes, 0}});
+      "benchmark", {{"warmup", o.warmup, 0}, {"number", o.number, 1}, {"repeat", o.repeat, 1},
+                    {"min_repeat_ms", o.min_repeat_ms, 0, kMaxTimingMs},
+                    {"cooldown_interval_ms", o.cooldown_interval_ms, 0, kMaxTimingMs},
+                    {"cache_flush_bytes", o.cache_flush_bytes, 0}});
   AOTRT_REQUIRE(static_cast<int64_t>(o.number) * o.repeat <= kMaxBenchmarkSamples, kInvalidArgument,
                 "benchmark: number * repeat = ", static_cast<int64_t>(o.number) * o.repeat, " exceeds the limit of ",
                 kMaxBenchmarkSamples, " samples");

@@ -28,13 +28,21 @@ Module ModuleArg(TVMArgs args) {
   return args[0].type_code() == kTVMNullptr ? Module() : Module(args[0].AsModule());
 }
 
-// Where each option of runtime.RPCTimeEvaluator sits in one layout, by its argument count less 10
-// (10: v0.9, no limit_zero_time_iterations nor cache_flush_bytes; 11: v0.10-v0.13, no
-// cache_flush_bytes; 12: v0.14+); -1: the layout has none, TVM's default applies.
-struct Layout {
-  int limit_zero_time_iterations, cooldown_interval_ms, repeats_to_cooldown, cache_flush_bytes, f_preproc;
+// Where each option of runtime.RPCTimeEvaluator sits in the layouts of 10, 11 and 12 arguments
+// (ParseRpcTimeEvaluatorArgs); -1: the layout has none, TVM's default applies. f_preproc is last.
+struct Field {
+  int TimeEvaluatorOptions::*option;
+  const char* name;
+  int at[3];
 };
-constexpr Layout kLayouts[] = {{-1, 7, 8, -1, 9}, {7, 8, 9, -1, 10}, {7, 8, 9, 10, 11}};
+using Opt = TimeEvaluatorOptions;
+constexpr Field kFields[] = {{&Opt::number, "number", {4, 4, 4}},
+                             {&Opt::repeat, "repeat", {5, 5, 5}},
+                             {&Opt::min_repeat_ms, "min_repeat_ms", {6, 6, 6}},
+                             {&Opt::limit_zero_time_iterations, "limit_zero_time_iterations", {-1, 7, 7}},
+                             {&Opt::cooldown_interval_ms, "cooldown_interval_ms", {7, 8, 8}},
+                             {&Opt::repeats_to_cooldown, "repeats_to_cooldown", {8, 9, 9}},
+                             {&Opt::cache_flush_bytes, "cache_flush_bytes", {-1, -1, 10}}};
 
 void RpcTimeEvaluator(TVMArgs args, TVMRetValue* rv) {
   profiling_internal::RpcTimeEvaluatorArgs a = profiling_internal::ParseRpcTimeEvaluatorArgs(args);
@@ -103,7 +111,6 @@ extern const GlobalTable kProfilingGlobals{kDefs};
 profiling_internal::RpcTimeEvaluatorArgs profiling_internal::ParseRpcTimeEvaluatorArgs(TVMArgs args) {
   AOTRT_REQUIRE(args.size() >= 10 && args.size() <= 12, kInvalidArgument, kRpcFn,
                 " takes 12 arguments (TVM v0.14+), 11 (v0.10-v0.13) or 10 (v0.9), got ", args.size());
-  const Layout& at = kLayouts[args.size() - 10];
   RpcTimeEvaluatorArgs out;
   out.module = ModuleArg(args);
   AOTRT_REQUIRE(!out.module.defined() || out.module.type_key() != "rpc", kNotImplemented, kRpcFn,
@@ -114,18 +121,11 @@ profiling_internal::RpcTimeEvaluatorArgs profiling_internal::ParseRpcTimeEvaluat
   // A device of a driver's type that the machine has (its queue is waited for after each call), or the CPU.
   out.device = IsAcceptedCpuDevice(device_type, device_id) ? DLDevice{kDLCPU, 0} : MakeDevice(device_type, device_id);
   if (out.device.device_type != kDLCPU || device_id != 0) RequireDevice(out.device, kRpcFn);
-  // An option the layout lacks keeps TVM's default (limit_zero_time_iterations 100, cache_flush_bytes 0).
-  auto set = [&](int* option, int index, const char* name) {
-    if (index >= 0) *option = IntArg(kRpcFn, args, index, name);
-  };
-  set(&out.options.number, 4, "number");
-  set(&out.options.repeat, 5, "repeat");
-  set(&out.options.min_repeat_ms, 6, "min_repeat_ms");
-  set(&out.options.limit_zero_time_iterations, at.limit_zero_time_iterations, "limit_zero_time_iterations");
-  set(&out.options.cooldown_interval_ms, at.cooldown_interval_ms, "cooldown_interval_ms");
-  set(&out.options.repeats_to_cooldown, at.repeats_to_cooldown, "repeats_to_cooldown");
-  set(&out.options.cache_flush_bytes, at.cache_flush_bytes, "cache_flush_bytes");
-  out.f_preproc = args[at.f_preproc].AsString();
+  for (const Field& f : kFields) {
+    int at = f.at[args.size() - 10];
+    if (at >= 0) out.options.*f.option = IntArg(kRpcFn, args, at, f.name);  // else TVM's default stays
+  }
+  out.f_preproc = args[args.size() - 1].AsString();
   return out;
 }
 

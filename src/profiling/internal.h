@@ -16,6 +16,7 @@
 
 namespace aotrt {
 
+class DeviceAPI;
 class PlannedExecutor;
 
 // The measured per-operator profile (OperatorProfile::measured) of an executor whose operators
@@ -44,8 +45,8 @@ struct Bound {
   const char* name;
   int64_t value, lo, hi = INT64_MAX;
 };
-// Throws kInvalidArgument "<what>: <name> must be >= <lo>, got <value>" for the first of `bounds`
-// its value breaks; the bound reads "<= <hi>" when lo is INT64_MIN, "in [<lo>, <hi>]" when hi is not INT64_MAX.
+// Throws kInvalidArgument "<what>: <name> must be >= <lo>, got <value>" (or "<= <hi>") for the
+// first of `bounds` its value breaks.
 void RequireInRanges(const char* what, std::initializer_list<Bound> bounds);
 
 // The function `name` of `module`, or the global one when `module` is undefined; kNotFound if none.
@@ -72,10 +73,10 @@ struct CacheFlusher {
 // given), growing *number (GrowNumber) until a batch lasts min_repeat_ms or zero_limit batches
 // took 0 ns. Returns the last batch's milliseconds; -1 when an interrupt request stopped a batch
 // or *number reached `cap` (then *number = cap, and no batch ran at that size).
-// On a device other than the CPU, each batch ends when the device has finished its work (the calls
-// only enqueue it).
+// With a `device` (not the CPU's), each batch ends when device `device_id` has finished its work
+// (the calls only enqueue it).
 double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repeat_ms, int zero_limit,
-                   CacheFlusher* flusher, int64_t cap = INT64_MAX, DLDevice dev = DLDevice{kDLCPU, 0});
+                   CacheFlusher* flusher, int64_t cap = INT64_MAX, DeviceAPI* device = nullptr, int device_id = 0);
 
 // The global runtime.RPCTimeEvaluator's arguments, decoded.
 struct RpcTimeEvaluatorArgs {

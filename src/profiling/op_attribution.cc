@@ -141,10 +141,7 @@ const CodeSymbol* CodeMap::Find(uintptr_t pc) const {
 }
 
 bool CodeMap::Contains(uintptr_t pc) const {
-  for (const Range& r : code_) {
-    if (pc >= r.start && pc < r.end) return true;
-  }
-  return false;
+  return std::any_of(code_.begin(), code_.end(), [pc](const Range& r) { return pc >= r.start && pc < r.end; });
 }
 
 std::string OperatorName(const std::string& symbol, const std::string& symbol_prefix) {

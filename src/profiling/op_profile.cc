@@ -133,7 +133,6 @@ class PcSampler {
   PcSampler(const PcSampler&) = delete;
   PcSampler& operator=(const PcSampler&) = delete;
 
-  // Disarms the timer, drains a pending signal, restores the previous SIGPROF disposition.
   void Stop() {
     if (!started_) return;
     started_ = false;
@@ -172,8 +171,9 @@ constexpr size_t kMaxSamples = size_t{1} << 22;  // 64 MiB of samples at most
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-// The runs of a profile, each timed: opt.runs of them, or as many as duration_s allows, up to an interrupt request.
-std::vector<double> TimedRuns(const OperatorProfileOptions& opt, const std::function<void()>& run, OperatorProfile* p) {
+// The runs of a profile, each timed: opt.runs of them, or as many as duration_s allows, up to an
+// interrupt request. Sets runs, run_ms, run_ms_median and interrupted of `p`.
+void TimedRuns(const OperatorProfileOptions& opt, const std::function<void()>& run, OperatorProfile* p) {
   std::vector<double> times;
   times.reserve(static_cast<size_t>(std::min(opt.runs > 0 ? opt.runs : 1024, 1 << 20)));
   auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
@@ -186,18 +186,11 @@ std::vector<double> TimedRuns(const OperatorProfileOptions& opt, const std::func
     run();
     times.push_back(Ms(Clock::now() - start));
   }
-  return times;
-}
-
-// Sets runs, run_ms and run_ms_median of `p` from the run times (sorted in place); returns their sum.
-double SetRunTimes(std::vector<double>& times, OperatorProfile* p) {
   p->runs = static_cast<int>(times.size());
-  if (times.empty()) return 0;
-  double sum = std::accumulate(times.begin(), times.end(), 0.0);
-  p->run_ms = sum / static_cast<double>(times.size());
+  if (times.empty()) return;
+  p->run_ms = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
   std::sort(times.begin(), times.end());
   p->run_ms_median = PercentileSorted(times, 50);
-  return sum;
 }
 
 }  // namespace
@@ -216,14 +209,14 @@ OperatorProfile ProfileMeasuredRuns(const OperatorProfileOptions& opt, const std
   for (int i = 0; i < opt.warmup; ++i) run();
   for (OperatorCost& c : *ops) c.mean_ms = 0, c.samples = 0;
   OperatorProfile p;
-  std::vector<double> runs = TimedRuns(opt, run, &p);
+  TimedRuns(opt, run, &p);
   p.measured = true;
-  double total = SetRunTimes(runs, &p), ops_ms = 0;
-  if (runs.empty()) return p;
+  double total = p.run_ms * p.runs, ops_ms = 0;
+  if (p.runs == 0) return p;
   for (OperatorCost& c : *ops) {
     if (c.samples == 0) continue;  // never called
     c.percent = total > 0 ? c.mean_ms / total * 100 : 0;
-    c.mean_ms /= runs.size();
+    c.mean_ms /= p.runs;
     ops_ms += c.mean_ms;
     p.samples += c.samples;
     p.operators.push_back(std::move(c));
@@ -287,13 +280,12 @@ OperatorProfile profiling_internal::ProfileExecutorModule(const Module& executor
   double planned_ms = opt.runs > 0 ? opt.runs * std::max(warm_ms, 0.001) : opt.duration_s * 1000.0;
   PcSampler sampler(opt.period_us, static_cast<size_t>(std::min(2.0 * planned_ms * 1000.0 / opt.period_us + 4096,
                                                                 static_cast<double>(kMaxSamples))));
-  std::vector<double> times = TimedRuns(opt, [&] {
+  TimedRuns(opt, [&] {
     g_recording.store(true, std::memory_order_relaxed);
     node->executor().Run();
     g_recording.store(false, std::memory_order_relaxed);
   }, &profile);
   sampler.Stop();
-  SetRunTimes(times, &profile);
   profile.dropped = sampler.dropped();
   profiling_internal::AttributeSamples(code, sampler.samples(), model.info().symbol_prefix, &profile);
   return profile;

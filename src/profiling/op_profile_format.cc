@@ -71,10 +71,10 @@ std::string OperatorProfile::ToTable() const {
   char buf[1024];
   auto row = [&](const std::string& name, const std::string& pct, const std::string& ci, const std::string& ms,
                  const std::string& n, const std::string& shape) {
-    int len = measured ? std::snprintf(buf, sizeof(buf), "%-*s  %8s  %10s  %8s", static_cast<int>(width),
-                                       Fit(name, width, true).c_str(), pct.c_str(), ms.c_str(), n.c_str())
-                       : std::snprintf(buf, sizeof(buf), "%-*s  %8s  %7s  %10s  %8s", static_cast<int>(width),
-                                       Fit(name, width, true).c_str(), pct.c_str(), ci.c_str(), ms.c_str(), n.c_str());
+    // A measured profile has no +-95% column.
+    int len = std::snprintf(buf, sizeof(buf), "%-*s  %8s%s%*s  %10s  %8s", static_cast<int>(width),
+                            Fit(name, width, true).c_str(), pct.c_str(), measured ? "" : "  ", measured ? 0 : 7,
+                            measured ? "" : ci.c_str(), ms.c_str(), n.c_str());
     size_t used = static_cast<size_t>(std::max(len, 0)) + 2;
     os << buf << (shape.empty() ? "" : "  " + Fit(shape, used < kLineWidth ? kLineWidth - used : 20)) << "\n";
   };
@@ -88,18 +88,15 @@ std::string OperatorProfile::ToTable() const {
   row(outside.name, Fixed(outside.percent, 2), Fixed(outside.ci95, 2), Fixed(outside.mean_ms, ms_digits),
       measured ? "" : std::to_string(outside.samples), "");
   row("Total (mean run)", "100.00", "", Fixed(run_ms, ms_digits), std::to_string(samples), "");
-  if (measured) {
-    const char* op = executor == "VM" ? "kernel call" : "node";
-    os << executor << " " << model << (library.empty() ? "" : " (" + library + ")") << ": " << runs << " runs, median " << Fixed(run_ms_median, ms_digits)
-       << " ms" << (interrupted ? ", interrupted" : "") << "\nevery " << op << " timed on every run (measured, not sampled); "
-       << op << "s by cost, highest first\n";
-    return os.str();
-  }
-  os << "Model " << model << " (" << library << ", symbols from "
-     << (symbol_table.empty() ? "nowhere: stripped, by address" : symbol_table) << "): " << runs
-     << " runs, median " << Fixed(run_ms_median, ms_digits) << " ms, " << samples << " samples every ~" << period_us
-     << " us" << (interrupted ? ", interrupted" : "") << (dropped ? ", " + std::to_string(dropped) + " dropped" : "")
-     << "\n";
+  std::string source = !measured ? " (" + library + ", symbols from " +
+                                       (symbol_table.empty() ? "nowhere: stripped, by address" : symbol_table) + ")"
+                       : library.empty() ? "" : " (" + library + ")";
+  os << (measured ? executor : "Model") << " " << model << source << ": " << runs << " runs, median "
+     << Fixed(run_ms_median, ms_digits) << " ms";
+  if (!measured) os << ", " << samples << " samples every ~" << period_us << " us";
+  os << (interrupted ? ", interrupted" : "") << (dropped ? ", " + std::to_string(dropped) + " dropped" : "") << "\n";
+  const char* op = executor == "VM" ? "kernel call" : "node";
+  if (measured) os << "every " << op << " timed on every run (measured, not sampled); " << op << "s by cost, highest first\n";
   return os.str();
 }
 
@@ -118,8 +115,7 @@ std::string OperatorProfile::ToJson() const {
 }
 
 std::string OperatorProfile::ToCsv() const {
-  std::string out = measured ? "name,symbol,percent,ci95,mean_ms,calls,shapes\n"
-                             : "name,symbol,percent,ci95,mean_ms,samples,shapes\n";
+  std::string out = StrCat("name,symbol,percent,ci95,mean_ms,", measured ? "calls" : "samples", ",shapes\n");
   for (const OperatorCost& c : operators) out += CostCsv(c);
   return out + CostCsv(outside);
 }
@@ -164,7 +160,7 @@ ObjectPtr<ProfileReportObj> ProfileReportFromJson(const std::string& json) {
     std::string name = text(c, "Name"), shapes = text(c, "Argument Shapes"), us = Fixed(number(c, "Duration (us)"), 2),
                 percent = Fixed(number(c, "Percent"), 2), count = Fixed(number(c, "Count"), 0);
     table += row(name, us, percent, count, shapes);
-    csv += name + "," + us + "," + percent + "," + count + ",\"" + shapes + "\"\n";
+    csv += CsvField(name) + "," + us + "," + percent + "," + count + "," + CsvField(shapes) + "\n";
     total += number(c, "Duration (us)");
   }
   table += "----------\n" + row("Sum", Fixed(total, 2), "", "", "");

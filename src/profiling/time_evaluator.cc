@@ -92,11 +92,11 @@ void CacheFlushNonFirstArg(TVMArgs args) {
 void ValidateTimeEvaluatorOptions(const TimeEvaluatorOptions& o) {
   profiling_internal::RequireInRanges(
       "time evaluator",
-      {{"number", o.number, 1}, {"number", o.number, INT64_MIN, kMaxTimingNumber},
-       {"repeat", o.repeat, INT64_MIN, kMaxTimingRepeat}, {"min_repeat_ms", o.min_repeat_ms, INT64_MIN, kMaxTimingMs},
-       {"cooldown_interval_ms", o.cooldown_interval_ms, INT64_MIN, kMaxTimingMs}, {"repeat", o.repeat, 0},
-       {"min_repeat_ms", o.min_repeat_ms, 0}, {"limit_zero_time_iterations", o.limit_zero_time_iterations, 0},
-       {"cooldown_interval_ms", o.cooldown_interval_ms, 0}, {"cache_flush_bytes", o.cache_flush_bytes, 0}});
+      {{"number", o.number, 1, kMaxTimingNumber}, {"repeat", o.repeat, 0, kMaxTimingRepeat},
+       {"min_repeat_ms", o.min_repeat_ms, 0, kMaxTimingMs},
+       {"limit_zero_time_iterations", o.limit_zero_time_iterations, 0},
+       {"cooldown_interval_ms", o.cooldown_interval_ms, 0, kMaxTimingMs},
+       {"cache_flush_bytes", o.cache_flush_bytes, 0}});
   AOTRT_REQUIRE(o.cooldown_interval_ms == 0 || o.repeats_to_cooldown >= 1, kInvalidArgument,
                 "time evaluator: repeats_to_cooldown must be >= 1 when cooldown_interval_ms > 0, got ",
                 o.repeats_to_cooldown);
@@ -106,11 +106,8 @@ namespace profiling_internal {
 
 void RequireInRanges(const char* what, std::initializer_list<Bound> bounds) {
   for (const Bound& b : bounds) {
-    if (b.value >= b.lo && b.value <= b.hi) continue;
-    AOTRT_THROW(kInvalidArgument, what, ": ", b.name, " must be ",
-                b.hi != INT64_MAX ? (b.lo == INT64_MIN ? StrCat("<= ", b.hi) : StrCat("in [", b.lo, ", ", b.hi, "]"))
-                                  : StrCat(">= ", b.lo),
-                ", got ", b.value);
+    AOTRT_REQUIRE(b.value >= b.lo, kInvalidArgument, what, ": ", b.name, " must be >= ", b.lo, ", got ", b.value);
+    AOTRT_REQUIRE(b.value <= b.hi, kInvalidArgument, what, ": ", b.name, " must be <= ", b.hi, ", got ", b.value);
   }
 }
 
@@ -145,8 +142,7 @@ CacheFlusher::CacheFlusher(int bytes) {
 }
 
 double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repeat_ms, int zero_limit,
-                   CacheFlusher* flusher, int64_t cap, DLDevice dev) {
-  DeviceAPI* device = IsAcceptedCpuDevice(dev) ? nullptr : &RequireDevice(dev, "time evaluator");
+                   CacheFlusher* flusher, int64_t cap, DeviceAPI* device, int device_id) {
   TVMRetValue discard;
   double duration_ms = 0.0;
   int zero_times = 0;
@@ -162,7 +158,7 @@ double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repea
       f.CallPacked(args, &discard);
       if (InterruptRequested()) return -1.0;
     }
-    if (device) device->Sync(dev.device_id, nullptr);
+    if (device) device->Sync(device_id, nullptr);
     int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
     if (ns == 0) ++zero_times;
     duration_ms = static_cast<double>(ns) / 1e6;
@@ -174,19 +170,19 @@ double TimeBatches(const PackedFunc& f, TVMArgs args, int* number, int min_repea
 
 PackedFunc WrapTimeEvaluator(PackedFunc f, DLDevice dev, const TimeEvaluatorOptions& opt, PackedFunc f_preproc) {
   AOTRT_REQUIRE(static_cast<bool>(f), kInvalidArgument, "time evaluator: the function to time is empty");
-  if (!IsAcceptedCpuDevice(dev)) RequireDevice(dev, "time evaluator");
+  DeviceAPI* device = IsAcceptedCpuDevice(dev) ? nullptr : &RequireDevice(dev, "time evaluator");
   ValidateTimeEvaluatorOptions(opt);
   int number = opt.number;  // mutable state of the closure: growth persists across calls
-  auto timer = [f, f_preproc, opt, number, dev](TVMArgs args, TVMRetValue* rv) mutable {
+  auto timer = [f, f_preproc, opt, number, device, id = dev.device_id](TVMArgs args, TVMRetValue* rv) mutable {
     TVMRetValue discard;
     f.CallPacked(args, &discard);  // warm-up: lazy initialisation, first touch of memory
-    if (!IsAcceptedCpuDevice(dev)) FindDeviceAPI(DeviceTypeOf(dev))->Sync(dev.device_id, nullptr);
+    if (device) device->Sync(id, nullptr);
     profiling_internal::CacheFlusher flusher(opt.cache_flush_bytes);
     std::string result(static_cast<size_t>(opt.repeat) * sizeof(double), '\0');
     for (int r = 0; r < opt.repeat; ++r) {
       if (f_preproc) f_preproc.CallPacked(args, &discard);
       double duration_ms = profiling_internal::TimeBatches(f, args, &number, opt.min_repeat_ms,
-                                                           opt.limit_zero_time_iterations, &flusher, INT64_MAX, dev);
+                                                           opt.limit_zero_time_iterations, &flusher, INT64_MAX, device, id);
       if (duration_ms < 0) Interrupted(r, opt.repeat);
       double seconds_per_call = duration_ms / 1e3 / number;
       std::memcpy(&result[static_cast<size_t>(r) * sizeof(double)], &seconds_per_call, sizeof(double));
