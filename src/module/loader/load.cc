@@ -70,15 +70,8 @@ class MemFile {
  public:
   MemFile(const void* data, size_t size) : fd_(::memfd_create("aotrt-model", MFD_CLOEXEC)) {
     if (fd_.fd < 0) AOTRT_THROW(kIOError, "LoadFromMemory: memfd_create failed: ", std::strerror(errno));
-    const char* p = static_cast<const char*>(data);
-    size_t left = size;
-    while (left > 0) {
-      ssize_t n = ::write(fd_.fd, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) AOTRT_THROW(kIOError, "LoadFromMemory: writing ", size, " bytes failed: ", std::strerror(errno));
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
+    AOTRT_REQUIRE(AllAt(::pwrite, fd_.fd, static_cast<const char*>(data), size, 0), kIOError, "LoadFromMemory: writing ",
+                  size, " bytes failed: ", std::strerror(errno));
   }
   // Names the file for this process and for the tools it starts (tar, cc).
   std::string path() const { return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd_.fd); }
