@@ -48,7 +48,7 @@ struct ClKernel {
   std::vector<cl_kernel> kernels;
 
   ClKernel(const KernelInfo& i, std::string src, const std::string& cache)
-      : info(i), cache_dir(cache), launch(i.name, i.arg_types.size(), i.launch_param_tags), source(std::move(src)),
+      : info(i), cache_dir(cache), launch(i), source(std::move(src)),
         programs(OpenCLState::Get().devices().size()), kernels(programs.size()) {}
   ~ClKernel() {
     const ClApi& cl = OpenCLState::Get().cl();
