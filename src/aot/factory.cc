@@ -92,14 +92,9 @@ void CreateFactory(TVMArgs args, TVMRetValue* rv) {
     // a load, it has no cache options: its constants are a private copy.
     ConstantCacheOptions private_copy;
     private_copy.enabled = false;
-    auto md = MakeObject<MetadataModuleNode>(private_copy);
-    md->Import(lib);
-    md->OnImportsLinked();
-    lib = md;
+    lib = WithImport(MakeObject<MetadataModuleNode>(private_copy), lib);
   }
-  factory->Import(lib);
-  factory->OnImportsLinked();
-  rv->SetObject(factory, kTVMModuleHandle);
+  rv->SetObject(WithImport(factory, lib), kTVMModuleHandle);
 }
 
 constexpr GlobalDef kDefs[] = {

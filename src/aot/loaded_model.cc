@@ -17,11 +17,8 @@ LoadedModel::LoadedModel(std::string name, ObjectPtr<MetadataModuleNode> metadat
       metadata_module_(std::move(metadata_module)),
       program_(metadata_module_->program()),
       params_(params ? std::move(params) : std::make_shared<const ParamList>()) {
-  AddEntryCall();
-  Finish(MatchParams(*params_, "factory param"));
-}
-
-void LoadedModel::AddEntryCall() {
+  // The entry's arguments as entries, each its own storage: inputs, outputs, then the pools
+  // (constant and workspace) in the metadata's order; the one call of the entry.
   const ModelMetadata& md = program_->md;
   std::vector<uint32_t> args, writes;
   auto add = [&](const TensorSpec& t) {
@@ -60,6 +57,7 @@ void LoadedModel::AddEntryCall() {
     call.packed = program_->entry_packed;
   }
   AddCall(std::move(call), args, writes);
+  Finish(MatchParams(*params_, "factory param"));
 }
 
 void LoadedModel::CheckDevice(DLDevice device) const {

@@ -39,9 +39,6 @@ class LoadedModel final : public PlannedModel {
   const char* ExecutorTypeKey(bool) const override { return "AotExecutor"; }
 
  private:
-  // The entry's arguments as entries, each its own storage: inputs, outputs, then the pools
-  // (constant and workspace) in the metadata's order; the one call of the entry.
-  void AddEntryCall();
   void BuildInfo(ModelInfo* info) const override;
 
   ObjectPtr<MetadataModuleNode> metadata_module_;  // keeps the library loaded

@@ -10,19 +10,6 @@
 namespace aotrt {
 namespace {
 
-const TVMMetadata* FetchRawMetadata(const Module& self, const std::string& what) {
-  PackedFunc get = self.GetFunction(contract::kGetCMetadata, true);
-  if (!get) {
-    LibraryModuleNode* lib = FindLibraryModule(self.node().get());
-    std::string hint = lib ? lib->library().MissingSymbolHint(contract::kGetCMetadata) : std::string();
-    AOTRT_THROW(kNotFound, what, ": Unable to locate get_c_metadata PackedFunc", hint.empty() ? "" : ": ", hint);
-  }
-  TVMRetValue rv = get();
-  AOTRT_REQUIRE(rv.type_code() == kTVMOpaqueHandle, kFormatError, what,
-                ": get_c_metadata: Expected kOpaqueHandle returned; got ", rv.type_code());
-  return static_cast<const TVMMetadata*>(rv.value().v_handle);
-}
-
 // The shared constant pool, from the per-machine cache when it can be used (constant_cache.h). Its
 // size lies between the furthest constant's offset and the furthest end of a serialized constant
 // (its header included); only a miss parses the constants (PlanConstantPool) for the exact size.
@@ -104,7 +91,16 @@ void MetadataModuleNode::OnImportsLinked() {
   p->library_name = first && !first->library().name().empty() ? first->library().name() : "model";
   if (first) CollectRuntimeSymbols(first->library(), p.get());
   Module self{ObjectPtr<ModuleNode>(this)};
-  p->raw = FetchRawMetadata(self, p->library_name);
+  PackedFunc get = self.GetFunction(contract::kGetCMetadata, true);
+  if (!get) {
+    std::string hint = first ? first->library().MissingSymbolHint(contract::kGetCMetadata) : std::string();
+    AOTRT_THROW(kNotFound, p->library_name, ": Unable to locate get_c_metadata PackedFunc", hint.empty() ? "" : ": ",
+                hint);
+  }
+  TVMRetValue rv = get();
+  AOTRT_REQUIRE(rv.type_code() == kTVMOpaqueHandle, kFormatError, p->library_name,
+                ": get_c_metadata: Expected kOpaqueHandle returned; got ", rv.type_code());
+  p->raw = static_cast<const TVMMetadata*>(rv.value().v_handle);
   // Every pointer of the metadata must lie in the library that returned it.
   LibraryModuleNode* md_lib = FindLibraryModule(this, contract::kGetCMetadata);
   if (!md_lib) md_lib = first;

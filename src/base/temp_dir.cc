@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +39,16 @@ void TempDir::Write(const std::string& rel, const std::string& bytes) const {
 bool TrustedFile(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0;
+}
+
+std::string ReadFileBytes(const std::string& path, size_t max) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes;
+  char buf[4096];
+  while (bytes.size() < max && in.read(buf, std::min(sizeof buf, max - bytes.size())).gcount() > 0) {
+    bytes.append(buf, static_cast<size_t>(in.gcount()));
+  }
+  return bytes;
 }
 
 bool MakeDirectories(const std::string& dir) {

@@ -2,6 +2,8 @@
 // object linker's and the C-interface compiler's working folders. Not thread-safe to share.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace aotrt {
@@ -11,6 +13,9 @@ bool MakeDirectories(const std::string& dir);
 // Whether `path` is a cached file this user may trust (code, a binary that runs): a regular file of
 // theirs that no one else can write. Never throws.
 bool TrustedFile(const std::string& path);
+// The first (up to) `max` bytes of the file at `path`; "" when it cannot be read. Never throws
+// except std::bad_alloc.
+std::string ReadFileBytes(const std::string& path, size_t max = SIZE_MAX);
 
 class TempDir {
  public:

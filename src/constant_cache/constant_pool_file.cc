@@ -53,59 +53,26 @@ static_assert(sizeof(FileHeader) == offsetof(FileHeader, header_hash) + 8, "no p
 
 uint64_t HeaderHash(const FileHeader& h) { return XXH3_64bits(&h, offsetof(FileHeader, header_hash)); }
 
-// Calls visit(offset, length) for the sampled ranges of an n-byte payload, in order:
-// kSampleCount evenly spaced blocks, the first and the last included (all of a small payload).
-template <typename Visit>
-void ForEachSample(size_t n, Visit visit) {
-  if (n <= kSampleBlock * kSampleCount) {
-    visit(size_t{0}, n);
-    return;
-  }
-  for (size_t i = 0; i < kSampleCount; ++i) visit((n - kSampleBlock) * i / (kSampleCount - 1), kSampleBlock);
-}
-
-uint64_t SampleHash(const uint8_t* payload, size_t n) {
+// The hash of the sampled ranges of an n-byte payload: kSampleCount evenly spaced blocks, the first
+// and the last included (all of a small payload). `block(offset, length)` gives a range's bytes, or
+// nullptr on a read error (then false).
+template <typename Block>
+bool SampleHash(size_t n, Block block, uint64_t* hash) {
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
-  ForEachSample(n, [&](size_t at, size_t len) { XXH3_64bits_update(&state, payload + at, len); });
-  return XXH3_64bits_digest(&state);
-}
-
-// `io` (pread or pwrite) of all `n` bytes at `at`; false on an error (errno set) or when no more
-// bytes go through (a short file, a full disk: errno ENOSPC).
-template <typename Byte, typename Io>
-bool AllAt(Io io, int fd, Byte* p, size_t n, size_t at) {
-  while (n > 0) {
-    ssize_t r = io(fd, p, n, static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      if (r == 0) errno = ENOSPC;
-      return false;
-    }
-    p += r;
-    n -= static_cast<size_t>(r);
-    at += static_cast<size_t>(r);
+  bool small = n <= kSampleBlock * kSampleCount;
+  for (size_t i = 0; i < (small ? 1 : kSampleCount); ++i) {
+    size_t len = small ? n : kSampleBlock;
+    const uint8_t* p = block(small ? 0 : (n - kSampleBlock) * i / (kSampleCount - 1), len);
+    if (!p) return false;
+    XXH3_64bits_update(&state, p, len);
   }
+  *hash = XXH3_64bits_digest(&state);
   return true;
 }
 
 bool ReadAll(int fd, void* dst, size_t n, size_t at) { return AllAt(::pread, fd, static_cast<uint8_t*>(dst), n, at); }
 bool WriteAll(int fd, const uint8_t* p, size_t n, size_t at) { return AllAt(::pwrite, fd, p, n, at); }
-
-// SampleHash of the payload of the open pool file `fd`, read with pread (bench/README.md says why
-// not from the mapping). False on a read error.
-bool SampleHashOfFile(int fd, size_t n, uint64_t* hash) {
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  uint8_t buf[kSampleBlock * kSampleCount];  // the most one sample reads (all of a small payload)
-  bool ok = true;
-  ForEachSample(n, [&](size_t at, size_t len) {
-    ok = ok && ReadAll(fd, buf, len, kHeaderBytes + at);
-    if (ok) XXH3_64bits_update(&state, buf, len);
-  });
-  *hash = XXH3_64bits_digest(&state);
-  return ok;
-}
 
 // Why `h` is not a pool file header of this version, or nullptr.
 const char* HeaderProblem(const FileHeader& h) {
@@ -133,8 +100,11 @@ const char* InvalidHeader(const FileHeader& h, uint64_t file_bytes, const PoolFi
 // Why the payload of the open pool file `fd` (header `h`, mapped at `map`) is damaged, or nullptr
 // (the whole payload is hashed only with `verify`).
 const char* InvalidPayload(int fd, const FileHeader& h, bool verify, const uint8_t* map) {
+  // Read with pread, not from the mapping (bench/README.md says why).
+  uint8_t buf[kSampleBlock * kSampleCount];  // the most one sample reads (all of a small payload)
+  auto read = [&](size_t at, size_t len) { return ReadAll(fd, buf, len, kHeaderBytes + at) ? buf : nullptr; };
   uint64_t sampled = 0;
-  if (!SampleHashOfFile(fd, h.bytes + h.slack, &sampled)) return "cannot read the sampled blocks";
+  if (!SampleHash(h.bytes + h.slack, read, &sampled)) return "cannot read the sampled blocks";
   if (sampled != h.sample_hash) return "sampled blocks checksum mismatch";
   if (verify && XXH3_64bits(map + kHeaderBytes, h.bytes + h.slack) != h.payload_hash) {
     return "payload checksum mismatch";
@@ -264,8 +234,10 @@ bool WritePoolFile(const std::string& dir, const std::string& path, const PoolFi
   };
   if (f.fd < 0) return give_up("create a temporary file", errno);
   const size_t slack = TailSlack(e.bytes), n = e.bytes + slack;
+  uint64_t sampled = 0;
+  SampleHash(n, [payload](size_t at, size_t) { return payload + at; }, &sampled);
   FileHeader h{{}, kFormatVersion, kConstantCacheLayoutVersion, {e.key_hash[0], e.key_hash[1]}, e.bytes, slack,
-               XXH3_64bits(payload, n), SampleHash(payload, n), {}, 0};
+               XXH3_64bits(payload, n), sampled, {}, 0};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   std::memcpy(h.built_for, what.data(), std::min(what.size(), kBuiltForBytes - 1));
   h.header_hash = HeaderHash(h);

@@ -18,7 +18,7 @@ struct CuKernel {
   const KernelInfo& info;
   LaunchConfig launch;
   std::atomic<CUfunction> fn[kMaxCudaDevices] = {};  // per device, once the code is loaded there
-  explicit CuKernel(const KernelInfo& i) : info(i), launch(i.name, i.arg_types.size(), i.launch_param_tags) {}
+  explicit CuKernel(const KernelInfo& i) : info(i), launch(i) {}
 };
 class CudaModuleNode final : public DeviceModuleNode {
  public:

@@ -54,11 +54,7 @@ std::string KernelCachePath(const std::string& dir, const char* kind, const std:
 }
 
 std::string ReadKernelCache(const std::string& path) {
-  if (path.empty() || !TrustedFile(path)) return "";
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return path.empty() || !TrustedFile(path) ? std::string() : ReadFileBytes(path);
 }
 
 void WriteKernelCache(const std::string& path, const std::string& bytes) {

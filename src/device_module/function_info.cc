@@ -29,13 +29,13 @@ void RequirePassableArg(const std::string& kernel, size_t i, DLDataType t) {
                 ", which cannot be passed to a device function (int32/64, uint32, float32/64 or a buffer)");
 }
 
-LaunchConfig::LaunchConfig(const std::string& kernel, size_t num_args, const std::vector<std::string>& tags)
-    : base_(num_args) {
+LaunchConfig::LaunchConfig(const KernelInfo& kernel) : base_(kernel.arg_types.size()) {
+  const std::vector<std::string>& tags = kernel.launch_param_tags;
   bool filled[6] = {false, false, false, false, false, false};
   for (size_t i = 0; i < tags.size(); ++i) {
     const std::string& tag = tags[i];
     if (tag == "tir.use_dyn_shared_memory") {
-      AOTRT_REQUIRE(i + 1 == tags.size(), kFormatError, "kernel '", kernel,
+      AOTRT_REQUIRE(i + 1 == tags.size(), kFormatError, "kernel '", kernel.name,
                     "': tir.use_dyn_shared_memory must be the last launch tag");
       dyn_shared_ = true;
       continue;
@@ -43,7 +43,7 @@ LaunchConfig::LaunchConfig(const std::string& kernel, size_t num_args, const std
     int rank = tag.rfind("blockIdx.", 0) == 0 ? 0 : tag.rfind("threadIdx.", 0) == 0 ? 1 : -1;
     char axis = tag.empty() ? '\0' : tag.back();
     AOTRT_REQUIRE(rank >= 0 && tag.size() == (rank == 0 ? 10u : 11u) && axis >= 'x' && axis <= 'z', kFormatError,
-                  "kernel '", kernel, "': unknown launch tag '", tag,
+                  "kernel '", kernel.name, "': unknown launch tag '", tag,
                   "' (expected blockIdx.x/y/z, threadIdx.x/y/z or tir.use_dyn_shared_memory)");
     int slot = rank * 3 + (axis - 'x');
     index_.push_back(slot);

@@ -39,8 +39,8 @@ struct KernelLaunch {
 // Where a kernel's launch extents sit among its arguments, from its launch_param_tags.
 class LaunchConfig {
  public:
-  // Throws kFormatError naming `kernel` for an unknown tag.
-  LaunchConfig(const std::string& kernel, size_t num_args, const std::vector<std::string>& tags);
+  // Throws kFormatError naming the kernel for an unknown tag.
+  explicit LaunchConfig(const KernelInfo& kernel);
   size_t work_dim() const { return work_dim_; }
   size_t num_extents() const { return index_.size() + (dyn_shared_ ? 1 : 0); }
   // Throws kInvalidArgument unless a call of `api`'s `kernel` has `num_values` = num_args + num_extents().

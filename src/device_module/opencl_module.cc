@@ -48,7 +48,7 @@ struct ClKernel {
   std::vector<cl_kernel> kernels;
 
   ClKernel(const KernelInfo& i, std::string src, const std::string& cache)
-      : info(i), cache_dir(cache), launch(i.name, i.arg_types.size(), i.launch_param_tags), source(std::move(src)),
+      : info(i), cache_dir(cache), launch(i), source(std::move(src)),
         programs(OpenCLState::Get().devices().size()), kernels(programs.size()) {}
   ~ClKernel() {
     const ClApi& cl = OpenCLState::Get().cl();
@@ -66,19 +66,16 @@ cl_program ClKernel::Build(const ClDevice& d, int id) {
   std::string identity = StrCat("aotrt-opencl-1|", d.platform_name, "|", d.name, "|", d.version, "|", d.driver, "|");
   std::string cached = KernelCachePath(cache_dir, "opencl", identity, source);
   cl_int err = CL_SUCCESS;
-  if (!cached.empty()) {
-    std::string bin = ReadKernelCache(cached);
-    if (!bin.empty()) {
-      const unsigned char* bytes = reinterpret_cast<const unsigned char*>(bin.data());
-      size_t len = bin.size();
-      cl_int status = CL_SUCCESS;
-      cl_program p = cl.clCreateProgramWithBinary(d.context, 1, &d.id, &len, &bytes, &status, &err);
-      if (err == CL_SUCCESS && status == CL_SUCCESS && cl.clBuildProgram(p, 1, &d.id, nullptr, nullptr, nullptr) == CL_SUCCESS) {
-        return p;
-      }
-      if (p) cl.clReleaseProgram(p);
-      AOTRT_LOG_DEBUG("OpenCL program cache: ", cached, " is not usable on this device; building from source");
+  if (std::string bin = ReadKernelCache(cached); !bin.empty()) {  // "" also without a cache
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(bin.data());
+    size_t len = bin.size();
+    cl_int status = CL_SUCCESS;
+    cl_program p = cl.clCreateProgramWithBinary(d.context, 1, &d.id, &len, &bytes, &status, &err);
+    if (err == CL_SUCCESS && status == CL_SUCCESS && cl.clBuildProgram(p, 1, &d.id, nullptr, nullptr, nullptr) == CL_SUCCESS) {
+      return p;
     }
+    if (p) cl.clReleaseProgram(p);
+    AOTRT_LOG_DEBUG("OpenCL program cache: ", cached, " is not usable on this device; building from source");
   }
   const char* text = source.c_str();
   size_t len = source.size();

@@ -50,8 +50,7 @@ struct VkKernel {
 VkKernel MakeKernel(const std::string& what, const KernelInfo& info, const Shader* shader) {
   const std::string& name = info.name;
   AOTRT_REQUIRE(shader, kFormatError, what, ": kernel '", name, "' has no shader in the module's shader map");
-  VkKernel k{info, 0, 0, LaunchConfig(name, info.arg_types.size(), info.launch_param_tags), shader,
-             (shader->flag & 1) != 0, {}, {}};
+  VkKernel k{info, 0, 0, LaunchConfig(info), shader, (shader->flag & 1) != 0, {}, {}};
   for (size_t i = 0; i < k.info.arg_types.size(); ++i) {
     DLDataType t = k.info.arg_types[i];
     bool buffer = t.code == kTVMOpaqueHandle;

@@ -73,9 +73,7 @@ void CreateFactoryGlobal(TVMArgs args, TVMRetValue* rv) {
                 args.size(), " arguments");
   auto factory = MakeObject<GraphExecutorFactoryNode>(args[0].AsString(), CopiedNamedArrays(args, 3), args[2].AsString(),
                                                       ExecutorDefaults());
-  factory->Import(args[1].AsModule());
-  factory->OnImportsLinked();
-  rv->SetObject(factory, kTVMModuleHandle);
+  rv->SetObject(WithImport(factory, args[1].AsModule()), kTVMModuleHandle);
 }
 
 // A folder or tar holding mod.so, mod.json and mod.params: tvmc's package.
@@ -150,9 +148,7 @@ Module MakeGraphFactory(const Module& library, const std::string& graph_json, co
                         const ExecutorDefaults& defaults) {
   std::vector<NamedArray> arrays = params.empty() ? std::vector<NamedArray>() : LoadParams(params.data(), params.size());
   auto factory = MakeObject<GraphExecutorFactoryNode>(graph_json, std::move(arrays), "default", defaults);
-  factory->Import(library.node());
-  factory->OnImportsLinked();
-  return Module(factory);
+  return Module(WithImport(factory, library.node()));
 }
 
 extern const GlobalTable kGraphGlobals{kDefs};

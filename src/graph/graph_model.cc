@@ -47,11 +47,7 @@ GraphModel::GraphModel(std::string name, GraphDef graph, Module library, std::ve
     AddOutput(graph_.EntryId(graph_.heads[i]), graph_.nodes[graph_.heads[i].node_id].name);
     output_index_.Insert(StrCat(outputs().back().name, ":", i), i);
   }
-  AddNodeCalls();
-  Finish(MatchParams(params));
-}
-
-void GraphModel::AddNodeCalls() {
+  // The operator calls, in graph order.
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
     const GraphNode& node = graph_.nodes[nid];
     if (!node.is_op) continue;
@@ -63,7 +59,7 @@ void GraphModel::AddNodeCalls() {
     for (const GraphEntryRef& e : node.inputs) args.push_back(graph_.EntryId(e));
     for (uint32_t k = 0; k < node.num_outputs; ++k) outputs.push_back(graph_.EntryId(nid, k));
     args.insert(args.end(), outputs.begin(), outputs.end());
-    std::string where = StrCat("graph JSON of ", what(), ": node ", nid, " ('", node.name, "')");
+    std::string where = StrCat(json, ": node ", nid, " ('", node.name, "')");
     if (node.func_name == "__nop") {
       op.kind = PlannedCall::kNop;
       for (uint32_t out : outputs) {
@@ -96,6 +92,7 @@ void GraphModel::AddNodeCalls() {
     }
     AddCall(std::move(op), args, outputs, node.flatten_data);
   }
+  Finish(MatchParams(params));
 }
 
 void GraphModel::CheckDevice(DLDevice device) const {

@@ -30,7 +30,6 @@ class GraphModel final : public PlannedModel {
                                     bool debug) const override;
 
  private:
-  void AddNodeCalls();
   void BuildInfo(ModelInfo* info) const override;
 
   GraphDef graph_;

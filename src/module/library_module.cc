@@ -70,8 +70,10 @@ struct ContextPointer {
   void* value;
 };
 
-// The `__TVM*` function pointers of llvm exports (ABI.md 2.1) and what aotrt writes into them.
+// The context variables of llvm exports (ABI.md 2.1) and what aotrt writes into them: the `__TVM*`
+// function pointers, and `__tvm_module_ctx` (null here: the library's module node).
 const ContextPointer kContextPointers[] = {
+    {contract::kModuleContext, nullptr},
     {"__TVMFuncCall", reinterpret_cast<void*>(&TVMFuncCall)},
     {"__TVMAPISetLastError", reinterpret_cast<void*>(&TVMAPISetLastError)},
     {"__TVMBackendGetFuncFromEnv", reinterpret_cast<void*>(&TVMBackendGetFuncFromEnv)},
@@ -81,18 +83,16 @@ const ContextPointer kContextPointers[] = {
     {"__TVMBackendFreeWorkspace", reinterpret_cast<void*>(&TVMBackendFreeWorkspace)},
 };
 
-// Every context variable `lib` defines (ABI.md 2.1: the `__TVM*` pointers and `__tvm_module_ctx`)
-// must be a writable pointer slot inside the library: one in read-only data or outside the library
-// would fault when written. Throws kFormatError naming the library and the symbol.
+// Every context variable `lib` defines must be a writable pointer slot inside the library: one in
+// read-only data or outside the library would fault when written. Throws kFormatError naming the
+// library and the symbol.
 void CheckWritableSlots(const SymbolSource& lib) {
   AddressBounds bounds = lib.Segments();
-  auto check = [&](const char* name) {
-    if (void* slot = lib.Lookup(name)) {
-      AsFormatError([&] { bounds.RequireWritable(slot, sizeof(void*), name); }, lib.name(), ": ");
+  for (const ContextPointer& p : kContextPointers) {
+    if (void* slot = lib.Lookup(p.name)) {
+      AsFormatError([&] { bounds.RequireWritable(slot, sizeof(void*), p.name); }, lib.name(), ": ");
     }
-  };
-  for (const ContextPointer& p : kContextPointers) check(p.name);
-  check(contract::kModuleContext);
+  }
 }
 
 // Library module nodes by library identity; the nodes unregister themselves when destroyed. A
@@ -116,10 +116,10 @@ LiveLibraries& Live() {
 // its library module (not the tree's root; it stays alive through the tree).
 void FillLibraryContext(LibraryModuleNode* node) {
   const SymbolSource& lib = node->library();
+  ModuleNode* self = node;
   for (const ContextPointer& p : kContextPointers) {
-    if (auto* slot = static_cast<void**>(lib.Lookup(p.name))) *slot = p.value;
+    if (auto* slot = static_cast<void**>(lib.Lookup(p.name))) *slot = p.value ? p.value : self;
   }
-  if (auto* ctx = static_cast<void**>(lib.Lookup(contract::kModuleContext))) *ctx = static_cast<ModuleNode*>(node);
 }
 
 }  // namespace

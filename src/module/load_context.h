@@ -31,6 +31,15 @@ struct LoadContext {
   std::string display_name;
 };
 
+// `node` with `dep` imported, then linked (OnImportsLinked): a module tree built outside a blob,
+// whose import tree ProcessModuleBlob links. Throws what OnImportsLinked throws.
+template <typename T>
+ObjectPtr<T> WithImport(ObjectPtr<T> node, ObjectPtr<ModuleNode> dep) {
+  node->Import(std::move(dep));
+  node->OnImportsLinked();
+  return node;
+}
+
 // A built-in loader of one module type from its blob payload (ABI.md 5.2): reads exactly its
 // payload from `payload` (which bounds every read and fails with kFormatError) and returns the
 // module. Throws kFormatError for a corrupt payload.

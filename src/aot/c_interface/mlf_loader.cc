@@ -332,9 +332,7 @@ Module LoadMlfFile(const std::string& path, ArchiveContents& a, const LoadContex
   metadata->Import(AcquireLibraryModule(compiled.library));  // keeps the library loaded
   auto factory =
       MakeObject<AotExecutorFactoryNode>(mlf.model_name, ReadParams(a, mlf.model_name, path), ctx.options.executor);
-  factory->Import(metadata);
-  factory->OnImportsLinked();
-  return Module(factory);
+  return Module(WithImport(factory, metadata));
 }
 
 // Marked by metadata.json or code under codegen/.

@@ -69,10 +69,6 @@ OpenCLState::OpenCLState() {
     why_none_ = "libOpenCL.so.1 lacks " + missing + " (OpenCL 1.2 is needed)";
     return;
   }
-  Discover();
-}
-
-void OpenCLState::Discover() {
   cl_uint n = 0;
   if (cl_.clGetPlatformIDs(0, nullptr, &n) != CL_SUCCESS || n == 0) {
     why_none_ = "no OpenCL platform found: install one, e.g. Debian's pocl-opencl-icd, or your GPU vendor's driver";

@@ -54,7 +54,6 @@ class OpenCLState {
 
  private:
   OpenCLState();
-  void Discover();
   ClApi cl_;
   std::vector<ClDevice> devices_;
   std::string why_none_;

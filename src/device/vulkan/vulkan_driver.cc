@@ -93,10 +93,6 @@ VulkanState::VulkanState() {
     why_none_ = "the Vulkan loader lacks " + missing + " (Vulkan 1.1 is needed)";
     return;
   }
-  Discover();
-}
-
-void VulkanState::Discover() {
   uint32_t n = 0;
   vk_.vkEnumeratePhysicalDevices(instance_, &n, nullptr);
   std::vector<VkPhysicalDevice> phys(n);

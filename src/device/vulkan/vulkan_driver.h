@@ -111,7 +111,6 @@ class VulkanState {
 
  private:
   VulkanState();
-  void Discover();
   bool AddDevice(VkPhysicalDevice phys);
   VkInstance instance_ = VK_NULL_HANDLE;
   VkApi vk_;

@@ -117,14 +117,9 @@ std::string ReadRegularFile(const std::string& full, const std::string& member, 
   AOTRT_REQUIRE(static_cast<uint64_t>(st.st_size) <= c.limits.max_member_bytes, kFormatError, c.archive,
                 ": member '", member, "' has ", st.st_size, " bytes, over the limit of ", c.limits.max_member_bytes);
   std::string bytes(static_cast<size_t>(st.st_size), '\0');
-  size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = ::read(fd.fd, &bytes[got], bytes.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    AOTRT_REQUIRE(n > 0, kIOError, c.archive, ": member '", member, "': read failed after ", got, " bytes",
-                  n < 0 ? StrCat(": ", std::strerror(errno)) : std::string(" (the file shrank)"));
-    got += static_cast<size_t>(n);
-  }
+  AOTRT_REQUIRE(AllAt(::pread, fd.fd, bytes.data(), bytes.size(), 0), kIOError, c.archive, ": member '", member,
+                "': reading its ", bytes.size(), " bytes failed",
+                errno == ENOSPC ? std::string(" (the file shrank)") : StrCat(": ", std::strerror(errno)));
   return bytes;
 }
 

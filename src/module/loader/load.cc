@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -20,6 +19,7 @@
 #include "aotrt/module.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
+#include "base/temp_dir.h"
 #include "base/unique_fd.h"
 #include "ffi/registry.h"
 #include "module/library_module.h"
@@ -70,15 +70,8 @@ class MemFile {
  public:
   MemFile(const void* data, size_t size) : fd_(::memfd_create("aotrt-model", MFD_CLOEXEC)) {
     if (fd_.fd < 0) AOTRT_THROW(kIOError, "LoadFromMemory: memfd_create failed: ", std::strerror(errno));
-    const char* p = static_cast<const char*>(data);
-    size_t left = size;
-    while (left > 0) {
-      ssize_t n = ::write(fd_.fd, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) AOTRT_THROW(kIOError, "LoadFromMemory: writing ", size, " bytes failed: ", std::strerror(errno));
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
+    AOTRT_REQUIRE(AllAt(::pwrite, fd_.fd, static_cast<const char*>(data), size, 0), kIOError, "LoadFromMemory: writing ",
+                  size, " bytes failed: ", std::strerror(errno));
   }
   // Names the file for this process and for the tools it starts (tar, cc).
   std::string path() const { return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd_.fd); }
@@ -99,19 +92,11 @@ bool HasArchiveMagic(const void* head, size_t size) {
   return false;
 }
 
-// The first (up to) 512 bytes of the regular file `path`; "" when it cannot be read.
-std::string ReadHead(const std::string& path) {
-  char head[512];
-  std::ifstream in(path, std::ios::binary);
-  in.read(head, sizeof(head));
-  return std::string(head, static_cast<size_t>(in.gcount()));
-}
-
 // Whether `path` is a folder, or a regular file whose first bytes are an archive's.
 bool IsFolderOrArchive(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
-  std::string head = S_ISREG(st.st_mode) ? ReadHead(path) : std::string();
+  std::string head = S_ISREG(st.st_mode) ? ReadFileBytes(path, 512) : std::string();
   return S_ISDIR(st.st_mode) || HasArchiveMagic(head.data(), head.size());
 }
 
@@ -196,7 +181,7 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
     // An unknown extension (model.bin): tell the format by content.
     AOTRT_REQUIRE(::access(path.c_str(), R_OK) == 0, kNotFound, "Loader for `.", fmt, "` files is not registered and ",
                   path, " cannot be read to tell its format: ", std::strerror(errno));
-    std::string head = ReadHead(path);
+    std::string head = ReadFileBytes(path, 512);
     const char* sniffed = SniffFormat(head.data(), head.size());
     AOTRT_REQUIRE(sniffed != nullptr, kNotFound, "Loader for `.", fmt, "` files is not registered (loading ", path,
                   ") and the file's content is neither a shared library (ELF) nor an object archive (tar, compressed "

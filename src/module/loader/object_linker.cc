@@ -7,8 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "base/error_util.h"
@@ -41,11 +39,8 @@ void RunTool(const std::vector<std::string>& argv, const std::string& log, const
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
   std::string command;
   for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
-  std::ifstream in(log);
-  std::stringstream output;
-  output << in.rdbuf();
   AOTRT_THROW(kIOError, why, ": `", command, "` failed (", WIFEXITED(status) ? "exit " : "signal ",
-              WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), "): ", output.str());
+              WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), "): ", ReadFileBytes(log));
 }
 
 namespace {

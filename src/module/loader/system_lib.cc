@@ -28,10 +28,6 @@ SymbolTable& Table() {
   return *table;
 }
 
-// The executable's load bias: 0 for a fixed-address executable, the base address of a PIE. The
-// first object of the dynamic linker's list is the main program.
-uintptr_t ExecutableLoadBias() { return _r_debug.r_map ? _r_debug.r_map->l_addr : 0; }
-
 // Address of the function or object `name` defined by the process, for the one symbol TVM's
 // system-lib exports define but do not register (`get_c_metadata`, ABI.md 4): first the global
 // scope (dlsym(RTLD_DEFAULT): the executable when linked with -rdynamic, its DT_NEEDED libraries
@@ -42,7 +38,10 @@ void* FindProcessSymbol(const std::string& name) {
   try {
     MappedFile exe("/proc/self/exe", "the executable");
     uint64_t value = FindElfStaticSymbol(exe.data(), exe.size(), "the executable", name);
-    return value ? reinterpret_cast<void*>(ExecutableLoadBias() + value) : nullptr;
+    // The load bias: 0 for a fixed-address executable, the base address of a PIE (the first object
+    // of the dynamic linker's list is the main program).
+    uintptr_t bias = _r_debug.r_map ? _r_debug.r_map->l_addr : 0;
+    return value ? reinterpret_cast<void*>(bias + value) : nullptr;
   } catch (const Error& e) {
     AOTRT_LOG_DEBUG("cannot read the executable's symbol table: ", e.what());
     return nullptr;
@@ -55,7 +54,13 @@ class SystemLibrary : public SymbolSource {
     if (!prefix_.empty()) name_ += " '" + prefix_ + "'";
   }
   void* Lookup(const std::string& name) const override {
-    if (void* p = LookupRegistered(name)) return p;
+    {
+      SymbolTable& t = Table();
+      std::lock_guard<std::mutex> lock(t.mu);
+      auto it = t.symbols.find(prefix_ + name);
+      if (it == t.symbols.end()) it = t.symbols.find(name);
+      if (it != t.symbols.end() && it->second) return it->second;
+    }
     // TVM defines the metadata function in the executable but never registers it (ABI.md 4).
     return name == contract::kGetCMetadata ? FindProcessSymbol(name) : nullptr;
   }
@@ -71,14 +76,6 @@ class SystemLibrary : public SymbolSource {
   }
 
  private:
-  void* LookupRegistered(const std::string& name) const {
-    SymbolTable& t = Table();
-    std::lock_guard<std::mutex> lock(t.mu);
-    auto it = t.symbols.find(prefix_ + name);
-    if (it == t.symbols.end()) it = t.symbols.find(name);
-    return it == t.symbols.end() ? nullptr : it->second;
-  }
-
   std::string prefix_;
   std::string name_;
 };
