@@ -117,21 +117,20 @@ size_t Executor::NumOutputs() const { return Info().outputs.size(); }
 const TensorInfo& Executor::Input(size_t i) const { return Nth(Info().inputs, i, "input"); }
 const TensorInfo& Executor::Output(size_t i) const { return Nth(Info().outputs, i, "output"); }
 
-size_t Executor::InputIndex(const std::string& name) const {
-  if (!vm_) return impl().InputIndex(name);
-  const std::vector<TensorInfo>& in = Info().inputs;
-  auto it = std::find_if(in.begin(), in.end(), [&](const TensorInfo& t) { return t.name == name; });
-  if (it != in.end()) return it - in.begin();
+// A VM's tensor of `kind` named `name` (its parameters; its last run's outputs: output0, ...).
+static size_t VMIndex(const std::vector<TensorInfo>& v, const std::string& name, const char* kind) {
   std::string names;
-  for (const TensorInfo& t : in) names += StrCat(names.empty() ? "'" : ", '", t.name, "'");
-  AOTRT_THROW(kNotFound, "Invalid input name '", name, "': the VM function 'main' takes ", names.empty() ? "none" : names);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].name == name) return i;
+    names += StrCat(i ? ", '" : "'", v[i].name, "'");
+  }
+  AOTRT_THROW(kNotFound, "Invalid ", kind, " name '", name, "': the VM function 'main' ", kind, "s: ", v.empty() ? "none" : names);
+}
+size_t Executor::InputIndex(const std::string& name) const {
+  return vm_ ? VMIndex(Info().inputs, name, "input") : impl().InputIndex(name);
 }
 size_t Executor::OutputIndex(const std::string& name) const {
-  if (!vm_) return impl().OutputIndex(name);
-  for (size_t i = 0; i < NumOutputs(); ++i) {
-    if (Output(i).name == name) return i;
-  }
-  AOTRT_THROW(kNotFound, "no output '", name, "' among the ", NumOutputs(), " of the VM's last run (output0, ...)");
+  return vm_ ? VMIndex(Info().outputs, name, "output") : impl().OutputIndex(name);
 }
 void Executor::SetInput(const std::string& name, const DLTensor& t) { SetInput(InputIndex(name), t); }
 void Executor::SetInput(size_t index, const DLTensor& t) { vm_ ? vm_->SetInput(index, t, false) : impl().SetInput(index, t); }

@@ -12,6 +12,7 @@
 #include "base/device.h"
 #include "base/error_util.h"
 #include "ffi/registry.h"
+#include "module/load_context.h"
 #include "ndarray/serialize.h"
 
 namespace aotrt {
@@ -208,11 +209,7 @@ PackedFunc ExecutorFactoryNode::FactoryFunction(const std::string& name, const O
   if (name == "remove_params") {
     return PackedFunc([this, self](TVMArgs, TVMRetValue* rv) {
       ObjectPtr<ExecutorFactoryNode> copy = WithoutParams();
-      if (!imports().empty()) {
-        copy->Import(imports()[0]);
-        copy->OnImportsLinked();
-      }
-      rv->SetObject(copy, kTVMModuleHandle);
+      rv->SetObject(imports().empty() ? copy : WithImport(copy, imports()[0]), kTVMModuleHandle);
     });
   }
   return PackedFunc();

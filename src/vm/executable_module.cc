@@ -184,10 +184,7 @@ PackedFunc VMExecutableNode::GetFunction(const std::string& name, const ObjectPt
 
 // The executable of `code` (`what` names it) over the kernel library `lib`, its primitives resolved.
 Module Link(std::string code, const std::string& what, ObjectPtr<ModuleNode> lib) {
-  auto exe = MakeObject<VMExecutableNode>(std::move(code), what);
-  exe->Import(std::move(lib));
-  exe->OnImportsLinked();
-  return Module(exe);
+  return Module(WithImport(MakeObject<VMExecutableNode>(std::move(code), what), std::move(lib)));
 }
 
 // runtime.Load_Executable(code, lib): the two-file form.

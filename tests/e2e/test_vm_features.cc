@@ -378,7 +378,7 @@ TEST(VMModel, BadCallsAreClearErrors) {
   EXPECT_AOTRT_ERROR(model.CreateExecutor(DLDevice{kDLOpenCL, 0}), ErrorCode::kInvalidArgument,
                      {"runs on device type 1", "create its executor on a device of its type"});
   Executor ex = model.CreateExecutor();
-  EXPECT_AOTRT_ERROR(ex.InputIndex("y"), ErrorCode::kNotFound, {"Invalid input name 'y'", "'x', 'n'"});
+  EXPECT_AOTRT_ERROR(ex.InputIndex("y"), ErrorCode::kNotFound, {"Invalid input name 'y'", "inputs: 'x', 'n'"});
   EXPECT_AOTRT_ERROR(ex.SetInput(2, ReadNpz(Dir("v_control") + "/inputs.npz")[0].array.tensor()), ErrorCode::kOutOfRange,
                      {"input index 2"});
   EXPECT_FALSE(ex.ChecksBounds());
@@ -391,6 +391,7 @@ TEST(VMModel, BadCallsAreClearErrors) {
   ex.SetInput(0, in[0].array.tensor());
   ex.Run();
   ExpectOutputs(ex, Dir("v_control") + "/expected.npz");
+  EXPECT_AOTRT_ERROR(ex.OutputIndex("z"), ErrorCode::kNotFound, {"Invalid output name 'z'", "outputs: 'output0'"});
 }
 
 TEST(VMModel, OnOpenCLWithShapeFunctionsOnTheCpu) {
