@@ -133,7 +133,9 @@ size_t Executor::OutputIndex(const std::string& name) const {
   return vm_ ? VMIndex(Info().outputs, name, "output") : impl().OutputIndex(name);
 }
 void Executor::SetInput(const std::string& name, const DLTensor& t) { SetInput(InputIndex(name), t); }
-void Executor::SetInput(size_t index, const DLTensor& t) { vm_ ? vm_->SetInput(index, t, false) : impl().SetInput(index, t); }
+void Executor::SetInput(size_t index, const DLTensor& t) {
+  vm_ ? RethrowOutOfMemoryAsError("Executor::SetInput", [&] { vm_->SetInput(index, t, false); }) : impl().SetInput(index, t);
+}
 void Executor::SetInputZeroCopy(size_t index, const DLTensor& t) {
   vm_ ? vm_->SetInput(index, t, true) : impl().SetZeroCopy(false, index, t, NDArray());
 }
@@ -152,7 +154,9 @@ void Executor::Run() {
   if (!vm_) impl().WarnUnsetInputsOnce();
   RunModel();
 }
-void Executor::RunModel() { vm_ ? vm_->Run() : impl().Run(); }  // the planned run allocates nothing
+void Executor::RunModel() {  // the planned run allocates nothing; a VM's may as shapes change
+  vm_ ? RethrowOutOfMemoryAsError("Executor::Run", [&] { vm_->Run(); }) : impl().Run();
+}
 void Executor::Synchronize() const { vm_ ? vm_->Sync() : impl().Sync(); }
 bool Executor::ChecksBounds() const { return vm_ ? false : impl().check_bounds(); }
 
