@@ -16,6 +16,11 @@ inline bool IsAcceptedCpuDevice(int device_type, int device_id) {
   return (device_type == kDLCPU || device_type == kDLCUDAHost) && device_id == 0;
 }
 inline bool IsAcceptedCpuDevice(const DLDevice& d) { return IsAcceptedCpuDevice(DeviceTypeOf(d), d.device_id); }
+// Whether a tensor on `at` is on `want` (any of the host's device types for the CPU).
+inline bool SameDevice(DLDevice at, DLDevice want) {
+  if (want.device_type == kDLCPU) return IsAcceptedCpuDevice(at);
+  return DeviceTypeOf(at) == want.device_type && at.device_id == want.device_id;
+}
 
 // A DLDevice of any int type: a caller's or a file's type need not be a DLDeviceType enumerator,
 // and converting such an int to the enum (or loading it as one) is undefined; DeviceTypeOf reads it.

@@ -43,12 +43,6 @@ std::string OverrunMessage(const std::string& model, const Overrun& o, const std
 
 size_t PoolBytes(const PlannedModel& m, const PlannedPool& p) { return m.plan().storage_bytes[m.storage(p.entry)]; }
 
-// Whether a tensor on `at` is on `want` (any of the host's device types for the CPU).
-bool SameDevice(DLDevice at, DLDevice want) {
-  if (want.device_type == kDLCPU) return IsAcceptedCpuDevice(at);
-  return DeviceTypeOf(at) == want.device_type && at.device_id == want.device_id;
-}
-
 // A contiguous tensor on `device` over `data` with `shape`, which it borrows.
 DLTensor TensorOn(DLDevice device, void* data, const std::vector<int64_t>& shape, DLDataType dtype) {
   auto* dims = const_cast<int64_t*>(shape.data());

@@ -240,7 +240,8 @@ std::pair<Module, VirtualMachineNode*> LoadVM(const Module& executable) {
 }  // namespace
 
 ModelInfo ModelInfoOfExecutable(const Module& executable) {
-  const Executable& exe = LoadVM(executable).second->vm_.loaded().exe;
+  auto [vm, node] = LoadVM(executable);  // checks what vm_load_executable checks
+  const Executable& exe = node->vm_.loaded().exe;
   int64_t main = exe.FunctionIndex("main");
   AOTRT_REQUIRE(main >= 0, kNotFound, "the VM executable has no function 'main' (its functions: ", exe.functions.size(), ")");
   ModelInfo info;
@@ -275,9 +276,7 @@ void VMExecutor::SetInput(size_t i, const DLTensor& t, bool zero_copy) {
   DLDevice dev = vm_->vm_.device(static_cast<size_t>(vm_->vm_.loaded().exe.functions[main_].param_devices[i]));
   ObjectPtr<Object>& slot = (*inputs_)[i];
   if (zero_copy) {
-    bool here = dev.device_type == kDLCPU ? IsAcceptedCpuDevice(t.device)
-                                          : DeviceTypeOf(t.device) == dev.device_type && t.device.device_id == dev.device_id;
-    AOTRT_REQUIRE(here && reinterpret_cast<uintptr_t>(t.data) % 64 == 0, kInvalidArgument, "input ", i, " ('",
+    AOTRT_REQUIRE(SameDevice(t.device, dev) && reinterpret_cast<uintptr_t>(t.data) % 64 == 0, kInvalidArgument, "input ", i, " ('",
                   info_.inputs[i].name, "'): zero-copy takes a 64-byte aligned tensor on ", DeviceName(dev), " ",
                   dev.device_id, ", got one at ", t.data, " on ", DeviceName(t.device), " ", t.device.device_id);
     slot = NDArray::Borrow(t).object();
