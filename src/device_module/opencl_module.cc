@@ -3,7 +3,9 @@
 // finds through TVMBackendGetFuncFromEnv and calls with its buffers (cl_mem), scalars and launch
 // extents; it runs on the device __tvm_set_device chose. Programs are built per kernel and per
 // device at the first launch (TVM's order, so the same driver gives the same bits) and kept, as
-// binaries, in the cache directory: a second process builds none.
+// binaries, in the cache directory: a second process builds none. A binary is taken once its
+// first launch has run: pocl makes a kernel's machine code at its first launch and keeps the first
+// binary it hands out, so one taken at build holds bitcode only, for every later process to compile.
 #include <mutex>
 
 #include "aotrt/module.h"
@@ -46,25 +48,45 @@ struct ClKernel {
   std::mutex mu;       // one launch at a time: clSetKernelArg and the launch are one step
   std::vector<cl_program> programs;  // by device id, null until built
   std::vector<cl_kernel> kernels;
+  std::vector<char> unsaved;  // by device id: built from source here, its binary not yet cached
 
   ClKernel(const KernelInfo& i, std::string src, const std::string& cache)
       : info(i), cache_dir(cache), launch(i), source(std::move(src)),
-        programs(OpenCLState::Get().devices().size()), kernels(programs.size()) {}
+        programs(OpenCLState::Get().devices().size()), kernels(programs.size()), unsaved(programs.size()) {}
   ~ClKernel() {
     const ClApi& cl = OpenCLState::Get().cl();
+    for (size_t id = 0; id < unsaved.size(); ++id) if (unsaved[id]) SaveBinary(id);  // never launched
     for (cl_kernel k : kernels) if (k) cl.clReleaseKernel(k);
     for (cl_program p : programs) if (p) cl.clReleaseProgram(p);
   }
+  std::string CachePath(const ClDevice& d) const {
+    return KernelCachePath(cache_dir, "opencl", StrCat("aotrt-opencl-2|", d.platform_name, "|", d.name, "|",
+                                                       d.version, "|", d.driver, "|"), source);
+  }
   cl_kernel For(int id);
   cl_program Build(const ClDevice& d, int id);
+  void SaveBinary(size_t id);
   void Launch(TVMArgs args);
 };
+
+// A failure only leaves the cache without this binary.
+void ClKernel::SaveBinary(size_t id) {
+  unsaved[id] = 0;
+  const ClApi& cl = OpenCLState::Get().cl();
+  size_t size = 0;
+  if (cl.clGetProgramInfo(programs[id], CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) == CL_SUCCESS && size > 0) {
+    std::string bin(size, '\0');
+    unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
+    if (cl.clGetProgramInfo(programs[id], CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) == CL_SUCCESS) {
+      WriteKernelCache(CachePath(OpenCLState::Get().devices()[id]), bin);
+    }
+  }
+}
 
 cl_program ClKernel::Build(const ClDevice& d, int id) {
   const OpenCLState& s = OpenCLState::Get();
   const ClApi& cl = s.cl();
-  std::string identity = StrCat("aotrt-opencl-1|", d.platform_name, "|", d.name, "|", d.version, "|", d.driver, "|");
-  std::string cached = KernelCachePath(cache_dir, "opencl", identity, source);
+  std::string cached = CachePath(d);
   cl_int err = CL_SUCCESS;
   if (std::string bin = ReadKernelCache(cached); !bin.empty()) {  // "" also without a cache
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(bin.data());
@@ -92,16 +114,7 @@ cl_program ClKernel::Build(const ClDevice& d, int id) {
     AOTRT_THROW(kModelError, "OpenCL kernel '", info.name, "' failed to build on device ", id, " (", d.name, "): ",
                 ClErrorName(err), "; build log:\n", log);
   }
-  if (!cached.empty()) {
-    size_t size = 0;
-    if (cl.clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) == CL_SUCCESS && size > 0) {
-      std::string bin(size, '\0');
-      unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
-      if (cl.clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) == CL_SUCCESS) {
-        WriteKernelCache(cached, bin);
-      }
-    }
-  }
+  unsaved[id] = !cached.empty();
   return p;
 }
 
@@ -152,6 +165,10 @@ void ClKernel::Launch(TVMArgs args) {
     ThrowClError(err, "clEnqueueNDRangeKernel",
                  StrCat("launching OpenCL kernel '", info.name, "' (global ", global[0], "x", global[1], "x", global[2],
                         ", local ", local[0], "x", local[1], "x", local[2], ")"));
+  }
+  if (unsaved[id]) {  // built from source by this process: one wait, then the binary with the launch's code
+    AOTRT_CL_CALL(cl.clFinish(s.devices()[id].queue), StrCat("OpenCL kernel '", info.name, "'"));
+    SaveBinary(id);
   }
 }
 
