@@ -149,44 +149,26 @@ const std::initializer_list<const char*> kSortable = {"float16", "float32", "flo
                                                       "int64"};
 const std::initializer_list<const char*> kIndexTypes = {"int32", "int64", "float32", "float64"};
 
-// The arguments of argsort and sort: (input, output, axis, is_ascend), checked.
-struct SortCall {
-  View in, out;
-  int axis;
-  bool ascend;
-};
-
-SortCall ParseSortCall(const char* fn, TVMArgs args, bool argsort) {
+// tvm.contrib.sort.argsort (the indices, in an index dtype) and .sort (the values): (input, output, axis, is_ascend).
+template <bool kArgsort>
+void SortOrArgsort(TVMArgs args, TVMRetValue*) {
+  const char* fn = kArgsort ? "tvm.contrib.sort.argsort" : "tvm.contrib.sort.sort";
   AOTRT_REQUIRE(args.size() == 4, kInvalidArgument, fn, " takes (input, output, axis, is_ascend), got ", args.size(),
                 " arguments");
   View in = CheckTensor(fn, "input", args[0].AsDLTensor(), kSortable);
-  View out = CheckTensor(fn, "output", args[1].AsDLTensor(), argsort ? kIndexTypes : kSortable);
+  View out = CheckTensor(fn, "output", args[1].AsDLTensor(), kArgsort ? kIndexTypes : kSortable);
   int axis = NormaliseAxis(fn, args[2].AsInt(), in.t->ndim);
   CheckShape(fn, "output", in.t, out.t, axis, in.t->shape[axis]);
-  return SortCall{in, out, axis, args[3].AsInt() != 0};
-}
-
-void Argsort(TVMArgs args, TVMRetValue*) {
-  const char* fn = "tvm.contrib.sort.argsort";
-  SortCall c = ParseSortCall(fn, args, true);
-  ForEachSortedLine(c.in, c.axis, c.ascend,
-                    [&](int64_t i, int64_t j, int64_t after, int64_t n, int64_t rank, int64_t index) {
-                      WriteIndex(c.out.data, c.out.t->dtype, (i * n + rank) * after + j, index);
-                    });
-}
-
-void Sort(TVMArgs args, TVMRetValue*) {
-  const char* fn = "tvm.contrib.sort.sort";
-  SortCall c = ParseSortCall(fn, args, false);
-  AOTRT_REQUIRE(DataTypeEqual(c.in.t->dtype, c.out.t->dtype), kTypeMismatch, fn, ": output dtype ",
-                DataTypeToString(c.out.t->dtype), " differs from input dtype ", DataTypeToString(c.in.t->dtype));
-  size_t elem = DataTypeBytes(c.in.t->dtype);
-  ForEachSortedLine(c.in, c.axis, c.ascend,
-                    [&](int64_t i, int64_t j, int64_t after, int64_t n, int64_t rank, int64_t index) {
-                      // copy the original bytes: exact for every dtype
-                      std::memcpy(c.out.data + ((i * n + rank) * after + j) * elem,
-                                  c.in.data + ((i * n + index) * after + j) * elem, elem);
-                    });
+  bool ascend = args[3].AsInt() != 0;
+  AOTRT_REQUIRE(kArgsort || DataTypeEqual(in.t->dtype, out.t->dtype), kTypeMismatch, fn, ": output dtype ",
+                DataTypeToString(out.t->dtype), " differs from input dtype ", DataTypeToString(in.t->dtype));
+  size_t elem = DataTypeBytes(in.t->dtype);
+  ForEachSortedLine(in, axis, ascend, [&](int64_t i, int64_t j, int64_t after, int64_t n, int64_t rank, int64_t index) {
+    int64_t dst = (i * n + rank) * after + j;
+    if (kArgsort) return WriteIndex(out.data, out.t->dtype, dst, index);
+    // copy the original bytes: exact for every dtype
+    std::memcpy(out.data + dst * elem, in.data + ((i * n + index) * after + j) * elem, elem);
+  });
 }
 
 void Topk(TVMArgs args, TVMRetValue*) {
@@ -257,8 +239,8 @@ void ArgsortNms(TVMArgs args, TVMRetValue*) {
 
 constexpr GlobalDef kDefs[] = {
     {"tvm.contrib.sort.argsort_nms", ArgsortNms},
-    {"tvm.contrib.sort.argsort", Argsort},
-    {"tvm.contrib.sort.sort", Sort},
+    {"tvm.contrib.sort.argsort", SortOrArgsort<true>},
+    {"tvm.contrib.sort.sort", SortOrArgsort<false>},
     {"tvm.contrib.sort.topk", Topk},
 };
 

@@ -109,10 +109,7 @@ void MapCount(TVMArgs args, TVMRetValue* rv) {
 }
 void MapItems(TVMArgs args, TVMRetValue* rv) {
   std::vector<ObjectPtr<Object>> flat;
-  for (const auto& kv : MapArg("runtime.MapItems", args, 1).items()) {
-    flat.push_back(kv.first);
-    flat.push_back(kv.second);
-  }
+  for (const auto& kv : MapArg("runtime.MapItems", args, 1).items()) flat.insert(flat.end(), {kv.first, kv.second});
   rv->SetObject(MakeObject<ArrayObj>(std::move(flat)));
 }
 

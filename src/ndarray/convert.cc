@@ -58,13 +58,13 @@ double AsDouble(typename From::S v) {
   }
 }
 
-// A float value `d` (finite or not) stored as To.
-template <typename To>
-typename To::S FromDouble(double d) {
+// `v` stored as To (a float: rounded to nearest; a half through a double, exact for every integer a half holds).
+template <typename To, typename V>
+typename To::S Store(V v) {
   if constexpr (std::is_same_v<To, Half>) {
-    return __truncdfhf2(d);
+    return __truncdfhf2(static_cast<double>(v));
   } else {
-    return static_cast<typename To::S>(d);
+    return static_cast<typename To::S>(v);
   }
 }
 
@@ -73,7 +73,7 @@ template <typename From, typename To>
 bool ConvertOne(typename From::S in, typename To::S* out, Failure* why) {
   using TS = typename To::S;
   if constexpr (From::kind == Kind::kBool) {
-    *out = FromDouble<To>(in != 0 ? 1.0 : 0.0);
+    *out = Store<To>(in != 0 ? 1.0 : 0.0);
     return true;
   } else if constexpr (From::kind == Kind::kInt || From::kind == Kind::kUInt) {
     const __int128 x = static_cast<__int128>(in);
@@ -87,12 +87,7 @@ bool ConvertOne(typename From::S in, typename To::S* out, Failure* why) {
       *out = static_cast<TS>(in);
       return true;
     } else {  // to a float: exactly, or refused
-      TS f;
-      if constexpr (std::is_same_v<To, Half>) {
-        f = __gnu_f2h_ieee(static_cast<float>(in));  // exact values stay exact through float32
-      } else {
-        f = static_cast<TS>(in);
-      }
+      TS f = Store<To>(in);
       double back = AsDouble<To>(f);
       if (std::isfinite(back) && std::fabs(back) < 1.7e38 && static_cast<__int128>(back) == x) {
         *out = f;
@@ -105,7 +100,7 @@ bool ConvertOne(typename From::S in, typename To::S* out, Failure* why) {
   } else {  // float to float: rounded to nearest; a finite value must stay finite
     static_assert(To::kind == Kind::kFloat, "float converts only to float (checked per dtype)");
     double d = AsDouble<From>(in);
-    TS f = FromDouble<To>(d);
+    TS f = Store<To>(d);
     if (std::isinf(AsDouble<To>(f)) && std::isfinite(d)) {
       why->value = NumText(d);
       why->becomes = d > 0 ? "inf" : "-inf";
@@ -135,22 +130,20 @@ void ConvertAll(const void* src, void* dst, int64_t n, Failure* why) {
 
 // Calls visit(T{}) with T the one of T8, T16, T32, T64 of `bits` bits (of 8, 16, 32, 64).
 template <typename T8, typename T16, typename T32, typename T64, typename Visit>
-bool VisitBits(int bits, Visit& visit) {
+void VisitBits(int bits, Visit& visit) {
   bits == 8 ? visit(T8{}) : bits == 16 ? visit(T16{}) : bits == 32 ? visit(T32{}) : visit(T64{});
-  return true;
 }
 
-// Calls visit(T{}) with the element type T of `t` (a tag above); false for a dtype without one.
+// Calls visit(T{}) with the element type T of `t` (a tag above); nothing for a dtype without one.
 template <typename Visit>
-bool WithElementType(DLDataType t, Visit&& visit) {
+void WithElementType(DLDataType t, Visit&& visit) {
   switch (KindOf(t)) {
-    case Kind::kBool: return visit(Bool{}), true;
+    case Kind::kBool: return visit(Bool{});
     case Kind::kInt: return VisitBits<Int<int8_t>, Int<int16_t>, Int<int32_t>, Int<int64_t>>(t.bits, visit);
     case Kind::kUInt: return VisitBits<Int<uint8_t>, Int<uint16_t>, Int<uint32_t>, Int<uint64_t>>(t.bits, visit);
     case Kind::kFloat: return VisitBits<Half, Half, Float<float>, Float<double>>(t.bits, visit);  // no 8-bit float
-    case Kind::kOther: break;
+    case Kind::kOther: return;
   }
-  return false;
 }
 
 // Bool converts only to bool, float only to float (the rule is checked per dtype before this).

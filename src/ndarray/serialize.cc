@@ -65,13 +65,6 @@ NDArrayHeader ReadNDArrayHeader(BoundedReader& r) {
   return NDArrayHeader{std::move(shape), dtype, expected};
 }
 
-NDArray ReadNDArray(BoundedReader& r) {
-  NDArrayHeader h = ReadNDArrayHeader(r);
-  NDArray arr = NDArray::Empty(h.shape, h.dtype);
-  r.ReadBytes(arr.data(), h.bytes, "NDArray data");
-  return arr;
-}
-
 // The names of `params` and their arrays, with the u64 count of both before the names (a
 // factory's payload) or between the names and the arrays (a params file).
 void WriteNamedArrays(dmlc::Stream* s, const std::vector<NamedArray>& params, bool count_first) {
@@ -101,6 +94,13 @@ std::vector<NamedArray> ReadNamedArrays(BoundedReader& r, const std::vector<std:
 }
 
 }  // namespace
+
+NDArray ReadNDArray(BoundedReader& r) {
+  NDArrayHeader h = ReadNDArrayHeader(r);
+  NDArray arr = NDArray::Empty(h.shape, h.dtype);
+  r.ReadBytes(arr.data(), h.bytes, "NDArray data");
+  return arr;
+}
 
 SerializedNDArray ViewSerializedNDArray(const void* data, size_t size) {
   SpanStream s(data, size);

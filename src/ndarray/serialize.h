@@ -27,6 +27,8 @@ struct SerializedNDArray {
 // throws kFormatError naming what is wrong (a count that does not match, the param that is bad).
 void WriteFactoryParams(dmlc::Stream* s, const std::vector<NamedArray>& params);
 std::vector<NamedArray> ReadFactoryParams(BoundedReader& r);
+// The NDArray at the reader's position, copied out. Throws kFormatError, through r.Fail.
+NDArray ReadNDArray(BoundedReader& r);
 // The NDArray serialized in [data, data + size), without copying its data. Throws kFormatError.
 SerializedNDArray ViewSerializedNDArray(const void* data, size_t size);
 

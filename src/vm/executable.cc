@@ -2,6 +2,7 @@
 // encodings throughout, every count bounded by the bytes left, every index checked at load.
 #include "vm/executable.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <utility>
 
@@ -35,32 +36,12 @@ int AcceptedMinor(const std::string& v) {
   return minor;
 }
 
-// The bytecode's reader: BoundedReader over `stream` (of the bytes `code`), with TVM's int64 vectors and arrays.
-class Reader : public BoundedReader {
- public:
-  Reader(SpanStream& stream, const std::string& code, const std::string& what)
-      : BoundedReader(&stream, code.size(), what), stream_(stream), data_(code.data()) {}
+std::vector<int64_t> I64Vector(BoundedReader& r, const char* field) {
+  std::vector<uint64_t> v = r.ReadU64Vector(field);
+  return std::vector<int64_t>(v.begin(), v.end());
+}
 
-  std::vector<int64_t> I64Vector(const char* field) {
-    std::vector<uint64_t> v = ReadU64Vector(field);
-    return std::vector<int64_t>(v.begin(), v.end());
-  }
-  // An NDArray in TVM's format at the current position (ABI.md 6.1).
-  NDArray Array(const char* field) {
-    SerializedNDArray s = ViewSerializedNDArray(data_ + offset(), remaining());
-    Advance(40 + 8 * s.header.shape.size() + s.header.bytes, field);
-    stream_.Seek(offset());
-    NDArray a = NDArray::Empty(s.header.shape, s.header.dtype);
-    a.CopyFromBytes(s.data, s.header.bytes);
-    return a;
-  }
-
- private:
-  SpanStream& stream_;
-  const char* data_;
-};
-
-void ReadDevices(Reader& r, Executable& exe, bool v14) {
+void ReadDevices(BoundedReader& r, Executable& exe, bool v14) {
   uint64_t n = r.ReadCount("virtual devices", 8);
   for (uint64_t i = 0; i < n; ++i) {
     int32_t type = r.Read<int32_t>("virtual device type");
@@ -74,29 +55,23 @@ void ReadDevices(Reader& r, Executable& exe, bool v14) {
     if (v14) d.memory_scope = r.ReadString("virtual device memory scope");
     exe.devices.push_back(std::move(d));
   }
-  exe.host_device = r.Read<int32_t>("host device index");  // an int in TVM
-  if (exe.host_device < 0 || static_cast<uint64_t>(exe.host_device) >= n) {
-    r.Fail(StrCat("host device index ", exe.host_device, " is not one of the ", n, " virtual devices"));
+  int32_t host = r.Read<int32_t>("host device index");  // checked; aotrt's VM does not use it
+  if (host < 0 || static_cast<uint64_t>(host) >= n) {
+    r.Fail(StrCat("host device index ", host, " is not one of the ", n, " virtual devices"));
   }
 }
 
-void ReadConstants(Reader& r, Executable& exe) {
+void ReadConstants(BoundedReader& r, Executable& exe) {
   exe.pool_begin = r.offset();
   uint64_t n = r.ReadCount("constant pool", 4);
   for (uint64_t i = 0; i < n; ++i) {
     uint32_t tag = r.Read<uint32_t>("constant tag");
-    if (tag == 0) {
-      exe.constants.push_back(r.Array("constant"));
-      exe.late_bound.emplace_back();
-    } else if (tag == 1) {
-      exe.constants.emplace_back();
-      exe.late_bound.push_back(r.ReadString("late-bound constant name"));
-    } else {
-      r.Fail(StrCat("constant ", i, " has tag ", tag, ", expected 0 (inline) or 1 (late-bound)"));
-    }
+    if (tag > 1) r.Fail(StrCat("constant ", i, " has tag ", tag, ", expected 0 (inline) or 1 (late-bound)"));
+    exe.constants.push_back(tag ? NDArray() : ReadNDArray(r));
+    exe.late_bound.push_back(tag ? r.ReadString("late-bound constant name") : std::string());
   }
   exe.pool_end = r.offset();
-  exe.constant_devices = r.I64Vector("constant devices");
+  exe.constant_devices = I64Vector(r, "constant devices");
   if (exe.constant_devices.size() != n) {
     r.Fail(StrCat(exe.constant_devices.size(), " constant devices for ", n, " constants"));
   }
@@ -122,7 +97,7 @@ uint64_t Hash(int64_t opcode, const std::vector<int64_t>& fields) {
   return key;
 }
 
-void ReadFunction(Reader& r, Executable& exe, bool v14, std::vector<VMFunction>& out) {
+void ReadFunction(BoundedReader& r, Executable& exe, bool v14, std::vector<VMFunction>& out) {
   std::vector<std::string> info = r.ReadStringVector("function header");
   if (info.size() != 3) r.Fail(StrCat("function header has ", info.size(), " strings, expected 3"));
   VMFunction fn;
@@ -134,10 +109,10 @@ void ReadFunction(Reader& r, Executable& exe, bool v14, std::vector<VMFunction>&
     r.Fail(StrCat("function '", fn.name, "': bad register count '", info[1], "' or instruction count '", info[2], "'"));
   }
   fn.params = r.ReadStringVector("function parameters");
-  fn.param_devices = r.I64Vector("parameter devices");
+  fn.param_devices = I64Vector(r, "parameter devices");
   if (fn.param_devices.size() != fn.params.size()) r.Fail(StrCat("function '", fn.name, "': parameter devices do not match parameters"));
   for (uint64_t pc = 0; pc < num_instr; ++pc) {
-    std::vector<int64_t> f = r.I64Vector("instruction");
+    std::vector<int64_t> f = I64Vector(r, "instruction");
     if (f.size() < 2) r.Fail(StrCat("function '", fn.name, "' instruction ", pc, ": ", f.size(), " words, expected at least 2"));
     uint64_t hash = static_cast<uint64_t>(f[0]);
     int64_t opcode = f[1];
@@ -271,24 +246,22 @@ const char* OpcodeName(Opcode op) {
 }
 
 int64_t Executable::FunctionIndex(const std::string& name) const {
-  for (size_t i = 0; i < functions.size(); ++i) {
-    if (functions[i].name == name) return static_cast<int64_t>(i);
-  }
-  return -1;
+  auto it = std::find_if(functions.begin(), functions.end(), [&](const VMFunction& f) { return f.name == name; });
+  return it == functions.end() ? -1 : it - functions.begin();
 }
 
 Executable ParseExecutable(std::string code, const std::string& what) {
   Executable exe;
   {
     SpanStream stream(code.data(), code.size());
-    Reader r(stream, code, what);
+    BoundedReader r(&stream, code.size(), what);
     uint64_t magic = r.Read<uint64_t>("magic");
     if (magic != kMagic) {
       r.Fail(StrCat("not a TVM VM executable: magic 0x", Hex{magic, 16}, ", expected 0x", Hex{kMagic, 16}));
     }
-    exe.version = r.ReadString("version");
-    int minor = AcceptedMinor(exe.version);
-    if (minor < 0) r.Fail(StrCat("bytecode of TVM version '", exe.version, "': aotrt reads ", kAcceptedVersions));
+    std::string version = r.ReadString("version");
+    int minor = AcceptedMinor(version);
+    if (minor < 0) r.Fail(StrCat("bytecode of TVM version '", version, "': aotrt reads ", kAcceptedVersions));
     bool v14 = minor >= 14;
     ReadDevices(r, exe, v14);
     std::vector<std::string> globals = r.ReadStringVector("globals");

@@ -20,7 +20,7 @@ enum class Opcode : uint8_t {
 const char* OpcodeName(Opcode op);
 
 // One instruction: its fields in the v0.14 layout (older layouts are rewritten into it at load),
-// `first` indexing VMFunction::fields. Field meanings per opcode: executable.cc, kLayouts.
+// `first` indexing VMFunction::fields. Field meanings per opcode: executable.cc, Checker.
 struct Instruction {
   Opcode op;
   uint32_t num_fields;
@@ -43,9 +43,7 @@ struct VirtualDevice {
 };
 
 struct Executable {
-  std::string version;  // as written, e.g. "0.14.0"
   std::vector<VirtualDevice> devices;
-  int64_t host_device = 0;
   std::vector<NDArray> constants;           // undefined where late-bound
   std::vector<std::string> late_bound;      // per constant: its name, "" when inline
   std::vector<int64_t> constant_devices;

@@ -1,7 +1,5 @@
 // The Relay VM executable as TVM's module (`VMExecutable`: the blob entry of `vm.so`, what
 // runtime.Load_Executable returns), its loaders (blob entry, tvmc package, two files) and globals.
-#include <dmlc/memory_io.h>
-
 #include <algorithm>
 
 #include "aotrt/container.h"
@@ -27,11 +25,9 @@ class VMExecutableNode : public ModuleNode {
   }
   const char* type_key() const override { return "VMExecutable"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable; }
-  std::string SaveToBinary() const override {
-    std::string out;
-    dmlc::MemoryStringStream mem(&out);
-    static_cast<dmlc::Stream*>(&mem)->Write(exe_->exe.code);
-    return out;
+  std::string SaveToBinary() const override {  // the bytecode as a dmlc string: its u64 length, then its bytes
+    uint64_t n = exe_->exe.code.size();
+    return std::string(reinterpret_cast<const char*>(&n), 8) + exe_->exe.code;
   }
   // Resolves every primitive in the kernel library (import 0), once.
   void OnImportsLinked() override {
@@ -99,15 +95,9 @@ std::string VMExecutableNode::Stats() const {
   const Executable& e = exe_->exe;
   std::string s = StrCat("Relay VM executable statistics:\n  Constant pool (# ", e.constants.size(), "): [");
   for (size_t i = 0; i < e.constants.size(); ++i) {
+    const NDArray& c = e.constants[i];
     s += i ? ", " : "";
-    if (!e.constants[i].defined()) {
-      StrAppend(s, "late-bound '", e.late_bound[i], "'");
-      continue;
-    }
-    s += "[";
-    std::vector<int64_t> shape = e.constants[i].Shape();
-    for (size_t d = 0; d < shape.size(); ++d) StrAppend(s, d ? ", " : "", shape[d]);
-    s += "]";
+    s += c.defined() ? ShapeToString(c.tensor().shape, c.tensor().ndim) : StrCat("late-bound '", e.late_bound[i], "'");
   }
   StrAppend(s, "]\n  Globals (#", e.functions.size(), "): [");
   for (size_t i = 0; i < e.functions.size(); ++i) StrAppend(s, i ? ", " : "", "(\"", e.functions[i].name, "\", ", i, ")");

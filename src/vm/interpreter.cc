@@ -344,8 +344,7 @@ ObjectPtr<Object> Interpreter::Run() {
           break;
         }
         if (static_cast<size_t>(f[1]) >= adt->fields.size()) Fail(ErrorCode::kOutOfRange, StrCat("field ", f[1], " of a tuple of ", adt->fields.size()));
-        ObjectPtr<Object> field = adt->fields[f[1]];
-        R(f[2]) = std::move(field);
+        R(f[2]) = adt->fields[f[1]];  // copied before the register (perhaps the tuple's) lets go
         break;
       }
       case Opcode::kIf:

@@ -41,13 +41,9 @@ class VirtualMachineNode : public ModuleNode {
   // Input `i` of `f` (named `fn`): a tuple, or a tensor copied to the device its parameter lives on, as TVM's
   // set_input does.
   ObjectPtr<Object> Input(const TVMArgValue& a, const std::string& fn, const VMFunction& f, size_t i) const {
-    ObjectPtr<Object> o;
-    if (NDArrayObj* nd = a.AsNDArrayObjOrNull()) {
-      o = ObjectPtr<Object>(nd);
-    } else {
-      o = a.type_code() == kTVMDLTensorHandle ? ObjectPtr<Object>(CopyOn(*a.AsDLTensor(), DLDevice{kDLCPU, 0}).object())
-                                              : a.AsObject();
-    }
+    ObjectPtr<Object> o = a.type_code() == kTVMDLTensorHandle
+                              ? ObjectPtr<Object>(CopyOn(*a.AsDLTensor(), DLDevice{kDLCPU, 0}).object())
+                              : a.AsObject();  // an NDArray's handle too
     AOTRT_REQUIRE(o && (o->type_index() == kTypeADT || o->type_index() == kTypeNDArray), kTypeMismatch, "input ", i,
                   " ('", f.params[i], "') of '", fn, "': expected a tensor or a tuple, got ", TypeCodeName(a.type_code()));
     if (!vm_.initialized() || o->type_index() != kTypeNDArray) return o;
