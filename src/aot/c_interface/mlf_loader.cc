@@ -321,7 +321,6 @@ Module LoadMlfFile(const std::string& path, ArchiveContents& a, const LoadContex
     run_symbol = symbol + "_run";
   }
   program->c_origin = compiled.origin;
-  CollectRuntimeSymbols(*compiled.library, program.get());
   // tvmgen_<name>_run takes (inputs*, outputs*[, workspace_pools*]): structs of void*, laid out as
   // the executor's pointer arrays; without a pools struct the third argument is ignored.
   program->c_run = reinterpret_cast<PlannedCall::CRunFunc>(compiled.library->Lookup(run_symbol));
