@@ -197,10 +197,7 @@ TensorSpec Tensor(const MlfEntryArg& arg, const std::vector<MlfTensor>& listed, 
   }
   AOTRT_REQUIRE(t != nullptr, kFormatError, what, ": the run function passes ", kind, " '", arg.name,
                 "', which metadata.json does not list");
-  TensorSpec s;
-  s.name = arg.name;
-  s.dtype = t->dtype;
-  s.bytes = static_cast<size_t>(t->bytes);
+  TensorSpec s{arg.name, {}, t->dtype, static_cast<size_t>(t->bytes)};
   size_t elem = DataTypeBytes(t->dtype);
   if (typed) {
     int64_t n = 1;  // elements; a product past 2^40 (over any size metadata.json may state) stays there
