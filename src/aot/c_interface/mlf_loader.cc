@@ -6,7 +6,6 @@
 // build). Its kMlfRunSymbol calls tvmgen_<name>___tvm_main__ as tvmgen_<name>_run does, but with
 // the executor's own workspace pools; constants stay the library's. Thread-safe.
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
