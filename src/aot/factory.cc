@@ -1,9 +1,6 @@
 #include "aot/factory.h"
 
-#include <new>
-
 #include "aot/metadata.h"
-#include "aotrt/container.h"
 #include "base/byte_reader.h"
 #include "base/error_util.h"
 #include "executor/executor_module.h"

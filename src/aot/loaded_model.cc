@@ -67,7 +67,7 @@ void LoadedModel::CheckDevice(DLDevice device) const {
 }
 
 bool LoadedModel::MayUseWorkspace() const {
-  const ModelProgram& p = *program_;
+  const ModelInfo& p = info();
   if (p.runtime_imports.empty() && p.context_pointers.empty()) return true;
   auto has = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
   for (const char* fn : {"TVMBackendAllocWorkspace", "TVMBackendGetFuncFromEnv", "TVMFuncCall"}) {
@@ -101,9 +101,7 @@ void LoadedModel::BuildInfo(ModelInfo* info) const {
   info->constant_bytes = program_->constant_pool.bytes();
   info->constant_source = program_->constant_pool.source();
   info->constant_cache_path = program_->constant_pool.cache_path();
-  info->runtime_imports = program_->runtime_imports;
-  info->context_pointers = program_->context_pointers;
-  info->defines_module_context = program_->defines_module_context;
+  CollectRuntimeSymbols(metadata_module_.get(), info);  // a C interface's: the library compiled from it
   if (program_->c_run) {
     info->interface = "c";
     info->c_origin = program_->c_origin;

@@ -71,11 +71,6 @@ NameIndex IndexNames(const std::vector<TensorSpec>& tensors, const char* field, 
   return index;
 }
 
-bool ValidDType(DLDataType t) {
-  bool known = t.code == kDLInt || t.code == kDLUInt || t.code == kDLFloat || t.code == kDLBfloat;
-  return known && t.bits > 0 && t.bits <= 128 && t.lanes >= 1;
-}
-
 std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensorInfo* infos, int64_t n,
                                     const char* field) {
   CheckArray(bounds, n, infos, Field{field});
@@ -91,9 +86,10 @@ std::vector<TensorSpec> ReadTensors(const AddressBounds& bounds, const TVMTensor
                   info.num_shape, " not in [0, ", kMaxDims, "]");
     CheckArray(bounds, info.num_shape, info.shape, where.Member(".shape"));
     t.shape.assign(info.shape, info.shape + info.num_shape);
-    t.dtype = info.dtype;
-    AOTRT_REQUIRE(ValidDType(t.dtype), kFormatError, where.str(), ": invalid dtype (code ", int(t.dtype.code),
-                  ", bits ", int(t.dtype.bits), ", lanes ", t.dtype.lanes, ")");
+    const DLDataType& d = t.dtype = info.dtype;
+    bool known = d.code == kDLInt || d.code == kDLUInt || d.code == kDLFloat || d.code == kDLBfloat;
+    AOTRT_REQUIRE(known && d.bits > 0 && d.bits <= 128 && d.lanes >= 1, kFormatError, where.str(),
+                  ": invalid dtype (code ", int(d.code), ", bits ", int(d.bits), ", lanes ", d.lanes, ")");
     DLTensor probe{nullptr, DLDevice{}, static_cast<int32_t>(t.shape.size()), t.dtype, t.shape.data(), nullptr, 0};
     t.bytes = AsFormatError([&] { return TensorBytes(probe); }, where.str(), ": ");
     AOTRT_REQUIRE(t.bytes <= kMaxTensorBytes, kFormatError, where.str(), ": ", t.bytes, " bytes is implausibly large");

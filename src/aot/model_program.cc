@@ -52,9 +52,9 @@ std::string ConstantPoolKey(const ModelMetadata& md, const SymbolSource* lib) {
   return key;
 }
 
-template <typename T>
-void CollectRuntimeSymbols(const SymbolSource& lib, T* p) {
-  const ElfDynamicSymbols* syms = lib.dynamic_symbols();
+void CollectRuntimeSymbols(ModuleNode* tree, ModelInfo* p) {
+  const LibraryModuleNode* lib = FindLibraryModule(tree);
+  const ElfDynamicSymbols* syms = lib ? lib->library().dynamic_symbols() : nullptr;
   if (!syms) return;
   auto starts = [](std::string_view s, const char* prefix) { return s.rfind(prefix, 0) == 0; };
   for (std::string_view s : syms->undefined) {
@@ -69,8 +69,6 @@ void CollectRuntimeSymbols(const SymbolSource& lib, T* p) {
   std::sort(p->runtime_imports.begin(), p->runtime_imports.end());
   std::sort(p->context_pointers.begin(), p->context_pointers.end());
 }
-template void CollectRuntimeSymbols(const SymbolSource&, ModelProgram*);
-template void CollectRuntimeSymbols(const SymbolSource&, ModelInfo*);
 
 PackedFunc MetadataModuleNode::GetFunction(const std::string& name, const ObjectPtr<ModuleNode>& self) {
   if (name == "get_metadata") {
@@ -89,7 +87,6 @@ void MetadataModuleNode::OnImportsLinked() {
   auto p = std::make_shared<ModelProgram>();
   LibraryModuleNode* first = FindLibraryModule(this);
   p->library_name = first && !first->library().name().empty() ? first->library().name() : "model";
-  if (first) CollectRuntimeSymbols(first->library(), p.get());
   Module self{ObjectPtr<ModuleNode>(this)};
   PackedFunc get = self.GetFunction(contract::kGetCMetadata, true);
   if (!get) {

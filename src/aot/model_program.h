@@ -1,12 +1,11 @@
 // The compiled part of a loaded model, shared read-only by every factory and executor made from
-// one metadata module: validated metadata, the constant pool, the resolved entry function, and
-// what the library needs from the runtime. Built and validated once, when the library is loaded
-// (the metadata module's OnImportsLinked); immutable after, so any thread may read it.
+// one metadata module: validated metadata, the constant pool and the resolved entry function.
+// Built and validated once, when the library is loaded (the metadata module's OnImportsLinked);
+// immutable after, so any thread may read it.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include <tvm/runtime/c_backend_api.h>
 
@@ -25,19 +24,15 @@ struct ModelProgram {
   TVMBackendPackedCFunc entry = nullptr;  // direct pointer when a library module defines the entry
   PackedFunc entry_packed;                // otherwise the packed function found through imports
   std::string library_name;               // names the model library in messages
-  std::vector<std::string> runtime_imports;   // see ModelInfo
-  std::vector<std::string> context_pointers;  // see ModelInfo
-  bool defines_module_context = false;
   // A C-interface archive's run function (aot/c_interface), called instead of `entry`; null for
   // packed exports. `c_origin` says where its code came from.
   PlannedCall::CRunFunc c_run = nullptr;
   std::string c_origin;
 };
 
-// Fills runtime_imports, context_pointers and defines_module_context of `p` (a ModelProgram, or a
-// graph model's ModelInfo) from `lib`'s dynamic symbols.
-template <typename T>
-void CollectRuntimeSymbols(const SymbolSource& lib, T* p);
+// Fills runtime_imports, context_pointers and defines_module_context of `p` (an AOT or graph
+// model's ModelInfo) from the dynamic symbols of the first library module in `tree` (none: nothing).
+void CollectRuntimeSymbols(ModuleNode* tree, ModelInfo* p);
 
 // What names a model's constant pool in the cache (constant_cache.h), from its metadata alone (a
 // hit reads none of the constants): the library file's identity (FileIdentityKey; for a library

@@ -21,14 +21,6 @@ namespace {
 constexpr int kPauseSpins = 2000;  // tens of microseconds: the tasks of a launch end close together
 constexpr int kYields = 20000;     // milliseconds on an idle machine: the gap between two operators
 
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 // Waits on this core until done(): spins briefly, then gives the core away at each try (on a
 // loaded machine the thread waited for may need this very core: spinning would keep it from
 // running). False when still not done after kYields tries: the caller may then sleep.
@@ -36,7 +28,11 @@ template <typename Done>
 bool SpinThenYield(Done done) {
   for (int i = 0; i < kPauseSpins; ++i) {
     if (done()) return true;
-    CpuRelax();
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
   }
   for (int i = 0; i < kYields; ++i) {
     if (done()) return true;

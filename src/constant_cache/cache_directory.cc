@@ -24,7 +24,7 @@ namespace {
 // `suffix` after a non-empty name (a file called just ".aotrt-pool" is not a pool).
 bool HasSuffix(std::string_view s, std::string_view suffix) { return s.size() > suffix.size() && EndsWith(s, suffix); }
 
-// Every name in `dir` but . and .., unsorted; false when it cannot be opened (errno set).
+// Every name in `dir` but . and .., sorted; false when it cannot be opened (errno set).
 bool ReadNames(const std::string& dir, std::vector<std::string>* names) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return false;
@@ -32,6 +32,7 @@ bool ReadNames(const std::string& dir, std::vector<std::string>* names) {
     if (std::strcmp(ent->d_name, ".") != 0 && std::strcmp(ent->d_name, "..") != 0) names->push_back(ent->d_name);
   }
   ::closedir(d);
+  std::sort(names->begin(), names->end());
   return true;
 }
 
@@ -120,7 +121,6 @@ CacheListing ListCacheDirectory(const std::string& dir) {
   if (!out.exists) return out;
   std::vector<std::string> names;
   AOTRT_REQUIRE(ReadNames(dir, &names), kIOError, "cannot list the cache: ", dir, ": ", std::strerror(errno));
-  std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     CacheEntry e;
     e.name = name;
@@ -159,7 +159,6 @@ CacheClearResult ClearCacheDirectory(const std::string& dir, int lock_wait_ms) {
                 " ms (a writer still at work); try again");
   std::vector<std::string> names;
   AOTRT_REQUIRE(ReadNames(dir, &names), kIOError, "cannot clear the cache: ", dir, ": ", std::strerror(errno));
-  std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     CacheEntryKind kind = CacheEntryKindOf(name);
     if (kind == CacheEntryKind::kLock || kind == CacheEntryKind::kOther) continue;

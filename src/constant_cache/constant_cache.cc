@@ -57,11 +57,7 @@ PoolFileSpec ContentSpec(const uint8_t* payload, size_t bytes) {
   std::string tail = StrCat("|layout=", kConstantCacheLayoutVersion, "|bytes=", bytes, "|slack=", slack);
   XXH3_128bits_update(&st, tail.data(), tail.size());
   XXH128_hash_t h = XXH3_128bits_digest(&st);
-  PoolFileSpec spec;
-  spec.key_hash[0] = h.low64;
-  spec.key_hash[1] = h.high64;
-  spec.bytes = spec.bytes_max = bytes;
-  return spec;
+  return PoolFileSpec{{h.low64, h.high64}, bytes, bytes};
 }
 
 // Points `alias` at `target` (a name in the same directory): a symlink under a temporary name,
@@ -89,9 +85,7 @@ bool MapThroughAlias(const std::string& dir, const std::string& alias, size_t by
                      bool verify, const std::string& what, ConstantPoolMemory* out) {
   char target[64];
   ssize_t n = ::readlink(alias.c_str(), target, sizeof target);
-  PoolFileSpec spec;
-  spec.bytes = bytes_min;
-  spec.bytes_max = bytes_max;
+  PoolFileSpec spec{{0, 0}, bytes_min, bytes_max};
   if (n <= 0 || static_cast<size_t>(n) >= sizeof target ||
       !ParsePoolFileName(std::string(target, static_cast<size_t>(n)), &spec)) {
     if (n >= 0 || errno != ENOENT) AOTRT_LOG_DEBUG(what, ": constant cache: rebuilding ", alias, ": not an alias");
@@ -165,10 +159,7 @@ bool WriteCacheFile(const std::string& dir, const std::string& alias, const Cons
 }  // namespace
 
 ConstantCacheOptions ConstantCacheOptions::From(const LoadOptions& load) {
-  ConstantCacheOptions o;
-  o.enabled = load.constant_cache && !load.cache_dir.empty();
-  o.verify = load.verify_constant_cache;
-  o.directory = load.cache_dir;
+  ConstantCacheOptions o{load.constant_cache && !load.cache_dir.empty(), load.verify_constant_cache, load.cache_dir};
   if (load.cache_max_bytes != 0) o.max_bytes = load.cache_max_bytes;
   return o;
 }

@@ -115,8 +115,7 @@ void GraphModel::PrepareDevice(DLDevice device) const { PrepareDeviceModules(lib
 void GraphModel::BuildInfo(ModelInfo* info) const {
   info->interface = "graph";
   // What the operators' library imports from the runtime, as an AOT model's.
-  const LibraryModuleNode* lib = FindLibraryModule(library_.node().get());
-  if (lib) CollectRuntimeSymbols(lib->library(), info);
+  CollectRuntimeSymbols(library_.node().get(), info);
   info->inputs = inputs();
   info->outputs = outputs();
   for (const BoundParam& p : bound_params()) {

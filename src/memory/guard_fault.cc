@@ -68,19 +68,14 @@ struct Line {
   }
 };
 
-// "wrote" / "read" where the machine says which (x86-64's page-fault error code), else "accessed".
-const char* AccessVerb(void* ucontext) {
-#if defined(__x86_64__)
-  if (ucontext) return (static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_ERR] & 2) ? "wrote" : "read";
-#endif
-  (void)ucontext;
-  return "accessed";
-}
-
 void Report(const Slot& s, uintptr_t addr, void* ucontext) {
+  const char* verb = "accessed";  // "wrote" / "read" where the machine says which (x86-64's page-fault error code)
+#if defined(__x86_64__)
+  if (ucontext) verb = (static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_ERR] & 2) ? "wrote" : "read";
+#endif
   Line l;
   uintptr_t end = s.buffer.load(std::memory_order_relaxed) + s.bytes;
-  l.Add("aotrt: fatal: generated code ", AccessVerb(ucontext), " ", Dec{addr - end + 1}, " bytes past ", s.label,
+  l.Add("aotrt: fatal: generated code ", verb, " ", Dec{addr - end + 1}, " bytes past ", s.label,
         ", beyond the ", Dec{s.guard_begin - end}, "-byte reserve after it (address ", HexNum{addr}, ")");
   uintptr_t pc = SignalPc(ucontext);
   Dl_info info;

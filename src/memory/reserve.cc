@@ -24,10 +24,6 @@ struct CanaryPage {
   unsigned char bytes[4096];
   CanaryPage() { std::memset(bytes, kCanaryByte, sizeof bytes); }
 };
-const CanaryPage& Page() {
-  static const CanaryPage page;
-  return page;
-}
 
 // 1 + the index of the last byte of [p, p + n) that is not zero; 0 when all are. n: a multiple of 8.
 size_t LastNonZero(const uint8_t* p, size_t n) {
@@ -123,10 +119,10 @@ size_t CanaryDamage(const void* p, size_t n) {
   const auto* b = static_cast<const unsigned char*>(p);
   // Fast path: the canary is intact nearly always (and may be megabytes: the rest of a reused
   // workspace block).
-  const unsigned char* page = Page().bytes;
+  static const CanaryPage page;
   bool intact = true;
   for (size_t i = 0; i < n && intact; i += sizeof(CanaryPage)) {
-    intact = std::memcmp(b + i, page, std::min(n - i, sizeof(CanaryPage))) == 0;
+    intact = std::memcmp(b + i, page.bytes, std::min(n - i, sizeof(CanaryPage))) == 0;
   }
   if (intact) return 0;
   size_t last = n;

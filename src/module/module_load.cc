@@ -43,8 +43,7 @@ void SystemLibGlobal(TVMArgs args, TVMRetValue* rv) {
 
 void LoadFromFileGlobal(TVMArgs args, TVMRetValue* rv) {
   RequireArgCount("runtime.ModuleLoadFromFile", args, 1, 2);
-  std::string fmt = args.size() > 1 ? args[1].AsString() : "";
-  rv->SetObject(Module::LoadFromFile(args[0].AsString(), fmt).node());
+  rv->SetObject(Module::LoadFromFile(args[0].AsString(), args.size() > 1 ? args[1].AsString() : "").node());
 }
 
 constexpr GlobalDef kDefs[] = {

@@ -1,7 +1,6 @@
 // Where a library module finds its symbols: a dlopened file or the process's system library.
 #pragma once
 
-#include <memory>
 #include <string>
 
 #include "module/loader/address_bounds.h"

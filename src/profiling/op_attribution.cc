@@ -14,6 +14,7 @@
 #include "base/error_util.h"
 #include "base/mapped_file.h"
 #include "module/loader/shared_library.h"
+#include "module/model_contract.h"
 
 namespace aotrt {
 namespace profiling_internal {
@@ -59,8 +60,6 @@ std::string ModelFilePath(const std::string& path) {
   return path;
 }
 
-constexpr char kEntrySuffix[] = "__tvm_main__";
-
 // "[unnamed code model.so+0x2330..0x9ea0]": the gap between the symbols around `pc`.
 std::string UnnamedRange(const CodeMap& code, uintptr_t pc) {
   const auto& syms = code.symbols();
@@ -76,11 +75,7 @@ std::string UnnamedRange(const CodeMap& code, uintptr_t pc) {
 
 CodeMap CodeMap::FromElf(const void* data, size_t size, const std::string& what, uintptr_t load_bias) {
   const char* base = static_cast<const char*>(data);
-  AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
-                ": not an ELF file (bad magic)");
-  auto eh = ReadElfAt<Elf64_Ehdr>(base, size, 0, what, "header");
-  AOTRT_REQUIRE(eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB, kFormatError, what,
-                ": not a 64-bit little-endian ELF file");
+  Elf64_Ehdr eh = ReadElfHeader(base, size, what);
   AOTRT_REQUIRE((eh.e_shentsize == sizeof(Elf64_Shdr) || eh.e_shnum == 0) &&
                     (eh.e_phentsize == sizeof(Elf64_Phdr) || eh.e_phnum == 0),
                 kFormatError, what, ": unexpected ELF header entry sizes");
@@ -176,7 +171,7 @@ void AttributeSamples(const CodeMap& code, const std::vector<PcSample>& samples,
     bool in_code = code.Contains(pc);
     const CodeSymbol* sym = in_code ? code.Find(pc) : nullptr;
     std::string name = sym ? OperatorName(sym->name, symbol_prefix) : in_code ? UnnamedRange(code, pc) : "";
-    bool entry = sym && (name == kEntrySuffix || EndsWith(sym->name, std::string("___") + kEntrySuffix));
+    bool entry = sym && (name == contract::kMainAlias || EndsWith(sym->name, contract::kEntrySuffix));
     if (!in_code || (sym && sym->name == kPltSymbol) || entry) {  // the runtime, a jump into it, the entry's glue
       ++outside;
       glue += entry;

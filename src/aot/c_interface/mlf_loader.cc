@@ -6,7 +6,6 @@
 // build). Its kMlfRunSymbol calls tvmgen_<name>___tvm_main__ as tvmgen_<name>_run does, but with
 // the executor's own workspace pools; constants stay the library's. Thread-safe.
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -197,10 +196,7 @@ TensorSpec Tensor(const MlfEntryArg& arg, const std::vector<MlfTensor>& listed, 
   }
   AOTRT_REQUIRE(t != nullptr, kFormatError, what, ": the run function passes ", kind, " '", arg.name,
                 "', which metadata.json does not list");
-  TensorSpec s;
-  s.name = arg.name;
-  s.dtype = t->dtype;
-  s.bytes = static_cast<size_t>(t->bytes);
+  TensorSpec s{arg.name, {}, t->dtype, static_cast<size_t>(t->bytes)};
   size_t elem = DataTypeBytes(t->dtype);
   if (typed) {
     int64_t n = 1;  // elements; a product past 2^40 (over any size metadata.json may state) stays there
@@ -321,7 +317,6 @@ Module LoadMlfFile(const std::string& path, ArchiveContents& a, const LoadContex
     run_symbol = symbol + "_run";
   }
   program->c_origin = compiled.origin;
-  CollectRuntimeSymbols(*compiled.library, program.get());
   // tvmgen_<name>_run takes (inputs*, outputs*[, workspace_pools*]): structs of void*, laid out as
   // the executor's pointer arrays; without a pools struct the third argument is ignored.
   program->c_run = reinterpret_cast<PlannedCall::CRunFunc>(compiled.library->Lookup(run_symbol));

@@ -165,11 +165,10 @@ ArchiveContents ReadArchive(const std::string& path, ArchiveWant want, const Arc
   std::unique_ptr<archive, int (*)(archive*)> a(la.read_new(), la.read_free);
   AOTRT_REQUIRE(a != nullptr, kOutOfMemory, "cannot allocate an archive reader");
   // The filters aotrt accepts (built into libarchive: none runs an external program).
-  la.support_filter_gzip(a.get());
-  la.support_filter_xz(a.get());
-  la.support_filter_bzip2(a.get());
-  la.support_filter_zstd(a.get());
-  la.support_format_tar(a.get());
+  for (auto support : {la.support_filter_gzip, la.support_filter_xz, la.support_filter_bzip2, la.support_filter_zstd,
+                       la.support_format_tar}) {
+    support(a.get());
+  }
   AOTRT_REQUIRE(la.open_filename(a.get(), path.c_str(), 1 << 16) == ARCHIVE_OK, kIOError, path,
                 ": cannot open as an archive: ", ErrorOf(la, a.get()));
   ReadTar(la, a.get(), &c);

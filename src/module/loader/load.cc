@@ -59,10 +59,8 @@ const BinaryLoaderDef* FindBuiltinBinaryLoader(const std::string& type_key) {
 }
 
 std::string Extension(const std::string& path) {
-  size_t dot = path.find_last_of('.');
-  size_t slash = path.find_last_of('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  return path.substr(dot + 1);
+  size_t dot = path.find_last_of("./");  // a dot before the last slash is a folder's
+  return dot != std::string::npos && path[dot] == '.' ? path.substr(dot + 1) : "";
 }
 
 // Writes bytes into an anonymous in-memory file; closes it on destruction.
@@ -151,10 +149,9 @@ Module LoadFromSymbolSource(std::shared_ptr<SymbolSource> lib, const LoadContext
                   " is outside the library's mapped segments");
     AOTRT_REQUIRE(size <= readable, kFormatError, symbols.name(), ": the .dynsym size of ", contract::kModuleBlob, " (",
                   size, " bytes) runs past the end of its mapped segment (", readable, " bytes)");
-    uint64_t avail = size ? size : readable;
     LoadContext blob_ctx = ctx;
     blob_ctx.display_name = symbols.name();
-    root = ProcessModuleBlob(blob, avail, lib_node, blob_ctx);
+    root = ProcessModuleBlob(blob, size ? size : readable, lib_node, blob_ctx);
   }
   return Module(root);
 }
@@ -169,8 +166,7 @@ Module LoadModuleFile(const std::string& path, const std::string& format, const 
     if (Module m = LoadModelFiles(path, ctx.options.c_library.empty() ? "" : "mlf", ctx); m.defined()) return m;
   }
   if (FindBuiltinFileLoader(fmt)) return LoadModelFiles(path, fmt, ctx);
-  bool builtin = fmt == "so" || fmt == "tar" || fmt == "o";
-  if (!builtin) {
+  if (fmt != "so" && fmt != "tar" && fmt != "o") {
     // A host may register a loader for its own format (TVM's runtime.module.loadfile_<fmt>).
     if (PackedFunc host = Registry::Global().GetRegistered("runtime.module.loadfile_" + fmt)) {
       TVMRetValue rv = host(path, fmt);

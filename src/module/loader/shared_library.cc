@@ -21,9 +21,6 @@
 
 namespace aotrt {
 
-namespace {
-
-// The header of the `size` bytes at `base`, checked to be ELF64 little-endian.
 Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what) {
   AOTRT_REQUIRE(size >= SELFMAG && std::memcmp(base, ELFMAG, SELFMAG) == 0, kFormatError, what,
                 ": not an ELF file (bad magic); expected a shared library");
@@ -32,6 +29,8 @@ Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what)
                 ": not a 64-bit little-endian ELF file");
   return eh;
 }
+
+namespace {
 
 // Every PT_LOAD segment lies inside the file of `size` bytes at `base` (dlopen maps segments past
 // the end of a truncated file, and touching them raises SIGBUS).
@@ -59,26 +58,20 @@ void CheckElfSegments(const char* base, size_t size, const std::string& what) {
 void ForEachElfSymbol(const void* data, size_t size, const std::string& what, uint32_t section_type,
                       const std::function<void(std::string_view, const Elf64_Sym&)>& visit) {
   const char* base = static_cast<const char*>(data);
-  // The `bytes` bytes at `offset`, which must lie inside the file (else kFormatError naming `field`).
-  auto at = [&](uint64_t offset, uint64_t bytes, const char* field) {
-    AOTRT_REQUIRE(offset <= size && bytes <= size - offset, kFormatError, what, ": ELF ", field, " at offset ", offset,
-                  " (", bytes, " bytes) lies outside the ", size, "-byte file");
-    return base + offset;
-  };
   Elf64_Ehdr eh = ReadElfHeader(base, size, what);
   if (eh.e_shnum == 0) return;  // no section headers: no symbols listed
   AOTRT_REQUIRE(eh.e_shentsize == sizeof(Elf64_Shdr), kFormatError, what, ": unexpected ELF section header size ",
                 eh.e_shentsize);
   const uint64_t sections_size = uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr);
-  const char* sections = at(eh.e_shoff, sections_size, "section header");
+  const char* sections = ElfBytesAt(base, size, eh.e_shoff, sections_size, what, "section header");
   for (uint64_t i = 0; i < eh.e_shnum; ++i) {
     auto sh = ReadElfAt<Elf64_Shdr>(sections, sections_size, i * sizeof(Elf64_Shdr), what, "section header");
     if (sh.sh_type != section_type) continue;
     AOTRT_REQUIRE(sh.sh_link < eh.e_shnum, kFormatError, what, ": symbol table links to section ", sh.sh_link,
                   " of ", eh.e_shnum);
     auto strtab = ReadElfAt<Elf64_Shdr>(sections, sections_size, sh.sh_link * sizeof(Elf64_Shdr), what, "section header");
-    const char* strings = at(strtab.sh_offset, strtab.sh_size, "symbol string table");
-    const char* symbols = at(sh.sh_offset, sh.sh_size, "symbol table");
+    const char* strings = ElfBytesAt(base, size, strtab.sh_offset, strtab.sh_size, what, "symbol string table");
+    const char* symbols = ElfBytesAt(base, size, sh.sh_offset, sh.sh_size, what, "symbol table");
     for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); ++k) {
       auto sym = ReadElfAt<Elf64_Sym>(symbols, sh.sh_size, k * sizeof(Elf64_Sym), what, "symbol");
       if (sym.st_name == 0 || sym.st_name >= strtab.sh_size) continue;

@@ -43,16 +43,25 @@ struct ElfDynamicSymbols {
   }
 };
 
-// The T at byte `off` of the `size` bytes at `base` (read with memcpy: ELF structures in a file
-// need no alignment). Throws kFormatError naming `what` and `field` when it does not lie inside.
+// The `bytes` bytes at `off` of the `size` bytes at `base`. Throws kFormatError naming `what` and
+// `field` when they do not lie inside.
+inline const char* ElfBytesAt(const char* base, size_t size, uint64_t off, uint64_t bytes, const std::string& what,
+                              const char* field) {
+  AOTRT_REQUIRE(off <= size && bytes <= size - off, kFormatError, what, ": ELF ", field, " at offset ", off, " (",
+                bytes, " bytes) lies outside the ", size, "-byte file");
+  return base + off;
+}
+
+// The T at byte `off` (read with memcpy: ELF structures in a file need no alignment), as ElfBytesAt.
 template <typename T>
 T ReadElfAt(const char* base, size_t size, uint64_t off, const std::string& what, const char* field) {
-  AOTRT_REQUIRE(off <= size && sizeof(T) <= size - off, kFormatError, what, ": ELF ", field, " at offset ", off,
-                " lies outside the ", size, "-byte file");
   T v;
-  std::memcpy(&v, base + off, sizeof(T));
+  std::memcpy(&v, ElfBytesAt(base, size, off, sizeof(T), what, field), sizeof(T));
   return v;
 }
+
+// The header of the `size` bytes at `base`, checked to be ELF64 little-endian (else kFormatError).
+Elf64_Ehdr ReadElfHeader(const char* base, size_t size, const std::string& what);
 
 // Calls `visit(name, symbol)` for every named symbol of every section of type `section_type`
 // (SHT_SYMTAB, SHT_DYNSYM) of the ELF file in `data`. Throws kFormatError naming `what` for a

@@ -2,7 +2,6 @@
 // through TVMBackendRegisterSystemLibSymbol; runtime.SystemLib(prefix) turns them into modules.
 #pragma once
 
-#include <memory>
 #include <string>
 
 #include "aotrt/module.h"
