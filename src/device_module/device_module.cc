@@ -39,10 +39,11 @@ std::string DeviceModuleNode::MissingFunctionHint(const std::string&) const {
   return StrCat("the ", api_, " module's kernels are ", names);
 }
 
-void PrepareDeviceModules(ModuleNode* root, DLDevice device) {
+void PrepareDeviceModules(ModuleNode* root, DLDevice device, bool first_run_done) {
   auto* m = dynamic_cast<DeviceModuleNode*>(root);
-  if (m && m->type == device.device_type) m->Prepare(device.device_id);
-  for (const auto& m : root->imports()) PrepareDeviceModules(m.get(), device);
+  if (m && m->type == device.device_type && first_run_done) m->FirstRunDone(device.device_id);
+  if (m && m->type == device.device_type && !first_run_done) m->Prepare(device.device_id);
+  for (const auto& m : root->imports()) PrepareDeviceModules(m.get(), device, first_run_done);
 }
 
 std::string KernelCachePath(const std::string& dir, const char* kind, const std::string& identity,

@@ -25,6 +25,8 @@ class DeviceModuleNode : public ModuleNode {
   // Builds every kernel for device `id` of this module's type now, so no run builds one. Throws as a
   // kernel's first launch would.
   virtual void Prepare(int id) = 0;
+  // After an executor's first run on device `id`: every kernel its model launches has been launched.
+  virtual void FirstRunDone(int id) {}
   const DLDeviceType type;
 
  protected:
@@ -41,8 +43,9 @@ inline void WriteString(const std::string& s, std::string* out) {
   *out += s;
 }
 
-// Builds the kernels of every device module under `root` (itself and its imports) for `device`.
-void PrepareDeviceModules(ModuleNode* root, DLDevice device);
+// Builds the kernels of every device module under `root` (itself and its imports) for `device`, or,
+// with `first_run_done`, calls their FirstRunDone.
+void PrepareDeviceModules(ModuleNode* root, DLDevice device, bool first_run_done = false);
 
 // A compiled binary in the cache directory: `<dir>/<kind>-<xxh3-128 of identity and code>.bin`,
 // where `identity` names the device and driver the binary was built for. The path is "" when

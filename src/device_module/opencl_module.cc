@@ -6,6 +6,7 @@
 // binaries, in the cache directory: a second process builds none. A binary is taken once its
 // first launch has run: pocl makes a kernel's machine code at its first launch and keeps the first
 // binary it hands out, so one taken at build holds bitcode only, for every later process to compile.
+// A kernel a graph never launches is cached when an executor's first run ends (FirstRunDone).
 #include <mutex>
 
 #include "aotrt/module.h"
@@ -55,7 +56,9 @@ struct ClKernel {
         programs(OpenCLState::Get().devices().size()), kernels(programs.size()), unsaved(programs.size()) {}
   ~ClKernel() {
     const ClApi& cl = OpenCLState::Get().cl();
-    for (size_t id = 0; id < unsaved.size(); ++id) if (unsaved[id]) SaveBinary(id);  // never launched
+    for (size_t id = 0; id < unsaved.size(); ++id) {
+      if (unsaved[id] && !OpenCLState::exiting) SaveBinary(id);  // not launched; not at exit: pocl's LLVM is gone
+    }
     for (cl_kernel k : kernels) if (k) cl.clReleaseKernel(k);
     for (cl_program p : programs) if (p) cl.clReleaseProgram(p);
   }
@@ -198,6 +201,12 @@ class OpenCLModuleNode final : public DeviceModuleNode {
     for (auto& [name, k] : kernels_) {
       std::lock_guard<std::mutex> lock(k.mu);
       k.For(id);
+    }
+  }
+  void FirstRunDone(int id) override {  // a program still unsaved is of a kernel the model does not launch
+    for (auto& [name, k] : kernels_) {
+      std::lock_guard<std::mutex> lock(k.mu);
+      if (k.unsaved[id]) k.SaveBinary(id);
     }
   }
 

@@ -464,6 +464,10 @@ void PlannedExecutor::Run() {
   ScopedThreadLimit threads(num_threads_);
   if (check_bounds_) return RunChecked();  // never in a region
   CallOps(0, model_->calls().size());
+  if (on_device() && !ran_on_device_) {
+    ran_on_device_ = true;
+    model_->PrepareDevice(device_, true);
+  }
 }
 
 void PlannedExecutor::RunChecked() {

@@ -131,6 +131,7 @@ class PlannedExecutor {
   bool check_bounds_ = false;
   bool huge_pages_ = false;
   bool unset_checked_ = false;
+  bool ran_on_device_ = false;  // a first run on the device has ended (PlannedModel::PrepareDevice)
   int num_threads_ = 0;  // ExecutorOptions::num_threads; 0: the pool's default
   ArenaWorkspace arena_workspace_;  // in a region: the rest of it, for TVMBackendAllocWorkspace
 };

@@ -98,8 +98,9 @@ class PlannedModel {
   }
   // Throws kInvalidArgument for a device the executor cannot run on.
   virtual void CheckDevice(DLDevice device) const = 0;
-  // Readies the model's device code for `device` (not the CPU): its kernels built before a run.
-  virtual void PrepareDevice(DLDevice device) const {}
+  // Readies the model's device code for `device` (not the CPU): its kernels built before a run; or,
+  // with `first_run_done`, says an executor's first run there has launched every kernel it launches.
+  virtual void PrepareDevice(DLDevice device, bool first_run_done = false) const {}
   // Whether a run may call TVMBackendAllocWorkspace (sizing an arena measures it when it may).
   virtual bool MayUseWorkspace() const { return true; }
   // Whether the calls are the model's operators, each to be profiled and debugged on its own (a

@@ -110,7 +110,9 @@ void GraphModel::CheckDevice(DLDevice device) const {
                                          DeviceName(compiled)));
 }
 
-void GraphModel::PrepareDevice(DLDevice device) const { PrepareDeviceModules(library_.node().get(), device); }
+void GraphModel::PrepareDevice(DLDevice device, bool first_run_done) const {
+  PrepareDeviceModules(library_.node().get(), device, first_run_done);
+}
 
 void GraphModel::BuildInfo(ModelInfo* info) const {
   info->interface = "graph";

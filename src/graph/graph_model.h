@@ -22,7 +22,7 @@ class GraphModel final : public PlannedModel {
   const GraphDef& graph() const { return graph_; }
   // TVM's CPU device ignores the id; pinned host memory is host memory.
   void CheckDevice(DLDevice device) const override;
-  void PrepareDevice(DLDevice device) const override;
+  void PrepareDevice(DLDevice device, bool first_run_done) const override;
   const char* ExecutorTypeKey(bool debug) const override { return debug ? "GraphExecutorDebug" : "GraphExecutor"; }
   // The GraphExecutor's functions with TVM v0.14's names and semantics, and the debug executor's
   // (graph/graph_functions.cc).

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -107,6 +108,7 @@ OpenCLState::OpenCLState() {
     devices_.push_back(d);
   }
   if (devices_.empty()) why_none_ = "the OpenCL platforms found have no usable device";
+  std::atexit([] { exiting = true; });
 }
 
 const ClDevice& OpenCLState::device(int id, const char* what) const {

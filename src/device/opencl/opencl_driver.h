@@ -8,6 +8,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ class OpenCLState {
   static inline thread_local int current_device = 0;  // this thread's kernels' (__tvm_set_device)
   // While set (DeviceAPI::TimeOnDevice), this thread's kernel launches add their events here.
   static inline thread_local std::vector<cl_event>* timed_launches = nullptr;
+  // Set as the process exits, before the platform's libraries tear down (pocl's LLVM: registered
+  // after they load): what is released then (a static model) must not compile anything.
+  static inline std::atomic<bool> exiting{false};
 
  private:
   OpenCLState();
