@@ -131,6 +131,6 @@ class CudaDriverImpl final : public DeviceAPI {
 
 }  // namespace
 
-DeviceAPI* CUDADriver() { static CudaDriverImpl driver; return &driver; }
+DeviceAPI* CUDADriver() { static auto* driver = new CudaDriverImpl(); return driver; }  // never destroyed
 
 }  // namespace aotrt

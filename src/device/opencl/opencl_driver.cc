@@ -301,6 +301,6 @@ class OpenCLDriverImpl final : public DeviceAPI {
 
 }  // namespace
 
-DeviceAPI* OpenCLDriver() { static OpenCLDriverImpl driver; return &driver; }
+DeviceAPI* OpenCLDriver() { static auto* driver = new OpenCLDriverImpl(); return driver; }  // never destroyed
 
 }  // namespace aotrt

@@ -394,6 +394,6 @@ class VulkanDriverImpl final : public DeviceAPI {
 
 }  // namespace
 
-DeviceAPI* VulkanDriver() { static VulkanDriverImpl driver; return &driver; }
+DeviceAPI* VulkanDriver() { static auto* driver = new VulkanDriverImpl(); return driver; }  // never destroyed
 
 }  // namespace aotrt
