@@ -113,4 +113,11 @@ class BoundedReader {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "aotrt reads little-endian formats natively");
 
+// Appends a u64 (a count), or a u64 length and the bytes, as BoundedReader::ReadCount / ReadString read them.
+inline void WriteU64(uint64_t n, std::string* out) { out->append(reinterpret_cast<const char*>(&n), 8); }
+inline void WriteString(const std::string& s, std::string* out) {
+  WriteU64(s.size(), out);
+  *out += s;
+}
+
 }  // namespace aotrt

@@ -11,6 +11,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "base/byte_reader.h"
 #include "base/error_util.h"
 #include "base/logging.h"
 #include "base/temp_dir.h"

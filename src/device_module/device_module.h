@@ -36,13 +36,6 @@ class DeviceModuleNode : public ModuleNode {
   std::map<std::string, KernelInfo> infos_;
 };
 
-// Appends a u64 (a count), or a u64 length and the bytes, as BoundedReader::ReadCount / ReadString read them.
-inline void WriteU64(uint64_t n, std::string* out) { out->append(reinterpret_cast<const char*>(&n), 8); }
-inline void WriteString(const std::string& s, std::string* out) {
-  WriteU64(s.size(), out);
-  *out += s;
-}
-
 // Builds the kernels of every device module under `root` (itself and its imports) for `device`, or,
 // with `first_run_done`, calls their FirstRunDone.
 void PrepareDeviceModules(ModuleNode* root, DLDevice device, bool first_run_done = false);

@@ -25,9 +25,10 @@ class VMExecutableNode : public ModuleNode {
   }
   const char* type_key() const override { return "VMExecutable"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable; }
-  std::string SaveToBinary() const override {  // the bytecode as a dmlc string: its u64 length, then its bytes
-    uint64_t n = exe_->exe.code.size();
-    return std::string(reinterpret_cast<const char*>(&n), 8) + exe_->exe.code;
+  std::string SaveToBinary() const override {  // the bytecode as a dmlc string
+    std::string out;
+    WriteString(exe_->exe.code, &out);
+    return out;
   }
   // Resolves every primitive in the kernel library (import 0), once.
   void OnImportsLinked() override {
