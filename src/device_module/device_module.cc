@@ -41,9 +41,9 @@ std::string DeviceModuleNode::MissingFunctionHint(const std::string&) const {
 }
 
 void PrepareDeviceModules(ModuleNode* root, DLDevice device, bool first_run_done) {
-  auto* m = dynamic_cast<DeviceModuleNode*>(root);
-  if (m && m->type == device.device_type && first_run_done) m->FirstRunDone(device.device_id);
-  if (m && m->type == device.device_type && !first_run_done) m->Prepare(device.device_id);
+  if (auto* m = dynamic_cast<DeviceModuleNode*>(root); m && m->type == device.device_type) {
+    first_run_done ? m->FirstRunDone(device.device_id) : m->Prepare(device.device_id);
+  }
   for (const auto& m : root->imports()) PrepareDeviceModules(m.get(), device, first_run_done);
 }
 

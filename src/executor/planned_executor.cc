@@ -466,7 +466,7 @@ void PlannedExecutor::Run() {
   CallOps(0, model_->calls().size());
   if (on_device() && !ran_on_device_) {
     ran_on_device_ = true;
-    model_->PrepareDevice(device_, true);
+    model_->PrepareDevice(device_, /*first_run_done=*/true);
   }
 }
 
